@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_opcode.h
+ * The one BTH opcode table (IBTA Vol. 1 table 38 plus the RoCEv2 CNP of
+ * Annex A17): name, transport, extension headers, payload, and position of
+ * the packet in a message (first / middle / last / only).
+ */
+#ifndef ROCE_OPCODE_H
+#define ROCE_OPCODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum roce_transport {
+	ROCE_TR_NONE = 0, /**< reserved opcode */
+	ROCE_TR_RC,
+	ROCE_TR_UC,
+	ROCE_TR_UD,
+	ROCE_TR_CNP,
+};
+
+/** Extension headers, in wire order (IBTA 9.2: DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH). */
+enum roce_ext {
+	ROCE_EXT_DETH = 1 << 0,
+	ROCE_EXT_RETH = 1 << 1,
+	ROCE_EXT_ATOMICETH = 1 << 2,
+	ROCE_EXT_AETH = 1 << 3,
+	ROCE_EXT_ATOMICACKETH = 1 << 4,
+	ROCE_EXT_IMMDT = 1 << 5,
+	ROCE_EXT_IETH = 1 << 6,
+	ROCE_EXT_CNP = 1 << 7, /**< the 16 reserved bytes of a CNP */
+};
+
+/** Opcode flags. */
+enum roce_opf {
+	ROCE_OPF_PAYLOAD = 1 << 0, /**< may carry payload */
+	ROCE_OPF_FIRST = 1 << 1,
+	ROCE_OPF_MIDDLE = 1 << 2,
+	ROCE_OPF_LAST = 1 << 3,
+	ROCE_OPF_ONLY = ROCE_OPF_FIRST | ROCE_OPF_LAST,
+	ROCE_OPF_REQ = 1 << 4,  /**< sent by a requester */
+	ROCE_OPF_RESP = 1 << 5, /**< sent by a responder (ACK, read response, atomic ack) */
+	ROCE_OPF_SEND = 1 << 6,
+	ROCE_OPF_WRITE = 1 << 7,
+	ROCE_OPF_READ = 1 << 8,
+	ROCE_OPF_ATOMIC = 1 << 9,
+	ROCE_OPF_IMM = 1 << 10,
+	ROCE_OPF_INV = 1 << 11,
+	ROCE_OPF_ACK = 1 << 12, /**< ACKNOWLEDGE (plain ACK/NAK) */
+};
+
+/** Opcode numbers (transport base + operation). */
+enum roce_opcode_num {
+	ROCE_OP_RC_BASE = 0x00,
+	ROCE_OP_UC_BASE = 0x20,
+	ROCE_OP_UD_BASE = 0x60,
+	/* operation offsets within a transport */
+	ROCE_OP_SEND_FIRST = 0x00,
+	ROCE_OP_SEND_MIDDLE = 0x01,
+	ROCE_OP_SEND_LAST = 0x02,
+	ROCE_OP_SEND_LAST_IMM = 0x03,
+	ROCE_OP_SEND_ONLY = 0x04,
+	ROCE_OP_SEND_ONLY_IMM = 0x05,
+	ROCE_OP_WRITE_FIRST = 0x06,
+	ROCE_OP_WRITE_MIDDLE = 0x07,
+	ROCE_OP_WRITE_LAST = 0x08,
+	ROCE_OP_WRITE_LAST_IMM = 0x09,
+	ROCE_OP_WRITE_ONLY = 0x0a,
+	ROCE_OP_WRITE_ONLY_IMM = 0x0b,
+	ROCE_OP_READ_REQ = 0x0c,
+	ROCE_OP_READ_RESP_FIRST = 0x0d,
+	ROCE_OP_READ_RESP_MIDDLE = 0x0e,
+	ROCE_OP_READ_RESP_LAST = 0x0f,
+	ROCE_OP_READ_RESP_ONLY = 0x10,
+	ROCE_OP_ACK = 0x11,
+	ROCE_OP_ATOMIC_ACK = 0x12,
+	ROCE_OP_CMP_SWAP = 0x13,
+	ROCE_OP_FETCH_ADD = 0x14,
+	ROCE_OP_SEND_LAST_INV = 0x16,
+	ROCE_OP_SEND_ONLY_INV = 0x17,
+	ROCE_OP_CNP = 0x81,
+};
+
+struct roce_opcode_info {
+	const char *name; /**< IBTA name, e.g. "RC_SEND_FIRST"; NULL if reserved */
+	uint8_t transport; /**< enum roce_transport */
+	uint8_t ext;       /**< enum roce_ext mask */
+	uint8_t hdr_len;   /**< BTH + extension headers, bytes */
+	uint16_t flags;    /**< enum roce_opf */
+};
+
+/** Indexed by opcode; entries with transport == ROCE_TR_NONE are reserved. */
+extern const struct roce_opcode_info roce_opcodes[256];
+
+static inline const struct roce_opcode_info *
+roce_opcode_info(uint8_t opcode)
+{
+	return &roce_opcodes[opcode];
+}
+
+static inline bool
+roce_opcode_valid(uint8_t opcode)
+{
+	return roce_opcodes[opcode].transport != ROCE_TR_NONE;
+}
+
+/** Name of an opcode, or "RESERVED". */
+const char *roce_opcode_name(uint8_t opcode);
+
+/** Offset of extension header @p ext (one bit) within the headers after the BTH, or -1. */
+int roce_ext_offset(uint8_t opcode, enum roce_ext ext);
+
+#endif /* ROCE_OPCODE_H */
