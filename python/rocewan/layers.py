@@ -1,0 +1,129 @@
+"""Scapy layers for the InfiniBand extension transport headers that
+``scapy.contrib.roce`` lacks, bound to its BTH by opcode.
+
+``scapy.contrib.roce`` provides BTH (with the IPv4 ICRC), AETH and the CNP
+padding. This module adds RETH, DETH, ImmDt, IETH, AtomicETH and
+AtomicAckETH (IBTA Vol. 1 section 9.3) and makes dissection follow the opcode
+table in :mod:`rocewan.opcodes`: the BTH hands over to the first extension
+header of its opcode, each extension header to the next one, and the last one
+to the payload (``Raw``).
+
+Import the header classes from here, not from ``scapy.contrib.roce``: the AETH
+of this module is a subclass of Scapy's that knows which header follows it.
+"""
+
+from scapy.contrib import roce as _scapy_roce
+from scapy.contrib.roce import BTH, CNPPadding
+from scapy.fields import BitField, IntField, XByteField, XIntField, XLongField
+from scapy.packet import Packet, Raw, bind_layers, split_layers
+
+from . import opcodes as ops
+
+__all__ = ["BTH", "CNPPadding", "DETH", "RETH", "AtomicETH", "AETH",
+           "AtomicAckETH", "ImmDt", "IETH", "EXT_CLASSES", "ext_headers"]
+
+
+class _ExtHeader(Packet):
+    """Base of the extension headers: the next layer depends on the BTH
+    opcode, not on a field of this header."""
+
+    def guess_payload_class(self, payload):
+        bth = self.underlayer
+        while bth is not None and not isinstance(bth, BTH):
+            bth = bth.underlayer
+        op = ops.lookup(bth.opcode) if bth is not None else None
+        if op is not None and self.name in op.exts:
+            idx = op.exts.index(self.name)
+            if idx + 1 < len(op.exts):
+                return EXT_CLASSES[op.exts[idx + 1]]
+        return Raw
+
+
+class DETH(_ExtHeader):
+    """Datagram Extended Transport Header (IBTA 9.3.4), UD only."""
+    name = ops.DETH
+    fields_desc = [
+        XIntField("qkey", 0),
+        XByteField("reserved", 0),
+        BitField("srcqp", 0, 24),
+    ]
+
+
+class RETH(_ExtHeader):
+    """RDMA Extended Transport Header (IBTA 9.3.3)."""
+    name = ops.RETH
+    fields_desc = [
+        XLongField("va", 0),
+        XIntField("rkey", 0),
+        IntField("dmalen", 0),
+    ]
+
+
+class AtomicETH(_ExtHeader):
+    """Atomic Extended Transport Header (IBTA 9.3.7)."""
+    name = ops.ATOMICETH
+    fields_desc = [
+        XLongField("va", 0),
+        XIntField("rkey", 0),
+        XLongField("swapadd", 0),
+        XLongField("compare", 0),
+    ]
+
+
+class AETH(_ExtHeader, _scapy_roce.AETH):
+    """ACK Extended Transport Header (IBTA 9.3.5): syndrome, MSN."""
+    name = ops.AETH
+    fields_desc = list(_scapy_roce.AETH.fields_desc)
+
+
+class AtomicAckETH(_ExtHeader):
+    """Atomic Acknowledge Extended Transport Header (IBTA 9.3.8)."""
+    name = ops.ATOMICACKETH
+    fields_desc = [XLongField("orig", 0)]
+
+
+class ImmDt(_ExtHeader):
+    """Immediate Data Extended Transport Header (IBTA 9.3.6)."""
+    name = ops.IMMDT
+    fields_desc = [XIntField("imm", 0)]
+
+
+class IETH(_ExtHeader):
+    """Invalidate Extended Transport Header (IBTA 9.3.9)."""
+    name = ops.IETH
+    fields_desc = [XIntField("rkey", 0)]
+
+
+EXT_CLASSES = {
+    ops.DETH: DETH,
+    ops.RETH: RETH,
+    ops.ATOMICETH: AtomicETH,
+    ops.AETH: AETH,
+    ops.ATOMICACKETH: AtomicAckETH,
+    ops.IMMDT: ImmDt,
+    ops.IETH: IETH,
+    ops.CNP_RSVD: CNPPadding,
+}
+"""extension header name (as in :mod:`rocewan.opcodes`) -> Scapy class"""
+
+
+def ext_headers(pkt):
+    """The extension header layers of ``pkt`` after its BTH, in wire order."""
+    out = []
+    layer = pkt[BTH].payload
+    while isinstance(layer, (_ExtHeader, CNPPadding)):
+        out.append(layer)
+        layer = layer.payload
+    return out
+
+
+def _bind():
+    """Replace the contrib BTH -> AETH bindings with one binding per opcode
+    to the opcode's first extension header."""
+    split_layers(BTH, _scapy_roce.AETH)
+    for op in ops.OPCODES.values():
+        if op.exts and op.code != ops.CNP_OPCODE:
+            bind_layers(BTH, EXT_CLASSES[op.exts[0]], opcode=op.code)
+
+
+_bind()

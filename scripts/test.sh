@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Every test suite, in order of cost. Any failure fails the run; a suite that
+# cannot run because a capability is missing fails loudly, it is never skipped.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PYTHONPATH="$PWD/python"
+export ROCEWAN_BUILD="$PWD/build"
+PY=/usr/bin/python3
+failed=()
+
+step() { echo; echo "=== $* ==="; }
+run() { local name=$1; shift; "$@" || failed+=("$name"); }
+
+step "unit tests (meson)"
+run unit meson test -C build --print-errorlogs --num-processes 2
+
+step "unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+if [ ! -f build-asan/build.ninja ]; then
+	meson setup build-asan -Ddpdk=disabled -Dbuildtype=debug -Db_sanitize=address,undefined \
+		-Db_lundef=false >/dev/null || failed+=("asan-setup")
+fi
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
+run asan bash -c 'ninja -C build-asan >/dev/null && meson test -C build-asan --suite unit --print-errorlogs --num-processes 2'
+
+if [ -d tests/python ]; then
+	step "Python: Scapy layers, validate, cross-checks with Scapy and tshark"
+	run python $PY -m pytest -q tests/python -p no:cacheprovider
+fi
+
+if [ -d tests/interop ]; then
+	step "interop: rxe VM harness"
+	run interop $PY -m pytest -q tests/interop -p no:cacheprovider
+fi
+
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "FAILED suites: ${failed[*]}"
+	exit 1
+fi
+echo "all test suites passed"
