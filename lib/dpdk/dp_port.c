@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "dp_port.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+volatile bool dp_quit;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	dp_quit = true;
+}
+
+void
+dp_signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+#define ERR(fmt, ...) snprintf(err, errlen, fmt, ##__VA_ARGS__)
+
+int
+dp_port_start(const struct dp_port_cfg *cfg, struct dp_port_info *info, char *err, size_t errlen)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info di;
+	struct rte_eth_link link;
+	uint16_t q, nq = cfg->nb_queues ? cfg->nb_queues : 1;
+	uint16_t nrx = cfg->nb_rxd ? cfg->nb_rxd : 1024, ntx = cfg->nb_txd ? cfg->nb_txd : 1024;
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	if (!rte_eth_dev_is_valid_port(cfg->port_id)) {
+		ERR("port %u does not exist (%u ports found; give them with --vdev or a PCI address)",
+		    cfg->port_id, rte_eth_dev_count_avail());
+		return -ENODEV;
+	}
+	rte_eth_dev_get_name_by_port(cfg->port_id, info->name);
+	rc = rte_eth_dev_info_get(cfg->port_id, &di);
+	if (rc < 0) {
+		ERR("port %u (%s): cannot read device info: %s", cfg->port_id, info->name,
+		    strerror(-rc));
+		return rc;
+	}
+	snprintf(info->driver, sizeof(info->driver), "%s", di.driver_name);
+	info->max_rx_pktlen = di.max_rx_pktlen;
+	if (nq > di.max_rx_queues || nq > di.max_tx_queues) {
+		ERR("port %u (%s, %s): %u queues requested, the driver allows %u RX / %u TX",
+		    cfg->port_id, info->name, di.driver_name, nq, di.max_rx_queues,
+		    di.max_tx_queues);
+		return -EINVAL;
+	}
+	memset(&conf, 0, sizeof(conf));
+	if (nq > 1 && di.flow_type_rss_offloads) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = di.flow_type_rss_offloads &
+						   (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP);
+	}
+	rc = rte_eth_dev_configure(cfg->port_id, nq, nq, &conf);
+	if (rc < 0) {
+		ERR("port %u (%s): configure with %u queues failed: %s", cfg->port_id, info->name,
+		    nq, strerror(-rc));
+		return rc;
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(cfg->port_id, &nrx, &ntx);
+	if (rc < 0) {
+		ERR("port %u (%s): descriptor counts rejected: %s", cfg->port_id, info->name,
+		    strerror(-rc));
+		return rc;
+	}
+	if (cfg->mtu) {
+		rc = rte_eth_dev_set_mtu(cfg->port_id, (uint16_t)cfg->mtu);
+		if (rc < 0 && rc != -ENOTSUP) {
+			ERR("port %u (%s): MTU %u refused (driver maximum frame %u bytes): %s",
+			    cfg->port_id, info->name, cfg->mtu, di.max_rx_pktlen, strerror(-rc));
+			return rc;
+		}
+	}
+	for (q = 0; q < nq; q++) {
+		rc = rte_eth_rx_queue_setup(cfg->port_id, q, nrx, rte_eth_dev_socket_id(cfg->port_id),
+					    NULL, cfg->pool);
+		if (rc < 0) {
+			ERR("port %u (%s): RX queue %u setup failed: %s", cfg->port_id, info->name,
+			    q, strerror(-rc));
+			return rc;
+		}
+		rc = rte_eth_tx_queue_setup(cfg->port_id, q, ntx, rte_eth_dev_socket_id(cfg->port_id),
+					    NULL);
+		if (rc < 0) {
+			ERR("port %u (%s): TX queue %u setup failed: %s", cfg->port_id, info->name,
+			    q, strerror(-rc));
+			return rc;
+		}
+	}
+	rc = rte_eth_dev_start(cfg->port_id);
+	if (rc < 0) {
+		ERR("port %u (%s): start failed: %s", cfg->port_id, info->name, strerror(-rc));
+		return rc;
+	}
+	if (cfg->promisc)
+		rte_eth_promiscuous_enable(cfg->port_id); /* virtual PMDs may say ENOTSUP: fine */
+	rte_eth_macaddr_get(cfg->port_id, &info->mac);
+	rte_eth_dev_get_mtu(cfg->port_id, &info->mtu);
+	if (rte_eth_link_get_nowait(cfg->port_id, &link) == 0)
+		info->speed_mbps = link.link_speed;
+	return 0;
+}
+
+void
+dp_port_stop(uint16_t port_id)
+{
+	rte_eth_dev_stop(port_id);
+	rte_eth_dev_close(port_id);
+}
+
+struct rte_mempool *
+dp_pool_create(const char *name, uint32_t n, uint16_t data_room, char *err, size_t errlen)
+{
+	struct rte_mempool *mp;
+	uint32_t cache = n >= 4096 ? 256 : 32;
+
+	mp = rte_pktmbuf_pool_create(name, n, cache, 0, (uint16_t)(data_room + RTE_PKTMBUF_HEADROOM),
+				     (int)rte_socket_id());
+	if (!mp) {
+		uint64_t need = (uint64_t)n * (data_room + RTE_PKTMBUF_HEADROOM + 192);
+		ERR("cannot allocate mempool \"%s\": %u mbufs of %u bytes need ~%llu MB of EAL memory "
+		    "(%s); give EAL more with -m MB (with --no-huge) or reserve hugepages",
+		    name, n, data_room, (unsigned long long)(need >> 20), rte_strerror(rte_errno));
+	}
+	return mp;
+}
+
+void
+dp_backoff_init(struct dp_backoff *b, bool busy_poll)
+{
+	memset(b, 0, sizeof(*b));
+	b->spins = 64;
+	b->min_us = 10;
+	b->max_us = 500;
+	b->sleep_us = b->min_us;
+	b->busy_poll = busy_poll;
+}
+
+void
+dp_backoff_step(struct dp_backoff *b, uint32_t work)
+{
+	struct timespec ts;
+
+	if (work || b->busy_poll) {
+		b->idle = 0;
+		b->sleep_us = b->min_us;
+		return;
+	}
+	if (++b->idle < b->spins)
+		return;
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long)b->sleep_us * 1000;
+	nanosleep(&ts, NULL);
+	b->sleeps++;
+	if (b->sleep_us < b->max_us)
+		b->sleep_us = b->sleep_us * 2 > b->max_us ? b->max_us : b->sleep_us * 2;
+}

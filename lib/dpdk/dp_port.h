@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file dp_port.h
+ * DPDK plumbing shared by rnic, lossy-emu and pfc-relay: port bring-up, mempool
+ * sizing, idle back-off, signal handling. The only place the three apps call
+ * rte_eth_dev_configure & co.
+ */
+#ifndef DP_PORT_H
+#define DP_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ethdev.h>
+#include <rte_mempool.h>
+
+/** Port configuration; zeroed fields take the defaults shown. */
+struct dp_port_cfg {
+	uint16_t port_id;
+	uint16_t nb_queues;   /**< RX = TX queues, one per lcore (1) */
+	uint16_t nb_rxd;      /**< RX descriptors (1024) */
+	uint16_t nb_txd;      /**< TX descriptors (1024) */
+	uint32_t mtu;         /**< L3 MTU to request (0: leave the PMD's default) */
+	bool promisc;         /**< promiscuous mode (a bump-in-the-wire needs it) */
+	struct rte_mempool *pool; /**< RX mempool (required) */
+};
+
+/** What dp_port_start() found out about the port. */
+struct dp_port_info {
+	char name[RTE_ETH_NAME_MAX_LEN];
+	char driver[32];
+	struct rte_ether_addr mac;
+	uint32_t speed_mbps; /**< reported link speed (virtual PMDs report a fixed 10G) */
+	uint32_t max_rx_pktlen;
+	uint16_t mtu;
+};
+
+/**
+ * Configure, set up queues and start a port. On error returns a negative errno
+ * and writes one line naming the port, the step and the reason into @p err.
+ */
+int dp_port_start(const struct dp_port_cfg *cfg, struct dp_port_info *info, char *err,
+		  size_t errlen);
+
+/** Stop and close a port (ignores errors: used on the way out). */
+void dp_port_stop(uint16_t port_id);
+
+/**
+ * Create a packet mempool of at least @p n mbufs with @p data_room bytes of data
+ * each (RTE_PKTMBUF_HEADROOM added), on the caller's socket; @p err as above.
+ */
+struct rte_mempool *dp_pool_create(const char *name, uint32_t n, uint16_t data_room, char *err,
+				   size_t errlen);
+
+/**
+ * Idle back-off for poll loops: after @c spins empty polls, sleep; sleeps grow
+ * from @c min_us to @c max_us while idle and reset on the first packet. Several
+ * DPDK processes can then share two cores. busy_poll disables sleeping.
+ */
+struct dp_backoff {
+	uint32_t idle;
+	uint32_t spins;
+	uint32_t sleep_us;
+	uint32_t min_us;
+	uint32_t max_us;
+	bool busy_poll;
+	uint64_t sleeps; /**< counter: how often the loop slept */
+};
+
+void dp_backoff_init(struct dp_backoff *b, bool busy_poll);
+/** Call once per loop iteration with the work done (packets moved). */
+void dp_backoff_step(struct dp_backoff *b, uint32_t work);
+
+/** Set by SIGINT/SIGTERM once dp_signals_install() ran. */
+extern volatile bool dp_quit;
+void dp_signals_install(void);
+
+#endif /* DP_PORT_H */

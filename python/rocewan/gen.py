@@ -1,0 +1,104 @@
+"""Seeded random RoCEv2 frame specs for :func:`rocewan.build.build`.
+
+Every spec is valid: the opcode is a defined one, payload only where the
+opcode allows it, pad count matching the payload length. Fields are drawn
+over their whole range so that bit-layout mistakes show up.
+"""
+
+import ipaddress
+import random
+
+from . import opcodes as ops
+
+# Payload lengths worth hitting on purpose: empty, every pad count, MTU edges.
+_EDGE_LENGTHS = (0, 1, 2, 3, 4, 5, 6, 7, 255, 256, 1023, 1024, 1025, 4093,
+                 4095, 4096)
+MAX_PAYLOAD = 4096
+
+
+def _ip(rng, ver):
+    if ver == 4:
+        src = str(ipaddress.IPv4Address(rng.getrandbits(32)))
+        dst = str(ipaddress.IPv4Address(rng.getrandbits(32)))
+        flow = 0
+    else:
+        src = ipaddress.IPv6Address(rng.getrandbits(128)).compressed
+        dst = ipaddress.IPv6Address(rng.getrandbits(128)).compressed
+        flow = rng.getrandbits(20)
+    return {"ver": ver, "src": src, "dst": dst, "tos": rng.getrandbits(8),
+            "ttl": rng.getrandbits(8), "flow": flow}
+
+
+def _bth(rng, opcode):
+    return {"opcode": opcode, "se": rng.getrandbits(1),
+            "m": rng.getrandbits(1), "tver": 0, "pkey": rng.getrandbits(16),
+            "fecn": rng.getrandbits(1), "becn": rng.getrandbits(1),
+            "dqpn": rng.getrandbits(24), "a": rng.getrandbits(1),
+            "psn": rng.getrandbits(24)}
+
+
+def _ext_entries(rng, op):
+    """Random values for every extension header ``op`` carries."""
+    r = rng.getrandbits
+    out = {}
+    if ops.DETH in op.exts:
+        out["deth"] = {"qkey": r(32), "sqpn": r(24)}
+    if ops.RETH in op.exts:
+        out["reth"] = {"va": r(64), "rkey": r(32), "dlen": r(32)}
+    if ops.ATOMICETH in op.exts:
+        out["atomiceth"] = {"va": r(64), "rkey": r(32), "swap": r(64),
+                            "cmp": r(64)}
+    if ops.AETH in op.exts:
+        out["aeth"] = {"syndrome": r(8), "msn": r(24)}
+    if ops.ATOMICACKETH in op.exts:
+        out["atomicacketh"] = {"orig": r(64)}
+    if ops.IMMDT in op.exts:
+        out["immdt"] = r(32)
+    if ops.IETH in op.exts:
+        out["ieth"] = r(32)
+    return out
+
+
+def payload_len(rng):
+    """A payload length in 0..4096, edge values half of the time."""
+    if rng.random() < 0.5:
+        return rng.choice(_EDGE_LENGTHS)
+    return rng.randint(0, MAX_PAYLOAD)
+
+
+def random_spec(rng, opcode=None, ver=None, vlan=None):
+    """One random valid spec; ``opcode``, ``ver`` (4/6) and ``vlan`` (bool)
+    are drawn when None."""
+    if opcode is None:
+        opcode = rng.choice(sorted(ops.OPCODES))
+    op = ops.OPCODES[opcode]
+    if ver is None:
+        ver = rng.choice((4, 6))
+    if vlan is None:
+        vlan = rng.random() < 0.3
+    spec = {
+        "vlan": ({"pcp": rng.getrandbits(3), "vid": rng.getrandbits(12)}
+                 if vlan else None),
+        "ip": _ip(rng, ver),
+        # RoCE NICs pick source ports in 0xC000..0xFFFF; staying there also
+        # keeps tshark from decoding the payload as some other UDP protocol
+        "udp": {"sport": rng.randint(0xc000, 0xffff)},
+        "bth": _bth(rng, opcode),
+    }
+    spec.update(_ext_entries(rng, op))
+    n = payload_len(rng) if op.payload else 0
+    spec["payload"] = rng.getrandbits(8 * n).to_bytes(n, "big") if n else b""
+    return spec
+
+
+def random_specs(seed, count):
+    """``count`` specs from ``seed``: every opcode in IPv4 and IPv6 first,
+    then random ones."""
+    rng = random.Random(seed)
+    specs = []
+    for opcode in sorted(ops.OPCODES):
+        for ver in (4, 6):
+            specs.append(random_spec(rng, opcode, ver))
+    while len(specs) < count:
+        specs.append(random_spec(rng))
+    return specs[:max(count, 0)]
