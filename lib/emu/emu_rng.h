@@ -44,7 +44,6 @@ enum emu_rng_stream {
 	EMU_RNG_STREAM_REORDER,
 	EMU_RNG_STREAM_DELAY,
 	EMU_RNG_STREAM_RED,
-	EMU_RNG_STREAM_LOSS_DUP, /**< loss draws of duplicate copies (see emu_impair.h) */
 };
 
 struct emu_rng {

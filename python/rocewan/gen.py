@@ -9,6 +9,8 @@ import ipaddress
 import random
 
 from . import opcodes as ops
+from .build import build_bytes
+from .pcapio import write_frames
 
 # Payload lengths worth hitting on purpose: empty, every pad count, MTU edges.
 _EDGE_LENGTHS = (0, 1, 2, 3, 4, 5, 6, 7, 255, 256, 1023, 1024, 1025, 4093,
@@ -102,3 +104,10 @@ def random_specs(seed, count):
     while len(specs) < count:
         specs.append(random_spec(rng))
     return specs[:max(count, 0)]
+
+
+def run(args):
+    """Entry point of ``python -m rocewan gen``: write random valid frames."""
+    write_frames(args.out, [build_bytes(s)
+                            for s in random_specs(args.seed, args.count)])
+    return 0

@@ -30,12 +30,16 @@ BOOT_MODULES="virtio_pci virtio_net virtio_console crc32_generic rdma_rxe ib_uve
 EXTRA_MODULES="crc32_pclmul crc32c_generic ifb act_mirred act_gact sch_ingress cls_u32 cls_matchall \
   sch_tbf sch_htb sch_prio sch_red sch_fq_codel veth bridge 8021q rdma_ucm"
 # Programs (host paths are looked up with command -v, copied with their libs).
-REQUIRED_PROGS="ip tc rdma ibv_devinfo ibv_devices ibv_rc_pingpong \
+REQUIRED_PROGS="ip tc rdma ping ibv_devinfo ibv_devices ibv_rc_pingpong \
   ib_write_bw ib_send_bw ib_read_bw ib_atomic_bw ib_write_lat ib_send_lat ib_read_lat ib_atomic_lat"
-OPTIONAL_PROGS="ping ss bridge ethtool tcpdump iperf3 ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong \
+OPTIONAL_PROGS="ss bridge ethtool tcpdump iperf3 ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong \
   ibv_xsrq_pingpong ibv_asyncwatch rping ucmatose"
+# Debian's busybox prefers its own applets when one applet execs another
+# program by name (timeout sh -> busybox sh, which then runs busybox tc...):
+# use the real tools for the applets that exec programs.
+OVERRIDE_PROGS="timeout setsid xargs env nohup nice taskset chroot flock"
 HOST_PKGS="busybox-static iproute2 rdma-core ibverbs-utils ibverbs-providers libibverbs1 perftest \
-  iputils-ping ethtool tcpdump iperf3 libc6"
+  iputils-ping ethtool tcpdump iperf3 libc6 dash bash coreutils util-linux findutils"
 
 # --- inputs hash --------------------------------------------------------------
 input_hash() {
@@ -234,7 +238,7 @@ for p in $REQUIRED_PROGS; do
   rm -f "$R$hp"
   copy_elf "$hp"
 done
-for p in $OPTIONAL_PROGS; do
+for p in $OPTIONAL_PROGS $OVERRIDE_PROGS; do
   hp=$(command -v "$p") || { log "optional program $p not on host, skipped"; continue; }
   rm -f "$R$hp" "$R/usr/bin/$p"     # replace busybox applet link (e.g. ping)
   copy_elf "$hp"
@@ -246,6 +250,19 @@ for p in $REQUIRED_PROGS; do
   hp=$(command -v "$p")
   [ "$hp" = "/usr/bin/$p" ] || { rm -f "$R/usr/bin/$p"; ln -s "$hp" "$R/usr/bin/$p"; }
 done
+
+# Debian's busybox-static prefers its own applets inside "busybox sh" (so `tc`
+# would be busybox's tc even with iproute2's first in PATH): use dash as /bin/sh
+# so that PATH decides; bash (if present) for the interactive console.
+DASH=$(command -v dash) || die "dash not found on the host"
+rm -f "$R/usr/bin/sh" "$R$DASH"
+copy_elf "$DASH"
+[ "$DASH" = /usr/bin/dash ] || ln -sf "$DASH" "$R/usr/bin/dash"
+ln -sf dash "$R/usr/bin/sh"
+if BASH_BIN=$(command -v bash); then
+  rm -f "$R$BASH_BIN"
+  copy_elf "$BASH_BIN"
+fi
 
 # libibverbs provider for rxe
 PROVDIR=$(ls -d /usr/lib/*/libibverbs 2>/dev/null | head -n1)

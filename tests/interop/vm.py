@@ -387,7 +387,7 @@ class VM:
                 raise VMTimeout(f"{self.name}: guest did not answer within {timeout:.0f} s"
                                 + self.console_tail_text())
             try:
-                rc, out = self._request("echo rw-ready", timeout=min(3.0, remaining),
+                rc, out = self._request("echo rw-ready", timeout=min(1.0, remaining),
                                         guest_timeout=10, raise_timeout=True)
             except VMTimeout:
                 self._check_alive("while booting")
@@ -529,7 +529,7 @@ class VM:
         d = job.dir
         script = (
             f"mkdir -p {d} && echo {b64} | base64 -d > {d}/cmd && "
-            f"setsid sh -c 'echo $$ > {d}/pid; sh {d}/cmd < /dev/null > {d}/out 2>&1; "
+            f"setsid /bin/dash -c 'echo $$ > {d}/pid; /bin/dash {d}/cmd < /dev/null > {d}/out 2>&1; "
             f"echo $? > {d}/rc.tmp; mv {d}/rc.tmp {d}/rc' < /dev/null > /dev/null 2>&1 &\n"
             f"i=0; while [ ! -s {d}/pid ] && [ $i -lt 100 ]; do usleep 50000; i=$((i+1)); done; "
             f"cat {d}/pid")

@@ -1,0 +1,190 @@
+"""``rocewan validate``: check every RoCEv2 packet of a capture.
+
+For each frame addressed to UDP port 4791 it checks the ICRC (IPv4 and IPv6)
+and the header consistency :func:`rocewan.frame.decode` enforces; it follows
+the PSN of every request stream (gaps and retransmissions are counted, not
+failures); and it counts CNPs, ECN-CE marks and 802.3 MAC Control frames
+(PAUSE, PFC). A capture fails when any RoCEv2 frame fails a check.
+"""
+
+import datetime
+import json
+import os
+import subprocess
+import struct
+
+from . import opcodes as ops
+from .frame import ERR_TEXT, ETHERTYPE_MAC_CTRL, decode
+from .pcapio import read_frames
+from .psn import PsnTracker, psn_span
+
+SCHEMA = "rocewan/1"
+APP = "rocewan-validate"
+MAC_CTRL_PAUSE = 0x0001
+MAC_CTRL_PFC = 0x0101
+ECN_CE = 3
+
+
+class Report:
+    """Counters of one capture; feed frames with :meth:`add`."""
+
+    def __init__(self, path):
+        self.path = path
+        self.started_utc = datetime.datetime.now(datetime.timezone.utc) \
+            .strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.frames = 0
+        self.roce = 0
+        self.roce_ok = 0
+        self.snaplen_cut = 0
+        self.opcodes = {}
+        self.errors = {}          # kind -> [count, first idx]
+        self.mac_ctrl = {"pause": 0, "pfc": 0, "other": 0}
+        self.cnp = 0
+        self.ecn_ce = 0
+        self.psn = PsnTracker()
+
+    @property
+    def failed(self):
+        return bool(self.errors)
+
+    def add(self, idx, buf, wire_len=None):
+        """Account one captured frame."""
+        self.frames += 1
+        if wire_len is not None and wire_len > len(buf):
+            # cut by the capture's snap length, not on the wire: undecidable
+            self.snaplen_cut += 1
+            return
+        d = decode(buf, idx)
+        if d.ethertype == ETHERTYPE_MAC_CTRL:
+            self._mac_ctrl(buf, d.l3_off)
+        if not d.roce:
+            return
+        self.roce += 1
+        self._count_headers(d.rec)
+        if d.err != "OK":
+            err = self.errors.setdefault(d.err, [0, idx])
+            err[0] += 1
+            return
+        self.roce_ok += 1
+        self._track_psn(idx, d.rec)
+
+    def _mac_ctrl(self, buf, off):
+        op = struct.unpack_from(">H", buf, off)[0] if len(buf) >= off + 2 \
+            else None
+        kind = {MAC_CTRL_PAUSE: "pause", MAC_CTRL_PFC: "pfc"}.get(op, "other")
+        self.mac_ctrl[kind] += 1
+
+    def _count_headers(self, rec):
+        if "ip" in rec and rec["ip"]["ecn"] == ECN_CE:
+            self.ecn_ce += 1
+        if "bth" not in rec:
+            return
+        name = rec["bth"]["name"]
+        self.opcodes[name] = self.opcodes.get(name, 0) + 1
+        if rec["bth"]["opcode"] == ops.CNP_OPCODE:
+            self.cnp += 1
+
+    def _track_psn(self, idx, rec):
+        op = ops.lookup(rec["bth"]["opcode"])
+        if not op.request:
+            return
+        read = ops.is_read_request(op.code)
+        span = psn_span(read, rec["reth"]["dlen"] if read else 0)
+        key = (rec["ip"]["src"], rec["ip"]["dst"], rec["bth"]["dqpn"])
+        self.psn.add(idx, key, rec["bth"]["psn"], span)
+
+    def results(self):
+        """Everything counted, as a JSON-ready dict."""
+        return {
+            "frames": self.frames,
+            "roce": self.roce,
+            "roce_ok": self.roce_ok,
+            "roce_failed": self.roce - self.roce_ok,
+            "other": self.frames - self.roce - self.snaplen_cut,
+            "snaplen_cut": self.snaplen_cut,
+            "opcodes": dict(sorted(self.opcodes.items())),
+            "errors": {k: {"count": c, "first_idx": i}
+                       for k, (c, i) in sorted(self.errors.items())},
+            "psn": self.psn.totals(),
+            "psn_flows": [dict(src=k[0], dst=k[1], dqpn=k[2], **f.as_dict())
+                          for k, f in self.psn.flows.items()],
+            "cnp": self.cnp,
+            "ecn_ce": self.ecn_ce,
+            "pause": self.mac_ctrl["pause"],
+            "pfc": self.mac_ctrl["pfc"],
+            "mac_ctrl_other": self.mac_ctrl["other"],
+            "ok": not self.failed,
+        }
+
+
+def validate_file(path):
+    """Read ``path`` and return its :class:`Report`."""
+    rep = Report(path)
+    for idx, buf, wire_len in read_frames(path):
+        rep.add(idx, buf, wire_len)
+    return rep
+
+
+def summary(rep):
+    """Readable multi-line summary of a :class:`Report`."""
+    r = rep.results()
+    out = ["%s: %d frames, %d RoCEv2 (%d ok, %d failed), %d other"
+           % (rep.path, r["frames"], r["roce"], r["roce_ok"],
+              r["roce_failed"], r["other"])]
+    if r["snaplen_cut"]:
+        out.append("  %d frames cut by the snap length were not checked"
+                   % r["snaplen_cut"])
+    out.append("  opcodes:" if r["opcodes"] else "  opcodes: none")
+    for name, n in r["opcodes"].items():
+        out.append("    %-36s %6d" % (name, n))
+    out.append("  errors (first frame index is 0-based; Wireshark's frame "
+               "number is one more):" if r["errors"] else "  errors: none")
+    for kind, e in r["errors"].items():
+        out.append("    %-20s %6d  first #%d  (%s)"
+                   % (kind, e["count"], e["first_idx"], ERR_TEXT[kind]))
+    p = r["psn"]
+    out.append("  PSN: %d request streams, %d gaps (%d PSNs missing), "
+               "%d retransmissions" % (p["flows"], p["gaps"], p["missing"],
+                                       p["retransmissions"]))
+    out.append("  CNP: %d  ECN-CE: %d  PAUSE: %d  PFC: %d"
+               % (r["cnp"], r["ecn_ce"], r["pause"], r["pfc"]))
+    out.append("RESULT: %s" % ("OK" if r["ok"] else "FAIL"))
+    return "\n".join(out)
+
+
+def _version():
+    """``git describe`` of the checkout this package lives in, or
+    "unknown"."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        out = subprocess.run(["git", "-C", here, "describe", "--always",
+                              "--dirty", "--tags"], capture_output=True,
+                             text=True, timeout=5, check=True)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def write_json(rep, out_path):
+    """Write the report in the project's results envelope (rocewan/1)."""
+    doc = {
+        "schema": SCHEMA,
+        "app": APP,
+        "version": _version(),
+        "started_utc": rep.started_utc,
+        "config": {"file": rep.path},
+        "seed": None,
+        "results": rep.results(),
+    }
+    with open(out_path, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+
+
+def run(args):
+    """Entry point of ``python -m rocewan validate``; returns the exit code."""
+    rep = validate_file(args.file)
+    print(summary(rep))
+    if args.json:
+        write_json(rep, args.json)
+    return 1 if rep.failed else 0
