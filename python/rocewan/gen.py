@@ -61,14 +61,15 @@ def _ext_entries(rng, op):
     return out
 
 
-def payload_len(rng):
-    """A payload length in 0..4096, edge values half of the time."""
+def payload_len(rng, max_len=MAX_PAYLOAD):
+    """A payload length in 0..max_len, edge values half of the time."""
     if rng.random() < 0.5:
-        return rng.choice(_EDGE_LENGTHS)
-    return rng.randint(0, MAX_PAYLOAD)
+        return rng.choice([n for n in _EDGE_LENGTHS if n <= max_len])
+    return rng.randint(0, max_len)
 
 
-def random_spec(rng, opcode=None, ver=None, vlan=None):
+def random_spec(rng, opcode=None, ver=None, vlan=None,
+                max_payload=MAX_PAYLOAD):
     """One random valid spec; ``opcode``, ``ver`` (4/6) and ``vlan`` (bool)
     are drawn when None."""
     if opcode is None:
@@ -88,7 +89,7 @@ def random_spec(rng, opcode=None, ver=None, vlan=None):
         "bth": _bth(rng, opcode),
     }
     spec.update(_ext_entries(rng, op))
-    n = payload_len(rng) if op.payload else 0
+    n = payload_len(rng, max_payload) if op.payload else 0
     spec["payload"] = rng.getrandbits(8 * n).to_bytes(n, "big") if n else b""
     return spec
 

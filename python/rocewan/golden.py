@@ -31,6 +31,7 @@ from .pcapio import write_frames
 GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                           os.pardir, os.pardir, "tests", "golden")
 MAC_CTRL_DST = "01:80:c2:00:00:01"
+GOLDEN_MAX_PAYLOAD = 300
 
 # What ``validate`` must report for scapy-psn-pfc-v4.pcap.
 PSN_STORY_EXPECT = {"flows": 1, "gaps": 2, "missing": 3,
@@ -39,8 +40,10 @@ PSN_STORY_EXPECT = {"flows": 1, "gaps": 2, "missing": 3,
 
 
 def _spec(seed, opcode, ver, vlan):
-    """Fixed pseudo-random spec: same seed, same frame, on any machine."""
-    return random_spec(random.Random(seed), opcode=opcode, ver=ver, vlan=vlan)
+    """Fixed pseudo-random spec: same seed, same frame, on any machine.
+    Payloads stay short to keep the files small."""
+    return random_spec(random.Random(seed), opcode=opcode, ver=ver, vlan=vlan,
+                       max_payload=GOLDEN_MAX_PAYLOAD)
 
 
 def _by_transport(transport, ver, vlan, seed):

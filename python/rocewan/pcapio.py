@@ -27,13 +27,18 @@ def read_frames(path):
         reader = RawPcapReader(path)
     except (OSError, EOFError) as e:
         raise CaptureError("%s: cannot read capture: %s" % (path, e))
-    with reader:
-        linktype = getattr(reader, "linktype", LINKTYPE_ETHERNET)
-        if linktype != LINKTYPE_ETHERNET:
-            raise CaptureError("%s: link type %d is not Ethernet (1)"
-                               % (path, linktype))
+    try:
         for idx, (buf, meta) in enumerate(reader):
+            # pcap has one link type per file, pcapng one per interface
+            lt = getattr(meta, "linktype", None)
+            if lt is None:
+                lt = getattr(reader, "linktype", LINKTYPE_ETHERNET)
+            if lt != LINKTYPE_ETHERNET:
+                raise CaptureError("%s: frame %d: link type %d is not "
+                                   "Ethernet (1)" % (path, idx, lt))
             yield idx, buf, getattr(meta, "wirelen", None)
+    finally:
+        reader.close()
 
 
 def write_frames(path, frames, t0=1700000000, step_us=1):

@@ -514,7 +514,7 @@ class VM:
         """
         t0 = time.monotonic()
         rc, out = self._request(cmd, timeout=timeout + 20, guest_timeout=timeout)
-        if rc == 137 and time.monotonic() - t0 >= timeout - 0.5:
+        if rc in (124, 137) and time.monotonic() - t0 >= timeout - 0.5:
             raise VMTimeout(f"{self.name}: {cmd!r} killed after {timeout:.0f} s; output:\n"
                             f"{out[-3000:]}" + self.console_tail_text())
         if check and rc != 0:
@@ -529,8 +529,12 @@ class VM:
         d = job.dir
         script = (
             f"mkdir -p {d} && echo {b64} | base64 -d > {d}/cmd && "
-            f"setsid /bin/dash -c 'echo $$ > {d}/pid; /bin/dash {d}/cmd < /dev/null > {d}/out 2>&1; "
-            f"echo $? > {d}/rc.tmp; mv {d}/rc.tmp {d}/rc' < /dev/null > /dev/null 2>&1 &\n"
+            # the wrapper leads a new session/process group and survives kill(): it
+            # catches TERM/INT/HUP (its child gets default handlers) and records rc
+            f"setsid /bin/dash -c 'echo $$ > {d}/pid; trap : TERM INT HUP; "
+            f"/bin/dash {d}/cmd < /dev/null > {d}/out 2>&1 & c=$!; "
+            f"while :; do wait $c; rc=$?; kill -0 $c 2>/dev/null || break; done; "
+            f"echo $rc > {d}/rc.tmp; mv {d}/rc.tmp {d}/rc' < /dev/null > /dev/null 2>&1 &\n"
             f"i=0; while [ ! -s {d}/pid ] && [ $i -lt 100 ]; do usleep 50000; i=$((i+1)); done; "
             f"cat {d}/pid")
         rc, out = self.run(script, timeout=30)
