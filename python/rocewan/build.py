@@ -126,3 +126,27 @@ def build(spec):
 def build_bytes(spec):
     """:func:`build`, as bytes."""
     return raw(build(spec))
+
+
+def wrap(spec, transport_bytes):
+    """Frame with the Ethernet, IP and UDP headers of ``spec`` around
+    arbitrary ``transport_bytes`` (BTH onwards, ICRC excluded), followed by
+    an ICRC computed over them (zeros when there is no room for a BTH).
+    Lengths and checksums are right, so the transport bytes are all a
+    decoder can object to: for negative tests."""
+    def frame(crc):
+        return raw(_l2(spec) / _l3_udp(spec) /
+                   Raw(bytes(transport_bytes) + crc.to_bytes(4, "little")))
+
+    first = frame(0)
+    crc = 0
+    if len(transport_bytes) >= ops.BTH_LEN:
+        crc = icrc.compute(icrc.ip_bytes(Ether(first)))
+    b = frame(crc)
+    return b + b"\x00" * max(0, ETH_MIN_FRAME - len(b))
+
+
+def transport_bytes(spec):
+    """BTH, extension headers, payload and pad of ``spec`` as bytes (no
+    ICRC): the input :func:`wrap` takes."""
+    return raw(transport(spec))[:-ops.ICRC_LEN]

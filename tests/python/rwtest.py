@@ -177,3 +177,81 @@ def describe(rec):
     return "frame #%s %s IPv%s%s" % (
         rec.get("idx"), bth.get("name", "?"), rec.get("ip", {}).get("ver"),
         " vlan" if rec.get("vlan") else "")
+
+
+def _ip4_fix_csum(frame, l3):
+    """Recompute the IPv4 header checksum of ``frame`` (header at ``l3``)."""
+    from scapy.utils import checksum
+    b = bytearray(frame)
+    hlen = (b[l3] & 0x0f) * 4
+    b[l3 + 10:l3 + 12] = b"\x00\x00"
+    b[l3 + 10:l3 + 12] = checksum(bytes(b[l3:l3 + hlen])).to_bytes(2, "big")
+    return bytes(b)
+
+
+def _patch(frame, off, data):
+    b = bytearray(frame)
+    b[off:off + len(data)] = data
+    return bytes(b)
+
+
+def broken_frames(seed=3):
+    """(name, frame, error) for one frame per consistency error the decoders
+    know, each otherwise valid (lengths, checksums and ICRC right unless
+    that is the error)."""
+    import random
+
+    from rocewan.build import build_bytes, transport_bytes, wrap
+    from rocewan.gen import random_spec
+
+    rng = random.Random(seed)
+    send = random_spec(rng, 0x04, 4, vlan=False)           # RC SEND ONLY
+    send["payload"] = b"abcdefg"                           # 7 bytes, pad 1
+    send6 = dict(random_spec(rng, 0x64, 6, vlan=True), payload=b"hello!")
+    read = random_spec(rng, 0x0c, 4, vlan=True)            # RETH, no payload
+    ok, ok6 = build_bytes(send), build_bytes(send6)
+    t_send, t_read = transport_bytes(send), transport_bytes(read)
+    l3 = 14
+    bth = l3 + 20 + 8
+    icrc_off = len(ok) - 4
+    assert len(ok) > 60, "no Ethernet padding expected"
+
+    def with_byte1(t, value):
+        return t[:1] + bytes([value]) + t[2:]
+
+    return [
+        ("valid IPv4", ok, "OK"),
+        ("valid IPv6 VLAN", ok6, "OK"),
+        ("flipped payload bit", _patch(ok, bth + 15, bytes([ok[bth + 15] ^ 4])),
+         "BAD_ICRC"),
+        ("flipped IPv6 payload bit", _patch(ok6, len(ok6) - 6,
+                                            bytes([ok6[-6] ^ 0x80])),
+         "BAD_ICRC"),
+        ("flipped ICRC bit", _patch(ok, icrc_off, bytes([ok[icrc_off] ^ 1])),
+         "BAD_ICRC"),
+        ("reserved opcode 0x15", wrap(send, b"\x15" + t_send[1:]),
+         "BAD_OPCODE"),
+        ("RD opcode 0x40", wrap(send, b"\x40" + t_send[1:]), "BAD_OPCODE"),
+        ("TVer 1", wrap(send, with_byte1(t_send, t_send[1] | 1)), "BAD_TVER"),
+        ("pad 3 on 2 payload bytes", wrap(send, with_byte1(
+            t_send[:14], (t_send[1] & 0xcf) | 0x30)), "BAD_PAD"),
+        ("pad on READ REQUEST", wrap(read, with_byte1(
+            t_read, t_read[1] | 0x10)), "BAD_PAD"),
+        ("READ REQUEST with payload", wrap(read, t_read + b"abcd"),
+         "PAYLOAD_NOT_ALLOWED"),
+        ("READ REQUEST cut in RETH", wrap(read, t_read[:12 + 8]),
+         "TRUNC_EXT"),
+        ("BTH cut", wrap(read, t_read[:10]), "TRUNC_BTH"),
+        ("frame cut in the payload", ok[:-6], "BAD_IP_LEN"),
+        ("IPv6 frame cut", ok6[:-3], "BAD_IP_LEN"),
+        ("UDP length 4 short", _patch(ok, l3 + 24, (int.from_bytes(
+            ok[l3 + 24:l3 + 26], "big") - 4).to_bytes(2, "big")),
+         "BAD_UDP_LEN"),
+        ("IPv4 header checksum", _patch(ok, l3 + 10, bytes([ok[l3 + 10] ^ 1])),
+         "BAD_IP_CSUM"),
+        ("IPv4 more-fragments flag", _ip4_fix_csum(
+            _patch(ok, l3 + 6, b"\x20\x00"), l3), "IP_FRAGMENT"),
+        ("IP length ends in UDP header", _ip4_fix_csum(
+            _patch(ok, l3 + 2, (20 + 4).to_bytes(2, "big")), l3),
+         "TRUNC_UDP"),
+    ]

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "rnic_config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net_arp.h"
+#include "rw_json.h"
+
+static const char *const mode_names[RNIC_MODE__COUNT] = {
+	[RNIC_MODE_NONE] = "none",          [RNIC_MODE_WRITE_BW] = "write_bw",
+	[RNIC_MODE_SEND_BW] = "send_bw",    [RNIC_MODE_READ_BW] = "read_bw",
+	[RNIC_MODE_ATOMIC_BW] = "atomic_bw", [RNIC_MODE_WRITE_LAT] = "write_lat",
+	[RNIC_MODE_SEND_LAT] = "send_lat",  [RNIC_MODE_READ_LAT] = "read_lat",
+	[RNIC_MODE_RC_PINGPONG] = "rc_pingpong",
+};
+
+const char *
+rnic_mode_name(enum rnic_mode m)
+{
+	return m < RNIC_MODE__COUNT ? mode_names[m] : "?";
+}
+
+bool
+rnic_mode_is_bw(enum rnic_mode m)
+{
+	return m >= RNIC_MODE_WRITE_BW && m <= RNIC_MODE_ATOMIC_BW;
+}
+
+enum opt_type { T_U32, T_U64, T_FLAG, T_STR, T_CHOICE, T_IP4, T_IP6, T_IGNORED, T_REFUSED };
+
+/* One row per option: the single source of parsing, --help and the JSON dump. */
+struct opt_def {
+	const char *name;
+	int letter;          /* perftest's short option, 0 if none */
+	enum opt_type type;
+	size_t off;          /* offset in struct rnic_params */
+	size_t size;         /* string capacity */
+	const char *def;     /* default, as text */
+	uint64_t min, max;   /* numeric range */
+	const char *choices; /* T_CHOICE: "|"-separated */
+	bool takes_arg;      /* T_IGNORED / T_REFUSED */
+	const char *help;
+};
+
+#define OFF(f) offsetof(struct rnic_params, f)
+#define SZ(f) sizeof(((struct rnic_params *)0)->f)
+
+static const struct opt_def opts[] = {
+	/* identity */
+	{"ip", 0, T_IP4, OFF(ip), 0, NULL, 0, 0, NULL, true,
+	 "A.B.C.D/N: the rnic's IPv4 address and prefix (GID ::ffff:A.B.C.D); required"},
+	{"ip6", 0, T_IP6, OFF(ip6), 0, NULL, 0, 0, NULL, true, "IPv6 address (adds an IPv6 GID)"},
+	{"gw", 0, T_IP4, OFF(gw), 0, NULL, 0, 0, NULL, true, "next hop for peers off the subnet"},
+	{"vlan", 0, T_U32, OFF(vlan), 0, "-1", 0, 4094, NULL, true, "802.1Q VLAN ID for RoCE traffic (-1: untagged)"},
+	{"pcp", 0, T_U32, OFF(pcp), 0, "3", 0, 7, NULL, true, "802.1p priority in the VLAN tag"},
+	{"dscp", 0, T_U32, OFF(dscp), 0, "26", 0, 63, NULL, true, "DSCP of RoCE packets (26 = AF31, priority 3)"},
+	/* perftest */
+	{"size", 's', T_U64, OFF(size), 0, "65536", 1, 1ull << 31, NULL, true, "message size in bytes"},
+	{"iters", 'n', T_U64, OFF(iters), 0, "5000", 1, 100000000, NULL, true, "iterations (messages)"},
+	{"duration", 'D', T_U32, OFF(duration_s), 0, "0", 0, 86400, NULL, true, "run for this many seconds instead of -n"},
+	{"mtu", 'm', T_U32, OFF(mtu), 0, "1024", 256, 4096, NULL, true, "path MTU: 256, 512, 1024, 2048 or 4096"},
+	{"qp", 'q', T_U32, OFF(num_qps), 0, "1", 1, 1024, NULL, true, "number of QPs"},
+	{"all", 'a', T_FLAG, OFF(all_sizes), 0, "false", 0, 0, NULL, false, "run sizes 2 B .. 8 MiB"},
+	{"tx-depth", 't', T_U32, OFF(tx_depth), 0, "128", 1, 65536, NULL, true, "send queue depth"},
+	{"rx-depth", 'r', T_U32, OFF(rx_depth), 0, "512", 1, 65536, NULL, true, "receive queue depth"},
+	{"bidirectional", 'b', T_FLAG, OFF(bidirectional), 0, "false", 0, 0, NULL, false, "traffic in both directions"},
+	{"connection", 'c', T_CHOICE, OFF(conn), 0, "RC", 0, 0, "RC|UC|UD", true, "transport"},
+	{"gid-index", 'x', T_U32, OFF(gid_index), 0, "0", 0, 255, NULL, true,
+	 "GID index (0: IPv4-mapped ::ffff:A.B.C.D, 1: --ip6 if given)"},
+	{"tclass", 0, T_U32, OFF(tclass), 0, "0", 0, 255, NULL, true, "IP traffic class; nonzero overrides --dscp (DSCP = tclass >> 2)"},
+	{"report_gbits", 0, T_FLAG, OFF(report_gbits), 0, "false", 0, 0, NULL, false, "report Gb/s instead of MB/s"},
+	{"port", 'p', T_U32, OFF(tcp_port), 0, "18515", 1, 65535, NULL, true, "TCP port of perftest's exchange"},
+	{"outs", 'o', T_U32, OFF(outs), 0, "16", 1, 256, NULL, true, "outstanding RDMA READs / atomics per QP"},
+	{"qp-timeout", 'u', T_U32, OFF(qp_timeout), 0, "14", 1, 31, NULL, true, "local ACK timeout: 4.096 us * 2^N"},
+	{"inline_size", 'I', T_U32, OFF(inline_size), 0, "0", 0, 1024, NULL, true, "inline data size"},
+	{"atomic_type", 'A', T_CHOICE, OFF(atomic_type), SZ(atomic_type), "FETCH_AND_ADD", 0, 0,
+	 "CMP_AND_SWAP|FETCH_AND_ADD", true, "atomic operation for atomic_bw"},
+	/* project */
+	{"json", 0, T_STR, OFF(json), SZ(json), "", 0, 0, NULL, true, "write results (rocewan/1) to FILE"},
+	{"out_json_file", 0, T_STR, OFF(json), SZ(json), NULL, 0, 0, NULL, true, "alias of --json (perftest)"},
+	{"recovery", 0, T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0, "gbn", true,
+	 "loss recovery (more modes arrive with later work)"},
+	{"cc", 0, T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none", true, "congestion control"},
+	{"max-inflight", 0, T_U32, OFF(max_inflight), 0, "65536", 16, 8388608, NULL, true,
+	 "packets in flight per QP (size it for the path's BDP)"},
+	{"busy-poll", 0, T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL, false, "never sleep when idle (benchmarks)"},
+	{"lcores", 0, T_U32, OFF(lcores), 0, "1", 1, 64, NULL, true, "lcores serving QPs (one RX/TX queue each)"},
+	{"seed", 0, T_U64, OFF(seed), 0, "1", 0, UINT64_MAX, NULL, true, "seed for PSNs, keys and test-only drops"},
+	/* perftest options accepted and ignored, and refused ones */
+	{"ib-dev", 'd', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored: the device is the DPDK port"},
+	{"ib-port", 'i', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored"},
+	{"CPU-freq", 'F', T_IGNORED, 0, 0, NULL, 0, 0, NULL, false, "ignored"},
+	{"events", 'e', T_IGNORED, 0, 0, NULL, 0, 0, NULL, false, "ignored: the rnic always polls"},
+	{"post_list", 'l', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored"},
+	{"cq-mod", 'Q', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored"},
+	{"rdma_cm", 'R', T_REFUSED, 0, 0, NULL, 0, 0, NULL, false,
+	 "refused: RDMA CM is not supported yet; use the default TCP exchange"},
+};
+
+#define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+
+void
+rnic_params_defaults(struct rnic_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < N_OPTS; i++) {
+		const struct opt_def *o = &opts[i];
+		void *f = (char *)p + o->off;
+
+		if (!o->def)
+			continue;
+		switch (o->type) {
+		case T_U32:
+			*(uint32_t *)f = (uint32_t)strtol(o->def, NULL, 0);
+			break;
+		case T_U64:
+			*(uint64_t *)f = strtoull(o->def, NULL, 0);
+			break;
+		case T_FLAG:
+			*(bool *)f = strcmp(o->def, "true") == 0;
+			break;
+		case T_STR:
+		case T_CHOICE:
+			if (o->size)
+				snprintf((char *)f, o->size, "%s", o->def);
+			break;
+		default:
+			break;
+		}
+	}
+	p->vlan = -1;
+	p->conn = RNIC_CONN_RC;
+}
+
+static const struct opt_def *
+find_long(const char *name, size_t n)
+{
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (strlen(opts[i].name) == n && strncmp(opts[i].name, name, n) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+static const struct opt_def *
+find_short(int c)
+{
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (opts[i].letter == c)
+			return &opts[i];
+	return NULL;
+}
+
+static int
+parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || *end) {
+		/* perftest accepts K/M/G suffixes for sizes */
+		if (!errno && end[1] == 0 && (*end == 'K' || *end == 'k'))
+			x <<= 10;
+		else if (!errno && end[1] == 0 && (*end == 'M' || *end == 'm'))
+			x <<= 20;
+		else if (!errno && end[1] == 0 && (*end == 'G' || *end == 'g'))
+			x <<= 30;
+		else
+			return -EINVAL;
+	}
+	*v = x;
+	return 0;
+}
+
+/* Apply one option's value; on error write "option --x: ..." into err. */
+static int
+apply(const struct opt_def *o, const char *val, struct rnic_params *p, char *err, size_t errlen)
+{
+	void *f = (char *)p + o->off;
+	uint64_t v;
+
+	switch (o->type) {
+	case T_U32:
+	case T_U64:
+		if (strcmp(o->name, "vlan") == 0 && strcmp(val, "-1") == 0) {
+			p->vlan = -1;
+			return 0;
+		}
+		if (parse_u64(val, &v) < 0 || v < o->min || v > o->max) {
+			snprintf(err, errlen, "option --%s: \"%s\" is not a number in %" PRIu64 "..%" PRIu64,
+				 o->name, val, o->min, o->max);
+			return -EINVAL;
+		}
+		if (strcmp(o->name, "vlan") == 0)
+			p->vlan = (int)v;
+		else if (strcmp(o->name, "pcp") == 0)
+			p->pcp = (uint8_t)v;
+		else if (strcmp(o->name, "dscp") == 0)
+			p->dscp = (uint8_t)v;
+		else if (o->type == T_U32)
+			*(uint32_t *)f = (uint32_t)v;
+		else
+			*(uint64_t *)f = v;
+		return 0;
+	case T_FLAG:
+		*(bool *)f = true;
+		return 0;
+	case T_STR:
+		if (strlen(val) >= o->size) {
+			snprintf(err, errlen, "option --%s: value longer than %zu characters", o->name,
+				 o->size - 1);
+			return -EINVAL;
+		}
+		snprintf((char *)f, o->size, "%s", val);
+		return 0;
+	case T_CHOICE: {
+		const char *c = o->choices;
+		int idx = 0;
+		size_t n = strlen(val);
+
+		while (c) {
+			const char *bar = strchr(c, '|');
+			size_t len = bar ? (size_t)(bar - c) : strlen(c);
+
+			if (len == n && strncasecmp(c, val, n) == 0) {
+				if (o->size)
+					snprintf((char *)f, o->size, "%.*s", (int)len, c);
+				else
+					*(enum rnic_conn *)f = (enum rnic_conn)idx;
+				return 0;
+			}
+			c = bar ? bar + 1 : NULL;
+			idx++;
+		}
+		snprintf(err, errlen, "option --%s: \"%s\" is not one of %s", o->name, val, o->choices);
+		return -EINVAL;
+	}
+	case T_IP4: {
+		char buf[64], *slash;
+		struct in_addr a;
+		uint64_t pre = 32;
+
+		snprintf(buf, sizeof(buf), "%s", val);
+		slash = strchr(buf, '/');
+		if (slash) {
+			*slash = 0;
+			if (parse_u64(slash + 1, &pre) < 0 || pre > 32 || pre == 0) {
+				snprintf(err, errlen, "option --%s: prefix \"/%s\" must be 1..32", o->name,
+					 slash + 1);
+				return -EINVAL;
+			}
+		}
+		if (inet_pton(AF_INET, buf, &a) != 1) {
+			snprintf(err, errlen, "option --%s: \"%s\" is not an IPv4 address (A.B.C.D%s)",
+				 o->name, val, strcmp(o->name, "ip") == 0 ? "/N" : "");
+			return -EINVAL;
+		}
+		*(uint32_t *)f = ntohl(a.s_addr);
+		if (strcmp(o->name, "ip") == 0)
+			p->prefix = slash ? (uint8_t)pre : 24;
+		return 0;
+	}
+	case T_IP6:
+		if (inet_pton(AF_INET6, val, f) != 1) {
+			snprintf(err, errlen, "option --%s: \"%s\" is not an IPv6 address", o->name, val);
+			return -EINVAL;
+		}
+		p->has_ip6 = true;
+		return 0;
+	case T_IGNORED:
+		fprintf(stderr, "rnic: warning: option --%s (-%c) is accepted and ignored\n", o->name,
+			o->letter);
+		return 0;
+	case T_REFUSED:
+		snprintf(err, errlen, "option --%s: %s", o->name, o->help);
+		return -ENOTSUP;
+	}
+	return -EINVAL;
+}
+
+static int
+parse_mode(const char *s, enum rnic_mode *m)
+{
+	for (int i = 1; i < RNIC_MODE__COUNT; i++)
+		if (strcmp(s, mode_names[i]) == 0) {
+			*m = (enum rnic_mode)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int
+rnic_parse_args(int argc, char **argv, struct rnic_params *p, char *err, size_t errlen)
+{
+	int positional = 0, rc;
+
+	rnic_params_defaults(p);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct opt_def *o = NULL;
+		const char *val = NULL;
+
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			rnic_print_help(stdout);
+			return 1;
+		}
+		if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
+			printf("rnic %s (perftest-compatible, version string 6.06)\n", rw_version());
+			return 1;
+		}
+		if (a[0] == '-' && a[1] == '-' && a[2]) {
+			const char *eq = strchr(a + 2, '=');
+			size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+
+			o = find_long(a + 2, n);
+			if (!o) {
+				snprintf(err, errlen, "unknown option \"%s\" (see --help)", a);
+				return -EINVAL;
+			}
+			if (eq)
+				val = eq + 1;
+		} else if (a[0] == '-' && a[1] && !a[2]) {
+			o = find_short(a[1]);
+			if (!o) {
+				snprintf(err, errlen, "unknown option \"%s\" (see --help)", a);
+				return -EINVAL;
+			}
+		} else if (a[0] == '-' && a[1] && a[2]) {
+			/* -s65536 */
+			o = find_short(a[1]);
+			if (!o) {
+				snprintf(err, errlen, "unknown option \"%s\" (see --help)", a);
+				return -EINVAL;
+			}
+			val = a + 2;
+		}
+		if (o) {
+			bool needs = o->type != T_FLAG && (o->type == T_IGNORED || o->type == T_REFUSED
+							   ? o->takes_arg : true);
+			if (needs && !val) {
+				if (i + 1 >= argc) {
+					snprintf(err, errlen, "option --%s needs a value", o->name);
+					return -EINVAL;
+				}
+				val = argv[++i];
+			}
+			rc = apply(o, val ? val : "", p, err, errlen);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		/* positional: mode, then the server's address */
+		if (positional == 0) {
+			if (parse_mode(a, &p->mode) < 0) {
+				snprintf(err, errlen,
+					 "unknown mode \"%s\" (expected write_bw, send_bw, read_bw, atomic_bw, "
+					 "write_lat, send_lat, read_lat or rc_pingpong)", a);
+				return -EINVAL;
+			}
+		} else if (positional == 1) {
+			if (strlen(a) >= sizeof(p->server)) {
+				snprintf(err, errlen, "server name too long");
+				return -EINVAL;
+			}
+			snprintf(p->server, sizeof(p->server), "%s", a);
+		} else {
+			snprintf(err, errlen, "unexpected argument \"%s\" after the server address", a);
+			return -EINVAL;
+		}
+		positional++;
+	}
+	return rnic_configure(p, err, errlen);
+}
+
+int
+rnic_configure(struct rnic_params *p, char *err, size_t errlen)
+{
+	if (p->mode == RNIC_MODE_NONE) {
+		snprintf(err, errlen, "no mode given (write_bw, send_bw, read_bw, atomic_bw, write_lat, "
+				      "send_lat, read_lat, rc_pingpong)");
+		return -EINVAL;
+	}
+	if (p->ip == 0) {
+		snprintf(err, errlen, "--ip A.B.C.D/N is required: the rnic owns an IPv4 address");
+		return -EINVAL;
+	}
+	if (p->mtu & (p->mtu - 1)) {
+		snprintf(err, errlen, "option --mtu: %u is not one of 256, 512, 1024, 2048, 4096", p->mtu);
+		return -EINVAL;
+	}
+	if (p->gw && !net_same_subnet(p->ip, p->gw, p->prefix)) {
+		snprintf(err, errlen, "option --gw: next hop is not inside --ip's /%u subnet", p->prefix);
+		return -EINVAL;
+	}
+	if (p->gid_index > (p->has_ip6 ? 1u : 0u)) {
+		snprintf(err, errlen, "option --gid-index: %u does not exist (0 = IPv4-mapped%s)",
+			 p->gid_index, p->has_ip6 ? ", 1 = --ip6" : "; give --ip6 for index 1");
+		return -EINVAL;
+	}
+	if (p->conn == RNIC_CONN_UD && p->mode != RNIC_MODE_SEND_BW && p->mode != RNIC_MODE_SEND_LAT) {
+		snprintf(err, errlen, "-c UD works with send_bw and send_lat only (%s needs RC%s)",
+			 rnic_mode_name(p->mode),
+			 p->mode == RNIC_MODE_WRITE_BW || p->mode == RNIC_MODE_WRITE_LAT ? " or UC" : "");
+		return -EINVAL;
+	}
+	if (p->conn == RNIC_CONN_UC && (p->mode == RNIC_MODE_READ_BW || p->mode == RNIC_MODE_READ_LAT ||
+					p->mode == RNIC_MODE_ATOMIC_BW)) {
+		snprintf(err, errlen, "-c UC cannot do %s (UC has no READ or atomics)", rnic_mode_name(p->mode));
+		return -EINVAL;
+	}
+	if (p->conn == RNIC_CONN_UD && p->size > p->mtu) {
+		snprintf(err, errlen, "-c UD: message size %" PRIu64 " exceeds the MTU %u", p->size, p->mtu);
+		return -EINVAL;
+	}
+	if (p->mode == RNIC_MODE_ATOMIC_BW)
+		p->size = 8;
+	return 0;
+}
+
+void
+rnic_print_help(FILE *f)
+{
+	fprintf(f, "Usage: rnic <EAL args> -- --ip A.B.C.D/N [options] <mode> [server]\n"
+		   "A userspace RoCEv2 RNIC on a DPDK port. Modes (perftest-compatible):\n"
+		   "  write_bw send_bw read_bw atomic_bw write_lat send_lat read_lat rc_pingpong\n"
+		   "With a server address the rnic is the client; without, it waits for one.\n\n"
+		   "Options:\n");
+	for (size_t i = 0; i < N_OPTS; i++) {
+		const struct opt_def *o = &opts[i];
+		char left[64];
+		const char *arg = o->type == T_FLAG ? "" :
+				  (o->type == T_IGNORED || o->type == T_REFUSED) && !o->takes_arg ? "" :
+				  o->type == T_CHOICE ? "=X" : "=N";
+
+		if (o->type == T_STR || o->type == T_IP4 || o->type == T_IP6)
+			arg = "=V";
+		if (o->letter)
+			snprintf(left, sizeof(left), "-%c, --%s%s", o->letter, o->name, arg);
+		else
+			snprintf(left, sizeof(left), "    --%s%s", o->name, arg);
+		fprintf(f, "  %-28s %s", left, o->help);
+		if (o->choices)
+			fprintf(f, " (%s)", o->choices);
+		if (o->def && *o->def && o->type != T_FLAG)
+			fprintf(f, " [default %s]", o->def);
+		fputc('\n', f);
+	}
+}
+
+void
+rnic_params_json(const struct rnic_params *p, struct rw_json *w)
+{
+	static const char *const conn[] = {"RC", "UC", "UD"};
+	char ip[INET6_ADDRSTRLEN];
+	struct in_addr a;
+
+	rw_str(w, "mode", rnic_mode_name(p->mode));
+	rw_str(w, "role", p->server[0] ? "client" : "server");
+	rw_str(w, "server", p->server[0] ? p->server : NULL);
+	a.s_addr = htonl(p->ip);
+	inet_ntop(AF_INET, &a, ip, sizeof(ip));
+	rw_str(w, "ip", ip);
+	rw_uint(w, "prefix", p->prefix);
+	if (p->has_ip6) {
+		inet_ntop(AF_INET6, p->ip6, ip, sizeof(ip));
+		rw_str(w, "ip6", ip);
+	} else {
+		rw_null(w, "ip6");
+	}
+	rw_int(w, "vlan", p->vlan);
+	rw_uint(w, "pcp", p->pcp);
+	rw_uint(w, "dscp", p->dscp);
+	rw_uint(w, "size_bytes", p->size);
+	rw_uint(w, "iters", p->iters);
+	rw_uint(w, "duration_s", p->duration_s);
+	rw_uint(w, "mtu_bytes", p->mtu);
+	rw_uint(w, "num_qps", p->num_qps);
+	rw_bool(w, "all_sizes", p->all_sizes);
+	rw_uint(w, "tx_depth", p->tx_depth);
+	rw_uint(w, "rx_depth", p->rx_depth);
+	rw_bool(w, "bidirectional", p->bidirectional);
+	rw_str(w, "connection", conn[p->conn]);
+	rw_uint(w, "gid_index", p->gid_index);
+	rw_uint(w, "tclass", p->tclass);
+	rw_uint(w, "tcp_port", p->tcp_port);
+	rw_uint(w, "outs", p->outs);
+	rw_uint(w, "qp_timeout", p->qp_timeout);
+	rw_uint(w, "inline_size_bytes", p->inline_size);
+	rw_str(w, "atomic_type", p->atomic_type);
+	rw_str(w, "recovery", p->recovery);
+	rw_str(w, "cc", p->cc);
+	rw_uint(w, "max_inflight_pkts", p->max_inflight);
+	rw_bool(w, "busy_poll", p->busy_poll);
+	rw_uint(w, "lcores", p->lcores);
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rnic_config.h
+ * The rnic's configuration: one typed params struct, one option table (name,
+ * perftest letter, type, default, range, help) from which parsing, --help and
+ * the JSON dump of the effective configuration are all generated, and one
+ * rnic_configure() that validates everything. No DPDK: EAL arguments are split
+ * off before this parser sees the rest.
+ *
+ * Command line: rnic <EAL args> -- --ip A.B.C.D/N [options] <mode> [options] [server]
+ */
+#ifndef RNIC_CONFIG_H
+#define RNIC_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct rw_json;
+
+/** perftest-compatible modes, plus rdma-core's ibv_rc_pingpong. */
+enum rnic_mode {
+	RNIC_MODE_NONE = 0,
+	RNIC_MODE_WRITE_BW,
+	RNIC_MODE_SEND_BW,
+	RNIC_MODE_READ_BW,
+	RNIC_MODE_ATOMIC_BW,
+	RNIC_MODE_WRITE_LAT,
+	RNIC_MODE_SEND_LAT,
+	RNIC_MODE_READ_LAT,
+	RNIC_MODE_RC_PINGPONG,
+	RNIC_MODE__COUNT
+};
+
+const char *rnic_mode_name(enum rnic_mode m);
+bool rnic_mode_is_bw(enum rnic_mode m);
+
+enum rnic_conn { RNIC_CONN_RC, RNIC_CONN_UC, RNIC_CONN_UD };
+
+/** Every setting of one rnic run, defaults from the option table. */
+struct rnic_params {
+	enum rnic_mode mode;
+	char server[256];       /**< empty: run as server */
+	/* identity */
+	uint32_t ip;            /**< host order */
+	uint8_t prefix;
+	uint8_t ip6[16];
+	bool has_ip6;
+	uint32_t gw;            /**< next hop, 0 = none (peers on-link) */
+	int vlan;               /**< -1 = untagged */
+	uint8_t pcp;
+	uint8_t dscp;
+	/* perftest options */
+	uint64_t size;          /**< -s */
+	uint64_t iters;         /**< -n */
+	uint32_t duration_s;    /**< -D, 0 = use iters */
+	uint32_t mtu;           /**< -m */
+	uint32_t num_qps;       /**< -q */
+	bool all_sizes;         /**< -a */
+	uint32_t tx_depth;      /**< -t */
+	uint32_t rx_depth;      /**< -r */
+	bool bidirectional;     /**< -b */
+	enum rnic_conn conn;    /**< -c */
+	uint32_t gid_index;     /**< -x */
+	uint32_t tclass;        /**< --tclass */
+	bool report_gbits;      /**< --report_gbits */
+	uint32_t tcp_port;      /**< -p */
+	uint32_t outs;          /**< -o: outstanding reads/atomics */
+	uint32_t qp_timeout;    /**< -u: IBTA local ACK timeout exponent */
+	uint32_t inline_size;   /**< -I */
+	char atomic_type[16];   /**< -A CMP_AND_SWAP | FETCH_AND_ADD */
+	/* project options */
+	char json[256];         /**< --json (alias --out_json_file) */
+	char recovery[16];      /**< --recovery */
+	char cc[16];            /**< --cc */
+	uint32_t max_inflight;  /**< --max-inflight packets per QP */
+	bool busy_poll;
+	uint32_t lcores;        /**< QP-serving lcores */
+	uint64_t seed;
+};
+
+/** Result of parsing: 0 run, 1 printed --help/--version (exit 0), <0 error (message in err). */
+int rnic_parse_args(int argc, char **argv, struct rnic_params *p, char *err, size_t errlen);
+
+/** Cross-option validation (also run by rnic_parse_args). */
+int rnic_configure(struct rnic_params *p, char *err, size_t errlen);
+
+void rnic_params_defaults(struct rnic_params *p);
+void rnic_print_help(FILE *f);
+/** The full effective configuration, for the "config" object of --json. */
+void rnic_params_json(const struct rnic_params *p, struct rw_json *w);
+
+#endif /* RNIC_CONFIG_H */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_stats.h
+ * Transport counters, defined once as an X-macro list: the list gives the
+ * enum, the exported names and the per-QP / per-device arrays together.
+ * Every drop has a counter here. A counter that belongs to a QP is counted in
+ * the QP and in its device; the receive path's early drops (before a QP is
+ * known) are counted in the device only.
+ */
+#ifndef ROCE_STATS_H
+#define ROCE_STATS_H
+
+#include <stdint.h>
+
+/* X(ENUM_SUFFIX, "exported_name", "description") */
+#define ROCE_STATS_LIST(X)                                                                   \
+	/* traffic */                                                                        \
+	X(TX_PKTS, "tx_packets", "frames handed to ops->tx")                               \
+	X(TX_BYTES, "tx_bytes", "bytes handed to ops->tx")                                 \
+	X(RX_PKTS, "rx_packets", "frames given to roce_dev_rx()")                          \
+	X(RX_BYTES, "rx_bytes", "bytes given to roce_dev_rx()")                            \
+	X(TX_ERRORS, "tx_errors", "ops->tx refused a frame (retried later)")               \
+	X(TX_REQ_PKTS, "tx_req_packets", "request packets sent (first transmissions)")    \
+	X(TX_RETX_PKTS, "tx_retransmits", "request packets retransmitted")                 \
+	X(TX_ACKS, "tx_acks", "ACKs sent")                                                   \
+	X(TX_READ_RESP, "tx_read_responses", "RDMA READ response packets sent")           \
+	X(TX_ATOMIC_ACKS, "tx_atomic_acks", "ATOMIC ACKNOWLEDGE packets sent")            \
+	X(TX_CNPS, "tx_cnps", "CNPs sent")                                                   \
+	X(TX_NAK_SEQ, "tx_nak_seq_err", "NAKs sent: PSN sequence error")                  \
+	X(TX_NAK_RNR, "tx_nak_rnr", "RNR NAKs sent")                                        \
+	X(TX_NAK_INV_REQ, "tx_nak_inv_req", "NAKs sent: invalid request")                 \
+	X(TX_NAK_ACCESS, "tx_nak_rem_access", "NAKs sent: remote access error")           \
+	X(TX_NAK_REM_OP, "tx_nak_rem_op", "NAKs sent: remote operational error")          \
+	/* requester / completer */                                                          \
+	X(RX_ACKS, "rx_acks", "ACKs received")                                               \
+	X(RX_READ_RESP, "rx_read_responses", "RDMA READ response packets received")       \
+	X(RX_ATOMIC_ACKS, "rx_atomic_acks", "ATOMIC ACKNOWLEDGE packets received")        \
+	X(RX_NAK_SEQ, "rx_nak_seq_err", "NAKs received: PSN sequence error")              \
+	X(RX_NAK_RNR, "rx_nak_rnr", "RNR NAKs received")                                    \
+	X(RX_NAK_INV_REQ, "rx_nak_inv_req", "NAKs received: invalid request")             \
+	X(RX_NAK_ACCESS, "rx_nak_rem_access", "NAKs received: remote access error")       \
+	X(RX_NAK_REM_OP, "rx_nak_rem_op", "NAKs received: remote operational error")      \
+	X(RX_NAK_OTHER, "rx_nak_other", "NAKs received with a reserved code")             \
+	X(RX_CNPS, "rx_cnps", "CNPs received")                                               \
+	X(RX_DUP_RESP, "rx_dup_responses", "stale or duplicate responses ignored")        \
+	X(RX_BAD_RESP, "rx_bad_responses", "responses beyond the sent PSNs or malformed") \
+	X(IMPLIED_NAKS, "implied_naks", "lost READ/atomic responses found by a later response") \
+	X(TIMEOUTS, "timeouts", "local ACK timeouts")                                        \
+	X(RETRIES, "retries", "go-back retransmission rounds started")                     \
+	X(RNR_RETRIES, "rnr_retries", "retries after an RNR NAK")                           \
+	X(RETRY_EXC, "retry_exceeded", "retry_cnt exhausted (IBV_WC_RETRY_EXC_ERR)")       \
+	X(RNR_RETRY_EXC, "rnr_retry_exceeded", "rnr_retry exhausted (IBV_WC_RNR_RETRY_EXC_ERR)") \
+	X(WINDOW_FULL, "window_full", "requester stopped by the in-flight packet window")  \
+	X(CC_BLOCKED, "cc_blocked", "requester stopped by congestion control")            \
+	X(RD_ATOMIC_BLOCKED, "rd_atomic_blocked", "requester stopped by max_rd_atomic")   \
+	/* responder */                                                                      \
+	X(RX_REQ_PKTS, "rx_req_packets", "request packets accepted in order")             \
+	X(RX_DUP_REQ, "rx_dup_requests", "duplicate request packets (re-ACKed, not placed)") \
+	X(RX_OOS, "rx_out_of_sequence", "request packets after a PSN gap")                \
+	X(RX_BAD_RKEY, "rx_bad_rkey", "R_Key, access flag or bounds violation")            \
+	X(RX_INV_REQ, "rx_invalid_requests", "opcode sequence, length or operation errors") \
+	X(RX_RNR, "rx_rnr", "SENDs without a posted receive WQE")                         \
+	X(RX_DUP_NO_RES, "rx_dup_unretained", "duplicate READ/atomic no longer retained") \
+	X(RX_ATOMIC_REPLAYS, "rx_atomic_replays", "duplicate atomics answered from the cache") \
+	X(RX_READ_REPLAYS, "rx_read_replays", "duplicate READs re-executed")              \
+	X(RX_ECN_CE, "rx_ecn_ce", "packets received with ECN CE")                          \
+	X(RX_UC_MSG_DROP, "rx_uc_msg_drops", "UC messages dropped after a lost packet")    \
+	X(RX_NO_RECV_WQE, "rx_no_recv_wqe", "UC/UD SENDs dropped: no receive WQE")         \
+	X(RX_LEN_ERR, "rx_length_errors", "SENDs larger than the receive WQE")            \
+	/* receive dispatch drops */                                                         \
+	X(RX_DROP_MALFORMED, "rx_drop_malformed", "frames the wire parser rejected (not ICRC)") \
+	X(RX_DROP_ICRC, "rx_drop_icrc", "frames with a bad ICRC")                          \
+	X(RX_DROP_NOT_FOR_US, "rx_drop_not_for_us", "destination MAC/IP is not ours")     \
+	X(RX_DROP_BAD_QPN, "rx_drop_bad_qpn", "destination QP does not exist")            \
+	X(RX_DROP_BAD_TRANSPORT, "rx_drop_bad_transport", "opcode transport differs from the QP's") \
+	X(RX_DROP_BAD_PKEY, "rx_drop_bad_pkey", "P_Key does not match the QP's")           \
+	X(RX_DROP_BAD_QKEY, "rx_drop_bad_qkey", "UD Q_Key does not match the QP's")        \
+	X(RX_DROP_BAD_SRC, "rx_drop_bad_src", "RC/UC packet not from the QP's peer")       \
+	X(RX_DROP_QP_STATE, "rx_drop_qp_state", "QP state does not accept the packet")    \
+	/* completions */                                                                    \
+	X(SEND_CQES, "send_completions", "send WQEs completed (signaled or not)")          \
+	X(RECV_CQES, "recv_completions", "receive WQEs completed")                          \
+	X(FLUSHED_WQES, "flushed_wqes", "WQEs completed with IBV_WC_WR_FLUSH_ERR")         \
+	X(CQ_OVERFLOW, "cq_overflow", "completions lost because a CQ was full")
+
+/** Counter identifiers. */
+enum roce_stat {
+#define ROCE_STAT_ENUM(e, name, desc) ROCE_STAT_##e,
+	ROCE_STATS_LIST(ROCE_STAT_ENUM)
+#undef ROCE_STAT_ENUM
+	ROCE_STAT__COUNT
+};
+
+/** A set of counters (per QP or per device). */
+struct roce_stats {
+	uint64_t v[ROCE_STAT__COUNT];
+};
+
+/** Exported name ("tx_packets") of a counter, or NULL if out of range. */
+const char *roce_stat_name(enum roce_stat id);
+/** One-line description of a counter, or NULL if out of range. */
+const char *roce_stat_desc(enum roce_stat id);
+
+#endif /* ROCE_STATS_H */

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_verbs.h
+ * The public API of the software RNIC: verbs with rdma-core's own types.
+ *
+ * Everything here mirrors libibverbs (ibv_alloc_pd -> roce_pd_alloc,
+ * ibv_post_send -> roce_post_send, ...) and takes the same structs, enums and
+ * masks from <infiniband/verbs.h>; libibverbs itself is not linked. The engine
+ * never touches DPDK: frames leave through roce_dev_ops.tx, arrive through
+ * roce_dev_rx(), time comes from roce_dev_ops.now_ns, and timers (retransmit,
+ * RNR, delayed ACK, pacing) are checked by roce_dev_poll().
+ *
+ * Conventions
+ *  - Functions returning int return 0 or a negative errno (-EINVAL, -ENOMEM,
+ *    -EBUSY, ...); ibverbs returns a positive errno, so test with `!= 0`.
+ *  - Constructors return NULL on failure and set errno.
+ *  - Where a verbs struct holds a pointer to a verbs object (ibv_qp_init_attr
+ *    send_cq/recv_cq, ibv_send_wr wr.ud.ah) store the roce object through
+ *    roce_cq_ibv() / roce_ah_ibv(); the engine casts it back and never
+ *    dereferences it as the ibv type.
+ *  - Not thread safe: one thread drives a device (as a DPDK lcore would).
+ *
+ * Differences from verbs worth knowing
+ *  - Local keys and SGE bounds are checked by roce_post_send/roce_post_recv
+ *    (-EINVAL and *bad_wr), not reported later as IBV_WC_LOC_PROT_ERR. They
+ *    are checked again on use, so an MR deregistered meanwhile gives
+ *    IBV_WC_LOC_PROT_ERR instead of a stray access.
+ *  - A UD send longer than the port MTU is refused by roce_post_send.
+ */
+#ifndef ROCE_VERBS_H
+#define ROCE_VERBS_H
+
+#include <infiniband/verbs.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roce_params.h"
+#include "roce_stats.h"
+
+struct roce_dev;
+struct roce_pd;
+struct roce_cq;
+struct roce_qp;
+struct roce_ah;
+
+/* ------------------------------------------------------------------------- */
+/* Device                                                                    */
+/* ------------------------------------------------------------------------- */
+
+/** Log levels passed to roce_dev_ops.log (syslog numbering). */
+enum roce_log_level {
+	ROCE_LOG_ERR = 3,
+	ROCE_LOG_WARNING = 4,
+	ROCE_LOG_INFO = 6,
+	ROCE_LOG_DEBUG = 7,
+};
+
+/**
+ * Device configuration. Fill with roce_dev_cfg_init() and override fields;
+ * roce_dev_create() validates all of it.
+ */
+struct roce_dev_cfg {
+	uint8_t mac[6];          /**< local MAC, source of every frame */
+	union ibv_gid gid[ROCE_MAX_GID]; /**< GID table: IPv4 as ::ffff:a.b.c.d, or IPv6 */
+	unsigned int gid_count;  /**< valid entries in gid[] (at least 1) */
+	uint16_t pkey[ROCE_MAX_PKEY]; /**< P_Key table (pkey_index); default {0xffff} */
+	unsigned int pkey_count;
+	bool vlan;               /**< send with an 802.1Q tag */
+	uint16_t vlan_id;
+	uint8_t pcp;             /**< 802.1p priority when the AH's sl is 0 */
+	uint8_t dscp;            /**< DSCP when the AH's traffic_class is 0 */
+	bool ecn;                /**< mark request and READ-response packets ECT(0) */
+	uint8_t hop_limit;       /**< TTL / hop limit when the AH's hop_limit is 0 */
+	uint32_t mtu;            /**< port MTU in bytes (256..4096): caps path_mtu, UD size */
+	uint32_t max_qp, max_cq, max_mr, max_pd, max_ah; /**< object limits */
+	uint32_t window_pkts;    /**< default RC in-flight packet window per QP */
+	uint32_t ackreq_every;   /**< requester: AckReq bit at least every N packets */
+	uint32_t ack_every;      /**< responder: ACK at least every N packets */
+	uint64_t ack_delay_ns;   /**< responder: ACK an idle flow after this long */
+	uint32_t tx_burst;       /**< packets per QP per run (post, rx, poll) */
+	unsigned int parse_flags; /**< roce_parse() flags, e.g. ROCE_PARSE_NO_ICRC if offloaded */
+	bool check_dst_mac;      /**< drop frames whose destination MAC is not ours */
+	char recovery[16];       /**< default loss recovery by name ("gbn") */
+	char cc[16];             /**< default congestion control by name ("none") */
+};
+
+/**
+ * The outside world. tx and now_ns are required; the others may be NULL.
+ * None of them may call back into the engine.
+ */
+struct roce_dev_ops {
+	/**
+	 * Transmit one frame (Ethernet header to ICRC, at least 60 bytes). The
+	 * engine reuses @p frame after the call, so copy it. Return 0, or a
+	 * negative errno (e.g. -ENOBUFS) to refuse: the engine keeps the packet
+	 * and tries again on a later roce_dev_poll().
+	 */
+	int (*tx)(void *ctx, const uint8_t *frame, size_t len);
+	/** Current time in nanoseconds (monotonic). */
+	uint64_t (*now_ns)(void *ctx);
+	/** One log line (no newline), rate limited by the engine. */
+	void (*log)(void *ctx, enum roce_log_level level, const char *msg);
+	/** A CQ armed by roce_req_notify_cq() got a matching completion. */
+	void (*cq_event)(void *ctx, struct roce_cq *cq);
+	/**
+	 * Resolve a peer GID to a MAC (ARP/ND in the app) when a connected QP
+	 * goes to RTR without roce_qp_set_remote_mac(). Return 0 or -errno.
+	 */
+	int (*resolve_mac)(void *ctx, const union ibv_gid *gid, uint8_t mac[6]);
+};
+
+/** Fill @p cfg with the defaults of roce_params.h (GID and MAC left zero). */
+void roce_dev_cfg_init(struct roce_dev_cfg *cfg);
+
+/**
+ * Create a device. @p cfg and @p ops are copied; @p ctx is passed to every op.
+ * Returns NULL with errno EINVAL (bad cfg; see the log) or ENOMEM.
+ */
+struct roce_dev *roce_dev_create(const struct roce_dev_cfg *cfg, const struct roce_dev_ops *ops,
+				 void *ctx);
+
+/** Destroy a device and every object still on it (no completions are generated). */
+void roce_dev_destroy(struct roce_dev *dev);
+
+/**
+ * Receive one frame. Never reads past @p len and never fails: a frame that is
+ * not accepted is counted. Returns 0 if a QP took the packet (which may still
+ * drop it as a duplicate or out of sequence, counted per QP), otherwise the
+ * ::roce_stat counter that recorded the drop.
+ */
+int roce_dev_rx(struct roce_dev *dev, const uint8_t *frame, size_t len);
+
+/**
+ * Receive a burst; QPs run their transmit side (ACKs, responses, new data)
+ * once at the end of the burst instead of after every frame.
+ */
+void roce_dev_rx_burst(struct roce_dev *dev, const uint8_t *const *frames, const size_t *lens,
+		       unsigned int n);
+
+/**
+ * Check every timer (retransmit, RNR, delayed ACK, pacing) against @p now_ns
+ * and let each QP transmit up to tx_burst packets. Call it from the main loop.
+ */
+void roce_dev_poll(struct roce_dev *dev, uint64_t now_ns);
+
+/** Earliest armed timer deadline of any QP in ns, or UINT64_MAX if none. */
+uint64_t roce_dev_next_deadline(const struct roce_dev *dev);
+
+/** True if some QP has packets it could send now (the app should poll again). */
+bool roce_dev_busy(const struct roce_dev *dev);
+
+/** Copy the device-wide counters. */
+void roce_dev_stats(const struct roce_dev *dev, struct roce_stats *out);
+
+/**
+ * Frames the wire parser rejected, by ::net_err (index 1..NET_E__COUNT-1);
+ * returns the count for one error code.
+ */
+uint64_t roce_dev_parse_errors(const struct roce_dev *dev, int net_err);
+
+/** The device configuration in use. */
+const struct roce_dev_cfg *roce_dev_config(const struct roce_dev *dev);
+
+/* ------------------------------------------------------------------------- */
+/* Protection domain, memory regions, address handles                        */
+/* ------------------------------------------------------------------------- */
+
+/** Allocate a PD. NULL with errno ENOMEM when cfg.max_pd is reached. */
+struct roce_pd *roce_pd_alloc(struct roce_dev *dev);
+/** Free a PD; -EBUSY while MRs, QPs or AHs use it. */
+int roce_pd_dealloc(struct roce_pd *pd);
+
+/** A registered memory region, as ibv_mr: read the keys, do not write. */
+struct roce_mr {
+	struct roce_pd *pd;
+	void *addr;          /**< start of the region in this process */
+	size_t length;
+	uint64_t iova;       /**< remote address of addr (= (uintptr_t)addr) */
+	uint32_t lkey;       /**< local key for SGEs */
+	uint32_t rkey;       /**< remote key for RETH / AtomicETH (same value as lkey) */
+	unsigned int access; /**< enum ibv_access_flags */
+};
+
+/**
+ * Register @p len bytes at @p addr with IBV_ACCESS_LOCAL_WRITE /
+ * REMOTE_WRITE / REMOTE_READ / REMOTE_ATOMIC (IBTA C10-?: remote write or
+ * atomic access requires local write). NULL with errno EINVAL or ENOMEM.
+ */
+struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, size_t len, unsigned int access);
+/** Deregister; the keys stop working at once (packets using them are NAKed). */
+int roce_dereg_mr(struct roce_mr *mr);
+
+/**
+ * Create an address handle for UD sends: @p attr as for ibv_create_ah (is_global
+ * must be set: grh.dgid, grh.sgid_index, grh.traffic_class, grh.hop_limit,
+ * grh.flow_label; sl gives the 802.1p priority) plus the peer's MAC, which the
+ * app resolved. Put it in ibv_send_wr.wr.ud.ah with roce_ah_ibv().
+ */
+struct roce_ah *roce_create_ah(struct roce_pd *pd, const struct ibv_ah_attr *attr,
+			       const uint8_t mac[6]);
+int roce_destroy_ah(struct roce_ah *ah);
+
+/** The value to store in ibv_send_wr.wr.ud.ah (a cast; never dereferenced as ibv_ah). */
+static inline struct ibv_ah *
+roce_ah_ibv(struct roce_ah *ah)
+{
+	return (struct ibv_ah *)(void *)ah;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Completion queues                                                         */
+/* ------------------------------------------------------------------------- */
+
+/** Create a CQ of at least @p cqe entries. NULL with errno EINVAL or ENOMEM. */
+struct roce_cq *roce_create_cq(struct roce_dev *dev, int cqe);
+/** Destroy a CQ; -EBUSY while a QP uses it. */
+int roce_destroy_cq(struct roce_cq *cq);
+/** Poll up to @p n completions into @p wc; returns how many (0..n) or -EINVAL. */
+int roce_poll_cq(struct roce_cq *cq, int n, struct ibv_wc *wc);
+/**
+ * Arm the CQ: the next completion (or, with @p solicited_only, the next
+ * receive completion of a message with the solicited-event bit, or any error
+ * completion) calls ops->cq_event once.
+ */
+int roce_req_notify_cq(struct roce_cq *cq, int solicited_only);
+/** Completions waiting in the CQ. */
+unsigned int roce_cq_count(const struct roce_cq *cq);
+
+/** The value to store in ibv_qp_init_attr.send_cq / recv_cq (a cast). */
+static inline struct ibv_cq *
+roce_cq_ibv(struct roce_cq *cq)
+{
+	return (struct ibv_cq *)(void *)cq;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Queue pairs                                                               */
+/* ------------------------------------------------------------------------- */
+
+/**
+ * Create an RC, UC or UD QP in RESET. @p attr: send_cq/recv_cq via
+ * roce_cq_ibv(), cap (max_send_wr, max_recv_wr, max_send_sge, max_recv_sge,
+ * max_inline_data), qp_type, sq_sig_all, qp_context. SRQ is not supported.
+ * attr->cap is updated with the sizes granted. NULL with errno EINVAL/ENOMEM.
+ */
+struct roce_qp *roce_create_qp(struct roce_pd *pd, struct ibv_qp_init_attr *attr);
+/** Destroy a QP (no completions are generated for its WQEs). */
+int roce_destroy_qp(struct roce_qp *qp);
+/** The QP number (24 bit). */
+uint32_t roce_qp_num(const struct roce_qp *qp);
+/** The QP's current state. */
+enum ibv_qp_state roce_qp_state(const struct roce_qp *qp);
+/** The qp_context given at creation. */
+void *roce_qp_context(const struct roce_qp *qp);
+
+/**
+ * Modify a QP as ibv_modify_qp: the IBTA state machine (RESET, INIT, RTR, RTS,
+ * SQD, SQE, ERR) with the required and optional attribute masks per
+ * transition of IBTA table 91 (the ibv_modify_qp man page). RoCEv2 addressing
+ * comes from attr->ah_attr: is_global = 1, grh.dgid (the peer's GID),
+ * grh.sgid_index, grh.traffic_class, grh.hop_limit, grh.flow_label, sl.
+ * Returns 0, or -EINVAL for an illegal transition, a missing required or a
+ * disallowed optional attribute, or a value out of range (nothing changes
+ * then), or -EHOSTUNREACH when the peer MAC is unknown at RTR.
+ */
+int roce_modify_qp(struct roce_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+/** Query attributes and the creation parameters, as ibv_query_qp. */
+int roce_query_qp(struct roce_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr);
+
+/**
+ * Set the peer's MAC for an RC/UC QP (the app resolved the GID by ARP/ND).
+ * Call before or after the transition to RTR; it takes effect at once.
+ */
+int roce_qp_set_remote_mac(struct roce_qp *qp, const uint8_t mac[6]);
+/** Select the loss recovery (e.g. "gbn") by name; only in RESET or INIT. -ENOENT if unknown. */
+int roce_qp_set_recovery(struct roce_qp *qp, const char *name);
+/** Select the congestion control (e.g. "none") by name; only in RESET or INIT. */
+int roce_qp_set_cc(struct roce_qp *qp, const char *name);
+/** In-flight packet window of an RC QP (1..ROCE_MAX_WINDOW_PKTS). */
+int roce_qp_set_window(struct roce_qp *qp, uint32_t pkts);
+/** Copy the QP's counters. */
+void roce_qp_stats(const struct roce_qp *qp, struct roce_stats *out);
+
+/**
+ * Post a chain of send WRs. Opcodes: SEND, SEND_WITH_IMM, RDMA_WRITE,
+ * RDMA_WRITE_WITH_IMM, RDMA_READ, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD
+ * (RC only for READ and atomics; SEND only on UD). Flags: SIGNALED,
+ * SOLICITED, INLINE, FENCE. Transmission starts at once (up to tx_burst
+ * packets). Returns 0, or -EINVAL (bad WR or QP state), -ENOMEM (queue full)
+ * with *bad_wr at the first WR not posted.
+ */
+int roce_post_send(struct roce_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+/** Post a chain of receive WRs (in INIT, RTR, RTS, SQD, SQE; flushed in ERR). */
+int roce_post_recv(struct roce_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
+#endif /* ROCE_VERBS_H */

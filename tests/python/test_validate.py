@@ -1,0 +1,165 @@
+"""``python -m rocewan validate`` on the rxe capture, on corrupted copies and
+on frames broken in every way the consistency checks know."""
+
+import json
+import random
+
+import pytest
+
+import rwtest
+from rocewan import golden
+from rocewan.build import build_bytes
+from rocewan.frame import decode
+from rocewan.gen import random_spec
+from rocewan.pcapio import read_frames, write_frames
+from rocewan.psn import psn_delta, psn_span
+from rocewan.validate import validate_file
+
+RXE_FIRST_ROCE = 19        # frames 0-18 are the perftest TCP exchange
+
+
+def rxe_frames():
+    return [buf for _, buf, _ in read_frames(rwtest.RXE_PCAP)]
+
+
+def test_rxe_capture_all_valid():
+    rep = validate_file(rwtest.RXE_PCAP)
+    r = rep.results()
+    assert r["ok"] and r["errors"] == {}
+    assert (r["frames"], r["roce"], r["roce_ok"], r["other"]) == \
+        (64, 25, 25, 39)
+    assert r["opcodes"] == {"RC_RDMA_WRITE_FIRST": 5,
+                            "RC_RDMA_WRITE_MIDDLE": 10,
+                            "RC_RDMA_WRITE_LAST": 5, "RC_ACKNOWLEDGE": 5}
+    assert (r["psn"]["flows"], r["psn"]["gaps"],
+            r["psn"]["retransmissions"]) == (1, 0, 0)
+
+
+def test_rxe_capture_decoded_fields():
+    """ib_write_bw -s 4096 with a 1024-byte MTU: 5 writes of
+    FIRST(RETH, len 4096) + 2 MIDDLE + LAST, 1024 bytes each, each ACKed."""
+    recs = [decode(b, i).rec for i, b in enumerate(rxe_frames())]
+    roce = [r for r in recs if r["roce"]]
+    assert all(r["icrc_ok"] and r["err"] == "OK" for r in roce)
+    writes = [r for r in roce if r["bth"]["opcode"] in (6, 7, 8)]
+    assert [r["bth"]["opcode"] for r in writes] == [6, 7, 7, 8] * 5
+    assert all(r["payload_len"] == 1024 and r["bth"]["pad"] == 0
+               for r in writes)
+    assert all(r["reth"]["dlen"] == 4096 for r in writes
+               if r["bth"]["opcode"] == 6)
+    psns = [r["bth"]["psn"] for r in writes]
+    assert all(psn_delta(a, b) == 1 for a, b in zip(psns, psns[1:]))
+    acks = [r for r in roce if r["bth"]["opcode"] == 0x11]
+    assert [a["bth"]["psn"] for a in acks] == psns[3::4]
+
+
+def _write_pcap(tmp_path, name, frames):
+    path = tmp_path / name
+    write_frames(str(path), frames)
+    return path
+
+
+def test_cli_ok_and_json(tmp_path):
+    out = tmp_path / "v.json"
+    p = rwtest.rocewan("validate", rwtest.RXE_PCAP, "--json", out)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "25 RoCEv2 (25 ok, 0 failed)" in p.stdout
+    assert "RESULT: OK" in p.stdout
+    doc = json.loads(out.read_text())
+    assert doc["schema"] == "rocewan/1" and doc["app"] == "rocewan-validate"
+    assert doc["results"]["roce_ok"] == 25 and doc["results"]["ok"]
+    for key in ("version", "started_utc", "config", "seed"):
+        assert key in doc
+
+
+def test_cli_help():
+    for args in (["--help"], ["validate", "--help"]):
+        p = rwtest.rocewan(*args)
+        assert p.returncode == 0 and "usage:" in p.stdout
+
+
+def test_cli_missing_file(tmp_path):
+    p = rwtest.rocewan("validate", tmp_path / "nope.pcap")
+    assert p.returncode == 2 and "cannot read" in p.stderr
+
+
+def test_flipped_payload_bit_is_icrc_error(tmp_path):
+    frames = rxe_frames()
+    bad = bytearray(frames[RXE_FIRST_ROCE + 1])
+    bad[200] ^= 0x10                     # inside the RDMA WRITE payload
+    frames[RXE_FIRST_ROCE + 1] = bytes(bad)
+    path = _write_pcap(tmp_path, "flip.pcap", frames)
+    p = rwtest.rocewan("validate", path)
+    assert p.returncode == 1, p.stdout
+    assert "BAD_ICRC" in p.stdout and "first #20" in p.stdout
+    assert "RESULT: FAIL" in p.stdout
+    r = validate_file(str(path)).results()
+    assert r["errors"] == {"BAD_ICRC": {"count": 1, "first_idx": 20}}
+
+
+def test_truncated_frame_is_consistency_error(tmp_path):
+    frames = rxe_frames()
+    frames[RXE_FIRST_ROCE + 2] = frames[RXE_FIRST_ROCE + 2][:600]
+    path = _write_pcap(tmp_path, "trunc.pcap", frames)
+    p = rwtest.rocewan("validate", path)
+    assert p.returncode == 1, p.stdout
+    r = validate_file(str(path)).results()
+    assert r["errors"] == {"BAD_IP_LEN": {"count": 1, "first_idx": 21}}
+    assert r["roce"] == 25 and r["roce_failed"] == 1
+
+
+def test_snaplen_cut_frames_are_not_failures(tmp_path):
+    # a capture taken with a small snap length: wire length > captured
+    rep = validate_file(rwtest.RXE_PCAP)
+    for idx, buf, _ in read_frames(rwtest.RXE_PCAP):
+        rep.add(idx, buf[:128], wire_len=len(buf))
+    assert not rep.failed and rep.results()["snaplen_cut"] == 64
+
+
+BROKEN = rwtest.broken_frames()
+
+
+@pytest.mark.parametrize("name,frame,err", BROKEN,
+                         ids=[b[0] for b in BROKEN])
+def test_decode_names_the_error(name, frame, err):
+    d = decode(frame)
+    assert d.roce, "a broken RoCEv2 frame still counts as RoCEv2"
+    assert d.err == err
+
+
+def test_validate_reports_every_error_kind(tmp_path):
+    path = _write_pcap(tmp_path, "broken.pcap", [b[1] for b in BROKEN])
+    r = validate_file(str(path)).results()
+    want = {}
+    for idx, (_, _, err) in enumerate(BROKEN):
+        if err != "OK":
+            want.setdefault(err, {"count": 0, "first_idx": idx})
+            want[err]["count"] += 1
+    assert r["errors"] == want
+    assert r["roce"] == len(BROKEN)
+    p = rwtest.rocewan("validate", path)
+    assert p.returncode == 1
+    for err in want:
+        assert err in p.stdout
+
+
+def test_psn_story_counts(tmp_path):
+    path = _write_pcap(tmp_path, "psn.pcap", golden.psn_story())
+    r = validate_file(str(path)).results()
+    assert r["ok"]
+    got = {k: r["psn"][k] for k in ("flows", "gaps", "missing",
+                                    "retransmissions")}
+    got.update({k: r[k] for k in ("cnp", "pause", "pfc", "ecn_ce")})
+    assert got == golden.PSN_STORY_EXPECT
+
+
+def test_psn_helpers():
+    assert psn_delta(0xffffff, 0) == 1
+    assert psn_delta(0, 0xffffff) == -1
+    assert psn_delta(5, 5) == 0
+    assert psn_delta(0, 0x7fffff) == 0x7fffff
+    assert psn_delta(0, 0x800000) == -0x800000
+    assert psn_span(False) == 1
+    assert psn_span(True, 0) == 1
+    assert psn_span(True, 4096) == 16
+    assert psn_span(True, 4097) == 17

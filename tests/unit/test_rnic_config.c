@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Unit tests of the rnic command line: perftest letters, defaults, errors that name the option. */
+#include <errno.h>
+
+#include "rnic_config.h"
+#include "rw_json.h"
+#include "rw_test.h"
+
+static int
+parse(struct rnic_params *p, char *err, const char *line)
+{
+	char buf[512], *argv[32];
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "rnic %s", line);
+	for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " "))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	err[0] = 0;
+	return rnic_parse_args(argc, argv, p, err, 256);
+}
+
+static void
+test_defaults_and_perftest_letters(void)
+{
+	struct rnic_params p;
+	char err[256];
+
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 write_bw"), 0);
+	CHECK_EQ(p.mode, RNIC_MODE_WRITE_BW);
+	CHECK_EQ(p.size, 65536);
+	CHECK_EQ(p.iters, 5000);
+	CHECK_EQ(p.mtu, 1024);
+	CHECK_EQ(p.tcp_port, 18515);
+	CHECK_EQ(p.prefix, 24);
+	CHECK_EQ(p.ip, 0x0a000001);
+	CHECK_EQ(p.vlan, -1);
+	CHECK_EQ(p.dscp, 26);
+	CHECK(p.server[0] == 0);
+	CHECK(strcmp(p.recovery, "gbn") == 0);
+	CHECK_EQ(parse(&p, err, "--ip=10.0.0.1/16 -s 4096 -n 20 -m 4096 -q 2 -x 0 -c UC -p 9999 "
+				"--report_gbits -t 64 write_bw 10.0.0.2"), 0);
+	CHECK_EQ(p.size, 4096);
+	CHECK_EQ(p.iters, 20);
+	CHECK_EQ(p.mtu, 4096);
+	CHECK_EQ(p.num_qps, 2);
+	CHECK_EQ(p.conn, RNIC_CONN_UC);
+	CHECK_EQ(p.tcp_port, 9999);
+	CHECK(p.report_gbits);
+	CHECK(strcmp(p.server, "10.0.0.2") == 0);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 -s64K --out_json_file=/tmp/r.json send_bw"), 0);
+	CHECK_EQ(p.size, 65536);
+	CHECK(strcmp(p.json, "/tmp/r.json") == 0);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 -d rxe0 -F atomic_bw"), 0); /* ignored options */
+	CHECK_EQ(p.size, 8);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00::1 -x 1 --vlan 100 --pcp 5 read_bw h"), 0);
+	CHECK(p.has_ip6);
+	CHECK_EQ(p.vlan, 100);
+	CHECK_EQ(p.pcp, 5);
+}
+
+static void
+test_errors_name_the_option(void)
+{
+	struct rnic_params p;
+	char err[256];
+
+	CHECK(parse(&p, err, "write_bw") < 0);
+	CHECK(strstr(err, "--ip") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24") < 0);
+	CHECK(strstr(err, "no mode") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 write_bww") < 0);
+	CHECK(strstr(err, "unknown mode \"write_bww\"") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 -m 1000 write_bw") < 0);
+	CHECK(strstr(err, "--mtu") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 -m 8192 write_bw") < 0);
+	CHECK(strstr(err, "256..4096") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.300/24 write_bw") < 0);
+	CHECK(strstr(err, "not an IPv4 address") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/40 write_bw") < 0);
+	CHECK(strstr(err, "prefix") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 -c XRC write_bw") < 0);
+	CHECK(strstr(err, "RC|UC|UD") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 -R write_bw") == -ENOTSUP);
+	CHECK(strstr(err, "RDMA CM") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --bogus write_bw") < 0);
+	CHECK(strstr(err, "--bogus") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 -s") < 0);
+	CHECK(strstr(err, "needs a value") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 -s abc write_bw") < 0);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 -c UD write_bw") < 0);
+	CHECK(strstr(err, "UD") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 -c UC read_bw") < 0);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 -x 1 write_bw") < 0);
+	CHECK(strstr(err, "--ip6") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --gw 10.0.1.1 write_bw") < 0);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 write_bw a b") < 0);
+	CHECK(strstr(err, "unexpected argument \"b\"") != NULL);
+}
+
+static void
+test_json_dump(void)
+{
+	struct rnic_params p;
+	char err[256], *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+	struct rw_json w;
+
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 -s 4096 write_bw 10.0.0.2"), 0);
+	rw_json_init(&w, f);
+	rw_doc_begin(&w, "rnic");
+	rnic_params_json(&p, &w);
+	rw_doc_results(&w, true, p.seed);
+	CHECK_EQ(rw_doc_end(&w), 0);
+	fclose(f);
+	CHECK(strstr(out, "\"size_bytes\": 4096") != NULL);
+	CHECK(strstr(out, "\"role\": \"client\"") != NULL);
+	CHECK(strstr(out, "\"ip\": \"10.0.0.1\"") != NULL);
+	free(out);
+}
+
+RW_TEST_MAIN(RW_TEST(test_defaults_and_perftest_letters), RW_TEST(test_errors_name_the_option),
+	     RW_TEST(test_json_dump))
