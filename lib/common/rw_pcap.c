@@ -47,7 +47,8 @@ bad:
 }
 
 int
-rw_pcap_next(struct rw_pcap *p, uint8_t *buf, uint32_t cap, uint64_t *ts_ns, uint32_t *orig_len)
+rw_pcap_next(struct rw_pcap *p, uint8_t *buf, uint32_t cap, uint32_t *caplen, uint64_t *ts_ns,
+	     uint32_t *orig_len)
 {
 	uint32_t rh[4], incl, take;
 
@@ -66,7 +67,8 @@ rw_pcap_next(struct rw_pcap *p, uint8_t *buf, uint32_t cap, uint64_t *ts_ns, uin
 		return -EIO;
 	if (incl > take && fseek(p->f, (long)(incl - take), SEEK_CUR) != 0)
 		return -EIO;
-	return (int)take;
+	*caplen = take;
+	return 1;
 }
 
 int

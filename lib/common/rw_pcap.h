@@ -23,9 +23,11 @@ struct rw_pcap {
 int rw_pcap_open_read(struct rw_pcap *p, const char *path);
 /**
  * Read the next record into buf (at most cap bytes; longer records are truncated
- * and *orig_len tells). Returns captured length, 0 at end of file, negative on error.
+ * and *orig_len tells). *caplen gets the bytes stored (0 for an empty record).
+ * Returns 1 for a record, 0 at end of file, negative on error.
  */
-int rw_pcap_next(struct rw_pcap *p, uint8_t *buf, uint32_t cap, uint64_t *ts_ns, uint32_t *orig_len);
+int rw_pcap_next(struct rw_pcap *p, uint8_t *buf, uint32_t cap, uint32_t *caplen, uint64_t *ts_ns,
+		 uint32_t *orig_len);
 /** Create a pcap (microsecond timestamps). */
 int rw_pcap_open_write(struct rw_pcap *p, const char *path);
 int rw_pcap_write(struct rw_pcap *p, const uint8_t *buf, uint32_t len, uint64_t ts_ns);

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "emu_err.h"
 #include "emu_rng.h"
 
 enum emu_dist_kind {

@@ -78,7 +78,8 @@ emu_loss_params_check(const struct emu_loss_params *lp)
 		if (!is_prob(lp->p13) || !is_prob(lp->p31) || !is_prob(lp->p32) ||
 		    !is_prob(lp->p23) || !is_prob(lp->p14))
 			return -EMU_E_RANGE;
-		if (lp->p13 + lp->p14 > 1. + EMU_SUM_SLACK || lp->p31 + lp->p32 > 1. + EMU_SUM_SLACK)
+		if (lp->p13 + lp->p14 > 1. + EMU_SUM_SLACK ||
+		    lp->p31 + lp->p32 > 1. + EMU_SUM_SLACK)
 			return -EMU_E_RANGE;
 		return 0;
 	}
@@ -212,7 +213,7 @@ close_run(struct emu_loss_stats *st)
 	st->run_sum += n;
 	if (n > st->max_run)
 		st->max_run = n;
-	st->bursts[(n < EMU_LOSS_BURST_BUCKETS ? n : EMU_LOSS_BURST_BUCKETS) - 1]++;
+	st->loss_bursts[(n < EMU_LOSS_BURST_BUCKETS ? n : EMU_LOSS_BURST_BUCKETS) - 1]++;
 	st->cur_run = 0;
 }
 

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "emu_err.h"
 #include "emu_rng.h"
 
 enum emu_loss_kind {
@@ -56,7 +57,7 @@ enum emu_loss_verdict {
 	EMU_LOSS_LOSE = 1,
 };
 
-/** Loss-run histogram: bursts[i] counts runs of i+1 losses; the last bucket is ">= N". */
+/** Loss-run histogram: loss_bursts[i] counts runs of i+1 losses; the last bucket is ">= N". */
 #define EMU_LOSS_BURST_BUCKETS 16
 
 struct emu_loss_stats {
@@ -66,13 +67,14 @@ struct emu_loss_stats {
 	uint64_t run_sum;  /**< losses in closed runs (so mean run = run_sum / runs) */
 	uint64_t max_run;  /**< longest closed run */
 	uint64_t cur_run;  /**< length of the run in progress */
-	uint64_t bursts[EMU_LOSS_BURST_BUCKETS];
+	uint64_t loss_bursts[EMU_LOSS_BURST_BUCKETS];
 };
 
 struct emu_loss {
 	enum emu_loss_kind kind;
 	int state;          /**< enum emu_ge_state or enum emu_gi_state */
-	emu_prob a[5];      /**< random: a[0]; GE: p, r, 1-h, 1-k; 4-state: p13, p31, p32, p23, p14 */
+	/** random: a[0]; GE: p, r, 1-h, 1-k; 4-state: p13, p31, p32, p23, p14 */
+	emu_prob a[5];
 	struct emu_crand crand; /**< random model's netem correlation */
 	struct emu_rng rng;
 	struct emu_loss_stats stats;

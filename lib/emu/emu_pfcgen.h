@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "emu_err.h"
 #include "emu_counters.h"
 
 /** RoCE's usual lossless priority (pfc_relay.md: DSCP 26 -> priority 3). */

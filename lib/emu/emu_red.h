@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "emu_err.h"
 #include "emu_counters.h"
 #include "emu_rng.h"
 

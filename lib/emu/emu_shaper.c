@@ -31,7 +31,8 @@ emu_shaper_wire_len(const struct emu_shaper_params *p, uint32_t len)
 	if (wire <= 0)
 		return 0;
 	if (p->cell_size != 0) {
-		/* netem: cells = ceil(len / cell_size); len = cells * (cell_size + cell_overhead) */
+		/* netem: cells = ceil(len / cell_size);
+		 * len = cells * (cell_size + cell_overhead) */
 		int64_t cells = (wire + p->cell_size - 1) / p->cell_size;
 
 		wire = cells * ((int64_t)p->cell_size + p->cell_overhead);

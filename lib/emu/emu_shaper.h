@@ -24,6 +24,7 @@
 
 #include <stdint.h>
 
+#include "emu_err.h"
 #include "emu_counters.h"
 
 /** netem's default "limit" (iproute2 q_netem.c: .limit = 1000). */

@@ -211,9 +211,11 @@ emu_parse_uint(const char *s, uint64_t max, uint64_t *v)
 	for (i = 0; s[i]; i++) {
 		if (!isdigit((unsigned char)s[i]))
 			return i == 0 ? -EMU_E_BAD_NUMBER : -EMU_E_BAD_UNIT;
-		if (x > (UINT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t)(s[i] - '0');
+
+		if (x > (UINT64_MAX - d) / 10)
 			return -EMU_E_RANGE;
-		x = x * 10 + (uint64_t)(s[i] - '0');
+		x = x * 10 + d;
 	}
 	if (x > max)
 		return -EMU_E_RANGE;

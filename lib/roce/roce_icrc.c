@@ -10,7 +10,7 @@
 uint32_t
 roce_icrc_calc(const uint8_t *ip, size_t len, int ip_ver)
 {
-	uint8_t h[8 + NET_IPV6_HLEN + NET_UDP_HLEN + ROCE_BTH_LEN];
+	uint8_t h[8 + 60 + NET_UDP_HLEN + ROCE_BTH_LEN]; /* IPv4 with options: up to 60 B */
 	uint8_t *p = h + 8;
 	size_t iphl, hl;
 	uint32_t crc;
@@ -20,7 +20,7 @@ roce_icrc_calc(const uint8_t *ip, size_t len, int ip_ver)
 	/* IPv4 options are hashed as they are: only the fixed fields are variant */
 	iphl = ip_ver == 4 ? (size_t)(ip[0] & 0x0f) * 4 : NET_IPV6_HLEN;
 	hl = iphl + NET_UDP_HLEN + ROCE_BTH_LEN;
-	if (len < hl || iphl > NET_IPV6_HLEN)
+	if (len < hl || iphl < NET_IPV4_HLEN)
 		return 0;
 	memset(h, 0xff, 8);
 	memcpy(p, ip, hl);

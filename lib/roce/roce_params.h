@@ -59,7 +59,7 @@
 #define ROCE_DEFAULT_ACK_DELAY_NS 20000u /**< responder ACKs an idle flow after this delay */
 #define ROCE_DEFAULT_TX_BURST 64u      /**< packets per QP per requester/responder run */
 #define ROCE_MAX_RETRY_CNT 7u          /**< IBTA 3-bit retry_cnt (7 means seven retries) */
-#define ROCE_RNR_RETRY_INFINITE 7u     /**< rnr_retry 7: retry forever (IBTA 9.7.5.2.8) */
+#define ROCE_RNR_RETRY_INFINITE 7u     /**< rnr_retry 7: retry forever (IBTA) */
 #define ROCE_MAX_TIMER_CODE 31u        /**< timeout and min_rnr_timer are 5-bit codes */
 
 /* ---- addressing defaults ---- */
@@ -72,8 +72,9 @@
 #define ROCE_NS_PER_SEC 1000000000ull
 
 /**
- * Local ACK timeout (IBTA 9.7.6.1.3, C9-141): 4.096 us x 2^timeout; code 0
- * disables the timer. Returns nanoseconds, 0 for "infinite".
+ * Local ACK timeout (IBTA ch. 9.7, requester transport timer; the QP's
+ * `timeout` attribute): 4.096 us x 2^timeout; code 0 disables the timer.
+ * Returns nanoseconds, 0 for "infinite".
  */
 static inline uint64_t
 roce_ack_timeout_ns(uint8_t timeout)
@@ -84,8 +85,9 @@ roce_ack_timeout_ns(uint8_t timeout)
 }
 
 /**
- * RNR NAK timer field (IBTA table 45): the minimum time a requester waits
- * after an RNR NAK before retrying. Returns nanoseconds.
+ * RNR NAK timer field (the 5-bit AETH timer code of an RNR NAK, IBTA ch. 9.7;
+ * the QP's `min_rnr_timer`): the minimum time a requester waits after an RNR
+ * NAK before retrying. Returns nanoseconds.
  */
 static inline uint64_t
 roce_rnr_timer_ns(uint8_t code)

@@ -184,7 +184,7 @@ struct roce_mr {
 
 /**
  * Register @p len bytes at @p addr with IBV_ACCESS_LOCAL_WRITE /
- * REMOTE_WRITE / REMOTE_READ / REMOTE_ATOMIC (IBTA C10-?: remote write or
+ * REMOTE_WRITE / REMOTE_READ / REMOTE_ATOMIC (as verbs: remote write or
  * atomic access requires local write). NULL with errno EINVAL or ENOMEM.
  */
 struct roce_mr *roce_reg_mr(struct roce_pd *pd, void *addr, size_t len, unsigned int access);
@@ -224,6 +224,8 @@ int roce_poll_cq(struct roce_cq *cq, int n, struct ibv_wc *wc);
  * completion) calls ops->cq_event once.
  */
 int roce_req_notify_cq(struct roce_cq *cq, int solicited_only);
+/** Name of a completion status ("IBV_WC_RETRY_EXC_ERR"), as ibv_wc_status_str without libibverbs. */
+const char *roce_wc_status_str(enum ibv_wc_status status);
 /** Completions waiting in the CQ. */
 unsigned int roce_cq_count(const struct roce_cq *cq);
 

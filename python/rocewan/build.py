@@ -8,8 +8,9 @@ ttl, flow), ``udp`` (sport), ``bth`` (opcode, se, m, tver, pkey, fecn, becn,
 dqpn, a, psn, and optionally pad), the extension header entries the opcode
 needs (``reth``, ``aeth``, ``deth``, ``immdt``, ``ieth``, ``atomiceth``,
 ``atomicacketh``) and ``payload`` (bytes). Missing extension header entries
-are zeros. Lengths, checksums, pad bytes and the ICRC are filled in; the
-result is padded to the 60-byte Ethernet minimum.
+are zeros. Lengths, checksums, pad bytes and the ICRC (unless the spec gives
+``icrc``, the value to carry) are filled in; the result is padded to the
+60-byte Ethernet minimum.
 """
 
 from scapy.compat import raw

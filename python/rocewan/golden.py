@@ -34,9 +34,9 @@ MAC_CTRL_DST = "01:80:c2:00:00:01"
 GOLDEN_MAX_PAYLOAD = 300
 
 # What ``validate`` must report for scapy-psn-pfc-v4.pcap.
-PSN_STORY_EXPECT = {"flows": 1, "gaps": 2, "missing": 3,
-                    "retransmissions": 2, "cnp": 2, "pause": 1, "pfc": 2,
-                    "ecn_ce": 2}
+PSN_STORY_EXPECT = {"streams": 1, "gaps": 2, "missing_psns": 3,
+                    "retransmissions": 2, "cnp_pkts": 2, "pause_pkts": 1,
+                    "pfc_pkts": 2, "ecn_ce_pkts": 2}
 
 
 def _spec(seed, opcode, ver, vlan):

@@ -4,7 +4,8 @@ The ICRC is ``zlib.crc32`` over
 
 * 8 bytes of 0xFF (stand-in for the InfiniBand LRH),
 * the IP header with its variant fields set to all ones
-  (IPv4: TOS, TTL, header checksum; IPv6: traffic class, flow label, hop limit),
+  (IPv4: TOS, TTL, header checksum;
+  IPv6: traffic class, flow label, hop limit),
 * the UDP header with the checksum set to 0xFFFF,
 * the BTH with byte 4 (FECN, BECN, resv6) set to 0xFF,
 * everything after the BTH up to, not including, the 4-byte ICRC.

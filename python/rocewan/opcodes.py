@@ -42,6 +42,7 @@ CNP_OPCODE = 0x81
 
 TRANSPORT_BASE = {"RC": 0x00, "UC": 0x20, "UD": 0x60}
 
+
 class OpInfo(namedtuple("OpInfo", "code name transport exts payload request")):
     """One opcode: number, name, transport ("RC", "UC", "UD" or "CNP"),
     extension header names in wire order, whether payload is allowed, and
@@ -131,7 +132,8 @@ def name(code):
 
 
 def ext_offset(code, ext):
-    """Offset of extension header ``ext`` after the BTH for ``code``, or None."""
+    """Offset of extension header ``ext`` after the BTH for ``code``, or
+    None if the opcode does not carry it."""
     op = OPCODES.get(code)
     if op is None or ext not in op.exts:
         return None
@@ -139,5 +141,6 @@ def ext_offset(code, ext):
 
 
 def is_read_request(code):
-    """True for RC RDMA READ Request (it consumes one PSN per response packet)."""
+    """True for RC RDMA READ Request, which consumes one PSN per response
+    packet."""
     return code == 0x0c

@@ -41,15 +41,17 @@ def read_frames(path):
         reader.close()
 
 
-def write_frames(path, frames, t0=1700000000, step_us=1):
+def write_frames(path, frames, t0=1700000000, step_us=1, wire_lens=None):
     """Write ``frames`` (bytes or Scapy packets) as a microsecond pcap with
-    timestamps ``t0 + i * step_us`` microseconds."""
+    timestamps ``t0 + i * step_us`` microseconds. ``wire_lens`` (optional,
+    one per frame) records frames longer on the wire than captured."""
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", _PCAP_MAGIC_US, 2, 4, 0, 0, _SNAPLEN,
                             LINKTYPE_ETHERNET))
         for i, fr in enumerate(frames):
             b = fr if isinstance(fr, (bytes, bytearray)) else raw(fr)
             us = i * step_us
+            wire = wire_lens[i] if wire_lens else len(b)
             f.write(struct.pack("<IIII", t0 + us // 1000000, us % 1000000,
-                                len(b), len(b)))
+                                len(b), wire))
             f.write(b)

@@ -48,7 +48,11 @@ class FlowState:
         self.retransmissions = 0
 
     def as_dict(self):
-        return {k: getattr(self, k) for k in self.__slots__ if k != "span"}
+        """JSON-ready counters (units in the key names)."""
+        return {"pkts": self.packets, "first_psn": self.first_psn,
+                "last_psn": self.last_psn, "gaps": self.gaps,
+                "missing_psns": self.missing,
+                "retransmissions": self.retransmissions}
 
 
 class PsnTracker:
@@ -84,10 +88,10 @@ class PsnTracker:
         """Counts summed over all streams."""
         fl = self.flows.values()
         return {
-            "flows": len(self.flows),
-            "packets": sum(f.packets for f in fl),
+            "streams": len(self.flows),
+            "pkts": sum(f.packets for f in fl),
             "gaps": sum(f.gaps for f in fl),
-            "missing": sum(f.missing for f in fl),
+            "missing_psns": sum(f.missing for f in fl),
             "retransmissions": sum(f.retransmissions for f in fl),
             "first_gap_idx": self.first_gap,
             "first_retransmission_idx": self.first_retransmission,

@@ -80,6 +80,8 @@ class Report:
         if "bth" not in rec:
             return
         name = rec["bth"]["name"]
+        if ops.lookup(rec["bth"]["opcode"]) is None:
+            name = "RESERVED_0x%02x" % rec["bth"]["opcode"]
         self.opcodes[name] = self.opcodes.get(name, 0) + 1
         if rec["bth"]["opcode"] == ops.CNP_OPCODE:
             self.cnp += 1
@@ -96,23 +98,24 @@ class Report:
     def results(self):
         """Everything counted, as a JSON-ready dict."""
         return {
-            "frames": self.frames,
-            "roce": self.roce,
-            "roce_ok": self.roce_ok,
-            "roce_failed": self.roce - self.roce_ok,
-            "other": self.frames - self.roce - self.snaplen_cut,
-            "snaplen_cut": self.snaplen_cut,
-            "opcodes": dict(sorted(self.opcodes.items())),
-            "errors": {k: {"count": c, "first_idx": i}
+            "frames_pkts": self.frames,
+            "roce_pkts": self.roce,
+            "roce_ok_pkts": self.roce_ok,
+            "roce_failed_pkts": self.roce - self.roce_ok,
+            "other_pkts": self.frames - self.roce - self.snaplen_cut,
+            "snaplen_cut_pkts": self.snaplen_cut,
+            "opcodes_pkts": dict(sorted(self.opcodes.items())),
+            "errors": {k: {"pkts": c, "first_idx": i}
                        for k, (c, i) in sorted(self.errors.items())},
             "psn": self.psn.totals(),
-            "psn_flows": [dict(src=k[0], dst=k[1], dqpn=k[2], **f.as_dict())
-                          for k, f in self.psn.flows.items()],
-            "cnp": self.cnp,
-            "ecn_ce": self.ecn_ce,
-            "pause": self.mac_ctrl["pause"],
-            "pfc": self.mac_ctrl["pfc"],
-            "mac_ctrl_other": self.mac_ctrl["other"],
+            "psn_streams": [dict(src=k[0], dst=k[1], dqpn=k[2],
+                                 **f.as_dict())
+                            for k, f in self.psn.flows.items()],
+            "cnp_pkts": self.cnp,
+            "ecn_ce_pkts": self.ecn_ce,
+            "pause_pkts": self.mac_ctrl["pause"],
+            "pfc_pkts": self.mac_ctrl["pfc"],
+            "mac_ctrl_other_pkts": self.mac_ctrl["other"],
             "ok": not self.failed,
         }
 
@@ -129,25 +132,27 @@ def summary(rep):
     """Readable multi-line summary of a :class:`Report`."""
     r = rep.results()
     out = ["%s: %d frames, %d RoCEv2 (%d ok, %d failed), %d other"
-           % (rep.path, r["frames"], r["roce"], r["roce_ok"],
-              r["roce_failed"], r["other"])]
-    if r["snaplen_cut"]:
+           % (rep.path, r["frames_pkts"], r["roce_pkts"], r["roce_ok_pkts"],
+              r["roce_failed_pkts"], r["other_pkts"])]
+    if r["snaplen_cut_pkts"]:
         out.append("  %d frames cut by the snap length were not checked"
-                   % r["snaplen_cut"])
-    out.append("  opcodes:" if r["opcodes"] else "  opcodes: none")
-    for name, n in r["opcodes"].items():
+                   % r["snaplen_cut_pkts"])
+    out.append("  opcodes:" if r["opcodes_pkts"] else "  opcodes: none")
+    for name, n in r["opcodes_pkts"].items():
         out.append("    %-36s %6d" % (name, n))
     out.append("  errors (first frame index is 0-based; Wireshark's frame "
                "number is one more):" if r["errors"] else "  errors: none")
     for kind, e in r["errors"].items():
         out.append("    %-20s %6d  first #%d  (%s)"
-                   % (kind, e["count"], e["first_idx"], ERR_TEXT[kind]))
+                   % (kind, e["pkts"], e["first_idx"], ERR_TEXT[kind]))
     p = r["psn"]
-    out.append("  PSN: %d request streams, %d gaps (%d PSNs missing), "
-               "%d retransmissions" % (p["flows"], p["gaps"], p["missing"],
-                                       p["retransmissions"]))
+    out.append("  PSN of request streams: %d streams, %d gaps (%d PSNs "
+               "missing), %d retransmissions"
+               % (p["streams"], p["gaps"], p["missing_psns"],
+                  p["retransmissions"]))
     out.append("  CNP: %d  ECN-CE: %d  PAUSE: %d  PFC: %d"
-               % (r["cnp"], r["ecn_ce"], r["pause"], r["pfc"]))
+               % (r["cnp_pkts"], r["ecn_ce_pkts"], r["pause_pkts"],
+                  r["pfc_pkts"]))
     out.append("RESULT: %s" % ("OK" if r["ok"] else "FAIL"))
     return "\n".join(out)
 

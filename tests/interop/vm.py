@@ -313,13 +313,18 @@ class VM:
             parts.append(self.extra_cmdline)
         return " ".join(parts)
 
+    def kernel_path(self) -> Path:
+        """The PVH-bootable uncompressed vmlinux when built (much faster under TCG)."""
+        vmlinux = self.image_dir / "vmlinux"
+        return vmlinux if vmlinux.is_file() else self.image_dir / "vmlinuz"
+
     def qemu_argv(self) -> list[str]:
         img = self.image_dir
         return [
             "qemu-system-x86_64", "-name", self.name,
             "-accel", "tcg", "-cpu", "max", "-smp", "1", "-m", str(self.mem),
             "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
-            "-kernel", str(img / "vmlinuz"), "-initrd", str(img / "initrd.img"),
+            "-kernel", str(self.kernel_path()), "-initrd", str(img / "initrd.img"),
             "-append", self.cmdline(),
             "-chardev", f"file,id=con,path={self.console_log}",
             "-serial", "chardev:con",
@@ -380,20 +385,27 @@ class VM:
                 except OSError:
                     s.close()
             time.sleep(0.05)
-        # ping until the guest answers; requests sent before its loop runs are lost
+        # The guest's command loop announces itself with "RWREADY ..." (its write
+        # blocks until we are connected, so it is not lost).  Fall back to a
+        # ping now and then in case the announcement was missed (loop restarted).
+        next_ping = time.monotonic() + 20.0
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            now = time.monotonic()
+            if now > deadline:
                 raise VMTimeout(f"{self.name}: guest did not answer within {timeout:.0f} s"
                                 + self.console_tail_text())
-            try:
-                rc, out = self._request("echo rw-ready", timeout=min(1.0, remaining),
-                                        guest_timeout=10, raise_timeout=True)
-            except VMTimeout:
-                self._check_alive("while booting")
-                continue
-            if rc == 0 and out.strip() == "rw-ready":
+            with self._lock:
+                line = self._read_line(min(deadline, next_ping, now + 1.0))
+            if line is not None and line.startswith(b"RWREADY"):
                 break
+            if time.monotonic() >= next_ping:
+                next_ping = time.monotonic() + 20.0
+                try:
+                    rc, out = self._request("echo rw-ready", timeout=5.0, guest_timeout=10)
+                    if rc == 0 and out.strip() == "rw-ready":
+                        break
+                except VMTimeout:
+                    pass
         self.boot_seconds = time.monotonic() - self._t_start
 
     def _check_alive(self, what: str) -> None:

@@ -2,15 +2,12 @@
 on frames broken in every way the consistency checks know."""
 
 import json
-import random
 
 import pytest
 
 import rwtest
 from rocewan import golden
-from rocewan.build import build_bytes
 from rocewan.frame import decode
-from rocewan.gen import random_spec
 from rocewan.pcapio import read_frames, write_frames
 from rocewan.psn import psn_delta, psn_span
 from rocewan.validate import validate_file
@@ -26,12 +23,13 @@ def test_rxe_capture_all_valid():
     rep = validate_file(rwtest.RXE_PCAP)
     r = rep.results()
     assert r["ok"] and r["errors"] == {}
-    assert (r["frames"], r["roce"], r["roce_ok"], r["other"]) == \
+    assert (r["frames_pkts"], r["roce_pkts"], r["roce_ok_pkts"],
+            r["other_pkts"]) == \
         (64, 25, 25, 39)
-    assert r["opcodes"] == {"RC_RDMA_WRITE_FIRST": 5,
+    assert r["opcodes_pkts"] == {"RC_RDMA_WRITE_FIRST": 5,
                             "RC_RDMA_WRITE_MIDDLE": 10,
                             "RC_RDMA_WRITE_LAST": 5, "RC_ACKNOWLEDGE": 5}
-    assert (r["psn"]["flows"], r["psn"]["gaps"],
+    assert (r["psn"]["streams"], r["psn"]["gaps"],
             r["psn"]["retransmissions"]) == (1, 0, 0)
 
 
@@ -67,7 +65,7 @@ def test_cli_ok_and_json(tmp_path):
     assert "RESULT: OK" in p.stdout
     doc = json.loads(out.read_text())
     assert doc["schema"] == "rocewan/1" and doc["app"] == "rocewan-validate"
-    assert doc["results"]["roce_ok"] == 25 and doc["results"]["ok"]
+    assert doc["results"]["roce_ok_pkts"] == 25 and doc["results"]["ok"]
     for key in ("version", "started_utc", "config", "seed"):
         assert key in doc
 
@@ -94,7 +92,7 @@ def test_flipped_payload_bit_is_icrc_error(tmp_path):
     assert "BAD_ICRC" in p.stdout and "first #20" in p.stdout
     assert "RESULT: FAIL" in p.stdout
     r = validate_file(str(path)).results()
-    assert r["errors"] == {"BAD_ICRC": {"count": 1, "first_idx": 20}}
+    assert r["errors"] == {"BAD_ICRC": {"pkts": 1, "first_idx": 20}}
 
 
 def test_truncated_frame_is_consistency_error(tmp_path):
@@ -104,16 +102,21 @@ def test_truncated_frame_is_consistency_error(tmp_path):
     p = rwtest.rocewan("validate", path)
     assert p.returncode == 1, p.stdout
     r = validate_file(str(path)).results()
-    assert r["errors"] == {"BAD_IP_LEN": {"count": 1, "first_idx": 21}}
-    assert r["roce"] == 25 and r["roce_failed"] == 1
+    assert r["errors"] == {"BAD_IP_LEN": {"pkts": 1, "first_idx": 21}}
+    assert r["roce_pkts"] == 25 and r["roce_failed_pkts"] == 1
 
 
 def test_snaplen_cut_frames_are_not_failures(tmp_path):
-    # a capture taken with a small snap length: wire length > captured
-    rep = validate_file(rwtest.RXE_PCAP)
-    for idx, buf, _ in read_frames(rwtest.RXE_PCAP):
-        rep.add(idx, buf[:128], wire_len=len(buf))
-    assert not rep.failed and rep.results()["snaplen_cut"] == 64
+    """A capture taken with a 128-byte snap length cannot be checked, but
+    it is not broken either: the cut frames are counted apart."""
+    frames = rxe_frames()
+    path = tmp_path / "snap.pcap"
+    write_frames(str(path), [f[:128] for f in frames],
+                 wire_lens=[len(f) for f in frames])
+    r = validate_file(str(path)).results()
+    assert r["ok"]
+    assert r["snaplen_cut_pkts"] == sum(len(f) > 128 for f in frames) == 30
+    assert r["roce_pkts"] == 5                      # the ACKs fit in 128 bytes
 
 
 BROKEN = rwtest.broken_frames()
@@ -133,10 +136,10 @@ def test_validate_reports_every_error_kind(tmp_path):
     want = {}
     for idx, (_, _, err) in enumerate(BROKEN):
         if err != "OK":
-            want.setdefault(err, {"count": 0, "first_idx": idx})
-            want[err]["count"] += 1
+            want.setdefault(err, {"pkts": 0, "first_idx": idx})
+            want[err]["pkts"] += 1
     assert r["errors"] == want
-    assert r["roce"] == len(BROKEN)
+    assert r["roce_pkts"] == len(BROKEN)
     p = rwtest.rocewan("validate", path)
     assert p.returncode == 1
     for err in want:
@@ -147,9 +150,10 @@ def test_psn_story_counts(tmp_path):
     path = _write_pcap(tmp_path, "psn.pcap", golden.psn_story())
     r = validate_file(str(path)).results()
     assert r["ok"]
-    got = {k: r["psn"][k] for k in ("flows", "gaps", "missing",
+    got = {k: r["psn"][k] for k in ("streams", "gaps", "missing_psns",
                                     "retransmissions")}
-    got.update({k: r[k] for k in ("cnp", "pause", "pfc", "ecn_ce")})
+    got.update({k: r[k] for k in ("cnp_pkts", "pause_pkts", "pfc_pkts",
+                                  "ecn_ce_pkts")})
     assert got == golden.PSN_STORY_EXPECT
 
 
@@ -163,3 +167,11 @@ def test_psn_helpers():
     assert psn_span(True, 0) == 1
     assert psn_span(True, 4096) == 16
     assert psn_span(True, 4097) == 17
+
+
+def test_empty_record_is_counted(tmp_path):
+    frames = rxe_frames()
+    frames.insert(RXE_FIRST_ROCE, b"")
+    path = _write_pcap(tmp_path, "empty.pcap", frames)
+    r = validate_file(str(path)).results()
+    assert r["ok"] and r["frames_pkts"] == 65 and r["roce_ok_pkts"] == 25

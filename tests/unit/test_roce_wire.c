@@ -441,13 +441,14 @@ test_rxe_capture(void)
 	char path[512];
 	struct rw_pcap pc;
 	uint8_t f[9000];
-	int n, roce = 0, writes = 0, acks = 0;
+	uint32_t n;
+	int roce = 0, writes = 0, acks = 0;
 
 	snprintf(path, sizeof(path), "%s/rxe-ib_write_bw-4096.pcap", dir ? dir : "tests/golden");
 	CHECK_EQ(rw_pcap_open_read(&pc, path), 0);
 	if (!pc.f)
 		return;
-	while ((n = rw_pcap_next(&pc, f, sizeof(f), NULL, NULL)) > 0) {
+	while (rw_pcap_next(&pc, f, sizeof(f), &n, NULL, NULL) > 0) {
 		struct roce_pkt p;
 		int rc = roce_parse(f, (size_t)n, &p, 0);
 

@@ -179,7 +179,7 @@ print_frame(long idx, const uint8_t *f, int len)
 	rc_noicrc = roce_parse(f, (size_t)len, &p, ROCE_PARSE_NO_ICRC);
 	rc = rc_noicrc ? rc_noicrc : roce_parse(f, (size_t)len, &p, 0);
 	printf("{\"idx\": %ld, \"len\": %d, \"roce\": %s, \"err\": \"%s\"", idx, len,
-	       (rc_noicrc == 0 || p.bth_off) ? "true" : "false", net_err_name(rc));
+	       (p.bth_off || p.udp.dport == ROCE_UDP_DPORT) ? "true" : "false", net_err_name(rc));
 	if (p.l2.hlen == 0)
 		goto out;
 	if (p.l2.has_vlan)
@@ -237,10 +237,11 @@ out:
 static int
 cmd_parse(const char *in)
 {
-	static uint8_t f[65536];
+	static uint8_t f[256 * 1024];
 	struct rw_pcap pc;
 	long idx = 0;
-	int n, rc = rw_pcap_open_read(&pc, in);
+	uint32_t n;
+	int r, rc = rw_pcap_open_read(&pc, in);
 
 	if (rc < 0) {
 		fprintf(stderr, "rocewire: cannot read %s: %s\n", in,
@@ -248,10 +249,10 @@ cmd_parse(const char *in)
 			rc == -EPROTONOSUPPORT ? "link type is not Ethernet" : strerror(-rc));
 		return 1;
 	}
-	while ((n = rw_pcap_next(&pc, f, sizeof(f), NULL, NULL)) > 0)
-		print_frame(idx++, f, n);
+	while ((r = rw_pcap_next(&pc, f, sizeof(f), &n, NULL, NULL)) > 0)
+		print_frame(idx++, f, (int)n);
 	rw_pcap_close(&pc);
-	if (n < 0) {
+	if (r < 0) {
 		fprintf(stderr, "rocewire: %s: truncated or corrupt record %ld\n", in, idx);
 		return 1;
 	}

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "rnic_port.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+
+#include "net_bytes.h"
+#include "net_hdr.h"
+#include "pfc.h"
+
+uint64_t
+rnic_now_ns(const struct rnic_port *p)
+{
+	uint64_t c = rte_get_tsc_cycles();
+
+	return (uint64_t)((unsigned __int128)c * 1000000000u / p->tsc_hz);
+}
+
+void
+rnic_port_flush(struct rnic_port *p)
+{
+	unsigned int sent = 0;
+
+	for (int tries = 0; sent < p->ntx && tries < 64; tries++)
+		sent += rte_eth_tx_burst(p->port_id, p->queue, p->tx + sent, (uint16_t)(p->ntx - sent));
+	p->cnt.tx_frames += sent;
+	if (sent < p->ntx) {
+		p->cnt.tx_drop_full += p->ntx - sent;
+		rte_pktmbuf_free_bulk(p->tx + sent, p->ntx - sent);
+	}
+	p->ntx = 0;
+}
+
+/* Queue one frame for TX (copied into a fresh mbuf). */
+static int
+port_tx(struct rnic_port *p, const uint8_t *frame, size_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(p->pool);
+	char *d;
+
+	if (unlikely(!m)) {
+		p->cnt.tx_drop_nombuf++;
+		return -ENOBUFS;
+	}
+	d = rte_pktmbuf_append(m, (uint16_t)len);
+	if (unlikely(!d)) {
+		rte_pktmbuf_free(m);
+		p->cnt.tx_drop_nombuf++;
+		return -EMSGSIZE;
+	}
+	memcpy(d, frame, len);
+	p->tx[p->ntx++] = m;
+	if (p->ntx == RNIC_BURST)
+		rnic_port_flush(p);
+	return 0;
+}
+
+static int
+ops_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+	return port_tx(ctx, frame, len);
+}
+
+static uint64_t
+ops_now(void *ctx)
+{
+	return rnic_now_ns(ctx);
+}
+
+static void
+ops_log(void *ctx, enum roce_log_level level, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "rnic.roce: %s: %s\n", level <= ROCE_LOG_ERR ? "error" :
+		level == ROCE_LOG_WARNING ? "warning" : "info", msg);
+}
+
+static void
+send_arp_request(struct rnic_port *p, uint32_t target)
+{
+	struct net_arp a = {.op = NET_ARP_OP_REQUEST, .spa = p->ip, .tpa = target};
+	uint8_t f[64];
+	int n;
+
+	memcpy(a.sha, p->mac, 6);
+	n = net_arp_build(f, sizeof(f), &a, p->vlan_tci);
+	if (n > 0 && port_tx(p, f, (size_t)n) == 0)
+		p->cnt.arp_requests_sent++;
+}
+
+/* Next hop for a peer: itself on-link, else the gateway. */
+static uint32_t
+next_hop(const struct rnic_port *p, uint32_t ip)
+{
+	return (p->gw && !net_same_subnet(ip, p->ip, p->prefix)) ? p->gw : ip;
+}
+
+static int
+ops_resolve(void *ctx, const union ibv_gid *gid, uint8_t mac[6])
+{
+	struct rnic_port *p = ctx;
+	uint64_t now = rnic_now_ns(p);
+	uint32_t ip;
+
+	if (!net_mapped_to_ip4(gid->raw, &ip))
+		return -EAFNOSUPPORT; /* IPv6 peers: neighbour discovery is not implemented */
+	ip = next_hop(p, ip);
+	if (net_neigh_lookup(&p->neigh, ip, mac, now))
+		return 0;
+	if (now - p->last_arp_ns > 100000000ull) {
+		send_arp_request(p, ip);
+		p->last_arp_ns = now;
+	}
+	return -EAGAIN;
+}
+
+const struct roce_dev_ops rnic_port_ops = {
+	.tx = ops_tx,
+	.now_ns = ops_now,
+	.log = ops_log,
+	.resolve_mac = ops_resolve,
+};
+
+static void
+handle_arp(struct rnic_port *p, const uint8_t *f, size_t len)
+{
+	struct net_arp a;
+	uint8_t out[64];
+	int n;
+
+	if (net_arp_parse(f, len, &a) < 0) {
+		p->cnt.rx_arp_other++;
+		return;
+	}
+	/* learn whoever talks to us (RFC 826 merge step) */
+	if (a.tpa == p->ip || a.op == NET_ARP_OP_REPLY)
+		net_neigh_learn(&p->neigh, a.spa, a.sha, rnic_now_ns(p));
+	if (a.op == NET_ARP_OP_REQUEST && a.tpa == p->ip) {
+		struct net_arp r = {.op = NET_ARP_OP_REPLY, .spa = p->ip, .tpa = a.spa};
+
+		memcpy(r.sha, p->mac, 6);
+		memcpy(r.tha, a.sha, 6);
+		n = net_arp_build(out, sizeof(out), &r, p->vlan_tci);
+		if (n > 0)
+			port_tx(p, out, (size_t)n);
+		p->cnt.rx_arp_req++;
+	} else if (a.op == NET_ARP_OP_REPLY && a.tpa == p->ip) {
+		p->cnt.rx_arp_reply++;
+	} else {
+		p->cnt.rx_arp_other++;
+	}
+}
+
+unsigned int
+rnic_port_poll(struct rnic_port *p)
+{
+	struct rte_mbuf *rx[RNIC_BURST];
+	const uint8_t *frames[RNIC_BURST];
+	size_t lens[RNIC_BURST];
+	unsigned int nroce = 0;
+	uint16_t n = rte_eth_rx_burst(p->port_id, p->queue, rx, RNIC_BURST);
+
+	p->cnt.rx_frames += n;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = rx[i];
+		uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+		size_t len = rte_pktmbuf_data_len(m);
+		struct net_l2 l2;
+
+		if (unlikely(!rte_pktmbuf_is_contiguous(m))) {
+			p->cnt.rx_multiseg++;
+			continue;
+		}
+		if (net_l2_parse(f, len, &l2) < 0) {
+			p->cnt.rx_other++;
+			continue;
+		}
+		switch (l2.ethertype) {
+		case NET_ETHERTYPE_ARP:
+			handle_arp(p, f, len);
+			break;
+		case NET_ETHERTYPE_MAC_CTRL:
+			p->cnt.rx_pfc++; /* pausing on PFC arrives with the relay work (issue 7) */
+			break;
+		case NET_ETHERTYPE_IPV4:
+		case NET_ETHERTYPE_IPV6: {
+			const uint8_t *ip = f + l2.hlen;
+			size_t iplen = len - l2.hlen;
+
+			/* UDP 4791 goes to the engine, which checks everything else */
+			if (l2.ethertype == NET_ETHERTYPE_IPV4 && iplen >= 20 && ip[9] == 1) {
+				int r = net_icmp_echo_reply(f, len, p->ip, p->mac);
+				if (r > 0) {
+					p->cnt.rx_icmp_echo++;
+					port_tx(p, f, (size_t)r);
+				} else {
+					p->cnt.rx_not_for_us++;
+				}
+				break;
+			}
+			if ((l2.ethertype == NET_ETHERTYPE_IPV4 && iplen >= 28 && ip[9] == 17 &&
+			     net_get_be16(ip + (ip[0] & 0xf) * 4 + 2) == 4791) ||
+			    (l2.ethertype == NET_ETHERTYPE_IPV6 && iplen >= 48 && ip[6] == 17 &&
+			     net_get_be16(ip + 42) == 4791)) {
+				frames[nroce] = f;
+				lens[nroce++] = len;
+				break;
+			}
+			p->cnt.rx_not_for_us++;
+			break;
+		}
+		default:
+			p->cnt.rx_other++;
+		}
+	}
+	if (nroce) {
+		roce_dev_rx_burst(p->dev, frames, lens, nroce);
+		p->cnt.rx_roce += nroce;
+	}
+	if (n)
+		rte_pktmbuf_free_bulk(rx, n);
+	roce_dev_poll(p->dev, rnic_now_ns(p));
+	unsigned int work = n + p->ntx;
+	rnic_port_flush(p);
+	return work;
+}
+
+int
+rnic_port_resolve(struct rnic_port *p, uint32_t ip, uint8_t mac[6], unsigned int timeout_ms)
+{
+	uint64_t start = rnic_now_ns(p), last = 0;
+	uint32_t hop = next_hop(p, ip);
+
+	while (rnic_now_ns(p) - start < (uint64_t)timeout_ms * 1000000ull) {
+		uint64_t now = rnic_now_ns(p);
+
+		if (net_neigh_lookup(&p->neigh, hop, mac, now))
+			return 0;
+		if (now - last > 100000000ull) {
+			send_arp_request(p, hop);
+			last = now;
+		}
+		if (rnic_port_poll(p) == 0)
+			rte_delay_us_sleep(200);
+	}
+	return -ETIMEDOUT;
+}
+
+void
+rnic_port_print_counters(const struct rnic_port *p, FILE *f)
+{
+#define RNIC_CNT_PRINT(name, help) \
+	if (p->cnt.name)           \
+		fprintf(f, "  %-22s %12llu  %s\n", #name, (unsigned long long)p->cnt.name, help);
+	RNIC_PORT_COUNTERS(RNIC_CNT_PRINT)
+#undef RNIC_CNT_PRINT
+}

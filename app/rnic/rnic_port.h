@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rnic_port.h
+ * The rnic's data path on one DPDK port: receive bursts dispatched to ARP,
+ * ICMP echo, MAC control (PFC/PAUSE) or the RoCEv2 engine; frames from the
+ * engine batched into TX bursts; peers' MACs resolved by ARP. Every frame that
+ * is not handled is counted by reason.
+ */
+#ifndef RNIC_PORT_H
+#define RNIC_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "net_arp.h"
+#include "roce_verbs.h"
+
+#define RNIC_BURST 32
+
+/* X(name, help): port-level counters beside the engine's own (roce_stats.h). */
+#define RNIC_PORT_COUNTERS(X)                                                        \
+	X(rx_frames, "frames received on the port")                                  \
+	X(rx_roce, "RoCEv2 frames handed to the engine")                             \
+	X(rx_arp_req, "ARP requests for our address answered")                       \
+	X(rx_arp_reply, "ARP replies learned")                                       \
+	X(rx_arp_other, "ARP frames not for us")                                     \
+	X(rx_icmp_echo, "ICMP echo requests answered")                               \
+	X(rx_pfc, "PFC / PAUSE frames received")                                     \
+	X(rx_not_for_us, "IPv4/IPv6 frames to another address or protocol")          \
+	X(rx_other, "frames of another EtherType")                                   \
+	X(rx_multiseg, "multi-segment frames dropped (MTU larger than the mbufs)")   \
+	X(tx_frames, "frames sent")                                                  \
+	X(tx_drop_nombuf, "frames dropped: mempool empty")                           \
+	X(tx_drop_full, "frames dropped: TX ring full after retries")                \
+	X(arp_requests_sent, "ARP requests sent to resolve peers")
+
+struct rnic_port_counters {
+#define RNIC_CNT_FIELD(name, help) uint64_t name;
+	RNIC_PORT_COUNTERS(RNIC_CNT_FIELD)
+#undef RNIC_CNT_FIELD
+};
+
+struct rnic_port {
+	uint16_t port_id;
+	uint16_t queue;
+	struct rte_mempool *pool;
+	struct roce_dev *dev;
+	uint8_t mac[6];
+	uint32_t ip;       /**< host order */
+	uint8_t prefix;
+	uint32_t gw;       /**< next hop, 0 = none */
+	int vlan_tci;      /**< -1 untagged */
+	struct net_neigh neigh;
+	uint64_t last_arp_ns;
+	struct rte_mbuf *tx[RNIC_BURST];
+	unsigned int ntx;
+	uint64_t tsc_hz;
+	struct rnic_port_counters cnt;
+};
+
+/** The roce_dev_ops the engine uses, with ctx = struct rnic_port *. */
+extern const struct roce_dev_ops rnic_port_ops;
+
+/** One iteration: RX burst, dispatch, engine timers, TX flush. Returns frames moved. */
+unsigned int rnic_port_poll(struct rnic_port *p);
+
+/** Send any batched TX frames now. */
+void rnic_port_flush(struct rnic_port *p);
+
+/** Nanoseconds since boot from the TSC. */
+uint64_t rnic_now_ns(const struct rnic_port *p);
+
+/**
+ * Resolve the MAC of @p ip (host order): sends ARP requests (every 100 ms) and
+ * polls the port until answered or @p timeout_ms passes. 0 or -ETIMEDOUT.
+ */
+int rnic_port_resolve(struct rnic_port *p, uint32_t ip, uint8_t mac[6], unsigned int timeout_ms);
+
+/** Print the port counters that are nonzero. */
+void rnic_port_print_counters(const struct rnic_port *p, FILE *f);
+
+#endif /* RNIC_PORT_H */

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_cc.h
+ * Pluggable congestion control, selected per QP by name. Events go in (bytes
+ * sent, ACKs, losses, CNPs, ECN-CE marks at the receiver); a send gate comes
+ * out: the requester asks tx_gate() before every packet and waits until the
+ * time it returns (pacing) or until the next event (window).
+ * "none" is always present; lib/cc registers the real algorithms.
+ * Callbacks run inside the engine and must not call roce_* verbs.
+ */
+#ifndef ROCE_CC_H
+#define ROCE_CC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "roce_recovery.h"
+
+struct roce_qp;
+
+/** tx_gate(): wait for an event (ACK, CNP) rather than a time. */
+#define ROCE_CC_WAIT_EVENT UINT64_MAX
+
+struct roce_cc_ops {
+	const char *name;
+	size_t priv_size; /**< per-QP state, zeroed and passed as @p priv */
+
+	/** The QP reached RTS or was reset: (re)initialise @p priv. */
+	void (*init)(struct roce_qp *qp, void *priv);
+
+	/**
+	 * May a packet of @p bytes (payload) leave at @p now, with
+	 * @p in_flight packets unacknowledged? Return a time <= now to send,
+	 * a later time to pace, or ROCE_CC_WAIT_EVENT.
+	 */
+	uint64_t (*tx_gate)(struct roce_qp *qp, void *priv, uint64_t now, uint32_t bytes,
+			    uint32_t in_flight);
+	/** A request packet of @p bytes payload left (retx: a retransmission). */
+	void (*on_send)(struct roce_qp *qp, void *priv, uint64_t now, uint32_t bytes, bool retx);
+	/** @p pkts packets were newly acknowledged. */
+	void (*on_ack)(struct roce_qp *qp, void *priv, uint64_t now, uint32_t pkts);
+	/** Loss was detected (NAK, implied NAK, timeout, RNR). */
+	void (*on_loss)(struct roce_qp *qp, void *priv, uint64_t now, enum roce_loss_kind kind);
+	/** A CNP arrived for this QP (requester side). */
+	void (*on_cnp)(struct roce_qp *qp, void *priv, uint64_t now);
+	/**
+	 * Receiver side: a request packet arrived with ECN CE. Return true to
+	 * send a CNP to the requester now (rate limiting is the CC's job).
+	 */
+	bool (*on_ecn_ce)(struct roce_qp *qp, void *priv, uint64_t now);
+	/** Called on every roce_dev_poll() for timer-driven algorithms (may be NULL). */
+	void (*on_poll)(struct roce_qp *qp, void *priv, uint64_t now);
+};
+
+/** Register an implementation (before creating QPs). -EEXIST, -ENOSPC or -EINVAL. */
+int roce_cc_register(const struct roce_cc_ops *ops);
+/** Find an implementation by name, or NULL. "none" is always present. */
+const struct roce_cc_ops *roce_cc_find(const char *name);
+
+/** No congestion control: always send, never CNP. */
+extern const struct roce_cc_ops roce_cc_none;
+
+/** Path MTU of a QP in bytes (for rate <-> packet conversions). */
+uint32_t roce_qp_mtu(const struct roce_qp *qp);
+
+#endif /* ROCE_CC_H */

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_comp.c
+ * Completer: responses in (ACK, NAK, RNR NAK, READ response, ATOMIC
+ * ACKNOWLEDGE), send completions out, and the retry decisions of IBTA ch. 9.7
+ * (requester side): cumulative and implicit acknowledgement, implied NAKs for
+ * lost READ/atomic responses, the transport (ACK) timer with retry_cnt, the
+ * RNR timer with rnr_retry (7 = infinite), and fatal NAKs that complete the
+ * WQE in error and move the QP to ERR.
+ *
+ * A response is run through an explicit state machine; each handler returns
+ * the next state. Retransmission itself is the recovery plug-in's job: the
+ * completer only reports losses to it (tx_lost) and charges the retry budget.
+ */
+#include <string.h>
+
+#include "roce_int.h"
+
+void
+roce_comp_reset(struct roce_qp *qp)
+{
+	qp->comp.una = qp->attr.sq_psn;
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Send completions                                                          */
+/* ------------------------------------------------------------------------- */
+
+static enum ibv_wc_opcode
+wc_opcode(uint8_t wr_opcode)
+{
+	switch (wr_opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return IBV_WC_RDMA_WRITE;
+	case IBV_WR_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return IBV_WC_COMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return IBV_WC_FETCH_ADD;
+	default:
+		return IBV_WC_SEND;
+	}
+}
+
+void
+roce_comp_send_cqe(struct roce_qp *qp, const struct roce_send_wqe *wqe, enum ibv_wc_status status)
+{
+	struct ibv_wc wc;
+
+	roce_qp_stat(qp, ROCE_STAT_SEND_CQES, 1);
+	/* unsignaled WRs complete silently, but an error is always reported */
+	if (status == IBV_WC_SUCCESS && !(wqe->flags & IBV_SEND_SIGNALED) && !qp->sq_sig_all)
+		return;
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = wqe->wr_id;
+	wc.status = status;
+	wc.opcode = wc_opcode(wqe->opcode);
+	wc.byte_len = wqe->length;
+	wc.qp_num = qp->qpn;
+	roce_cq_push(qp->scq, &wc, false);
+}
+
+static struct roce_send_wqe *
+comp_head(struct roce_qp *qp)
+{
+	struct roce_send_wqe *wqe;
+
+	if (qp->sq.cons == qp->sq.prod)
+		return NULL;
+	wqe = &qp->sq.wqe[qp->sq.cons & (qp->sq.size - 1)];
+	return wqe->state == ROCE_WQE_POSTED ? NULL : wqe;
+}
+
+void
+roce_comp_complete_head(struct roce_qp *qp, enum ibv_wc_status status)
+{
+	struct roce_send_wqe *wqe = &qp->sq.wqe[qp->sq.cons & (qp->sq.size - 1)];
+
+	if (qp->sq.cons == qp->sq.prod)
+		return;
+	if (wqe->state != ROCE_WQE_POSTED && roce_wqe_is_rd_atomic(wqe) && qp->req.rd_atomic)
+		qp->req.rd_atomic--;
+	roce_comp_send_cqe(qp, wqe, status);
+	qp->sq.cons++;
+	if ((int32_t)(qp->req.next - qp->sq.cons) < 0)
+		qp->req.next = qp->sq.cons;
+}
+
+void
+roce_comp_flush(struct roce_qp *qp)
+{
+	while (qp->sq.cons != qp->sq.prod) {
+		struct roce_send_wqe *wqe = &qp->sq.wqe[qp->sq.cons & (qp->sq.size - 1)];
+		enum ibv_wc_status st = wqe->err ? (enum ibv_wc_status)wqe->err : IBV_WC_WR_FLUSH_ERR;
+
+		if (st == IBV_WC_WR_FLUSH_ERR)
+			roce_qp_stat(qp, ROCE_STAT_FLUSHED_WQES, 1);
+		roce_comp_complete_head(qp, st);
+	}
+	qp->req.next = qp->sq.cons;
+	qp->req.rd_atomic = 0;
+	qp->req.rto_at = qp->req.rnr_at = 0;
+	qp->comp.una = qp->req.psn;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Acknowledgement                                                           */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * Complete every SEND/WRITE whose PSNs all lie before @p upto: an ACK is
+ * cumulative, and a NAK or a READ/atomic response implies that everything
+ * before its PSN was executed (responses are returned in PSN order). Stops
+ * at a READ/atomic still waiting for its response; returns true if PSNs of
+ * that WQE lie before @p upto, i.e. its responses were lost (implied NAK).
+ */
+static bool
+comp_ack_until(struct roce_qp *qp, uint32_t upto)
+{
+	struct roce_send_wqe *wqe;
+
+	while ((wqe = comp_head(qp)) != NULL) {
+		if (roce_wqe_is_rd_atomic(wqe))
+			return roce_psn_cmp(upto, qp->comp.una) > 0;
+		if (wqe->state == ROCE_WQE_SENT && roce_psn_cmp(roce_wqe_last_psn(wqe), upto) < 0) {
+			qp->comp.una = roce_psn_add(roce_wqe_last_psn(wqe), 1);
+			roce_comp_complete_head(qp, IBV_WC_SUCCESS);
+			continue;
+		}
+		if (roce_psn_cmp(upto, qp->comp.una) > 0)
+			qp->comp.una = upto; /* part of a multi-packet message */
+		break;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The completer state machine                                               */
+/* ------------------------------------------------------------------------- */
+
+enum comp_state {
+	COMP_CHECK_PSN,    /* response PSN within [una, nxt) */
+	COMP_CLASSIFY,     /* opcode and AETH syndrome */
+	COMP_ACK,          /* cumulative ACK of everything up to its PSN */
+	COMP_READ,         /* READ response for una: place the data */
+	COMP_ATOMIC,       /* ATOMIC ACKNOWLEDGE for una: return the original value */
+	COMP_NAK_SEQ,      /* NAK PSN sequence error: resend from its PSN */
+	COMP_NAK_RNR,      /* RNR NAK: wait the RNR timer, then resend */
+	COMP_NAK_FATAL,    /* invalid request / remote access / remote operational error */
+	COMP_PROGRESS,     /* una advanced: reset retry budgets, rearm, tell recovery and CC */
+	COMP_RETRY,        /* report a loss to the recovery and charge retry_cnt */
+	COMP_RNR_WAIT,     /* charge rnr_retry and start the RNR timer */
+	COMP_ERROR,        /* complete the oldest WQE in error, QP to ERR */
+	COMP_DONE,
+};
+
+static const char *const comp_state_names[] = {
+	[COMP_CHECK_PSN] = "CHECK_PSN", [COMP_CLASSIFY] = "CLASSIFY",
+	[COMP_ACK] = "ACK",             [COMP_READ] = "READ",
+	[COMP_ATOMIC] = "ATOMIC",       [COMP_NAK_SEQ] = "NAK_SEQ",
+	[COMP_NAK_RNR] = "NAK_RNR",     [COMP_NAK_FATAL] = "NAK_FATAL",
+	[COMP_PROGRESS] = "PROGRESS",   [COMP_RETRY] = "RETRY",
+	[COMP_RNR_WAIT] = "RNR_WAIT",   [COMP_ERROR] = "ERROR",
+	[COMP_DONE] = "DONE",
+};
+
+struct comp_ctx {
+	struct roce_qp *qp;
+	const struct roce_rx *rx; /* NULL for timer-driven runs */
+	uint32_t psn;
+	uint32_t old_una;
+	bool loss;                /* a loss to report after PROGRESS */
+	enum roce_loss_kind loss_kind;
+	bool rnr;                 /* an RNR wait to start after PROGRESS */
+	enum ibv_wc_status status; /* for COMP_ERROR */
+};
+
+static enum comp_state
+comp_bad_response(struct comp_ctx *c, const char *why)
+{
+	roce_qp_stat(c->qp, ROCE_STAT_RX_BAD_RESP, 1);
+	qp_log(c->qp, ROCE_LOG_DEBUG, "response PSN 0x%06x dropped: %s", c->psn, why);
+	return COMP_DONE;
+}
+
+/* A response must answer an outstanding PSN (IBTA ch. 9.7: requester PSN checks). */
+static enum comp_state
+comp_check_psn(struct comp_ctx *c)
+{
+	struct roce_qp *qp = c->qp;
+
+	if (roce_psn_cmp(c->psn, qp->comp.una) < 0) {
+		/* stale: an ACK coalesced behind a newer one, or a duplicate response */
+		roce_qp_stat(qp, ROCE_STAT_RX_DUP_RESP, 1);
+		return COMP_DONE;
+	}
+	if (roce_psn_cmp(c->psn, qp->req.psn) >= 0)
+		return comp_bad_response(c, "PSN was never sent");
+	return COMP_CLASSIFY;
+}
+
+static enum comp_state
+comp_classify_nak(struct comp_ctx *c, uint8_t code)
+{
+	static const struct {
+		enum roce_stat stat;
+		enum ibv_wc_status status;
+	} fatal[] = {
+		[ROCE_NAK_INVALID_REQ] = {ROCE_STAT_RX_NAK_INV_REQ, IBV_WC_REM_INV_REQ_ERR},
+		[ROCE_NAK_REMOTE_ACCESS] = {ROCE_STAT_RX_NAK_ACCESS, IBV_WC_REM_ACCESS_ERR},
+		[ROCE_NAK_REMOTE_OP] = {ROCE_STAT_RX_NAK_REM_OP, IBV_WC_REM_OP_ERR},
+		[ROCE_NAK_INVALID_RD_REQ] = {ROCE_STAT_RX_NAK_INV_REQ, IBV_WC_REM_INV_RD_REQ_ERR},
+	};
+
+	if (code == ROCE_NAK_PSN_SEQ_ERR) {
+		roce_qp_stat(c->qp, ROCE_STAT_RX_NAK_SEQ, 1);
+		return COMP_NAK_SEQ;
+	}
+	if (code < ROCE_ARRAY_SIZE(fatal)) {
+		roce_qp_stat(c->qp, fatal[code].stat, 1);
+		c->status = fatal[code].status;
+	} else {
+		roce_qp_stat(c->qp, ROCE_STAT_RX_NAK_OTHER, 1);
+		c->status = IBV_WC_BAD_RESP_ERR; /* reserved NAK code */
+	}
+	return COMP_NAK_FATAL;
+}
+
+static enum comp_state
+comp_classify(struct comp_ctx *c)
+{
+	const struct roce_rx *rx = c->rx;
+	uint16_t f = rx->op->flags;
+	uint8_t syn = rx->pkt.h.aeth.syndrome;
+
+	if (f & ROCE_OPF_READ) {
+		roce_qp_stat(c->qp, ROCE_STAT_RX_READ_RESP, 1);
+		return COMP_READ;
+	}
+	if (f & ROCE_OPF_ATOMIC) {
+		roce_qp_stat(c->qp, ROCE_STAT_RX_ATOMIC_ACKS, 1);
+		return COMP_ATOMIC;
+	}
+	switch (roce_aeth_type(syn)) {
+	case ROCE_AETH_ACK:
+		roce_qp_stat(c->qp, ROCE_STAT_RX_ACKS, 1);
+		return COMP_ACK;
+	case ROCE_AETH_RNR_NAK:
+		roce_qp_stat(c->qp, ROCE_STAT_RX_NAK_RNR, 1);
+		return COMP_NAK_RNR;
+	case ROCE_AETH_NAK:
+		return comp_classify_nak(c, roce_aeth_value(syn));
+	default:
+		return comp_bad_response(c, "reserved AETH syndrome");
+	}
+}
+
+static enum comp_state
+comp_implied_nak(struct comp_ctx *c)
+{
+	roce_qp_stat(c->qp, ROCE_STAT_IMPLIED_NAKS, 1);
+	c->loss = true;
+	c->loss_kind = ROCE_LOSS_IMPLIED;
+	return COMP_PROGRESS;
+}
+
+static enum comp_state
+comp_ack(struct comp_ctx *c)
+{
+	if (comp_ack_until(c->qp, roce_psn_add(c->psn, 1)))
+		return comp_implied_nak(c);
+	return COMP_PROGRESS;
+}
+
+/* READ response payload must be exactly the bytes of its PSN (IBTA ch. 9.7: response checks). */
+static bool
+comp_read_len_ok(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t idx,
+		 const struct roce_rx *rx)
+{
+	uint32_t off = idx * qp->mtu;
+	uint32_t want = wqe->length - off < qp->mtu ? wqe->length - off : qp->mtu;
+	bool last_psn = idx + 1 == wqe->npkts;
+	bool last_op = rx->op->flags & ROCE_OPF_LAST;
+
+	return rx->len == want && last_psn == last_op;
+}
+
+static enum comp_state
+comp_read(struct comp_ctx *c)
+{
+	struct roce_qp *qp = c->qp;
+	struct roce_send_wqe *wqe;
+	uint32_t idx;
+
+	if (comp_ack_until(qp, c->psn))
+		return comp_implied_nak(c); /* responses before this one were lost */
+	wqe = comp_head(qp);
+	if (!wqe || wqe->opcode != IBV_WR_RDMA_READ || c->psn != qp->comp.una)
+		return comp_bad_response(c, "READ response for no outstanding READ");
+	idx = (uint32_t)roce_psn_diff(c->psn, wqe->first_psn);
+	if (!comp_read_len_ok(qp, wqe, idx, c->rx))
+		return comp_bad_response(c, "READ response length or position mismatch");
+	if (roce_sge_scatter(qp->pd, wqe->sge, wqe->num_sge, idx * qp->mtu, c->rx->payload,
+			     c->rx->len) < 0) {
+		c->status = IBV_WC_LOC_PROT_ERR;
+		return COMP_ERROR;
+	}
+	qp->comp.una = roce_psn_add(c->psn, 1);
+	if (idx + 1 == wqe->npkts)
+		roce_comp_complete_head(qp, IBV_WC_SUCCESS);
+	return COMP_PROGRESS;
+}
+
+static enum comp_state
+comp_atomic(struct comp_ctx *c)
+{
+	struct roce_qp *qp = c->qp;
+	struct roce_send_wqe *wqe;
+	uint64_t orig = c->rx->pkt.h.atomic_orig;
+
+	if (comp_ack_until(qp, c->psn))
+		return comp_implied_nak(c);
+	wqe = comp_head(qp);
+	if (!wqe || !roce_wqe_is_rd_atomic(wqe) || wqe->opcode == IBV_WR_RDMA_READ ||
+	    c->psn != qp->comp.una)
+		return comp_bad_response(c, "ATOMIC ACKNOWLEDGE for no outstanding atomic");
+	/* the original remote value lands in the local buffer in host order, as verbs does */
+	if (roce_sge_scatter(qp->pd, wqe->sge, wqe->num_sge, 0, (const uint8_t *)&orig,
+			     sizeof(orig)) < 0) {
+		c->status = IBV_WC_LOC_PROT_ERR;
+		return COMP_ERROR;
+	}
+	qp->comp.una = roce_psn_add(c->psn, 1);
+	roce_comp_complete_head(qp, IBV_WC_SUCCESS);
+	return COMP_PROGRESS;
+}
+
+static enum comp_state
+comp_nak_seq(struct comp_ctx *c)
+{
+	/* everything before the NAK's PSN was received; resend from there (or an earlier lost READ) */
+	comp_ack_until(c->qp, c->psn);
+	c->loss = true;
+	c->loss_kind = ROCE_LOSS_NAK_SEQ;
+	return COMP_PROGRESS;
+}
+
+static enum comp_state
+comp_nak_rnr(struct comp_ctx *c)
+{
+	comp_ack_until(c->qp, c->psn);
+	c->rnr = true;
+	return COMP_PROGRESS;
+}
+
+static enum comp_state
+comp_nak_fatal(struct comp_ctx *c)
+{
+	/* the NAKed request is the oldest one left once the earlier ones are acknowledged */
+	comp_ack_until(c->qp, c->psn);
+	return COMP_ERROR;
+}
+
+static enum comp_state
+comp_progress(struct comp_ctx *c)
+{
+	struct roce_qp *qp = c->qp;
+	int32_t acked = roce_psn_diff(qp->comp.una, c->old_una);
+
+	if (acked > 0) {
+		/* forward progress restores both retry budgets */
+		qp->comp.retry_left = qp->attr.retry_cnt;
+		qp->comp.rnr_left = qp->attr.rnr_retry;
+		qp->rec->tx_acked(qp, qp->rec_priv, qp->comp.una);
+		qp->cc->on_ack(qp, qp->cc_priv, qp->dev->now, (uint32_t)acked);
+		roce_req_rearm(qp);
+	}
+	if (c->loss)
+		return COMP_RETRY;
+	if (c->rnr)
+		return COMP_RNR_WAIT;
+	return COMP_DONE;
+}
+
+static enum comp_state
+comp_retry(struct comp_ctx *c)
+{
+	struct roce_qp *qp = c->qp;
+
+	if (!qp->rec->tx_lost(qp, qp->rec_priv, qp->comp.una, qp->req.psn, c->loss_kind))
+		return COMP_DONE; /* already being repaired */
+	roce_qp_stat(qp, ROCE_STAT_RETRIES, 1);
+	qp->cc->on_loss(qp, qp->cc_priv, qp->dev->now, c->loss_kind);
+	if (qp->comp.retry_left == 0) {
+		roce_qp_stat(qp, ROCE_STAT_RETRY_EXC, 1);
+		c->status = IBV_WC_RETRY_EXC_ERR;
+		return COMP_ERROR;
+	}
+	qp->comp.retry_left--;
+	roce_req_rearm(qp);
+	return COMP_DONE;
+}
+
+static enum comp_state
+comp_rnr_wait(struct comp_ctx *c)
+{
+	struct roce_qp *qp = c->qp;
+	uint8_t code = roce_aeth_value(c->rx->pkt.h.aeth.syndrome);
+
+	qp->cc->on_loss(qp, qp->cc_priv, qp->dev->now, ROCE_LOSS_RNR);
+	if (qp->attr.rnr_retry != ROCE_RNR_RETRY_INFINITE) {
+		if (qp->comp.rnr_left == 0) {
+			roce_qp_stat(qp, ROCE_STAT_RNR_RETRY_EXC, 1);
+			c->status = IBV_WC_RNR_RETRY_EXC_ERR;
+			return COMP_ERROR;
+		}
+		qp->comp.rnr_left--;
+	}
+	/* wait at least the responder's RNR timer; the transport timer stops meanwhile */
+	qp->req.rnr_at = qp->dev->now + roce_rnr_timer_ns(code);
+	qp->req.rto_at = 0;
+	return COMP_DONE;
+}
+
+static enum comp_state
+comp_error(struct comp_ctx *c)
+{
+	struct roce_qp *qp = c->qp;
+	struct roce_send_wqe *wqe = comp_head(qp);
+
+	qp_log(qp, ROCE_LOG_WARNING, "send queue error %s at PSN 0x%06x",
+	       roce_wc_status_str(c->status), qp->comp.una);
+	if (wqe)
+		wqe->err = (uint8_t)c->status;
+	roce_qp_to_err(qp);
+	return COMP_DONE;
+}
+
+static void
+comp_run(struct comp_ctx *c, enum comp_state s)
+{
+	c->old_una = c->qp->comp.una;
+	while (s != COMP_DONE) {
+		switch (s) {
+		case COMP_CHECK_PSN:
+			s = comp_check_psn(c);
+			break;
+		case COMP_CLASSIFY:
+			s = comp_classify(c);
+			break;
+		case COMP_ACK:
+			s = comp_ack(c);
+			break;
+		case COMP_READ:
+			s = comp_read(c);
+			break;
+		case COMP_ATOMIC:
+			s = comp_atomic(c);
+			break;
+		case COMP_NAK_SEQ:
+			s = comp_nak_seq(c);
+			break;
+		case COMP_NAK_RNR:
+			s = comp_nak_rnr(c);
+			break;
+		case COMP_NAK_FATAL:
+			s = comp_nak_fatal(c);
+			break;
+		case COMP_PROGRESS:
+			s = comp_progress(c);
+			break;
+		case COMP_RETRY:
+			s = comp_retry(c);
+			break;
+		case COMP_RNR_WAIT:
+			s = comp_rnr_wait(c);
+			break;
+		case COMP_ERROR:
+			s = comp_error(c);
+			break;
+		default:
+			qp_log(c->qp, ROCE_LOG_ERR, "completer: bad state %s", comp_state_names[s]);
+			s = COMP_DONE;
+			break;
+		}
+	}
+}
+
+void
+roce_comp_rx(struct roce_qp *qp, const struct roce_rx *rx)
+{
+	struct comp_ctx c = {.qp = qp, .rx = rx, .psn = rx->psn};
+
+	if (qp->type != IBV_QPT_RC || !roce_qp_can_send(qp)) {
+		roce_qp_stat(qp, ROCE_STAT_RX_DROP_QP_STATE, 1);
+		return;
+	}
+	comp_run(&c, COMP_CHECK_PSN);
+}
+
+void
+roce_comp_timeout(struct roce_qp *qp)
+{
+	struct comp_ctx c = {.qp = qp, .loss = true, .loss_kind = ROCE_LOSS_TIMEOUT};
+
+	qp->req.rto_at = 0;
+	if (qp->type != IBV_QPT_RC || !roce_qp_can_send(qp) || qp->comp.una == qp->req.psn)
+		return;
+	roce_qp_stat(qp, ROCE_STAT_TIMEOUTS, 1);
+	comp_run(&c, COMP_RETRY);
+}
+
+void
+roce_comp_rnr_done(struct roce_qp *qp)
+{
+	qp->req.rnr_at = 0;
+	if (!roce_qp_can_send(qp))
+		return;
+	roce_qp_stat(qp, ROCE_STAT_RNR_RETRIES, 1);
+	qp->rec->tx_lost(qp, qp->rec_priv, qp->comp.una, qp->req.psn, ROCE_LOSS_RNR);
+	roce_req_rearm(qp);
+}
+
+void
+roce_comp_cnp(struct roce_qp *qp)
+{
+	roce_qp_stat(qp, ROCE_STAT_RX_CNPS, 1);
+	qp->cc->on_cnp(qp, qp->cc_priv, qp->dev->now);
+}

@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_int.h
+ * Internal objects of the transport engine and the prototypes the role files
+ * share. Nothing here is API; see roce_verbs.h.
+ *
+ * Who owns what:
+ *   roce_req.c   send queue, PSN assignment, (re)transmission of requests
+ *   roce_comp.c  responses (ACK/NAK/READ/atomic), retry decisions, send CQEs
+ *   roce_resp.c  receive queue, request checks and execution, responses out
+ *   roce_recv.c  frame parsing and dispatch to a QP
+ *   roce_qp.c    QP objects and the IBTA state machine
+ *   roce_xmit.c  frame templates (addressing) and the transmit helper
+ */
+#ifndef ROCE_INT_H
+#define ROCE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "roce_cc.h"
+#include "roce_pkt.h"
+#include "roce_psn.h"
+#include "roce_recovery.h"
+#include "roce_verbs.h"
+
+/* ------------------------------------------------------------------------- */
+/* Small helpers                                                             */
+/* ------------------------------------------------------------------------- */
+
+#define ROCE_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define roce_likely(x) __builtin_expect(!!(x), 1)
+#define roce_unlikely(x) __builtin_expect(!!(x), 0)
+
+/** Intrusive doubly-linked list (control path only). */
+struct roce_list {
+	struct roce_list *prev, *next;
+};
+
+static inline void
+roce_list_init(struct roce_list *l)
+{
+	l->prev = l->next = l;
+}
+
+static inline void
+roce_list_add_tail(struct roce_list *head, struct roce_list *n)
+{
+	n->prev = head->prev;
+	n->next = head;
+	head->prev->next = n;
+	head->prev = n;
+}
+
+static inline void
+roce_list_del(struct roce_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = n;
+}
+
+#define roce_container_of(ptr, type, member)                                                 \
+	((type *)(void *)((char *)(ptr) - __builtin_offsetof(type, member)))
+
+/* ------------------------------------------------------------------------- */
+/* Objects                                                                   */
+/* ------------------------------------------------------------------------- */
+
+struct roce_pd {
+	struct roce_dev *dev;
+	struct roce_list node;
+	uint32_t refs; /**< MRs, QPs and AHs using it */
+};
+
+struct roce_ah {
+	struct roce_pd *pd;
+	struct roce_list node;
+	struct roce_pkt tmpl; /**< l2, l3 ready for roce_build() */
+};
+
+/** CQ arming (roce_req_notify_cq). */
+enum roce_cq_arm {
+	ROCE_CQ_DISARMED = 0,
+	ROCE_CQ_ARM_NEXT,
+	ROCE_CQ_ARM_SOLICITED,
+};
+
+struct roce_cq {
+	struct roce_dev *dev;
+	struct roce_list node;
+	struct ibv_wc *ring;
+	uint32_t size; /**< power of two */
+	uint32_t prod, cons;
+	uint32_t refs; /**< QPs using it */
+	uint8_t armed; /**< enum roce_cq_arm */
+};
+
+/** Requester progress of a send WQE. */
+enum roce_wqe_state {
+	ROCE_WQE_POSTED = 0, /**< no PSN assigned yet */
+	ROCE_WQE_STARTED,    /**< first_psn assigned, some packets sent */
+	ROCE_WQE_SENT,       /**< every packet sent at least once */
+};
+
+struct roce_send_wqe {
+	uint64_t wr_id;
+	uint8_t opcode;      /**< enum ibv_wr_opcode */
+	uint8_t state;       /**< enum roce_wqe_state */
+	bool is_inline;
+	unsigned int flags;  /**< enum ibv_send_flags */
+	uint32_t imm;        /**< immediate data as the wire carries it, read host order */
+	uint32_t length;     /**< message bytes */
+	uint32_t num_sge;
+	struct ibv_sge *sge; /**< this slot's SGEs (or NULL when inline) */
+	uint8_t *inl;        /**< this slot's inline buffer */
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint64_t compare_add, swap;
+	struct roce_ah *ah;  /**< UD */
+	uint32_t remote_qpn, qkey; /**< UD */
+	uint8_t err;         /**< enum ibv_wc_status to report instead of a flush error */
+	uint32_t first_psn;  /**< valid from STARTED */
+	uint32_t npkts;      /**< PSNs the message uses (READ: response packets) */
+	uint32_t sent;       /**< packets transmitted at least once */
+};
+
+struct roce_recv_wqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t length; /**< sum of the SGE lengths */
+	struct ibv_sge *sge;
+};
+
+struct roce_sq {
+	struct roce_send_wqe *wqe;
+	struct ibv_sge *sge; /**< size * max_sge */
+	uint8_t *inl;        /**< size * max_inline */
+	uint32_t size;       /**< power of two */
+	uint32_t max_wr, max_sge, max_inline;
+	uint32_t prod;       /**< next slot to post */
+	uint32_t cons;       /**< oldest WQE not completed */
+};
+
+struct roce_rq {
+	struct roce_recv_wqe *wqe;
+	struct ibv_sge *sge;
+	uint32_t size, max_wr, max_sge;
+	uint32_t prod, cons;
+};
+
+/** Requester (roce_req.c) state. */
+struct roce_req_state {
+	uint32_t psn;         /**< next new PSN (snd_nxt) */
+	uint32_t next;        /**< SQ index of the first WQE not fully sent */
+	uint32_t rd_atomic;   /**< READ/atomic WQEs started and not completed */
+	uint32_t ackreq_cnt;  /**< packets since the last AckReq bit */
+	uint32_t hint;        /**< SQ index cache for PSN -> WQE lookups */
+	uint64_t wake_at;     /**< CC pacing deadline (0: none) */
+	uint64_t rto_at;      /**< retransmit deadline (0: disarmed) */
+	uint64_t rnr_at;      /**< RNR wait deadline (0: not waiting) */
+	bool blocked;         /**< the last run stopped on window/CC/rd_atomic/fence */
+};
+
+/** Completer (roce_comp.c) state. */
+struct roce_comp_state {
+	uint32_t una;       /**< oldest unacknowledged PSN (snd_una) */
+	uint8_t retry_left; /**< retries left before IBV_WC_RETRY_EXC_ERR */
+	uint8_t rnr_left;   /**< RNR retries left (ignored when rnr_retry == 7) */
+};
+
+/** A retained READ or atomic at the responder (IBTA "responder resources"). */
+enum roce_res_type {
+	ROCE_RES_FREE = 0,
+	ROCE_RES_READ,
+	ROCE_RES_ATOMIC,
+};
+
+struct roce_resp_res {
+	uint8_t type;       /**< enum roce_res_type */
+	bool pending;       /**< responses still to transmit */
+	uint32_t first_psn, last_psn; /**< PSNs of the original request */
+	uint64_t seq;       /**< allocation order */
+	/* READ: the (re)execution being transmitted */
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;       /**< bytes of this execution */
+	uint32_t start_psn; /**< PSN of its first response */
+	uint32_t cur_psn;   /**< next response to transmit */
+	/* ATOMIC */
+	uint64_t orig;      /**< value returned (and replayed): never re-executed */
+};
+
+/** Message being received (multi-packet SEND or WRITE). */
+enum roce_resp_msg {
+	ROCE_MSG_NONE = 0,
+	ROCE_MSG_SEND,
+	ROCE_MSG_WRITE,
+};
+
+/** Responder (roce_resp.c) state. */
+struct roce_resp_state {
+	uint32_t epsn;      /**< expected PSN */
+	uint32_t msn;       /**< message sequence number (24 bit) */
+	uint32_t ack_psn;   /**< PSN an ACK carries: last in-order SEND/WRITE packet */
+	uint8_t msg;        /**< enum roce_resp_msg */
+	uint32_t recv_off;  /**< SEND: bytes placed in the head receive WQE */
+	uint64_t wr_va;     /**< WRITE: RETH of the message in progress */
+	uint32_t wr_rkey, wr_len, wr_off;
+	struct roce_resp_res res[ROCE_MAX_RD_ATOMIC];
+	uint32_t nres;      /**< slots in use: max(1, max_dest_rd_atomic) */
+	uint64_t res_seq;
+	/* pending ACK / NAK */
+	uint32_t unacked;   /**< packets accepted since the last ACK */
+	bool ack_now;
+	uint64_t ack_at;    /**< delayed ACK deadline (0: none) */
+	bool nak_pending;
+	uint8_t nak_syndrome;
+	uint32_t nak_psn;
+	bool fatal;         /**< a fatal NAK is queued: drop requests, go to ERR after it */
+	bool cnp_pending;
+};
+
+struct roce_qp {
+	struct roce_dev *dev;
+	struct roce_pd *pd;
+	struct roce_cq *scq, *rcq;
+	void *context;
+	uint32_t qpn;
+	enum ibv_qp_type type;
+	enum ibv_qp_state state;
+	bool sq_sig_all;
+	struct ibv_qp_attr attr;   /**< attributes as last modified (roce_query_qp) */
+	struct ibv_qp_cap cap;
+	uint32_t mtu;              /**< path MTU in bytes */
+	uint16_t pkey;             /**< P_Key of attr.pkey_index */
+	uint8_t remote_mac[6];
+	bool remote_mac_set;
+	struct roce_pkt tmpl;      /**< RC/UC frame template (l2, l3, udp) from RTR on */
+	uint32_t window;           /**< RC in-flight packet limit */
+	struct roce_sq sq;
+	struct roce_rq rq;
+	struct roce_req_state req;
+	struct roce_comp_state comp;
+	struct roce_resp_state resp;
+	const struct roce_recovery_ops *rec;
+	void *rec_priv;
+	const struct roce_cc_ops *cc;
+	void *cc_priv;
+	struct roce_stats stats;
+	struct roce_qp *dirty_next; /**< roce_dev_rx_burst: QPs to run at the end */
+	bool dirty;
+};
+
+struct roce_dev {
+	struct roce_dev_cfg cfg;
+	struct roce_dev_ops ops;
+	void *ctx;
+	uint64_t now;              /**< time of the current entry point */
+	bool tx_blocked;           /**< ops->tx refused a frame in this run */
+	uint16_t ip_id;
+	struct roce_stats stats;
+	uint64_t parse_err[NET_E__COUNT];
+	struct roce_qp **qp_tbl;   /**< index = qpn - ROCE_FIRST_QPN */
+	uint32_t qp_next, nqp;
+	struct roce_mr **mr_tbl;   /**< index = (key >> 8) - 1 */
+	uint32_t mr_next, nmr;
+	uint8_t mr_gen;
+	struct roce_list pds, cqs, ahs;
+	uint32_t npd, ncq, nah;
+	uint64_t log_window;       /**< start of the current log-rate second */
+	uint32_t log_count;
+	uint8_t txbuf[ROCE_MAX_FRAME];
+};
+
+/** One received, parsed packet on its way to a QP. */
+struct roce_rx {
+	const uint8_t *frame;
+	struct roce_pkt pkt;
+	const struct roce_opcode_info *op;
+	const uint8_t *payload;
+	uint32_t len; /**< payload bytes (pad excluded) */
+	uint32_t psn;
+};
+
+/* ------------------------------------------------------------------------- */
+/* Counters and logging (roce_dev.c)                                         */
+/* ------------------------------------------------------------------------- */
+
+static inline void
+roce_dev_stat(struct roce_dev *dev, enum roce_stat id, uint64_t n)
+{
+	dev->stats.v[id] += n;
+}
+
+static inline void
+roce_qp_stat(struct roce_qp *qp, enum roce_stat id, uint64_t n)
+{
+	qp->stats.v[id] += n;
+	qp->dev->stats.v[id] += n;
+}
+
+void roce_log(struct roce_dev *dev, enum roce_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#define qp_log(qp, level, fmt, ...)                                                          \
+	roce_log((qp)->dev, (level), "qp 0x%06x: " fmt, (qp)->qpn, ##__VA_ARGS__)
+
+/** Run a QP's transmit side: responses first (they are ordered), then requests. */
+void roce_qp_run(struct roce_qp *qp);
+/** True if the QP could transmit now (used by roce_dev_busy). */
+bool roce_qp_busy(struct roce_qp *qp);
+/** Earliest armed deadline of a QP, or UINT64_MAX. */
+uint64_t roce_qp_next_deadline(const struct roce_qp *qp);
+/** Fire the QP's expired timers at dev->now. */
+void roce_qp_timers(struct roce_qp *qp);
+
+/* ------------------------------------------------------------------------- */
+/* Frames (roce_xmit.c)                                                      */
+/* ------------------------------------------------------------------------- */
+
+/** Build l2/l3 of a frame template for a path (ah_attr + peer MAC). */
+int roce_tmpl_init(struct roce_dev *dev, struct roce_pkt *tmpl, const struct ibv_ah_attr *ah,
+		   const uint8_t mac[6]);
+/** Where the payload of a packet with @p p's headers goes in the transmit buffer. */
+uint8_t *roce_tx_payload(struct roce_dev *dev, const struct roce_pkt *p);
+/**
+ * Build the frame for @p p (payload already at roce_tx_payload()) and hand it
+ * to ops->tx. @p ecn marks it ECT(0) if the device has ECN on.
+ * Returns 0, or a negative errno if the frame could not be built or sent.
+ */
+int roce_tx_pkt(struct roce_qp *qp, struct roce_pkt *p, uint32_t payload_len, bool ecn);
+/** Fill the BTH fields every packet of an RC/UC QP shares (P_Key, destination QP). */
+void roce_bth_init(const struct roce_qp *qp, struct roce_pkt *p, uint8_t opcode, uint32_t psn);
+/** UDP source port of a path: from the flow label if set, else a hash of both QPNs. */
+uint16_t roce_path_sport(uint32_t flow_label, uint32_t src_qpn, uint32_t dst_qpn);
+/** Transport base opcode (ROCE_OP_RC_BASE / UC / UD) of a QP. */
+uint8_t roce_qp_op_base(const struct roce_qp *qp);
+
+/* ------------------------------------------------------------------------- */
+/* Memory (roce_mr.c)                                                        */
+/* ------------------------------------------------------------------------- */
+
+/** The MR of a key, or NULL (unknown or deregistered). */
+struct roce_mr *roce_mr_lookup(struct roce_dev *dev, uint32_t key);
+/**
+ * Resolve a remote access [va, va+len) with @p rkey for an operation needing
+ * @p access (IBV_ACCESS_REMOTE_*) by a QP of @p pd. Returns the host pointer,
+ * or NULL on any violation (unknown key, other PD, access flag, bounds).
+ */
+uint8_t *roce_mr_remote(struct roce_pd *pd, uint32_t rkey, uint64_t va, uint32_t len,
+			unsigned int access);
+/** Check a local SGE list; *total gets the byte sum. -EINVAL on a bad key/range/access. */
+int roce_sge_check(struct roce_pd *pd, const struct ibv_sge *sge, uint32_t n, unsigned int access,
+		   uint32_t *total);
+/** Copy @p len bytes at offset @p off of an SGE list to @p dst. -EACCES / -ENOSPC. */
+int roce_sge_gather(struct roce_pd *pd, const struct ibv_sge *sge, uint32_t n, uint32_t off,
+		    uint8_t *dst, uint32_t len);
+/** Copy @p len bytes from @p src to offset @p off of an SGE list. -EACCES / -ENOSPC. */
+int roce_sge_scatter(struct roce_pd *pd, const struct ibv_sge *sge, uint32_t n, uint32_t off,
+		     const uint8_t *src, uint32_t len);
+/** Free every MR of a device (roce_dev_destroy). */
+void roce_mr_destroy_all(struct roce_dev *dev);
+
+/* ------------------------------------------------------------------------- */
+/* Completion queues (roce_cq.c)                                             */
+/* ------------------------------------------------------------------------- */
+
+/** Append a completion; @p solicited for receive completions of SE messages. */
+void roce_cq_push(struct roce_cq *cq, const struct ibv_wc *wc, bool solicited);
+void roce_cq_destroy_all(struct roce_dev *dev);
+
+/* ------------------------------------------------------------------------- */
+/* QPs (roce_qp.c)                                                           */
+/* ------------------------------------------------------------------------- */
+
+struct roce_qp *roce_qp_lookup(struct roce_dev *dev, uint32_t qpn);
+/** Move to ERR (IBTA: any state -> Error) and flush both queues. */
+void roce_qp_to_err(struct roce_qp *qp);
+/** UC/UD send-side error: move to SQE and flush the send queue. */
+void roce_qp_to_sqe(struct roce_qp *qp);
+/** States in which the responder accepts requests (RTR, RTS, SQD, SQE). */
+bool roce_qp_can_receive(const struct roce_qp *qp);
+/** States in which the requester/completer work (RTS, SQD; SQE for UC/UD completions). */
+bool roce_qp_can_send(const struct roce_qp *qp);
+void roce_qp_destroy_all(struct roce_dev *dev);
+/** P_Key match (IBTA 10.9, partitioning): same key number, at least one full member. */
+bool roce_pkey_match(uint16_t a, uint16_t b);
+/** Name of a QP state ("RTS"). */
+const char *roce_qp_state_name(enum ibv_qp_state s);
+
+/* ------------------------------------------------------------------------- */
+/* Requester (roce_req.c)                                                    */
+/* ------------------------------------------------------------------------- */
+
+void roce_req_reset(struct roce_qp *qp);
+/** Transmit up to *budget request packets (retransmissions first). */
+void roce_req_run(struct roce_qp *qp, uint32_t *budget);
+/** True if the requester has something it may send now. */
+bool roce_req_busy(struct roce_qp *qp);
+/** The started WQE whose PSN range holds @p psn, or NULL. */
+struct roce_send_wqe *roce_req_find_wqe(struct roce_qp *qp, uint32_t psn);
+/** Last PSN of a started WQE. */
+static inline uint32_t
+roce_wqe_last_psn(const struct roce_send_wqe *wqe)
+{
+	return roce_psn_add(wqe->first_psn, wqe->npkts - 1);
+}
+/** READ and atomics: completed by a response carrying data, not by an ACK. */
+static inline bool
+roce_wqe_is_rd_atomic(const struct roce_send_wqe *wqe)
+{
+	return wqe->opcode == IBV_WR_RDMA_READ || wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+/** (Re)arm or stop the retransmit timer after a change of una/nxt. */
+void roce_req_rearm(struct roce_qp *qp);
+
+/* ------------------------------------------------------------------------- */
+/* Completer (roce_comp.c)                                                   */
+/* ------------------------------------------------------------------------- */
+
+void roce_comp_reset(struct roce_qp *qp);
+/** Process a response (ACK, NAK, READ response, atomic ACK). */
+void roce_comp_rx(struct roce_qp *qp, const struct roce_rx *rx);
+/** The retransmit timer expired. */
+void roce_comp_timeout(struct roce_qp *qp);
+/** The RNR wait after an RNR NAK is over. */
+void roce_comp_rnr_done(struct roce_qp *qp);
+/** Complete the oldest send WQE (UC/UD after transmission, or any with an error). */
+void roce_comp_complete_head(struct roce_qp *qp, enum ibv_wc_status status);
+/** Complete every outstanding send WQE with IBV_WC_WR_FLUSH_ERR. */
+void roce_comp_flush(struct roce_qp *qp);
+/** A send WQE completed with @p status: CQE if signaled or failed. */
+void roce_comp_send_cqe(struct roce_qp *qp, const struct roce_send_wqe *wqe,
+			enum ibv_wc_status status);
+/** A CNP for this QP arrived. */
+void roce_comp_cnp(struct roce_qp *qp);
+
+/* ------------------------------------------------------------------------- */
+/* Responder (roce_resp.c)                                                   */
+/* ------------------------------------------------------------------------- */
+
+void roce_resp_reset(struct roce_qp *qp);
+/** Process a request packet. */
+void roce_resp_rx(struct roce_qp *qp, const struct roce_rx *rx);
+/** Transmit pending READ responses, atomic ACKs, then the ACK/NAK, up to *budget. */
+void roce_resp_run(struct roce_qp *qp, uint32_t *budget);
+bool roce_resp_busy(const struct roce_qp *qp);
+/** The delayed-ACK deadline passed. */
+void roce_resp_ack_timer(struct roce_qp *qp);
+/** Complete every posted receive WQE with IBV_WC_WR_FLUSH_ERR. */
+void roce_resp_flush(struct roce_qp *qp);
+/** A request with ECN CE arrived: ask CC whether to send a CNP. */
+void roce_resp_ecn_ce(struct roce_qp *qp);
+
+#endif /* ROCE_INT_H */

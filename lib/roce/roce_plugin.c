@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_plugin.c
+ * Registries of loss recoveries and congestion controls (selected per QP by
+ * name), and the "none" congestion control. Registration is a start-up
+ * step: it is not thread safe and entries cannot be removed.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "roce_int.h"
+
+#define ROCE_MAX_PLUGINS 16
+
+/* ---- congestion control "none": always send, never CNP ---- */
+
+static void
+cc_none_init(struct roce_qp *qp, void *priv)
+{
+	(void)qp;
+	(void)priv;
+}
+
+static uint64_t
+cc_none_tx_gate(struct roce_qp *qp, void *priv, uint64_t now, uint32_t bytes, uint32_t in_flight)
+{
+	(void)qp;
+	(void)priv;
+	(void)bytes;
+	(void)in_flight;
+	return now;
+}
+
+static void
+cc_none_on_send(struct roce_qp *qp, void *priv, uint64_t now, uint32_t bytes, bool retx)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+	(void)bytes;
+	(void)retx;
+}
+
+static void
+cc_none_on_ack(struct roce_qp *qp, void *priv, uint64_t now, uint32_t pkts)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+	(void)pkts;
+}
+
+static void
+cc_none_on_loss(struct roce_qp *qp, void *priv, uint64_t now, enum roce_loss_kind kind)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+	(void)kind;
+}
+
+static void
+cc_none_on_cnp(struct roce_qp *qp, void *priv, uint64_t now)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+}
+
+static bool
+cc_none_on_ecn_ce(struct roce_qp *qp, void *priv, uint64_t now)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+	return false;
+}
+
+const struct roce_cc_ops roce_cc_none = {
+	.name = "none",
+	.priv_size = 0,
+	.init = cc_none_init,
+	.tx_gate = cc_none_tx_gate,
+	.on_send = cc_none_on_send,
+	.on_ack = cc_none_on_ack,
+	.on_loss = cc_none_on_loss,
+	.on_cnp = cc_none_on_cnp,
+	.on_ecn_ce = cc_none_on_ecn_ce,
+	.on_poll = NULL,
+};
+
+/* ---- registries ---- */
+
+static const struct roce_recovery_ops *recovery_tbl[ROCE_MAX_PLUGINS] = {&roce_recovery_gbn};
+static const struct roce_cc_ops *cc_tbl[ROCE_MAX_PLUGINS] = {&roce_cc_none};
+
+int
+roce_recovery_register(const struct roce_recovery_ops *ops)
+{
+	if (!ops || !ops->name || !ops->init || !ops->tx_sent || !ops->tx_acked || !ops->tx_lost ||
+	    !ops->tx_next || !ops->rx_packet || !ops->rx_nak_sent)
+		return -EINVAL;
+	for (unsigned int i = 0; i < ROCE_MAX_PLUGINS; i++) {
+		if (!recovery_tbl[i]) {
+			recovery_tbl[i] = ops;
+			return 0;
+		}
+		if (strcmp(recovery_tbl[i]->name, ops->name) == 0)
+			return -EEXIST;
+	}
+	return -ENOSPC;
+}
+
+const struct roce_recovery_ops *
+roce_recovery_find(const char *name)
+{
+	for (unsigned int i = 0; name && i < ROCE_MAX_PLUGINS && recovery_tbl[i]; i++)
+		if (strcmp(recovery_tbl[i]->name, name) == 0)
+			return recovery_tbl[i];
+	return NULL;
+}
+
+int
+roce_cc_register(const struct roce_cc_ops *ops)
+{
+	if (!ops || !ops->name || !ops->init || !ops->tx_gate || !ops->on_send || !ops->on_ack ||
+	    !ops->on_loss || !ops->on_cnp || !ops->on_ecn_ce)
+		return -EINVAL;
+	for (unsigned int i = 0; i < ROCE_MAX_PLUGINS; i++) {
+		if (!cc_tbl[i]) {
+			cc_tbl[i] = ops;
+			return 0;
+		}
+		if (strcmp(cc_tbl[i]->name, ops->name) == 0)
+			return -EEXIST;
+	}
+	return -ENOSPC;
+}
+
+const struct roce_cc_ops *
+roce_cc_find(const char *name)
+{
+	for (unsigned int i = 0; name && i < ROCE_MAX_PLUGINS && cc_tbl[i]; i++)
+		if (strcmp(cc_tbl[i]->name, name) == 0)
+			return cc_tbl[i];
+	return NULL;
+}

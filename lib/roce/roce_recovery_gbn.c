@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_recovery_gbn.c
+ * IBTA Go-Back-N, the loss recovery every RoCE NIC implements.
+ *
+ * Sender: on a loss report, resend every PSN from the reported one up to the
+ * highest PSN sent so far, then continue with new data. A repeated NAK or
+ * implied NAK for the PSN already being repaired is ignored (it carries no
+ * news), until the oldest unacknowledged PSN moves past it. Timeouts and RNR
+ * retries always go back.
+ *
+ * Receiver: accept only the expected PSN; a PSN before it is a duplicate;
+ * after it, send one PSN-sequence-error NAK per gap (IBTA: the responder
+ * "NAK sent" state) and drop silently until the expected PSN arrives.
+ */
+#include "roce_int.h"
+
+struct gbn {
+	/* sender */
+	bool retx;            /* a go-back round is in progress */
+	uint32_t retx_psn;    /* next PSN to resend */
+	uint32_t retx_end;    /* first PSN not to resend (snd_nxt when the round began) */
+	bool repaired;        /* repair_psn is being repaired: ignore repeated NAKs for it */
+	uint32_t repair_psn;
+	/* receiver */
+	bool nak_sent;        /* a sequence NAK (or RNR NAK) is outstanding */
+};
+
+static void
+gbn_init(struct roce_qp *qp, void *priv)
+{
+	(void)qp;
+	*(struct gbn *)priv = (struct gbn){0};
+}
+
+static void
+gbn_tx_sent(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t next, bool retx)
+{
+	struct gbn *g = priv;
+
+	(void)qp;
+	(void)psn;
+	if (retx && g->retx) {
+		g->retx_psn = next;
+		if (roce_psn_cmp(g->retx_psn, g->retx_end) >= 0)
+			g->retx = false;
+	}
+}
+
+static void
+gbn_tx_acked(struct roce_qp *qp, void *priv, uint32_t una)
+{
+	struct gbn *g = priv;
+
+	(void)qp;
+	if (g->repaired && roce_psn_cmp(una, g->repair_psn) > 0)
+		g->repaired = false;
+}
+
+static bool
+gbn_tx_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt, enum roce_loss_kind kind)
+{
+	struct gbn *g = priv;
+
+	(void)qp;
+	if ((kind == ROCE_LOSS_NAK_SEQ || kind == ROCE_LOSS_IMPLIED) && g->repaired &&
+	    g->repair_psn == psn)
+		return false; /* the same gap, reported again by a packet already in flight */
+	g->retx = roce_psn_cmp(psn, nxt) < 0;
+	g->retx_psn = psn;
+	g->retx_end = nxt;
+	g->repaired = true;
+	g->repair_psn = psn;
+	return true;
+}
+
+static bool
+gbn_tx_next(struct roce_qp *qp, void *priv, uint32_t una, uint32_t nxt, uint32_t *psn)
+{
+	struct gbn *g = priv;
+
+	(void)qp;
+	if (!g->retx)
+		return false;
+	if (roce_psn_cmp(g->retx_psn, una) < 0)
+		g->retx_psn = una; /* acknowledged meanwhile: skip */
+	if (roce_psn_cmp(g->retx_psn, g->retx_end) >= 0 || roce_psn_cmp(g->retx_psn, nxt) >= 0) {
+		g->retx = false;
+		return false;
+	}
+	*psn = g->retx_psn;
+	return true;
+}
+
+static enum roce_rx_verdict
+gbn_rx_packet(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t psn)
+{
+	struct gbn *g = priv;
+	int d = roce_psn_cmp(psn, epsn);
+
+	(void)qp;
+	if (d == 0) {
+		g->nak_sent = false;
+		return ROCE_RXV_ACCEPT;
+	}
+	if (d < 0)
+		return ROCE_RXV_DUPLICATE; /* C9-105: duplicates are answered, never re-executed */
+	if (g->nak_sent)
+		return ROCE_RXV_DROP;
+	return ROCE_RXV_NAK_SEQ;
+}
+
+static void
+gbn_rx_nak_sent(struct roce_qp *qp, void *priv, uint32_t psn)
+{
+	(void)qp;
+	(void)psn;
+	((struct gbn *)priv)->nak_sent = true;
+}
+
+const struct roce_recovery_ops roce_recovery_gbn = {
+	.name = "gbn",
+	.priv_size = sizeof(struct gbn),
+	.init = gbn_init,
+	.tx_sent = gbn_tx_sent,
+	.tx_acked = gbn_tx_acked,
+	.tx_lost = gbn_tx_lost,
+	.tx_next = gbn_tx_next,
+	.rx_packet = gbn_rx_packet,
+	.rx_nak_sent = gbn_rx_nak_sent,
+};

@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_req.c
+ * Requester: send WRs in, request packets out.
+ *
+ * Each WQE gets a PSN range when its first packet leaves (READ: one PSN per
+ * response packet it will get back, IBTA ch. 9.7.1; atomics: one). Messages
+ * are cut into FIRST/MIDDLE/LAST/ONLY packets of the path MTU. Any packet of
+ * any outstanding WQE can be rebuilt from the WQE and its PSN, so the loss
+ * recovery plug-in decides freely what to resend: roce_req_run() asks it
+ * first, and sends new data only when it has nothing to retransmit.
+ *
+ * New packets wait for the in-flight window (RC), max_rd_atomic, fences,
+ * and the congestion-control gate; retransmissions only for the CC gate.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <string.h>
+
+#include "roce_int.h"
+
+void
+roce_req_reset(struct roce_qp *qp)
+{
+	memset(&qp->req, 0, sizeof(qp->req));
+	qp->req.psn = qp->attr.sq_psn;
+	qp->req.next = qp->sq.cons;
+	qp->req.hint = qp->sq.cons;
+}
+
+static struct roce_send_wqe *
+sq_wqe(struct roce_qp *qp, uint32_t idx)
+{
+	return &qp->sq.wqe[idx & (qp->sq.size - 1)];
+}
+
+/* ------------------------------------------------------------------------- */
+/* Posting                                                                   */
+/* ------------------------------------------------------------------------- */
+
+static bool
+wr_opcode_valid(enum ibv_qp_type type, enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return true;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return type != IBV_QPT_UD;
+	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IBV_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+/* Copy IBV_SEND_INLINE data into the WQE slot (no keys involved, as in verbs). */
+static int
+wqe_fill_inline(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_send_wr *wr)
+{
+	uint32_t total = 0;
+
+	if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM &&
+	    wr->opcode != IBV_WR_RDMA_WRITE && wr->opcode != IBV_WR_RDMA_WRITE_WITH_IMM)
+		return -EINVAL;
+	for (int i = 0; i < wr->num_sge; i++) {
+		uint32_t len = wr->sg_list[i].length;
+
+		if (len > qp->sq.max_inline - total)
+			return -EINVAL; /* more than max_inline_data */
+		if (len)
+			memcpy(wqe->inl + total, (const void *)(uintptr_t)wr->sg_list[i].addr, len);
+		total += len;
+	}
+	wqe->is_inline = true;
+	wqe->num_sge = 0;
+	wqe->length = total;
+	return 0;
+}
+
+static int
+wqe_fill_sges(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_send_wr *wr)
+{
+	/* READ and atomic results are written into the local SGEs */
+	unsigned int access = wr->opcode == IBV_WR_RDMA_READ || wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+				      wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD
+			      ? IBV_ACCESS_LOCAL_WRITE
+			      : 0;
+
+	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
+		return -EINVAL;
+	if (roce_sge_check(qp->pd, wr->sg_list, (uint32_t)wr->num_sge, access, &wqe->length) < 0)
+		return -EINVAL;
+	memcpy(wqe->sge, wr->sg_list, sizeof(*wr->sg_list) * (size_t)wr->num_sge);
+	wqe->num_sge = (uint32_t)wr->num_sge;
+	wqe->is_inline = false;
+	return 0;
+}
+
+/* Per-opcode and per-transport limits of a filled WQE. */
+static int
+wqe_check(struct roce_qp *qp, const struct roce_send_wqe *wqe)
+{
+	switch (wqe->opcode) {
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		if (wqe->length != ROCE_ATOMIC_SIZE)
+			return -EINVAL;
+		/* fall through */
+	case IBV_WR_RDMA_READ:
+		if (qp->attr.max_rd_atomic == 0)
+			return -EINVAL; /* initiator depth 0: no READ/atomic allowed */
+		break;
+	default:
+		break;
+	}
+	if (qp->type == IBV_QPT_UD) {
+		if (!wqe->ah || wqe->ah->pd != qp->pd || wqe->length > qp->dev->cfg.mtu)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+wqe_fill(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_send_wr *wr)
+{
+	int rc;
+
+	struct ibv_sge *sge = wqe->sge;
+	uint8_t *inl = wqe->inl;
+
+	if (!wr_opcode_valid(qp->type, wr->opcode) || wr->num_sge < 0 ||
+	    (wr->num_sge && !wr->sg_list))
+		return -EINVAL;
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->sge = sge; /* the slot's storage stays */
+	wqe->inl = inl;
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = (uint8_t)wr->opcode;
+	wqe->flags = wr->send_flags;
+	wqe->imm = be32toh(wr->imm_data);
+	if (wr->send_flags & IBV_SEND_INLINE)
+		rc = wqe_fill_inline(qp, wqe, wr);
+	else
+		rc = wqe_fill_sges(qp, wqe, wr);
+	if (rc < 0)
+		return rc;
+	if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wqe->remote_addr = wr->wr.atomic.remote_addr;
+		wqe->rkey = wr->wr.atomic.rkey;
+		wqe->compare_add = wr->wr.atomic.compare_add;
+		wqe->swap = wr->wr.atomic.swap;
+	} else if (qp->type == IBV_QPT_UD) {
+		wqe->ah = (struct roce_ah *)(void *)wr->wr.ud.ah;
+		wqe->remote_qpn = wr->wr.ud.remote_qpn & ROCE_QPN_MASK;
+		wqe->qkey = wr->wr.ud.remote_qkey;
+	} else {
+		wqe->remote_addr = wr->wr.rdma.remote_addr;
+		wqe->rkey = wr->wr.rdma.rkey;
+	}
+	return wqe_check(qp, wqe);
+}
+
+static bool
+post_send_state_ok(const struct roce_qp *qp)
+{
+	/* IBTA 10.8.2: no send WRs before RTS; in SQE and ERR they are flushed */
+	return qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD || qp->state == IBV_QPS_SQE ||
+	       qp->state == IBV_QPS_ERR;
+}
+
+int
+roce_post_send(struct roce_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	struct roce_dev *dev = qp->dev;
+	int rc = 0;
+
+	dev->now = dev->ops.now_ns(dev->ctx);
+	dev->tx_blocked = false;
+	for (; wr; wr = wr->next) {
+		struct roce_send_wqe *wqe;
+
+		if (!post_send_state_ok(qp)) {
+			rc = -EINVAL;
+			break;
+		}
+		if (qp->sq.prod - qp->sq.cons >= qp->sq.max_wr) {
+			rc = -ENOMEM;
+			break;
+		}
+		wqe = sq_wqe(qp, qp->sq.prod);
+		rc = wqe_fill(qp, wqe, wr);
+		if (rc < 0)
+			break;
+		qp->sq.prod++;
+	}
+	if (rc < 0 && bad_wr)
+		*bad_wr = wr;
+	if (qp->state == IBV_QPS_SQE || qp->state == IBV_QPS_ERR)
+		roce_comp_flush(qp);
+	else
+		roce_qp_run(qp);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Packet building                                                           */
+/* ------------------------------------------------------------------------- */
+
+/* Opcode of packet @p idx of a WQE (IBTA table 38 offsets, plus the transport base). */
+static uint8_t
+req_opcode(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t idx)
+{
+	bool first = idx == 0, last = idx + 1 == wqe->npkts;
+	uint8_t op;
+
+	switch (wqe->opcode) {
+	case IBV_WR_SEND:
+		op = first && last ? ROCE_OP_SEND_ONLY
+		     : first     ? ROCE_OP_SEND_FIRST
+		     : last      ? ROCE_OP_SEND_LAST
+				 : ROCE_OP_SEND_MIDDLE;
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		op = first && last ? ROCE_OP_SEND_ONLY_IMM
+		     : first     ? ROCE_OP_SEND_FIRST
+		     : last      ? ROCE_OP_SEND_LAST_IMM
+				 : ROCE_OP_SEND_MIDDLE;
+		break;
+	case IBV_WR_RDMA_WRITE:
+		op = first && last ? ROCE_OP_WRITE_ONLY
+		     : first     ? ROCE_OP_WRITE_FIRST
+		     : last      ? ROCE_OP_WRITE_LAST
+				 : ROCE_OP_WRITE_MIDDLE;
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		op = first && last ? ROCE_OP_WRITE_ONLY_IMM
+		     : first     ? ROCE_OP_WRITE_FIRST
+		     : last      ? ROCE_OP_WRITE_LAST_IMM
+				 : ROCE_OP_WRITE_MIDDLE;
+		break;
+	case IBV_WR_RDMA_READ:
+		op = ROCE_OP_READ_REQ;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		op = ROCE_OP_CMP_SWAP;
+		break;
+	default:
+		op = ROCE_OP_FETCH_ADD;
+		break;
+	}
+	return (uint8_t)(roce_qp_op_base(qp) + op);
+}
+
+/* Payload bytes of packet @p idx (READ requests and atomics carry none). */
+static uint32_t
+req_payload_len(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t idx)
+{
+	uint32_t off = idx * qp->mtu;
+
+	if (roce_wqe_is_rd_atomic(wqe))
+		return 0;
+	return wqe->length - off < qp->mtu ? wqe->length - off : qp->mtu;
+}
+
+/* AckReq (BTH A bit): on the last packet of every RC message and every N packets. */
+static uint8_t
+req_ackreq(struct roce_qp *qp, bool last)
+{
+	if (qp->type != IBV_QPT_RC)
+		return 0;
+	if (last || ++qp->req.ackreq_cnt >= qp->dev->cfg.ackreq_every) {
+		qp->req.ackreq_cnt = 0;
+		return 1;
+	}
+	return 0;
+}
+
+static void
+req_fill_ext(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t idx,
+	     struct roce_pkt *p)
+{
+	uint8_t ext = roce_opcode_info(p->h.bth.opcode)->ext;
+	uint32_t off = idx * qp->mtu;
+
+	if (ext & ROCE_EXT_RETH) {
+		/* WRITE: the whole message; READ: what is still missing from PSN idx on */
+		p->h.reth.va = wqe->remote_addr + off;
+		p->h.reth.rkey = wqe->rkey;
+		p->h.reth.dlen = wqe->opcode == IBV_WR_RDMA_READ ? wqe->length - off : wqe->length;
+	}
+	if (ext & ROCE_EXT_ATOMICETH) {
+		p->h.atomic.va = wqe->remote_addr;
+		p->h.atomic.rkey = wqe->rkey;
+		p->h.atomic.swap_add =
+			wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? wqe->swap : wqe->compare_add;
+		p->h.atomic.cmp = wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? wqe->compare_add : 0;
+	}
+	if (ext & ROCE_EXT_IMMDT)
+		p->h.imm = wqe->imm;
+	if (ext & ROCE_EXT_DETH) {
+		/* IBTA 10.2.5: a Q_Key with the high bit set means "use the QP's Q_Key" */
+		p->h.deth.qkey = (wqe->qkey & 0x80000000u) ? qp->attr.qkey : wqe->qkey;
+		p->h.deth.sqpn = qp->qpn;
+	}
+}
+
+/* Build packet @p idx of @p wqe into the transmit buffer and send it. */
+static int
+req_xmit(struct roce_qp *qp, struct roce_send_wqe *wqe, uint32_t idx)
+{
+	uint8_t opcode = req_opcode(qp, wqe, idx);
+	uint32_t len = req_payload_len(qp, wqe, idx);
+	bool last = roce_opcode_info(opcode)->flags & ROCE_OPF_LAST;
+	struct roce_pkt p;
+	uint8_t *payload;
+
+	p = qp->type == IBV_QPT_UD ? wqe->ah->tmpl : qp->tmpl;
+	roce_bth_init(qp, &p, opcode, roce_psn_add(wqe->first_psn, idx));
+	if (qp->type == IBV_QPT_UD) {
+		p.h.bth.dqpn = wqe->remote_qpn;
+		p.udp.sport = roce_path_sport(p.l3.flow_label, qp->qpn, wqe->remote_qpn);
+	}
+	p.h.bth.se = last && (wqe->flags & IBV_SEND_SOLICITED) &&
+		     (wqe->opcode == IBV_WR_SEND || wqe->opcode == IBV_WR_SEND_WITH_IMM ||
+		      wqe->opcode == IBV_WR_RDMA_WRITE_WITH_IMM);
+	p.h.bth.ackreq = req_ackreq(qp, last);
+	req_fill_ext(qp, wqe, idx, &p);
+	if (len) {
+		payload = roce_tx_payload(qp->dev, &p);
+		if (wqe->is_inline)
+			memcpy(payload, wqe->inl + idx * qp->mtu, len);
+		else if (roce_sge_gather(qp->pd, wqe->sge, wqe->num_sge, idx * qp->mtu, payload,
+					 len) < 0)
+			return -EACCES;
+	}
+	return roce_tx_pkt(qp, &p, len, true);
+}
+
+/* A local key went bad between post and transmit (MR deregistered). */
+static void
+req_local_error(struct roce_qp *qp, struct roce_send_wqe *wqe)
+{
+	qp_log(qp, ROCE_LOG_WARNING, "wr_id %llu: local protection error",
+	       (unsigned long long)wqe->wr_id);
+	if (qp->type == IBV_QPT_RC) {
+		wqe->err = IBV_WC_LOC_PROT_ERR;
+		roce_qp_to_err(qp);
+	} else {
+		roce_comp_complete_head(qp, IBV_WC_LOC_PROT_ERR);
+		roce_qp_to_sqe(qp);
+	}
+}
+
+/* ------------------------------------------------------------------------- */
+/* Gates: window, rd_atomic, fence, SQD, congestion control                  */
+/* ------------------------------------------------------------------------- */
+
+static uint32_t
+req_in_flight(const struct roce_qp *qp)
+{
+	return qp->type == IBV_QPT_RC ? (uint32_t)roce_psn_diff(qp->req.psn, qp->comp.una) : 0;
+}
+
+static void
+req_block(struct roce_qp *qp, int stat)
+{
+	if (!qp->req.blocked && stat >= 0)
+		roce_qp_stat(qp, (enum roce_stat)stat, 1);
+	qp->req.blocked = true;
+}
+
+/* May the not yet started @p wqe start now? */
+static bool
+req_may_start(struct roce_qp *qp, const struct roce_send_wqe *wqe)
+{
+	bool rd = roce_wqe_is_rd_atomic(wqe);
+	uint32_t npkts, in_flight;
+
+	if (qp->state == IBV_QPS_SQD) {
+		req_block(qp, -1); /* SQD: started WQEs finish, no new one starts */
+		return false;
+	}
+	if ((wqe->flags & IBV_SEND_FENCE) && qp->req.rd_atomic) {
+		req_block(qp, -1); /* fence: wait for every earlier READ/atomic */
+		return false;
+	}
+	if (rd && qp->req.rd_atomic >= qp->attr.max_rd_atomic) {
+		req_block(qp, ROCE_STAT_RD_ATOMIC_BLOCKED);
+		return false;
+	}
+	/* a READ occupies all its response PSNs; it may start alone whatever its size */
+	npkts = rd ? (wqe->length + qp->mtu - 1) / qp->mtu : 1;
+	in_flight = req_in_flight(qp);
+	if (qp->type == IBV_QPT_RC && in_flight && in_flight + (npkts ? npkts : 1) > qp->window) {
+		req_block(qp, ROCE_STAT_WINDOW_FULL);
+		return false;
+	}
+	return true;
+}
+
+/* Congestion-control gate for one packet of @p bytes. */
+static bool
+req_cc_allows(struct roce_qp *qp, uint32_t bytes)
+{
+	uint64_t now = qp->dev->now;
+	uint64_t t = qp->cc->tx_gate(qp, qp->cc_priv, now, bytes, req_in_flight(qp));
+
+	if (t <= now)
+		return true;
+	qp->req.wake_at = t == ROCE_CC_WAIT_EVENT ? 0 : t;
+	req_block(qp, ROCE_STAT_CC_BLOCKED);
+	return false;
+}
+
+static void
+req_start(struct roce_qp *qp, struct roce_send_wqe *wqe)
+{
+	wqe->state = ROCE_WQE_STARTED;
+	wqe->first_psn = qp->req.psn;
+	wqe->npkts = roce_wqe_is_rd_atomic(wqe) && wqe->opcode != IBV_WR_RDMA_READ
+			     ? 1
+			     : (wqe->length + qp->mtu - 1) / qp->mtu;
+	if (wqe->npkts == 0)
+		wqe->npkts = 1; /* zero-length messages still take one packet */
+	wqe->sent = 0;
+	if (roce_wqe_is_rd_atomic(wqe))
+		qp->req.rd_atomic++;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Transmission                                                              */
+/* ------------------------------------------------------------------------- */
+
+static void
+req_after_send(struct roce_qp *qp, uint32_t psn, uint32_t next, uint32_t bytes, bool retx)
+{
+	if (qp->type == IBV_QPT_RC) {
+		qp->rec->tx_sent(qp, qp->rec_priv, psn, next, retx);
+		if (!qp->req.rto_at)
+			roce_req_rearm(qp);
+	}
+	qp->cc->on_send(qp, qp->cc_priv, qp->dev->now, bytes, retx);
+	roce_qp_stat(qp, retx ? ROCE_STAT_TX_RETX_PKTS : ROCE_STAT_TX_REQ_PKTS, 1);
+}
+
+/* Send the next new packet. Returns 1 if sent, 0 if nothing may go, <0 on error. */
+static int
+req_send_new(struct roce_qp *qp)
+{
+	struct roce_send_wqe *wqe;
+	uint32_t psn, len;
+	int rc;
+
+	if (qp->req.next == qp->sq.prod)
+		return 0;
+	wqe = sq_wqe(qp, qp->req.next);
+	if (wqe->state == ROCE_WQE_POSTED) {
+		if (!req_may_start(qp, wqe))
+			return 0;
+		req_start(qp, wqe);
+	} else if (qp->type == IBV_QPT_RC && req_in_flight(qp) >= qp->window) {
+		req_block(qp, ROCE_STAT_WINDOW_FULL);
+		return 0;
+	}
+	len = req_payload_len(qp, wqe, wqe->sent);
+	if (!req_cc_allows(qp, len))
+		return 0;
+	psn = roce_psn_add(wqe->first_psn, wqe->sent);
+	rc = req_xmit(qp, wqe, wqe->sent);
+	if (rc == -EACCES) {
+		req_local_error(qp, wqe);
+		return rc;
+	}
+	if (rc < 0)
+		return rc;
+	wqe->sent = roce_wqe_is_rd_atomic(wqe) ? wqe->npkts : wqe->sent + 1;
+	qp->req.psn = roce_psn_add(wqe->first_psn, wqe->sent);
+	if (wqe->sent == wqe->npkts) {
+		wqe->state = ROCE_WQE_SENT;
+		qp->req.next++;
+	}
+	req_after_send(qp, psn, qp->req.psn, len, false);
+	/* UC and UD are done once transmitted (no ACKs, IBTA 9.8 / 9.9 semantics) */
+	if (wqe->state == ROCE_WQE_SENT && qp->type != IBV_QPT_RC)
+		roce_comp_complete_head(qp, IBV_WC_SUCCESS);
+	return 1;
+}
+
+struct roce_send_wqe *
+roce_req_find_wqe(struct roce_qp *qp, uint32_t psn)
+{
+	uint32_t end = qp->req.next + (qp->req.next != qp->sq.prod ? 1 : 0);
+	uint32_t i = qp->req.hint;
+
+	/* retransmissions walk forward: start at the last hit unless it is past psn */
+	if ((int32_t)(i - qp->sq.cons) < 0 || (int32_t)(end - i) <= 0 ||
+	    sq_wqe(qp, i)->state == ROCE_WQE_POSTED ||
+	    roce_psn_cmp(sq_wqe(qp, i)->first_psn, psn) > 0)
+		i = qp->sq.cons;
+	for (; i != end; i++) {
+		struct roce_send_wqe *wqe = sq_wqe(qp, i);
+
+		if (wqe->state == ROCE_WQE_POSTED)
+			break;
+		if (roce_psn_in_window(psn, wqe->first_psn, wqe->npkts)) {
+			qp->req.hint = i;
+			return wqe;
+		}
+	}
+	return NULL;
+}
+
+/* Resend the packet of @p psn as the recovery asked. Returns 1 if sent. */
+static int
+req_retransmit(struct roce_qp *qp, uint32_t psn)
+{
+	struct roce_send_wqe *wqe = roce_req_find_wqe(qp, psn);
+	uint32_t idx, len, next;
+	int rc;
+
+	if (roce_unlikely(!wqe)) {
+		/* not outstanding any more: tell the recovery it is done with it */
+		qp->rec->tx_sent(qp, qp->rec_priv, psn, roce_psn_add(psn, 1), true);
+		return 1;
+	}
+	idx = (uint32_t)roce_psn_diff(psn, wqe->first_psn);
+	len = req_payload_len(qp, wqe, idx);
+	if (!req_cc_allows(qp, len))
+		return 0;
+	rc = req_xmit(qp, wqe, idx);
+	if (rc == -EACCES) {
+		req_local_error(qp, wqe);
+		return rc;
+	}
+	if (rc < 0)
+		return rc;
+	/* one READ request asks for every response from psn to the end */
+	next = roce_wqe_is_rd_atomic(wqe) ? roce_psn_add(roce_wqe_last_psn(wqe), 1)
+					  : roce_psn_add(psn, 1);
+	req_after_send(qp, psn, next, len, true);
+	return 1;
+}
+
+static bool
+req_may_run(const struct roce_qp *qp)
+{
+	const struct roce_dev *dev = qp->dev;
+
+	if (!roce_qp_can_send(qp) || dev->tx_blocked || qp->req.rnr_at)
+		return false;
+	return !qp->req.wake_at || dev->now >= qp->req.wake_at;
+}
+
+void
+roce_req_run(struct roce_qp *qp, uint32_t *budget)
+{
+	qp->req.blocked = false;
+	while (*budget && req_may_run(qp)) {
+		uint32_t psn;
+		int rc;
+
+		if (qp->type == IBV_QPT_RC &&
+		    qp->rec->tx_next(qp, qp->rec_priv, qp->comp.una, qp->req.psn, &psn))
+			rc = req_retransmit(qp, psn);
+		else
+			rc = req_send_new(qp);
+		if (rc <= 0)
+			break;
+		(*budget)--;
+	}
+}
+
+bool
+roce_req_busy(struct roce_qp *qp)
+{
+	uint32_t psn;
+
+	if (!req_may_run(qp) || qp->req.blocked)
+		return false;
+	if (qp->type == IBV_QPT_RC &&
+	    qp->rec->tx_next(qp, qp->rec_priv, qp->comp.una, qp->req.psn, &psn))
+		return true;
+	return qp->req.next != qp->sq.prod;
+}
+
+void
+roce_req_rearm(struct roce_qp *qp)
+{
+	uint64_t rto = roce_ack_timeout_ns(qp->attr.timeout);
+
+	if (qp->type == IBV_QPT_RC && rto && qp->comp.una != qp->req.psn && !qp->req.rnr_at)
+		qp->req.rto_at = qp->dev->now + rto;
+	else
+		qp->req.rto_at = 0;
+}
