@@ -168,6 +168,12 @@ static const char *const comp_state_names[] = {
 	[COMP_DONE] = "DONE",
 };
 
+static const char *
+comp_state_name(enum comp_state s)
+{
+	return (unsigned int)s < ROCE_ARRAY_SIZE(comp_state_names) ? comp_state_names[s] : "?";
+}
+
 struct comp_ctx {
 	struct roce_qp *qp;
 	const struct roce_rx *rx; /* NULL for timer-driven runs */
@@ -483,7 +489,7 @@ comp_run(struct comp_ctx *c, enum comp_state s)
 			s = comp_error(c);
 			break;
 		default:
-			qp_log(c->qp, ROCE_LOG_ERR, "completer: bad state %s", comp_state_names[s]);
+			qp_log(c->qp, ROCE_LOG_ERR, "completer: bad state %s", comp_state_name(s));
 			s = COMP_DONE;
 			break;
 		}

@@ -212,6 +212,12 @@ static const char *const resp_state_names[] = {
 	[RESP_DROP] = "DROP",             [RESP_DONE] = "DONE",
 };
 
+static const char *
+resp_state_name(enum resp_state s)
+{
+	return (unsigned int)s < ROCE_ARRAY_SIZE(resp_state_names) ? resp_state_names[s] : "?";
+}
+
 struct resp_ctx {
 	struct roce_qp *qp;
 	const struct roce_rx *rx;
@@ -491,13 +497,15 @@ resp_exec_send(struct resp_ctx *c)
 	return RESP_COMPLETE;
 }
 
-static void
+static enum resp_state
 exec_read(struct resp_ctx *c)
 {
 	struct roce_qp *qp = c->qp;
 	struct roce_resp_res *res = res_alloc(qp);
 	uint32_t npkts = read_npkts(qp, c->h->reth.dlen);
 
+	if (!res) /* resp_check_op made sure there is one */
+		return resp_fail(c, ROCE_NAK_INVALID_REQ, ROCE_STAT_RX_INV_REQ);
 	memset(res, 0, sizeof(*res));
 	res->type = ROCE_RES_READ;
 	res->seq = ++qp->resp.res_seq;
@@ -510,9 +518,10 @@ exec_read(struct resp_ctx *c)
 	res->pending = true;
 	/* the responses use the PSNs up to last_psn (IBTA ch. 9.7.1) */
 	qp->resp.epsn = roce_psn_add(res->last_psn, 1);
+	return RESP_COMPLETE;
 }
 
-static void
+static enum resp_state
 exec_atomic(struct resp_ctx *c)
 {
 	struct roce_qp *qp = c->qp;
@@ -520,6 +529,8 @@ exec_atomic(struct resp_ctx *c)
 	const struct roce_atomiceth *a = &c->h->atomic;
 	uint64_t v;
 
+	if (!res)
+		return resp_fail(c, ROCE_NAK_INVALID_REQ, ROCE_STAT_RX_INV_REQ);
 	/* one aligned 64-bit word in host order; single-threaded, so atomic by construction */
 	memcpy(&v, c->dst, sizeof(v));
 	memset(res, 0, sizeof(*res));
@@ -536,6 +547,7 @@ exec_atomic(struct resp_ctx *c)
 	}
 	memcpy(c->dst, &v, sizeof(v));
 	qp->resp.epsn = roce_psn_add(c->rx->psn, 1);
+	return RESP_COMPLETE;
 }
 
 static enum resp_state
@@ -546,10 +558,10 @@ resp_execute(struct resp_ctx *c)
 	if (c->f & ROCE_OPF_SEND)
 		return resp_exec_send(c);
 	if (c->f & ROCE_OPF_READ)
-		exec_read(c);
-	else if (c->f & ROCE_OPF_ATOMIC)
-		exec_atomic(c);
-	else if (c->rx->len) {
+		return exec_read(c);
+	if (c->f & ROCE_OPF_ATOMIC)
+		return exec_atomic(c);
+	if (c->rx->len) {
 		memcpy(c->dst, c->rx->payload, c->rx->len);
 		qp->resp.wr_off += c->rx->len;
 	}
@@ -783,7 +795,7 @@ resp_machine(struct resp_ctx *c)
 			s = RESP_DONE;
 			break;
 		default:
-			qp_log(c->qp, ROCE_LOG_ERR, "responder: bad state %s", resp_state_names[s]);
+			qp_log(c->qp, ROCE_LOG_ERR, "responder: bad state %s", resp_state_name(s));
 			s = RESP_DONE;
 			break;
 		}

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "roce_stats.h"
 
+#include <stddef.h>
+
 static const char *const stat_names[] = {
 #define ROCE_STAT_NAME(e, name, desc) name,
 	ROCE_STATS_LIST(ROCE_STAT_NAME)

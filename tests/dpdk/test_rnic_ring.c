@@ -236,14 +236,18 @@ test_icmp_echo(void)
 	net_put_be16(f + 36, net_csum_fold(net_csum_partial(f + 34, 16, 0)));
 	CHECK_EQ(rte_ring_enqueue(B.rx, m), 0);
 	rnic_port_poll(&B.port);
-	unsigned n = rte_ring_dequeue_burst(B.tx, (void **)r, 4, NULL);
-	CHECK_EQ(n, 1);
-	if (n == 1) {
-		uint8_t *o = rte_pktmbuf_mtod(r[0], uint8_t *);
-		CHECK_EQ(o[34], 0); /* echo reply */
-		CHECK_EQ(o[5], 0x99);
-		rte_pktmbuf_free(r[0]);
+	unsigned n = rte_ring_dequeue_burst(B.tx, (void **)r, 4, NULL), replies = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *o = rte_pktmbuf_mtod(r[i], uint8_t *);
+		/* other frames (a delayed ACK) may share the ring */
+		if (net_get_be16(o + 12) == NET_ETHERTYPE_IPV4 && o[23] == 1) {
+			CHECK_EQ(o[34], 0); /* echo reply */
+			CHECK_EQ(o[5], 0x99);
+			replies++;
+		}
+		rte_pktmbuf_free(r[i]);
 	}
+	CHECK_EQ(replies, 1);
 	CHECK_EQ(B.port.cnt.rx_icmp_echo, 1);
 }
 
@@ -381,6 +385,6 @@ test_bad_rkey(void)
 	CHECK_MEM(B.buf + BUF_SIZE - 64, before, 64);
 }
 
-RW_TEST_MAIN(RW_TEST(test_setup_and_arp), RW_TEST(test_icmp_echo), RW_TEST(test_write),
+RW_TEST_MAIN(RW_TEST(test_setup_and_arp), RW_TEST(test_write), RW_TEST(test_icmp_echo),
 	     RW_TEST(test_write_with_loss), RW_TEST(test_send_recv), RW_TEST(test_read_and_atomics),
 	     RW_TEST(test_bad_rkey))

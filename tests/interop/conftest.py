@@ -23,16 +23,21 @@ def _build_root() -> Path:
 @pytest.fixture(scope="session")
 def vm_image() -> Path:
     """Build (or reuse the cached) guest image under $ROCEWAN_BUILD/interop/."""
+    problem = None
     try:
         vmlib.check_host_prerequisites()
     except vmlib.VMError as e:
-        pytest.fail(str(e), pytrace=False)
+        problem = str(e)
+    if problem:
+        pytest.fail(problem, pytrace=False)
     outdir = _build_root() / "interop"
     t0 = time.monotonic()
     try:
         vmlib.build_image(outdir)
     except vmlib.VMError as e:
-        pytest.fail(str(e), pytrace=False)
+        problem = str(e)
+    if problem:
+        pytest.fail(problem, pytrace=False)
     print(f"\n[interop] image {outdir} ready in {time.monotonic() - t0:.1f} s "
           f"(kernel {(outdir / 'kernel-version').read_text().strip()})")
     return outdir

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "rnic_bench.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "dp_port.h"
+
+#define LINE "---------------------------------------------------------------------------------------\n"
+#define WAIT_LIMIT_S 30 /* no progress for this long: the peer is gone */
+
+static double
+now_s(const struct rnic_bench *b)
+{
+	return (double)rnic_now_ns(b->port) / 1e9;
+}
+
+static enum ibv_wr_opcode
+wr_opcode(enum rnic_mode m, const char *atomic_type)
+{
+	switch (m) {
+	case RNIC_MODE_SEND_BW:
+	case RNIC_MODE_SEND_LAT:
+		return IBV_WR_SEND;
+	case RNIC_MODE_READ_BW:
+	case RNIC_MODE_READ_LAT:
+		return IBV_WR_RDMA_READ;
+	case RNIC_MODE_ATOMIC_BW:
+		return strcmp(atomic_type, "CMP_AND_SWAP") == 0 ? IBV_WR_ATOMIC_CMP_AND_SWP :
+								    IBV_WR_ATOMIC_FETCH_AND_ADD;
+	default:
+		return IBV_WR_RDMA_WRITE;
+	}
+}
+
+/* Post one request for message i of @p size bytes. */
+static int
+post_one(struct rnic_bench *b, uint64_t size, uint64_t i)
+{
+	size_t slots = b->buf_size / (size ? size : 1);
+	size_t off = slots > 1 ? (size_t)(i % slots) * size : 0;
+	struct ibv_sge sge = {.addr = (uintptr_t)b->buf + off, .length = (uint32_t)size,
+			      .lkey = b->mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1,
+				 .opcode = wr_opcode(b->prm->mode, b->prm->atomic_type),
+				 .send_flags = IBV_SEND_SIGNALED}, *bad;
+
+	if (size <= b->prm->inline_size && wr.opcode != IBV_WR_RDMA_READ &&
+	    wr.opcode != IBV_WR_ATOMIC_FETCH_AND_ADD && wr.opcode != IBV_WR_ATOMIC_CMP_AND_SWP)
+		wr.send_flags |= IBV_SEND_INLINE;
+	if (wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD || wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP) {
+		wr.wr.atomic.remote_addr = b->raddr;
+		wr.wr.atomic.rkey = b->rkey;
+		wr.wr.atomic.compare_add = 1;
+		wr.wr.atomic.swap = i;
+		sge.length = 8;
+	} else {
+		wr.wr.rdma.remote_addr = b->raddr + off;
+		wr.wr.rdma.rkey = b->rkey;
+	}
+	return roce_post_send(b->qp, &wr, &bad);
+}
+
+static int
+post_recv(struct rnic_bench *b, uint64_t size, uint64_t i)
+{
+	size_t slots = b->buf_size / (size ? size : 1);
+	size_t off = slots > 1 ? (size_t)(i % slots) * size : 0;
+	struct ibv_sge sge = {.addr = (uintptr_t)b->buf + off, .length = (uint32_t)size,
+			      .lkey = b->mr->lkey};
+	struct ibv_recv_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1}, *bad;
+
+	return roce_post_recv(b->qp, &wr, &bad);
+}
+
+static void
+note_error(struct rnic_bench_result *r, const struct ibv_wc *wc)
+{
+	if (r->errors++ == 0)
+		r->first_error = wc->status;
+}
+
+int
+rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r)
+{
+	const struct rnic_params *p = b->prm;
+	uint64_t posted = 0, done = 0, iters = p->iters;
+	uint32_t depth = p->tx_depth;
+	double start, last_progress, deadline = 0, win_start, peak = 0;
+	uint64_t win_done = 0;
+	struct dp_backoff bo;
+	struct ibv_wc wc[64];
+
+	memset(r, 0, sizeof(*r));
+	r->size = size;
+	if (p->mode == RNIC_MODE_READ_BW || p->mode == RNIC_MODE_ATOMIC_BW)
+		depth = depth < p->outs * 4 ? depth : p->outs * 4;
+	dp_backoff_init(&bo, p->busy_poll);
+	start = win_start = last_progress = now_s(b);
+	if (p->duration_s) {
+		iters = UINT64_MAX;
+		deadline = start + p->duration_s;
+	}
+	while (done < iters && !dp_quit) {
+		unsigned int work = 0;
+
+		while (posted < iters && posted - done < depth && (!deadline || now_s(b) < deadline)) {
+			if (post_one(b, size, posted) != 0)
+				break;
+			posted++;
+			work++;
+		}
+		work += rnic_port_poll(b->port);
+		int n = roce_poll_cq(b->cq, 64, wc);
+		for (int i = 0; i < n; i++)
+			if (wc[i].status != IBV_WC_SUCCESS)
+				note_error(r, &wc[i]);
+		done += (uint64_t)n;
+		win_done += (uint64_t)n;
+		if (n) {
+			double t = now_s(b);
+			last_progress = t;
+			if (t - win_start >= 0.1) { /* peak over 100 ms windows */
+				double bw = (double)win_done * size / (t - win_start) / 1e6;
+				peak = bw > peak ? bw : peak;
+				win_start = t;
+				win_done = 0;
+			}
+		}
+		if (r->errors)
+			break;
+		if (deadline && now_s(b) >= deadline && posted == done)
+			break;
+		if (now_s(b) - last_progress > WAIT_LIMIT_S) {
+			r->errors++;
+			r->first_error = IBV_WC_RETRY_EXC_ERR;
+			break;
+		}
+		dp_backoff_step(&bo, work + (unsigned int)n);
+	}
+	r->iters = done;
+	r->seconds = now_s(b) - start;
+	if (r->seconds > 0) {
+		r->bw_avg_mbps = (double)done * size / r->seconds / 1e6;
+		r->msg_rate_mpps = (double)done / r->seconds / 1e6;
+	}
+	r->bw_peak_mbps = peak > r->bw_avg_mbps ? peak : r->bw_avg_mbps;
+	return r->errors ? -EIO : 0;
+}
+
+int
+rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect,
+			struct rnic_bench_result *r)
+{
+	const struct rnic_params *p = b->prm;
+	bool sends = p->mode == RNIC_MODE_SEND_BW;
+	uint64_t posted = 0, done = 0;
+	double start = now_s(b), last = start;
+	struct dp_backoff bo;
+	struct ibv_wc wc[64];
+
+	memset(r, 0, sizeof(*r));
+	r->size = size;
+	dp_backoff_init(&bo, p->busy_poll);
+	if (!sends) {
+		/* WRITE/READ/atomic need nothing from the responder's CPU: serve the port */
+		while (!dp_quit && now_s(b) - last < (expect ? WAIT_LIMIT_S : 0.2)) {
+			unsigned int w = rnic_port_poll(b->port);
+			if (w)
+				last = now_s(b);
+			if (expect == 0)
+				break;
+			dp_backoff_step(&bo, w);
+		}
+		return 0;
+	}
+	while (done < expect && !dp_quit) {
+		unsigned int work = 0;
+
+		while (posted < expect && posted - done < p->rx_depth && post_recv(b, size, posted) == 0)
+			posted++, work++;
+		work += rnic_port_poll(b->port);
+		int n = roce_poll_cq(b->cq, 64, wc);
+		for (int i = 0; i < n; i++)
+			if (wc[i].status != IBV_WC_SUCCESS)
+				note_error(r, &wc[i]);
+		done += (uint64_t)n;
+		if (n)
+			last = now_s(b);
+		if (r->errors || now_s(b) - last > WAIT_LIMIT_S)
+			break;
+		dp_backoff_step(&bo, work + (unsigned int)n);
+	}
+	r->iters = done;
+	r->seconds = now_s(b) - start;
+	if (r->seconds > 0)
+		r->bw_avg_mbps = r->bw_peak_mbps = (double)done * size / r->seconds / 1e6;
+	return done == expect ? 0 : -EIO;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Wait for one completion on the CQ, serving the port meanwhile. */
+static int
+wait_one(struct rnic_bench *b, struct ibv_wc *wc)
+{
+	double start = now_s(b);
+	struct dp_backoff bo;
+
+	dp_backoff_init(&bo, true); /* latency: never sleep while waiting */
+	while (!dp_quit) {
+		if (roce_poll_cq(b->cq, 1, wc) == 1)
+			return wc->status == IBV_WC_SUCCESS ? 0 : -EIO;
+		rnic_port_poll(b->port);
+		if (now_s(b) - start > WAIT_LIMIT_S)
+			return -ETIMEDOUT;
+	}
+	return -EINTR;
+}
+
+int
+rnic_bench_lat(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r)
+{
+	const struct rnic_params *p = b->prm;
+	uint64_t n = p->iters;
+	double *t = calloc(n, sizeof(double)), sum = 0, sq = 0;
+	struct ibv_wc wc;
+	int rc = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->size = size;
+	if (!t)
+		return -ENOMEM;
+	/*
+	 * send_lat: ping-pong of SENDs (the server answers each receive);
+	 * write_lat/read_lat: the client times each request to its completion
+	 * (perftest's write_lat polls memory instead; the RTT measured is the same
+	 * request -> ACK path through the peer).
+	 */
+	for (uint64_t i = 0; i < n && rc == 0; i++) {
+		double t0 = now_s(b);
+
+		if (p->mode == RNIC_MODE_SEND_LAT) {
+			if ((rc = post_recv(b, size, i)) != 0)
+				break;
+			if (!b->server && (rc = post_one(b, size, i)) != 0)
+				break;
+			/* client: own send completion + peer's reply; server: receive then reply */
+			if ((rc = wait_one(b, &wc)) != 0)
+				break;
+			if (b->server) {
+				if ((rc = post_one(b, size, i)) != 0 || (rc = wait_one(b, &wc)) != 0)
+					break;
+			} else if ((rc = wait_one(b, &wc)) != 0) {
+				break;
+			}
+		} else {
+			if ((rc = post_one(b, size, i)) != 0 || (rc = wait_one(b, &wc)) != 0)
+				break;
+		}
+		t[i] = (now_s(b) - t0) * 1e6;
+		if (p->mode == RNIC_MODE_SEND_LAT || p->mode == RNIC_MODE_WRITE_LAT)
+			t[i] /= 2; /* perftest reports one-way latency for ping-pong modes */
+		r->iters++;
+	}
+	if (rc)
+		r->errors = 1, r->first_error = wc.status;
+	if (r->iters) {
+		for (uint64_t i = 0; i < r->iters; i++)
+			sum += t[i], sq += t[i] * t[i];
+		qsort(t, r->iters, sizeof(double), cmp_double);
+		r->t_min = t[0];
+		r->t_max = t[r->iters - 1];
+		r->t_typical = t[r->iters / 2];
+		r->t_avg = sum / (double)r->iters;
+		r->t_stdev = sqrt(fmax(0, sq / (double)r->iters - r->t_avg * r->t_avg));
+		r->t_p99 = t[(uint64_t)((double)(r->iters - 1) * 0.99)];
+		r->t_p999 = t[(uint64_t)((double)(r->iters - 1) * 0.999)];
+	}
+	free(t);
+	return rc;
+}
+
+static const char *
+test_title(enum rnic_mode m)
+{
+	switch (m) {
+	case RNIC_MODE_WRITE_BW: return "RDMA_Write BW Test";
+	case RNIC_MODE_SEND_BW: return "Send BW Test";
+	case RNIC_MODE_READ_BW: return "RDMA_Read BW Test";
+	case RNIC_MODE_ATOMIC_BW: return "Atomic FETCH_AND_ADD BW Test";
+	case RNIC_MODE_WRITE_LAT: return "RDMA_Write Latency Test";
+	case RNIC_MODE_SEND_LAT: return "Send Latency Test";
+	case RNIC_MODE_READ_LAT: return "RDMA_Read Latency Test";
+	default: return "rc_pingpong";
+	}
+}
+
+void
+rnic_bench_print_header(FILE *f, const struct rnic_params *p)
+{
+	static const char *const conn[] = {"RC", "UC", "UD"};
+
+	fprintf(f, LINE);
+	fprintf(f, "                    %s\n", test_title(p->mode));
+	fprintf(f, " Dual-port       : OFF\t\tDevice         : rnic (DPDK)\n");
+	fprintf(f, " Number of qps   : %u\t\tTransport type : IB\n", p->num_qps);
+	fprintf(f, " Connection type : %s\t\tUsing SRQ      : OFF\n", conn[p->conn]);
+	fprintf(f, " TX depth        : %u\n", p->tx_depth);
+	fprintf(f, " Mtu             : %u[B]\n", p->mtu);
+	fprintf(f, " Link type       : Ethernet\n");
+	fprintf(f, " GID index       : %u\n", p->gid_index);
+	fprintf(f, " Max inline data : %u[B]\n", p->inline_size);
+	fprintf(f, " rdma_cm QPs\t : OFF\n Data ex. method : Ethernet\n");
+	fprintf(f, LINE);
+	if (rnic_mode_is_bw(p->mode)) {
+		const char *u = p->report_gbits ? "Gb/sec" : "MB/sec";
+		fprintf(f, " #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n",
+			u, u);
+	} else {
+		fprintf(f, " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
+			   "t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
+	}
+}
+
+void
+rnic_bench_print_row(FILE *f, const struct rnic_params *p, const struct rnic_bench_result *r)
+{
+	if (rnic_mode_is_bw(p->mode)) {
+		double k = p->report_gbits ? 8.0 / 1000.0 : 1.0;
+		fprintf(f, " %-10" PRIu64 " %-10" PRIu64 "       %-7.2f            %-7.2f\t\t   %-7.6f\n",
+			r->size, r->iters, r->bw_peak_mbps * k, r->bw_avg_mbps * k, r->msg_rate_mpps);
+	} else {
+		fprintf(f, " %-7" PRIu64 " %-10" PRIu64 "     %-7.2f        %-7.2f      %-7.2f  \t     "
+			   "%-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
+			r->size, r->iters, r->t_min, r->t_max, r->t_typical, r->t_avg, r->t_stdev,
+			r->t_p99, r->t_p999);
+	}
+}
+
+void
+rnic_bench_print_footer(FILE *f)
+{
+	fprintf(f, LINE);
+}

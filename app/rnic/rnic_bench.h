@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rnic_bench.h
+ * perftest's measurement loops on the rnic's verbs API: bandwidth modes
+ * (write/send/read/atomic) and latency modes (write/send/read ping-pong), and
+ * perftest's output table so existing lab scripts can parse it.
+ */
+#ifndef RNIC_BENCH_H
+#define RNIC_BENCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rnic_config.h"
+#include "rnic_port.h"
+#include "roce_verbs.h"
+
+/** One connected QP and the memory it works on. */
+struct rnic_bench {
+	struct rnic_port *port;
+	const struct rnic_params *prm;
+	struct roce_cq *cq;
+	struct roce_qp *qp;
+	struct roce_mr *mr;
+	uint8_t *buf;       /**< local buffer (registered as mr) */
+	size_t buf_size;
+	uint64_t raddr;     /**< peer's buffer */
+	uint32_t rkey;
+	bool server;
+};
+
+struct rnic_bench_result {
+	uint64_t size;
+	uint64_t iters;      /**< completed messages */
+	double seconds;
+	double bw_avg_mbps;  /**< MB/s (10^6 bytes/s, as perftest) */
+	double bw_peak_mbps;
+	double msg_rate_mpps;
+	/* latency modes (microseconds) */
+	double t_min, t_max, t_typical, t_avg, t_stdev, t_p99, t_p999;
+	uint64_t errors;     /**< completions with an error status */
+	enum ibv_wc_status first_error;
+};
+
+/** Bandwidth test, requester side (write/send/read/atomic per prm->mode). */
+int rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r);
+
+/**
+ * Bandwidth test, responder side: for send_bw keeps receives posted and counts
+ * @p expect messages; for the others only serves the port until @p expect
+ * messages' worth of requests arrived or @p stop is set.
+ */
+int rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect,
+			    struct rnic_bench_result *r);
+
+/** Latency ping-pong (write_lat, send_lat) or request/response (read_lat). */
+int rnic_bench_lat(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r);
+
+/** perftest's banner and table header for the mode. */
+void rnic_bench_print_header(FILE *f, const struct rnic_params *p);
+void rnic_bench_print_row(FILE *f, const struct rnic_params *p, const struct rnic_bench_result *r);
+void rnic_bench_print_footer(FILE *f);
+
+#endif /* RNIC_BENCH_H */
