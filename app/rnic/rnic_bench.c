@@ -13,6 +13,7 @@
 
 #define LINE "---------------------------------------------------------------------------------------\n"
 #define WAIT_LIMIT_S 30 /* no progress for this long: the peer is gone */
+#define MIB 1048576.0   /* perftest's MB/sec is MiB/s */
 
 static double
 now_s(const struct rnic_bench *b)
@@ -66,8 +67,8 @@ post_one(struct rnic_bench *b, uint64_t size, uint64_t i)
 	return roce_post_send(b->qp, &wr, &bad);
 }
 
-static int
-post_recv(struct rnic_bench *b, uint64_t size, uint64_t i)
+int
+rnic_bench_post_recv(struct rnic_bench *b, uint64_t size, uint64_t i)
 {
 	size_t slots = b->buf_size / (size ? size : 1);
 	size_t off = slots > 1 ? (size_t)(i % slots) * size : 0;
@@ -126,7 +127,7 @@ rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_r
 			double t = now_s(b);
 			last_progress = t;
 			if (t - win_start >= 0.1) { /* peak over 100 ms windows */
-				double bw = (double)win_done * size / (t - win_start) / 1e6;
+				double bw = (double)win_done * size / (t - win_start) / MIB;
 				peak = bw > peak ? bw : peak;
 				win_start = t;
 				win_done = 0;
@@ -146,7 +147,7 @@ rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_r
 	r->iters = done;
 	r->seconds = now_s(b) - start;
 	if (r->seconds > 0) {
-		r->bw_avg_mbps = (double)done * size / r->seconds / 1e6;
+		r->bw_avg_mbps = (double)done * size / r->seconds / MIB;
 		r->msg_rate_mpps = (double)done / r->seconds / 1e6;
 	}
 	r->bw_peak_mbps = peak > r->bw_avg_mbps ? peak : r->bw_avg_mbps;
@@ -154,12 +155,11 @@ rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_r
 }
 
 int
-rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect,
+rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect, uint64_t pre_posted,
 			struct rnic_bench_result *r)
 {
 	const struct rnic_params *p = b->prm;
-	bool sends = p->mode == RNIC_MODE_SEND_BW;
-	uint64_t posted = 0, done = 0;
+	uint64_t posted = pre_posted, done = 0;
 	double start = now_s(b), last = start;
 	struct dp_backoff bo;
 	struct ibv_wc wc[64];
@@ -167,22 +167,11 @@ rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect,
 	memset(r, 0, sizeof(*r));
 	r->size = size;
 	dp_backoff_init(&bo, p->busy_poll);
-	if (!sends) {
-		/* WRITE/READ/atomic need nothing from the responder's CPU: serve the port */
-		while (!dp_quit && now_s(b) - last < (expect ? WAIT_LIMIT_S : 0.2)) {
-			unsigned int w = rnic_port_poll(b->port);
-			if (w)
-				last = now_s(b);
-			if (expect == 0)
-				break;
-			dp_backoff_step(&bo, w);
-		}
-		return 0;
-	}
 	while (done < expect && !dp_quit) {
 		unsigned int work = 0;
 
-		while (posted < expect && posted - done < p->rx_depth && post_recv(b, size, posted) == 0)
+		while (posted < expect && posted - done < p->rx_depth &&
+		       rnic_bench_post_recv(b, size, posted) == 0)
 			posted++, work++;
 		work += rnic_port_poll(b->port);
 		int n = roce_poll_cq(b->cq, 64, wc);
@@ -198,8 +187,10 @@ rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect,
 	}
 	r->iters = done;
 	r->seconds = now_s(b) - start;
-	if (r->seconds > 0)
-		r->bw_avg_mbps = r->bw_peak_mbps = (double)done * size / r->seconds / 1e6;
+	if (r->seconds > 0) {
+		r->bw_avg_mbps = r->bw_peak_mbps = (double)done * size / r->seconds / MIB;
+		r->msg_rate_mpps = (double)done / r->seconds / 1e6;
+	}
 	return done == expect ? 0 : -EIO;
 }
 
@@ -252,7 +243,7 @@ rnic_bench_lat(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r)
 		double t0 = now_s(b);
 
 		if (p->mode == RNIC_MODE_SEND_LAT) {
-			if ((rc = post_recv(b, size, i)) != 0)
+			if ((rc = rnic_bench_post_recv(b, size, i)) != 0)
 				break;
 			if (!b->server && (rc = post_one(b, size, i)) != 0)
 				break;
@@ -338,7 +329,7 @@ void
 rnic_bench_print_row(FILE *f, const struct rnic_params *p, const struct rnic_bench_result *r)
 {
 	if (rnic_mode_is_bw(p->mode)) {
-		double k = p->report_gbits ? 8.0 / 1000.0 : 1.0;
+		double k = p->report_gbits ? 8.0 * MIB / 1e9 : 1.0;
 		fprintf(f, " %-10" PRIu64 " %-10" PRIu64 "       %-7.2f            %-7.2f\t\t   %-7.6f\n",
 			r->size, r->iters, r->bw_peak_mbps * k, r->bw_avg_mbps * k, r->msg_rate_mpps);
 	} else {

@@ -33,7 +33,7 @@ struct rnic_bench_result {
 	uint64_t size;
 	uint64_t iters;      /**< completed messages */
 	double seconds;
-	double bw_avg_mbps;  /**< MB/s (10^6 bytes/s, as perftest) */
+	double bw_avg_mbps;  /**< MB/s in perftest's sense: 2^20 bytes/s */
 	double bw_peak_mbps;
 	double msg_rate_mpps;
 	/* latency modes (microseconds) */
@@ -46,12 +46,14 @@ struct rnic_bench_result {
 int rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r);
 
 /**
- * Bandwidth test, responder side: for send_bw keeps receives posted and counts
- * @p expect messages; for the others only serves the port until @p expect
- * messages' worth of requests arrived or @p stop is set.
+ * Bandwidth test, responder side of send_bw: keeps receives posted (the first
+ * @p pre_posted were posted before the run) and counts @p expect messages.
  */
 int rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect,
-			    struct rnic_bench_result *r);
+			    uint64_t pre_posted, struct rnic_bench_result *r);
+
+/** Post receive number @p i for @p size bytes (buffers rotate through the MR). */
+int rnic_bench_post_recv(struct rnic_bench *b, uint64_t size, uint64_t i);
 
 /** Latency ping-pong (write_lat, send_lat) or request/response (read_lat). */
 int rnic_bench_lat(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r);

@@ -28,7 +28,7 @@ export LC_ALL=C
 # modules.dep).  Missing ones are an error unless built into the kernel.
 BOOT_MODULES="virtio_pci virtio_net virtio_console crc32_generic rdma_rxe ib_uverbs sch_netem"
 # Optional modules copied into the image, loaded on demand (modprobe, or the
-# kernel's auto-loading through /sbin/modprobe, or rw.mods= on the cmdline).
+# kernel's auto-loading through busybox modprobe, or rw.mods= on the cmdline).
 EXTRA_MODULES="crc32_pclmul crc32c_generic ifb act_mirred act_gact sch_ingress cls_u32 cls_matchall \
   sch_tbf sch_htb sch_prio sch_red sch_fq_codel veth bridge 8021q rdma_ucm"
 # Programs (host paths are looked up with command -v, copied with their libs).
@@ -275,7 +275,7 @@ copy_elf "$RXELIB"
 [ -f /etc/libibverbs.d/rxe.driver ] || die "no /etc/libibverbs.d/rxe.driver"
 copy_file /etc/libibverbs.d/rxe.driver
 # tc's netem distribution tables, iproute2 config
-for d in /usr/lib/tc /usr/share/iproute2 /etc/iproute2; do
+for d in /usr/lib/tc /usr/lib/*/tc /usr/share/iproute2 /etc/iproute2; do
   [ -d "$d" ] && { mkdir -p "$R$d"; cp -a "$d/." "$R$d/"; }
 done
 # small /etc

@@ -6,6 +6,7 @@
 (c) two bridged guests: ib_write_bw server/client over RoCEv2 (GID index 1).
 """
 
+import shutil
 import time
 
 import pytest
@@ -43,6 +44,7 @@ class TestSingleVM:
         # GID index 1 is the IPv4-mapped address (perftest -x 1)
         rc, gid = vm.run("cat /sys/class/infiniband/rxe0/ports/1/gids/1")
         assert rc == 0 and gid.strip().endswith("ffff:0a09:0002"), gid
+        assert shutil.which("ping"), "ping not found on the host (apt-get install iputils-ping)"
         cp = vm.host_exec(["ping", "-c", "3", "-i", "0.2", "-W", "5", vm.addr],
                           check=False, timeout=60)
         assert cp.returncode == 0, f"host cannot ping {vm.addr}:\n{cp.stdout}"

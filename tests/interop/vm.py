@@ -124,6 +124,15 @@ def mac_for(name: str) -> str:
 
 # --------------------------------------------------------------------------- netns / bridge
 
+def _alive(pid: int) -> bool:
+    """True while PID exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 class Netns:
     """A private network namespace (deleted with everything in it on exit)."""
 
@@ -144,9 +153,13 @@ class Netns:
     def delete(self) -> None:
         # our own guests were started in this namespace: stop whatever is left
         cp = _sh(["ip", "netns", "pids", self.name], check=False)
-        for pid in cp.stdout.split():
-            with contextlib.suppress(ProcessLookupError, ValueError):
-                os.kill(int(pid), signal.SIGKILL)
+        pids = [int(p) for p in cp.stdout.split() if p.isdigit()]
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
         _sh(["ip", "netns", "del", self.name], check=False)
 
     def __exit__(self, *exc) -> None:
@@ -288,6 +301,7 @@ class VM:
         self._bg = 0
         self._tap_created = False
         self.boot_seconds: Optional[float] = None
+        self._t_start: Optional[float] = None
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> "VM":
@@ -295,12 +309,12 @@ class VM:
         try:
             self.wait_ready()
         except BaseException:
-            self.close()
+            self.close(keep_workdir=True)
             raise
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(keep_workdir=exc_type is not None)
 
     def cmdline(self) -> str:
         parts = ["console=ttyS0", "panic=-1", "rw.hostname=" + self.name,
@@ -332,7 +346,7 @@ class VM:
             "-chardev", f"socket,id=cmd,path={self.sock_path},server=on,wait=off",
             "-device", "virtserialport,bus=vser0.0,chardev=cmd,name=rw.cmd",
             "-netdev", f"tap,id=n0,ifname={self.tap},script=no,downscript=no",
-            "-device", f"virtio-net-pci,netdev=n0,mac={self.mac},host_mtu={self.mtu}",
+            "-device", f"virtio-net-pci,netdev=n0,mac={self.mac},host_mtu={self.mtu},romfile=",
             "-pidfile", str(self.workdir / f"{self.name}.pid"),
             *self.extra_qemu_args,
         ]
@@ -370,6 +384,8 @@ class VM:
 
     def wait_ready(self, timeout: Optional[float] = None) -> None:
         """Wait until the guest's command loop answers (bounded)."""
+        if self._t_start is None:
+            raise VMError(f"{self.name}: wait_ready() before start()")
         timeout = self.boot_timeout if timeout is None else timeout
         deadline = self._t_start + timeout
         while self._sock is None:
@@ -430,14 +446,17 @@ class VM:
         return (f"\n--- last {len(lines)} console lines of {self.name} "
                 f"({self.console_log}) ---\n" + "\n".join(lines) + "\n--- end of console ---")
 
-    def close(self, timeout: float = SHUTDOWN_TIMEOUT) -> None:
-        """Power the guest off (kill QEMU if it does not stop in time), remove the tap."""
+    def close(self, timeout: float = SHUTDOWN_TIMEOUT, keep_workdir: bool = False) -> None:
+        """Power the guest off (kill QEMU if it does not stop in time), remove the tap.
+
+        A temporary workdir (console log etc.) is removed unless keep_workdir.
+        """
         try:
             if self.proc is not None and self.proc.poll() is None:
-                if self._sock is not None:
-                    with contextlib.suppress(OSError):
-                        self._send_line(self._encode_request(
-                            "poweroff >/dev/null 2>&1 &", 10, nonce="poweroff"))
+                if self.boot_seconds is None:      # never came up: no point in waiting
+                    self.kill()
+                else:
+                    self.request_poweroff()
                 try:
                     self.proc.wait(timeout=timeout)
                 except subprocess.TimeoutExpired:
@@ -454,6 +473,16 @@ class VM:
             if self._tap_created:
                 _ip(self.netns, "link", "del", self.tap, check=False)
                 self._tap_created = False
+            if self._own_workdir and not keep_workdir:
+                shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def request_poweroff(self) -> None:
+        """Ask the guest to power off now (no disks: nothing to sync); does not wait."""
+        if self._sock is not None and not getattr(self, "_poweroff_sent", False):
+            with contextlib.suppress(OSError):
+                self._send_line(self._encode_request("poweroff -f >/dev/null 2>&1 &", 10,
+                                                     nonce="poweroff"))
+            self._poweroff_sent = True
 
     def kill(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
@@ -582,17 +611,22 @@ class VM:
 def boot_all(vms: Iterable[VM]):
     """Start several guests at once (they boot in parallel), wait for all, close all."""
     vms = list(vms)
+    failed = True
     try:
         for vm in vms:
             vm.start()
         for vm in vms:
             vm.wait_ready()
         yield vms
+        failed = False
     finally:
         errors = []
+        for vm in vms:                                   # power all off at once
+            if vm.boot_seconds is not None and vm.proc is not None and vm.proc.poll() is None:
+                vm.request_poweroff()
         for vm in vms:
             try:
-                vm.close()
+                vm.close(keep_workdir=failed)
             except Exception as e:  # keep closing the others
                 errors.append(e)
         if errors:
@@ -630,3 +664,78 @@ def parse_ping_rtt(output: str) -> dict:
     if r:
         res["sent"], res["received"] = int(r.group(1)), int(r.group(2))
     return res
+
+
+# --------------------------------------------------------------------------- manual use
+
+def _main(argv: Optional[Sequence[str]] = None) -> int:
+    """Boot one guest (or two bridged ones) in a private netns and relay commands.
+
+    /usr/bin/python3 tests/interop/vm.py [--pair] [--image DIR]
+    Each input line runs in the guest ("b: CMD" targets the second guest of a
+    pair; "host: CMD" runs in the namespace on the host side).  EOF/"exit" quits.
+    """
+    import argparse
+    import shlex
+
+    ap = argparse.ArgumentParser(description=_main.__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--image", default=str(Path(os.environ.get("ROCEWAN_BUILD", "/work/main/build"))
+                                           / "interop"), help="build_vm.sh OUTDIR")
+    ap.add_argument("--pair", action="store_true", help="two guests on a bridge")
+    ap.add_argument("--mtu", type=int, default=4200)
+    ap.add_argument("--no-rxe", action="store_true")
+    ap.add_argument("--print-qemu", action="store_true", help="print the QEMU command line and exit")
+    a = ap.parse_args(argv)
+    check_host_prerequisites()
+    build_image(a.image)
+    rxe = not a.no_rxe
+    if a.print_qemu:
+        v = VM("rwa", "10.9.0.2/24", host_ip="10.9.0.1/24", image_dir=a.image, mtu=a.mtu, rxe=rxe)
+        print(" ".join(shlex.quote(x) for x in v.qemu_argv()))
+        shutil.rmtree(v.workdir, ignore_errors=True)
+        return 0
+    with contextlib.ExitStack() as st:
+        ns = st.enter_context(Netns())
+        if a.pair:
+            br = st.enter_context(Bridge("rwbr0", "10.9.0.1/24", mtu=a.mtu, netns=ns))
+            vms = [VM("rwa", "10.9.0.2/24", bridge=br, netns=ns, image_dir=a.image, mtu=a.mtu, rxe=rxe),
+                   VM("rwb", "10.9.0.3/24", bridge=br, netns=ns, image_dir=a.image, mtu=a.mtu, rxe=rxe)]
+        else:
+            vms = [VM("rwa", "10.9.0.2/24", host_ip="10.9.0.1/24", netns=ns, image_dir=a.image,
+                      mtu=a.mtu, rxe=rxe)]
+        t0 = time.monotonic()
+        st.enter_context(boot_all(vms))
+        print(f"booted {len(vms)} guest(s) in {time.monotonic() - t0:.1f} s; netns {ns.name}; "
+              f"host 10.9.0.1, guests " + ", ".join(f"{v.name}={v.addr}" for v in vms))
+        for v in vms:
+            print(f"  {v.name}: console log {v.console_log}")
+        while True:
+            try:
+                line = input(f"{vms[0].name}> ")
+            except EOFError:
+                break
+            if line.strip() in ("exit", "quit"):
+                break
+            if not line.strip():
+                continue
+            target = vms[0]
+            if line.startswith("b:") and len(vms) > 1:
+                target, line = vms[1], line[2:]
+            elif line.startswith("host:"):
+                cp = ns.exec(["sh", "-c", line[5:]], check=False, timeout=600)
+                print(cp.stdout, end="")
+                print(f"[rc {cp.returncode}]")
+                continue
+            try:
+                rc, out = target.run(line, timeout=600)
+            except VMTimeout as e:
+                print(e)
+                continue
+            print(out, end="" if out.endswith("\n") or not out else "\n")
+            print(f"[rc {rc}]")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())

@@ -95,7 +95,7 @@ int oob_read_full(struct oob_conn *c, void *buf, size_t n, const char *what);
 int oob_read_full_timeout(struct oob_conn *c, void *buf, size_t n, const char *what,
 			  int timeout_ms);
 
-/** Records a protocol error in @p c (printf-style) and returns OOB_ERR_PROTO. */
+/** Records failure @p rc with a printf-style message in @p c; returns @p rc. */
 int oob_fail(struct oob_conn *c, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rnic: a userspace RoCEv2 RNIC on a DPDK port, with perftest-compatible modes.
+ *
+ *   rnic <EAL args> -- --ip A.B.C.D/N [options] <mode> [server]
+ *
+ * Control plane (this file): EAL and port bring-up, the verbs objects, the
+ * out-of-band exchange with the peer (perftest's TCP protocol, app/rnic/oob),
+ * QP bring-up, then the measurement loop (rnic_bench.c), results and counters.
+ * Data plane: rnic_port.c (dispatch, TX batching) and lib/roce (the engine).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+
+#include "dp_port.h"
+#include "net_hdr.h"
+#include "rnic_bench.h"
+#include "rnic_config.h"
+#include "rnic_oob.h"
+#include "rnic_port.h"
+#include "rw_json.h"
+
+#define MBUF_DATA 4352 /* a 4096-MTU RoCE frame (~4.2 KB) in one segment */
+#define POOL_MBUFS 16383
+#define MAX_BUF (64u << 20)
+
+struct rnic_ctx {
+	struct rnic_params prm;
+	struct rnic_port port;
+	struct roce_pd *pd;
+	struct roce_cq *cq;
+	struct roce_qp *qp;
+	struct roce_mr *mr;
+	uint8_t *buf;
+	size_t buf_size;
+	uint32_t psn;
+	struct rnic_run run;
+};
+
+static void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("rnic: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static void
+setup_port(struct rnic_ctx *c)
+{
+	struct dp_port_cfg pc = {.port_id = 0, .nb_queues = 1, .mtu = c->prm.mtu + 128};
+	struct dp_port_info info;
+	char err[512];
+	struct roce_dev_cfg dc;
+
+	if (rte_eth_dev_count_avail() == 0)
+		die("no DPDK port: give one with --vdev (e.g. net_af_packet0,iface=veth0) or a PCI address");
+	pc.pool = dp_pool_create("rnic_pool", POOL_MBUFS, MBUF_DATA, err, sizeof(err));
+	if (!pc.pool)
+		die("%s", err);
+	if (dp_port_start(&pc, &info, err, sizeof(err)) < 0) {
+		/* virtual PMDs may refuse set_mtu: retry leaving the MTU alone */
+		pc.mtu = 0;
+		if (dp_port_start(&pc, &info, err, sizeof(err)) < 0)
+			die("%s", err);
+	}
+	memset(&c->port, 0, sizeof(c->port));
+	c->port.port_id = 0;
+	c->port.pool = pc.pool;
+	c->port.ip = c->prm.ip;
+	c->port.prefix = c->prm.prefix;
+	c->port.gw = c->prm.gw;
+	c->port.vlan_tci = c->prm.vlan < 0 ? -1 : (int)net_vlan_tci(c->prm.pcp, (uint16_t)c->prm.vlan);
+	c->port.tsc_hz = rte_get_tsc_hz();
+	memcpy(c->port.mac, info.mac.addr_bytes, 6);
+	net_neigh_init(&c->port.neigh);
+
+	roce_dev_cfg_init(&dc);
+	memcpy(dc.mac, info.mac.addr_bytes, 6);
+	net_ip4_to_mapped(c->prm.ip, dc.gid[0].raw);
+	dc.gid_count = 1;
+	if (c->prm.has_ip6) {
+		memcpy(dc.gid[1].raw, c->prm.ip6, 16);
+		dc.gid_count = 2;
+	}
+	dc.vlan = c->prm.vlan >= 0;
+	dc.vlan_id = (uint16_t)(c->prm.vlan < 0 ? 0 : c->prm.vlan);
+	dc.pcp = c->prm.pcp;
+	dc.dscp = c->prm.tclass ? (uint8_t)(c->prm.tclass >> 2) : c->prm.dscp;
+	dc.mtu = c->prm.mtu;
+	dc.window_pkts = c->prm.max_inflight;
+	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery);
+	snprintf(dc.cc, sizeof(dc.cc), "%s", c->prm.cc);
+	c->port.dev = roce_dev_create(&dc, &rnic_port_ops, &c->port);
+	if (!c->port.dev)
+		die("cannot create the RoCE device (MTU %u, window %u packets)", dc.mtu, dc.window_pkts);
+	printf("rnic: port 0 %s (%s) MAC %02x:%02x:%02x:%02x:%02x:%02x, link %u Mb/s\n", info.name,
+	       info.driver, dc.mac[0], dc.mac[1], dc.mac[2], dc.mac[3], dc.mac[4], dc.mac[5],
+	       info.speed_mbps);
+}
+
+static void
+setup_objects(struct rnic_ctx *c)
+{
+	const struct rnic_params *p = &c->prm;
+	uint32_t slots = p->tx_depth > p->rx_depth ? p->tx_depth : p->rx_depth;
+	static const enum ibv_qp_type qpt[] = {IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD};
+	struct ibv_qp_init_attr ia;
+
+	c->buf_size = (size_t)(p->size < 4096 ? 4096 : p->size) * (slots < 16 ? slots : 16);
+	if (c->buf_size > MAX_BUF)
+		c->buf_size = p->size > MAX_BUF ? p->size : MAX_BUF;
+	c->buf = aligned_alloc(4096, (c->buf_size + 4095) & ~(size_t)4095);
+	if (!c->buf)
+		die("cannot allocate a %zu-byte buffer", c->buf_size);
+	memset(c->buf, 0x5a, c->buf_size);
+	c->pd = roce_pd_alloc(c->port.dev);
+	c->cq = roce_create_cq(c->port.dev, (int)(p->tx_depth + p->rx_depth + 64));
+	c->mr = c->pd ? roce_reg_mr(c->pd, c->buf, c->buf_size,
+				    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC) : NULL;
+	if (!c->pd || !c->cq || !c->mr)
+		die("cannot create PD/CQ/MR (%zu-byte buffer)", c->buf_size);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = roce_cq_ibv(c->cq);
+	ia.recv_cq = roce_cq_ibv(c->cq);
+	ia.cap.max_send_wr = p->tx_depth;
+	ia.cap.max_recv_wr = p->rx_depth;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.cap.max_inline_data = p->inline_size;
+	ia.qp_type = qpt[p->conn];
+	c->qp = roce_create_qp(c->pd, &ia);
+	if (!c->qp)
+		die("cannot create the QP (send depth %u, receive depth %u)", p->tx_depth, p->rx_depth);
+	c->psn = (uint32_t)((p->seed + (p->server[0] ? 1 : 2)) * 2654435761u) & 0xffffff;
+	memset(&c->run.local, 0, sizeof(c->run.local));
+	c->run.local.qpn = roce_qp_num(c->qp);
+	c->run.local.psn = c->psn;
+	c->run.local.rkey = c->mr->rkey;
+	c->run.local.vaddr = c->mr->iova;
+	c->run.local.out_reads = (p->mode == RNIC_MODE_READ_BW || p->mode == RNIC_MODE_READ_LAT ||
+				  p->mode == RNIC_MODE_ATOMIC_BW) ? p->outs : 1;
+	if (p->gid_index == 1)
+		memcpy(c->run.local.gid, p->ip6, 16);
+	else
+		net_ip4_to_mapped(p->ip, c->run.local.gid);
+}
+
+static int
+connect_qp(void *arg, const struct perftest_dest *remote, int mtu_enum_peer)
+{
+	struct rnic_ctx *c = arg;
+	const struct rnic_params *p = &c->prm;
+	struct ibv_qp_attr a;
+	uint8_t mac[6];
+	uint32_t peer_ip;
+	int rc;
+
+	if (!net_mapped_to_ip4(remote->gid, &peer_ip))
+		die("the peer sent an IPv6 GID; IPv6 peers need neighbour discovery, not implemented yet "
+		    "(use -x with the IPv4-mapped GID)");
+	rc = rnic_port_resolve(&c->port, peer_ip, mac, 3000);
+	if (rc < 0) {
+		struct in_addr in = {.s_addr = htonl(peer_ip)};
+		die("peer %s does not answer ARP on the DPDK port (3 s)", inet_ntoa(in));
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = 0x11111111;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	rc = roce_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					       (p->conn == RNIC_CONN_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
+	if (rc)
+		die("QP RESET->INIT failed: %s", strerror(rc > 0 ? rc : -rc));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = (enum ibv_mtu)mtu_enum_peer; /* the smaller of both sides' MTU */
+	a.dest_qp_num = remote->qpn;
+	a.rq_psn = remote->psn;
+	a.max_dest_rd_atomic = (uint8_t)(p->outs > 16 ? 16 : p->outs);
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	memcpy(a.ah_attr.grh.dgid.raw, remote->gid, 16);
+	a.ah_attr.grh.sgid_index = (uint8_t)p->gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.grh.traffic_class = (uint8_t)p->tclass;
+	int mask = IBV_QP_STATE;
+	if (p->conn != RNIC_CONN_UD)
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	if (p->conn == RNIC_CONN_RC)
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	rc = roce_modify_qp(c->qp, &a, mask);
+	if (rc == 0 && p->conn != RNIC_CONN_UD)
+		rc = roce_qp_set_remote_mac(c->qp, mac);
+	if (rc)
+		die("QP INIT->RTR failed: %s", strerror(rc > 0 ? rc : -rc));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = c->psn;
+	a.timeout = (uint8_t)p->qp_timeout;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = (uint8_t)(p->outs > 16 ? 16 : p->outs);
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (p->conn == RNIC_CONN_RC)
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	rc = roce_modify_qp(c->qp, &a, mask);
+	if (rc)
+		die("QP RTR->RTS failed: %s", strerror(rc > 0 ? rc : -rc));
+	return 0;
+}
+
+static void
+write_json(struct rnic_ctx *c, const struct roce_stats *st)
+{
+	struct rw_json w;
+	FILE *f = fopen(c->prm.json, "w");
+
+	if (!f)
+		die("--json %s: %s", c->prm.json, strerror(errno));
+	rw_json_init(&w, f);
+	rw_doc_begin(&w, "rnic");
+	rnic_params_json(&c->prm, &w);
+	rw_doc_results(&w, true, c->prm.seed);
+	rw_uint(&w, "size_bytes", c->run.res.size);
+	rw_uint(&w, "iters", c->run.res.iters);
+	rw_dbl(&w, "duration_s", c->run.res.seconds);
+	rw_dbl(&w, "bw_avg_mbps", c->run.res.bw_avg_mbps);
+	rw_dbl(&w, "bw_peak_mbps", c->run.res.bw_peak_mbps);
+	rw_dbl(&w, "goodput_gbps", c->run.res.bw_avg_mbps * 8 / 1000);
+	rw_dbl(&w, "msg_rate_mpps", c->run.res.msg_rate_mpps);
+	if (!rnic_mode_is_bw(c->prm.mode)) {
+		rw_dbl(&w, "lat_min_us", c->run.res.t_min);
+		rw_dbl(&w, "lat_typical_us", c->run.res.t_typical);
+		rw_dbl(&w, "lat_avg_us", c->run.res.t_avg);
+		rw_dbl(&w, "lat_p99_us", c->run.res.t_p99);
+		rw_dbl(&w, "lat_p999_us", c->run.res.t_p999);
+		rw_dbl(&w, "lat_max_us", c->run.res.t_max);
+	}
+	rw_uint(&w, "completion_errors", c->run.res.errors);
+	rw_obj_begin(&w, "qp_counters");
+	for (int i = 0; i < ROCE_STAT__COUNT; i++)
+		rw_uint(&w, roce_stat_name((enum roce_stat)i), st->v[i]);
+	rw_obj_end(&w);
+	rw_obj_begin(&w, "port_counters");
+#define RNIC_CNT_JSON(name, help) rw_uint(&w, #name, c->port.cnt.name);
+	RNIC_PORT_COUNTERS(RNIC_CNT_JSON)
+#undef RNIC_CNT_JSON
+	rw_obj_end(&w);
+	if (rw_doc_end(&w) < 0 || fclose(f) != 0)
+		die("--json %s: write failed", c->prm.json);
+}
+
+static void
+print_counters(struct rnic_ctx *c, struct roce_stats *st)
+{
+	roce_qp_stats(c->qp, st);
+	fprintf(stderr, "rnic counters (nonzero):\n");
+	rnic_port_print_counters(&c->port, stderr);
+	for (int i = 0; i < ROCE_STAT__COUNT; i++)
+		if (st->v[i])
+			fprintf(stderr, "  %-22s %12" PRIu64 "  %s\n", roce_stat_name((enum roce_stat)i),
+				st->v[i], roce_stat_desc((enum roce_stat)i));
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct rnic_ctx c;
+	struct roce_stats st;
+	char err[512];
+	int n, rc;
+
+	/* --help and bad options are answered before EAL starts */
+	for (n = 1; n < argc && strcmp(argv[n], "--") != 0; n++)
+		;
+	if (n < argc) {
+		rc = rnic_parse_args(argc - n, argv + n, &c.prm, err, sizeof(err));
+		if (rc == 1)
+			return 0;
+		if (rc < 0) {
+			fprintf(stderr, "rnic: %s\n", err);
+			return 2;
+		}
+	} else {
+		fprintf(stderr, "rnic: missing \"--\" between EAL arguments and rnic options "
+				"(rnic <EAL args> -- --ip A.B.C.D/N <mode> [server]; see -- --help)\n");
+		return 2;
+	}
+	if (rte_eal_init(n, argv) < 0)
+		die("EAL initialisation failed: %s", rte_strerror(rte_errno));
+	dp_signals_install();
+	setup_port(&c);
+	setup_objects(&c);
+
+	/* out-of-band: perftest's TCP exchange (kernel network stack), then the traffic */
+	c.run.bench = (struct rnic_bench){.port = &c.port, .prm = &c.prm, .cq = c.cq, .qp = c.qp,
+					  .mr = c.mr, .buf = c.buf, .buf_size = c.buf_size,
+					  .server = !c.prm.server[0]};
+	c.run.connect_qp = connect_qp;
+	c.run.connect_arg = &c;
+	rnic_bench_print_header(stdout, &c.prm);
+	rc = rnic_oob_run(&c.run, &c.prm, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "rnic: %s\n", err);
+		print_counters(&c, &st);
+		return 1;
+	}
+	if (c.run.bench.server && rnic_mode_is_bw(c.prm.mode) && c.prm.mode != RNIC_MODE_SEND_BW) {
+		/* like perftest's server: print what the requester measured */
+		double k = c.prm.report_gbits ? 1e9 / 8 / 1048576.0 : 1.0;
+		c.run.res.size = c.run.peer_report.size;
+		c.run.res.iters = c.run.peer_report.iters;
+		c.run.res.bw_peak_mbps = c.run.peer_report.bw_peak * k;
+		c.run.res.bw_avg_mbps = c.run.peer_report.bw_avg * k;
+		c.run.res.msg_rate_mpps = c.run.peer_report.msg_rate_avg;
+	}
+	if (!(c.run.bench.server && !rnic_mode_is_bw(c.prm.mode) && c.prm.mode != RNIC_MODE_SEND_LAT))
+		rnic_bench_print_row(stdout, &c.prm, &c.run.res);
+	rnic_bench_print_footer(stdout);
+	if (c.run.res.errors)
+		fprintf(stderr, "rnic: %" PRIu64 " completion error(s), first: %s\n", c.run.res.errors,
+			roce_wc_status_str(c.run.res.first_error));
+	print_counters(&c, &st);
+	if (c.prm.json[0])
+		write_json(&c, &st);
+	rte_eal_cleanup();
+	return rc < 0 || c.run.res.errors ? 1 : 0;
+}

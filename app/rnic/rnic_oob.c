@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "rnic_oob.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "dp_port.h"
+
+#define ACCEPT_TIMEOUT_MS 120000
+#define WAIT_TIMEOUT_MS 120000
+
+static enum perftest_test
+test_of(enum rnic_mode m)
+{
+	switch (m) {
+	case RNIC_MODE_SEND_BW: return PERFTEST_SEND_BW;
+	case RNIC_MODE_READ_BW: return PERFTEST_READ_BW;
+	case RNIC_MODE_ATOMIC_BW: return PERFTEST_ATOMIC_BW;
+	case RNIC_MODE_WRITE_LAT: return PERFTEST_WRITE_LAT;
+	case RNIC_MODE_SEND_LAT: return PERFTEST_SEND_LAT;
+	case RNIC_MODE_READ_LAT: return PERFTEST_READ_LAT;
+	default: return PERFTEST_WRITE_BW;
+	}
+}
+
+static int
+mtu_enum(uint32_t mtu)
+{
+	int e = 1;
+
+	while ((256u << (e - 1)) < mtu && e < 5)
+		e++;
+	return e; /* IBV_MTU_256 = 1 .. IBV_MTU_4096 = 5 */
+}
+
+static int
+hook_connect(void *arg, const struct perftest_session *s)
+{
+	struct rnic_run *r = arg;
+
+	r->remote = s->remote[0];
+	return r->connect_qp(r->connect_arg, &s->remote[0], s->mtu);
+}
+
+static int
+hook_post_recv(void *arg, const struct perftest_session *s, uint64_t size)
+{
+	struct rnic_run *r = arg;
+	struct rnic_bench *b = &r->bench;
+	uint64_t n = b->prm->rx_depth < b->prm->iters ? b->prm->rx_depth : b->prm->iters;
+
+	(void)s;
+	for (r->pre_posted = 0; r->pre_posted < n; r->pre_posted++)
+		if (rnic_bench_post_recv(b, size, r->pre_posted) != 0)
+			return -1;
+	return 0;
+}
+
+/* Serve the port until the peer's next TCP message is readable (it finished). */
+static void
+serve_until_peer_speaks(struct rnic_bench *b, int fd)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	struct dp_backoff bo;
+
+	dp_backoff_init(&bo, b->prm->busy_poll);
+	while (!dp_quit) {
+		unsigned int w = rnic_port_poll(b->port);
+		if (poll(&pfd, 1, 0) > 0)
+			break;
+		dp_backoff_step(&bo, w);
+	}
+	/* let the last ACKs and responses leave */
+	for (int i = 0; i < 64; i++)
+		rnic_port_poll(b->port);
+}
+
+static int
+hook_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct perftest_report *rep)
+{
+	struct rnic_run *r = arg;
+	struct rnic_bench *b = &r->bench;
+	const struct rnic_params *p = b->prm;
+	int rc = 0;
+
+	b->raddr = r->remote.vaddr;
+	b->rkey = r->remote.rkey;
+	if (rnic_mode_is_bw(p->mode)) {
+		if (!b->server)
+			rc = rnic_bench_bw_requester(b, size, &r->res);
+		else if (p->mode == RNIC_MODE_SEND_BW)
+			rc = rnic_bench_bw_responder(b, size, p->iters, r->pre_posted, &r->res);
+		else
+			serve_until_peer_speaks(b, s->conn->fd);
+		if (rep) {
+			double k = p->report_gbits ? 8.0 * 1048576 / 1e9 : 1.0;
+			rep->size = size;
+			rep->iters = r->res.iters;
+			rep->bw_peak = r->res.bw_peak_mbps * k;
+			rep->bw_avg = r->res.bw_avg_mbps * k;
+			rep->msg_rate_avg = r->res.msg_rate_mpps;
+		}
+	} else if (b->server && p->mode != RNIC_MODE_SEND_LAT) {
+		/* write_lat / read_lat: the client times requests; the server only answers */
+		serve_until_peer_speaks(b, s->conn->fd);
+	} else {
+		rc = rnic_bench_lat(b, size, &r->res);
+	}
+	return rc;
+}
+
+int
+rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_t errlen)
+{
+	struct perftest_hooks hooks = {.arg = run, .connect_qps = hook_connect,
+				       .post_recv = hook_post_recv, .run_traffic = hook_traffic};
+	struct oob_listener l;
+	struct oob_conn c;
+	struct perftest_params pp;
+	struct perftest_session *s;
+	int rc;
+
+	oob_conn_init(&c);
+	if (p->server[0]) {
+		struct oob_connect_opts o = {.connect_timeout_ms = 3000, .retries = 40,
+					     .retry_delay_ms = 250, .io_timeout_ms = WAIT_TIMEOUT_MS};
+		rc = oob_connect(&c, p->server, (uint16_t)p->tcp_port, &o);
+		if (rc != OOB_OK) {
+			snprintf(err, errlen, "%s", c.err);
+			return -ECONNREFUSED;
+		}
+	} else {
+		rc = oob_listen(&l, NULL, (uint16_t)p->tcp_port, err, errlen);
+		if (rc != OOB_OK)
+			return -EADDRINUSE;
+		printf(" Waiting for client to connect on TCP port %u... *\n", p->tcp_port);
+		fflush(stdout);
+		rc = oob_accept(&l, &c, ACCEPT_TIMEOUT_MS, WAIT_TIMEOUT_MS);
+		oob_listener_close(&l);
+		if (rc != OOB_OK) {
+			snprintf(err, errlen, "no client connected on TCP port %u within %d s",
+				 p->tcp_port, ACCEPT_TIMEOUT_MS / 1000);
+			return -ETIMEDOUT;
+		}
+	}
+	perftest_params_default(&pp, test_of(p->mode), p->server[0] ? PERFTEST_CLIENT : PERFTEST_SERVER);
+	pp.num_qps = 1;
+	pp.duplex = p->bidirectional;
+	pp.run_all = p->all_sizes;
+	pp.size = p->size;
+	pp.mtu = mtu_enum(p->mtu);
+	pp.wait_timeout_ms = WAIT_TIMEOUT_MS;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		oob_close(&c);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = perftest_session_init(s, &c, &pp, &run->local, &run->remote);
+	/*
+	 * Step by step: the server reads first in every exchange, and after the
+	 * handshake the peer may be sending RoCE traffic that our engine must answer
+	 * (ACKs, READ responses) while we wait, so serve the port until the peer's
+	 * next TCP message is readable. (perftest's write/read/atomic servers run no
+	 * traffic step at all: they sit in that read.)
+	 */
+	while (rc == OOB_OK && s->pos < s->nsteps) {
+		const struct perftest_step *st = &s->plan[s->pos];
+
+		if (run->bench.server && st->after_handshake &&
+		    (st->kind == PERFTEST_STEP_DEST || st->kind == PERFTEST_STEP_REPORT ||
+		     st->kind == PERFTEST_STEP_DONE))
+			serve_until_peer_speaks(&run->bench, c.fd);
+		rc = perftest_session_step(s, &hooks);
+	}
+	if (rc != OOB_OK)
+		snprintf(err, errlen, "perftest exchange with %s: %s",
+			 p->server[0] ? p->server : "the client", c.err[0] ? c.err : "failed");
+	else
+		run->peer_report = s->remote_report;
+	free(s);
+	oob_close(&c);
+	return rc == OOB_OK ? 0 : -EPROTO;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rnic_oob.h
+ * The rnic side of perftest's out-of-band exchange: connect or accept over the
+ * kernel's TCP, then run perftest's step plan (app/rnic/oob/perftest_xchg) with
+ * hooks that bring the rnic's QP up and run the measurement loops, serving the
+ * DPDK port whenever the engine must answer the peer.
+ */
+#ifndef RNIC_OOB_H
+#define RNIC_OOB_H
+
+#include "oob_tcp.h"
+#include "perftest_xchg.h"
+#include "rnic_bench.h"
+
+struct rnic_run {
+	struct rnic_bench bench;
+	struct perftest_dest local, remote;
+	struct rnic_bench_result res;
+	struct perftest_report peer_report;
+	int (*connect_qp)(void *arg, const struct perftest_dest *remote, int mtu_enum);
+	void *connect_arg;
+	uint64_t pre_posted; /**< receives posted before the pre-run sync */
+};
+
+/**
+ * Connect (client) or listen and accept (server), then run the whole perftest
+ * exchange with traffic. Returns 0 or a negative error with one line in @p err.
+ */
+int rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_t errlen);
+
+#endif /* RNIC_OOB_H */

@@ -1,0 +1,62 @@
+"""Fixtures for end-to-end tests in network namespaces (root only; CI runs as root)."""
+import os
+import subprocess
+import uuid
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("ROCEWAN_BUILD", os.path.join(ROOT, "build"))
+
+
+def sh(cmd, check=True):
+    r = subprocess.run(cmd, shell=True, capture_output=True, text=True)
+    if check and r.returncode:
+        raise RuntimeError(f"{cmd}: exit {r.returncode}: {r.stderr.strip()}")
+    return r
+
+
+@pytest.fixture(scope="session", autouse=True)
+def require_root():
+    if os.geteuid() != 0:
+        pytest.fail("the netns tests need root (ip netns, veth); CI runs them as root")
+
+
+class VethPair:
+    """Two namespaces joined by one veth pair; kernel IPs .1/.2 for TCP, MTU as asked."""
+
+    def __init__(self, mtu=1500, subnet="10.50.0"):
+        tag = uuid.uuid4().hex[:6]
+        self.ns = [f"rwA{tag}", f"rwB{tag}"]
+        self.ifs = [f"va{tag}", f"vb{tag}"]
+        self.kip = [f"{subnet}.1", f"{subnet}.2"]
+        self.rip = [f"{subnet}.11", f"{subnet}.12"]
+        for n in self.ns:
+            sh(f"ip netns add {n}")
+        sh(f"ip link add {self.ifs[0]} netns {self.ns[0]} mtu {mtu} type veth "
+           f"peer name {self.ifs[1]} netns {self.ns[1]} mtu {mtu}")
+        for n, i, ip in zip(self.ns, self.ifs, self.kip):
+            sh(f"ip -n {n} addr add {ip}/24 dev {i}")
+            sh(f"ip -n {n} link set {i} up")
+            sh(f"ip -n {n} link set lo up")
+            # kernel TCP through an af_packet port needs filled checksums
+            sh(f"ip netns exec {n} ethtool -K {i} tx off", check=False)
+
+    def close(self):
+        for n in self.ns:
+            sh(f"ip netns pids {n} | xargs -r kill -9", check=False)
+            sh(f"ip netns del {n}", check=False)
+
+
+@pytest.fixture
+def veth_pair():
+    vp = VethPair()
+    yield vp
+    vp.close()
+
+
+@pytest.fixture
+def veth_pair_jumbo():
+    vp = VethPair(mtu=4200, subnet="10.51.0")
+    yield vp
+    vp.close()

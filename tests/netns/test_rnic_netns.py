@@ -1,0 +1,108 @@
+"""Two rnic processes on a veth pair in network namespaces (af_packet PMD).
+
+The perftest TCP exchange runs over the namespaces' kernel IPs (.1/.2); RoCEv2
+runs between the rnic IPs (.11/.12) through DPDK. Every mode must complete with
+exit 0, print perftest's table, and write a JSON result whose counters agree.
+"""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import BUILD, ROOT
+
+RNIC = os.path.join(BUILD, "app", "rnic", "rnic")
+
+
+def eal(iface, prefix, framesz=2048):
+    return (f"--no-huge -m 512 --no-shconf --no-pci --file-prefix {prefix} "
+            f"--log-level=lib.eal:error --vdev net_af_packet0,iface={iface},"
+            f"framesz={framesz},blocksz={framesz * 2},framecnt=1024,qpairs=1")
+
+
+def run_pair(vp, tmp_path, mode, opts, framesz=2048, timeout=60):
+    if not os.path.exists(RNIC):
+        pytest.fail(f"{RNIC} is not built (run `make build`)")
+    js = [tmp_path / "server.json", tmp_path / "client.json"]
+    srv = subprocess.Popen(
+        f"ip netns exec {vp.ns[1]} {RNIC} {eal(vp.ifs[1], 'rs', framesz)} -- "
+        f"--ip {vp.rip[1]}/24 {opts} --json {js[0]} {mode}",
+        shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    time.sleep(1.5)
+    cli = subprocess.run(
+        f"ip netns exec {vp.ns[0]} {RNIC} {eal(vp.ifs[0], 'rc', framesz)} -- "
+        f"--ip {vp.rip[0]}/24 {opts} --json {js[1]} {mode} {vp.kip[1]}",
+        shell=True, capture_output=True, text=True, timeout=timeout)
+    try:
+        sout, _ = srv.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        sout, _ = srv.communicate()
+    cout = cli.stdout + cli.stderr
+    assert cli.returncode == 0, f"client failed:\n{cout}\nserver:\n{sout}"
+    assert srv.returncode == 0, f"server failed:\n{sout}\nclient:\n{cout}"
+    res = [json.load(open(j)) for j in js]
+    for r in res:
+        assert r["schema"] == "rocewan/1" and r["app"] == "rnic"
+    return cout, sout, res
+
+
+@pytest.mark.parametrize("mode,opts", [
+    ("write_bw", "-s 65536 -n 300"),
+    ("send_bw", "-s 4096 -n 500"),
+    ("read_bw", "-s 65536 -n 200"),
+    ("atomic_bw", "-n 500"),
+    ("write_lat", "-s 64 -n 200"),
+    ("send_lat", "-s 64 -n 200"),
+    ("read_lat", "-s 64 -n 200"),
+])
+def test_modes(veth_pair, tmp_path, mode, opts):
+    cout, sout, (rs, rc) = run_pair(veth_pair, tmp_path, mode, opts)
+    iters = int(opts.split("-n ")[1].split()[0])
+    assert rc["results"]["iters"] == iters, cout
+    assert rc["results"]["completion_errors"] == 0
+    if mode.endswith("_bw"):
+        assert rc["results"]["bw_avg_mbps"] > 0
+        assert "BW average" in cout
+        row = [l for l in cout.splitlines() if l.strip().startswith(str(rc["results"]["size_bytes"]))]
+        assert row, f"no perftest result row in:\n{cout}"
+    else:
+        assert 0 < rc["results"]["lat_typical_us"] < 1e6
+        assert "t_typical" in cout
+    q = rc["results"]["qp_counters"]
+    assert q["tx_packets"] > 0 and q["rx_packets"] > 0
+    # the server's engine saw at least as many request packets as the client sent first time
+    if mode in ("write_bw", "send_bw"):
+        assert rs["results"]["qp_counters"]["rx_req_packets"] >= iters
+
+
+def test_write_bw_mtu4096(veth_pair_jumbo, tmp_path):
+    cout, _, (_, rc) = run_pair(veth_pair_jumbo, tmp_path, "write_bw",
+                                "-s 65536 -n 200 -m 4096", framesz=8192)
+    assert rc["results"]["iters"] == 200
+    assert rc["config"]["mtu_bytes"] == 4096
+
+
+def test_bad_command_line_one_clear_line():
+    if not os.path.exists(RNIC):
+        pytest.fail(f"{RNIC} is not built")
+    r = subprocess.run([RNIC, "--no-huge", "--", "--ip", "10.0.0.1/24", "-m", "1000", "write_bw"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0 and "--mtu" in r.stderr, r.stderr
+    r = subprocess.run([RNIC, "--no-huge", "--", "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "--report_gbits" in r.stdout
+
+
+def test_unreachable_server(veth_pair, tmp_path):
+    """No server: one clear error line naming the address, non-zero exit, bounded time."""
+    t0 = time.time()
+    r = subprocess.run(
+        f"ip netns exec {veth_pair.ns[0]} {RNIC} {eal(veth_pair.ifs[0], 'ru')} -- "
+        f"--ip {veth_pair.rip[0]}/24 write_bw {veth_pair.kip[1]}",
+        shell=True, capture_output=True, text=True, timeout=90)
+    assert r.returncode != 0
+    assert veth_pair.kip[1] in r.stderr, r.stderr
+    assert time.time() - t0 < 60
