@@ -30,6 +30,9 @@ if [ -d tests/python ]; then
 	run python $PY -m pytest -q tests/python -p no:cacheprovider
 fi
 
+step "netns end-to-end: rnic processes on veth pairs (af_packet)"
+run netns $PY -m pytest -q tests/netns -p no:cacheprovider
+
 if [ -d tests/interop ]; then
 	step "interop: rxe VM harness"
 	run interop $PY -m pytest -q tests/interop -p no:cacheprovider

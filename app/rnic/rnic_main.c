@@ -29,8 +29,15 @@
 #include "rnic_port.h"
 #include "rw_json.h"
 
-#define MBUF_DATA 4352 /* a 4096-MTU RoCE frame (~4.2 KB) in one segment */
-#define POOL_MBUFS 16383
+/*
+ * One frame per mbuf. af_packet needs its whole ring frame (framesz) to fit the
+ * data room: 4352 B covers framesz up to 4 KiB (MTU <= 2048); a 4096-MTU RoCE
+ * frame (~4.2 KB) needs framesz 8192, hence 9216-byte mbufs and fewer of them.
+ */
+#define MBUF_DATA_SMALL 4352
+#define MBUF_DATA_JUMBO 9216
+#define POOL_MBUFS_SMALL 16383
+#define POOL_MBUFS_JUMBO 8191
 #define MAX_BUF (64u << 20)
 
 struct rnic_ctx {
@@ -69,7 +76,9 @@ setup_port(struct rnic_ctx *c)
 
 	if (rte_eth_dev_count_avail() == 0)
 		die("no DPDK port: give one with --vdev (e.g. net_af_packet0,iface=veth0) or a PCI address");
-	pc.pool = dp_pool_create("rnic_pool", POOL_MBUFS, MBUF_DATA, err, sizeof(err));
+	bool jumbo = c->prm.mtu > 2048;
+	pc.pool = dp_pool_create("rnic_pool", jumbo ? POOL_MBUFS_JUMBO : POOL_MBUFS_SMALL,
+				 jumbo ? MBUF_DATA_JUMBO : MBUF_DATA_SMALL, err, sizeof(err));
 	if (!pc.pool)
 		die("%s", err);
 	if (dp_port_start(&pc, &info, err, sizeof(err)) < 0) {
