@@ -61,7 +61,11 @@ post_one(struct rnic_bench *b, uint64_t size, uint64_t i)
 		wr.wr.atomic.swap = i;
 		sge.length = 8;
 	} else {
-		wr.wr.rdma.remote_addr = b->raddr + off;
+		/*
+		 * Local buffers rotate; the remote address does not: a perftest peer
+		 * only promises room for one message there (its cycle buffer).
+		 */
+		wr.wr.rdma.remote_addr = b->raddr;
 		wr.wr.rdma.rkey = b->rkey;
 	}
 	return roce_post_send(b->qp, &wr, &bad);

@@ -268,7 +268,6 @@ comp_classify(struct comp_ctx *c)
 static enum comp_state
 comp_implied_nak(struct comp_ctx *c)
 {
-	roce_qp_stat(c->qp, ROCE_STAT_IMPLIED_NAKS, 1);
 	c->loss = true;
 	c->loss_kind = ROCE_LOSS_IMPLIED;
 	return COMP_PROGRESS;
@@ -400,6 +399,8 @@ comp_retry(struct comp_ctx *c)
 	if (!qp->rec->tx_lost(qp, qp->rec_priv, qp->comp.una, qp->req.psn, c->loss_kind))
 		return COMP_DONE; /* already being repaired */
 	roce_qp_stat(qp, ROCE_STAT_RETRIES, 1);
+	if (c->loss_kind == ROCE_LOSS_IMPLIED)
+		roce_qp_stat(qp, ROCE_STAT_IMPLIED_NAKS, 1);
 	qp->cc->on_loss(qp, qp->cc_priv, qp->dev->now, c->loss_kind);
 	if (qp->comp.retry_left == 0) {
 		roce_qp_stat(qp, ROCE_STAT_RETRY_EXC, 1);

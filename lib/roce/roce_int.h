@@ -160,7 +160,8 @@ struct roce_req_state {
 	uint64_t wake_at;     /**< CC pacing deadline (0: none) */
 	uint64_t rto_at;      /**< retransmit deadline (0: disarmed) */
 	uint64_t rnr_at;      /**< RNR wait deadline (0: not waiting) */
-	bool blocked;         /**< the last run stopped on window/CC/rd_atomic/fence */
+	bool blocked;         /**< the last run stopped on window/CC/rd_atomic/fence/SQD */
+	int stall;            /**< counter of the current stall (-1: none), counted once */
 };
 
 /** Completer (roce_comp.c) state. */

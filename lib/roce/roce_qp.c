@@ -448,16 +448,19 @@ static int
 qp_path_tmpl(struct roce_qp *qp, const struct ibv_ah_attr *ah, uint32_t dest_qpn,
 	     struct roce_pkt *tmpl)
 {
+	static const uint8_t no_mac[6];
 	uint8_t mac[6];
 	int rc;
 
+	/* the attributes first (EINVAL), the peer's MAC second (EHOSTUNREACH) */
+	if (roce_tmpl_init(qp->dev, tmpl, ah, no_mac) < 0)
+		return -EINVAL;
 	rc = qp_peer_mac(qp, ah, mac);
 	if (rc < 0) {
 		qp_log(qp, ROCE_LOG_ERR, "no MAC for the peer GID: call roce_qp_set_remote_mac()");
 		return rc;
 	}
-	if (roce_tmpl_init(qp->dev, tmpl, ah, mac) < 0)
-		return -EINVAL;
+	memcpy(tmpl->l2.dst, mac, sizeof(mac));
 	tmpl->udp.sport = roce_path_sport(ah->grh.flow_label, qp->qpn, dest_qpn);
 	return 0;
 }

@@ -23,6 +23,7 @@ void
 roce_req_reset(struct roce_qp *qp)
 {
 	memset(&qp->req, 0, sizeof(qp->req));
+	qp->req.stall = -1;
 	qp->req.psn = qp->attr.sq_psn;
 	qp->req.next = qp->sq.cons;
 	qp->req.hint = qp->sq.cons;
@@ -365,11 +366,13 @@ req_in_flight(const struct roce_qp *qp)
 	return qp->type == IBV_QPT_RC ? (uint32_t)roce_psn_diff(qp->req.psn, qp->comp.una) : 0;
 }
 
+/* Stop this run; count a stall once, not once per poll while it lasts. */
 static void
 req_block(struct roce_qp *qp, int stat)
 {
-	if (!qp->req.blocked && stat >= 0)
+	if (stat >= 0 && stat != qp->req.stall)
 		roce_qp_stat(qp, (enum roce_stat)stat, 1);
+	qp->req.stall = stat;
 	qp->req.blocked = true;
 }
 
@@ -438,6 +441,7 @@ req_start(struct roce_qp *qp, struct roce_send_wqe *wqe)
 static void
 req_after_send(struct roce_qp *qp, uint32_t psn, uint32_t next, uint32_t bytes, bool retx)
 {
+	qp->req.stall = -1;
 	if (qp->type == IBV_QPT_RC) {
 		qp->rec->tx_sent(qp, qp->rec_priv, psn, next, retx);
 		if (!qp->req.rto_at)
@@ -545,21 +549,20 @@ req_retransmit(struct roce_qp *qp, uint32_t psn)
 	return 1;
 }
 
+/* Not waiting for RNR, pacing or a state change (the transmit ring aside). */
 static bool
-req_may_run(const struct roce_qp *qp)
+req_ready(const struct roce_qp *qp)
 {
-	const struct roce_dev *dev = qp->dev;
-
-	if (!roce_qp_can_send(qp) || dev->tx_blocked || qp->req.rnr_at)
+	if (!roce_qp_can_send(qp) || qp->req.rnr_at)
 		return false;
-	return !qp->req.wake_at || dev->now >= qp->req.wake_at;
+	return !qp->req.wake_at || qp->dev->now >= qp->req.wake_at;
 }
 
 void
 roce_req_run(struct roce_qp *qp, uint32_t *budget)
 {
 	qp->req.blocked = false;
-	while (*budget && req_may_run(qp)) {
+	while (*budget && !qp->dev->tx_blocked && req_ready(qp)) {
 		uint32_t psn;
 		int rc;
 
@@ -579,7 +582,7 @@ roce_req_busy(struct roce_qp *qp)
 {
 	uint32_t psn;
 
-	if (!req_may_run(qp) || qp->req.blocked)
+	if (!req_ready(qp) || qp->req.blocked)
 		return false;
 	if (qp->type == IBV_QPT_RC &&
 	    qp->rec->tx_next(qp, qp->rec_priv, qp->comp.una, qp->req.psn, &psn))

@@ -681,10 +681,12 @@ resp_duplicate(struct resp_ctx *c)
 		roce_qp_stat(qp, ROCE_STAT_RX_ATOMIC_REPLAYS, 1);
 		return RESP_DONE;
 	}
-	/* SEND/WRITE: not placed again; re-ACK so that a lost ACK is made good */
-	qp->resp.ack_now = true;
-	qp->resp.ack_at = 0;
-	return RESP_DONE;
+	/*
+	 * SEND/WRITE: not placed again; ACKed (cumulatively, with the last PSN
+	 * taken) so that a lost ACK is made good. A go-back round resends many
+	 * duplicates: they share the coalesced-ACK policy instead of one each.
+	 */
+	return RESP_ACK;
 }
 
 static void
@@ -988,7 +990,7 @@ roce_resp_busy(const struct roce_qp *qp)
 {
 	const struct roce_resp_state *r = &qp->resp;
 
-	if (!roce_qp_can_receive(qp) || qp->dev->tx_blocked)
+	if (!roce_qp_can_receive(qp))
 		return false;
 	if (r->cnp_pending || r->nak_pending || r->ack_now)
 		return true;

@@ -147,7 +147,11 @@ void roce_dev_poll(struct roce_dev *dev, uint64_t now_ns);
 /** Earliest armed timer deadline of any QP in ns, or UINT64_MAX if none. */
 uint64_t roce_dev_next_deadline(const struct roce_dev *dev);
 
-/** True if some QP has packets it could send now (the app should poll again). */
+/**
+ * True if some QP has packets to send now, including packets ops->tx refused:
+ * the app should call roce_dev_poll() again soon rather than sleep until
+ * roce_dev_next_deadline().
+ */
 bool roce_dev_busy(const struct roce_dev *dev);
 
 /** Copy the device-wide counters. */

@@ -1,0 +1,585 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""End-to-end tests of lossy-emu: the real binary on net_af_packet ports in network
+namespaces (see lemu_net.py for the topology). Needs root; exits 77 (skip) without it.
+
+    sudo /usr/bin/python3 tests/dpdk/emu/test_lemu_e2e.py --build build [-k NAME] [-v]
+
+One emulator run serves most checks: its SPEC is changed between them through the
+telemetry command /lossy_emu/set, which also exercises run-time control. Short runs
+cover the config file (and seed determinism across processes), bad SPECs and the
+EAL-memory error. Everything is removed on exit, also on failure or Ctrl-C.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lemu_net as ln  # noqa: E402
+
+SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+class Ctx:
+    def __init__(self, args):
+        self.args = args
+        self.build = os.path.abspath(args.build)
+        self.binary = os.path.join(self.build, "app", "lossy-emu", "lossy-emu")
+        self.rocewire = os.path.join(self.build, "tools", "rocewire", "rocewire")
+        self.tag = str(os.getpid() % 100000)
+        self.topo = ln.Topology(self.tag)
+        self.tmp = tempfile.mkdtemp(prefix="lemu-e2e-")
+        self.emu = None
+        self.a = self.b = None
+        self.run = 0
+        self.lossy_sent = []  # frames of the seed-determinism check
+        self.drops_seed42 = None
+        self.sent_a2b = 0
+        self.sent_b2a = 0
+        self.notes = []
+
+    def note(self, s):
+        self.notes.append(s)
+        if self.args.verbose:
+            print("   ", s)
+
+    def new_run(self):
+        self.run += 1
+        return self.run
+
+    def quiet(self, t=0.05):
+        """Drop what the capture sockets collected so far."""
+        time.sleep(t)
+        self.a.take()
+        self.b.take()
+
+    def set(self, d, spec):
+        r = self.emu.tel.cmd("/lossy_emu/set,%s,%s" % (d, spec))
+        body = r.get("/lossy_emu/set", {})
+        check(body and body.get("ok") == 1, "set %s %r: %s" % (d, spec, r))
+        return body
+
+    def stats(self, d):
+        return self.emu.tel.cmd("/lossy_emu/stats,%s" % d)["/lossy_emu/stats"]
+
+
+def send_probes(port, run, n, size=200, rate_pps=None, src=ln.MAC_A, dst=ln.MAC_B, stamp=False):
+    gap = 1.0 / rate_pps if rate_pps else 0
+    t_next = time.perf_counter()
+    for i in range(n):
+        if gap:  # sleep, do not spin: the emulator shares the machine's two cores
+            left = t_next - time.perf_counter()
+            if left > 0:
+                time.sleep(left)
+            t_next += gap
+        elif i % 64 == 63:
+            time.sleep(0.0005)  # stay below the af_packet ring (512 frames)
+        port.send(ln.probe(run, i, size=size, tx_ns=time.time_ns() if stamp else 0,
+                           src=src, dst=dst))
+
+
+def probes_of(frames, run):
+    out = []
+    for ts, f in frames:
+        p = ln.parse_probe(f)
+        if p and p[0] == run:
+            out.append((ts, p[1], p[2], f))
+    return out
+
+
+def collect(port, run, n, timeout):
+    """Wait until n probes of this run arrived or nothing came for timeout s."""
+    got, last = [], time.time()
+    while True:
+        new = probes_of(port.take(), run)
+        if new:
+            got += new
+            last = time.time()
+        if len(got) >= n or time.time() - last > timeout:
+            return got
+        time.sleep(0.02)
+
+
+def runs_of(seqs, n):
+    """Lengths of the runs of missing sequence numbers in 0..n-1."""
+    have = set(seqs)
+    runs, cur = [], 0
+    for i in range(n):
+        if i in have:
+            if cur:
+                runs.append(cur)
+            cur = 0
+        else:
+            cur += 1
+    if cur:
+        runs.append(cur)
+    return runs
+
+
+# ---- tests on one emulator run ---------------------------------------------------------------
+
+def t_loss_random(c):
+    """loss 10%: drop fraction within 5 sigma of 10 %."""
+    n, run = 3000, c.new_run()
+    c.quiet()
+    send_probes(c.a, run, n)
+    c.sent_a2b += n
+    got = collect(c.b, run, n, 0.5)
+    seqs = [g[1] for g in got]
+    check(len(set(seqs)) == len(seqs), "duplicates without duplicate")
+    lost = n - len(seqs)
+    p, sd = 0.10, math.sqrt(0.1 * 0.9 / n)
+    c.note("loss 10%%: %d of %d lost (%.2f %%)" % (lost, n, 100.0 * lost / n))
+    check(abs(lost / n - p) < 5 * sd, "loss %.4f not within 5 sd (%.4f) of 0.10" % (lost / n, sd))
+    c.drops_seed42 = sorted(set(range(n)) - set(seqs))
+    c.seed_run = run
+
+
+def t_delay(c):
+    """b2a delay 20ms: one-way delay median within 1 ms of 20 ms at 1 kpps."""
+    n, run = 300, c.new_run()
+    c.quiet()
+    send_probes(c.b, run, n, rate_pps=1000, src=ln.MAC_B, dst=ln.MAC_A, stamp=True)
+    c.sent_b2a += n
+    got = collect(c.a, run, n, 0.5)
+    check(len(got) == n, "delay: %d of %d arrived" % (len(got), n))
+    d = sorted((ts - tx) / 1e6 for ts, _, tx, _ in got)
+    med, p99 = statistics.median(d), d[int(0.99 * (len(d) - 1))]
+    c.note("delay 20ms: one-way median %.3f ms, p99 %.3f ms, max %.3f ms" % (med, p99, d[-1]))
+    check(abs(med - 20.0) < 1.0, "median one-way delay %.3f ms is not 20 +- 1 ms" % med)
+    check(d[0] >= 19.9, "a packet left early: %.3f ms" % d[0])
+    c.delay_median_ms, c.delay_p99_ms = med, p99
+
+
+def t_gemodel(c):
+    """loss gemodel 5% 40% 100% 0% (simple Gilbert): rate p/(p+r) = 11.1 %, mean burst 1/r = 2.5."""
+    c.set("a2b", "loss gemodel 5% 40% 100% 0%")
+    n, run = 6000, c.new_run()
+    c.quiet()
+    send_probes(c.a, run, n)
+    c.sent_a2b += n
+    got = collect(c.b, run, n, 0.5)
+    runs = runs_of([g[1] for g in got], n)
+    lost = sum(runs)
+    mean_burst = lost / len(runs) if runs else 0
+    c.note("gemodel: %.2f %% lost in %d bursts, mean burst %.2f (theory 11.11 %%, 2.5)"
+           % (100.0 * lost / n, len(runs), mean_burst))
+    # GE variance (docs/emulator-models.md 5.2): lambda = 1-p-r = 0.55, lB-lG = 1
+    pl, pb, pg, lam = 1 / 9, 1 / 9, 8 / 9, 0.55
+    sd = math.sqrt((pl * (1 - pl) + 2 * pb * pg * lam / (1 - lam)) / n)
+    check(abs(lost / n - pl) < 5 * sd, "GE loss %.4f not within 5 sd (%.4f) of %.4f" % (lost / n, sd, pl))
+    sd_b = math.sqrt(2.5 * 1.5 / max(1, len(runs))) * 1.5
+    check(abs(mean_burst - 2.5) < 5 * sd_b, "mean burst %.2f not 2.5 +- %.2f" % (mean_burst, 5 * sd_b))
+    st = c.stats("a2b")
+    bursts = st.get("loss_bursts_by_length", [])
+    c.note("emulator's loss_bursts_by_length %s" % bursts[:8])
+    check(sum(bursts) >= len(runs), "emulator counted %d bursts, receiver saw %d" % (sum(bursts), len(runs)))
+
+
+def t_seed_same_run(c):
+    """The same seed and input give the same drops: re-setting the SPEC restarts the draws."""
+    c.set("a2b", "loss 10%")
+    n, run = 3000, c.new_run()
+    c.quiet()
+    send_probes(c.a, run, n)
+    c.sent_a2b += n
+    got = collect(c.b, run, n, 0.5)
+    drops = sorted(set(range(n)) - set(g[1] for g in got))
+    check(drops == c.drops_seed42, "drops differ after re-set: %d vs %d (first diff at %s)"
+          % (len(drops), len(c.drops_seed42),
+             next((a for a, b in zip(drops, c.drops_seed42) if a != b), "end")))
+
+
+def t_rate(c):
+    """rate 10mbit: throughput at the receiver within 10 %."""
+    c.set("a2b", "rate 10mbit")
+    n, size, run = 500, 1000, c.new_run()
+    c.quiet()
+    send_probes(c.a, run, n, size=size)
+    c.sent_a2b += n
+    got = collect(c.b, run, n, 0.6)
+    check(len(got) == n, "rate: %d of %d arrived (limit 1000 should hold them)" % (len(got), n))
+    ts = sorted(g[0] for g in got)
+    bps = (n - 1) * size * 8 / ((ts[-1] - ts[0]) / 1e9)
+    c.note("rate 10mbit: measured %.3f Mbit/s over %.3f s" % (bps / 1e6, (ts[-1] - ts[0]) / 1e9))
+    check(abs(bps / 10e6 - 1) < 0.10, "throughput %.3f Mbit/s not within 10 %% of 10" % (bps / 1e6))
+
+
+def rocewire_frames(c, count, seed):
+    path = os.path.join(c.tmp, "gen-%d.pcap" % seed)
+    ln.sh(c.rocewire, "gen", "--seed", str(seed), "--count", str(count), path)
+    return ln.read_pcap(path)
+
+
+def set_ecn(frame, ecn):
+    """Set the ECN bits of an (optionally tagged) IPv4/IPv6 frame; the ICRC masks them."""
+    f = bytearray(frame)
+    off, et = 14, f[12:14]
+    if et == b"\x81\x00":
+        off, et = 18, f[16:18]
+    if et == b"\x08\x00":
+        f[off + 1] = (f[off + 1] & 0xFC) | ecn
+        f[off + 10:off + 12] = b"\0\0"
+        f[off + 10:off + 12] = ln.ip4_csum(bytes(f[off:off + 20])).to_bytes(2, "big")
+    elif et == b"\x86\xdd":
+        f[off + 1] = (f[off + 1] & 0xCF) | (ecn << 4)
+    return bytes(f)
+
+
+def ecn_of(frame):
+    off, et = 14, frame[12:14]
+    if et == b"\x81\x00":
+        off, et = 18, frame[16:18]
+    if et == b"\x08\x00":
+        return frame[off + 1] & 3, ln.ip4_csum(frame[off:off + 20]) == 0
+    if et == b"\x86\xdd":
+        return (frame[off + 1] >> 4) & 3, True
+    return None, True
+
+
+def validate(c, frames, name):
+    path = os.path.join(c.tmp, name)
+    ln.write_pcap(path, [(time.time_ns(), f) for f in frames])
+    env = dict(os.environ, PYTHONPATH=os.path.join(SRC, "python"))
+    p = subprocess.run(["/usr/bin/python3", "-m", "rocewan", "validate", "--json", path + ".json", path],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    with open(path + ".json") as f:
+        return p.returncode, json.load(f)["results"], p.stdout
+
+
+def replay(c, port, frames):
+    for i, f in enumerate(frames):
+        port.send(f)
+        if i % 64 == 63:
+            time.sleep(0.0005)
+
+
+def t_red(c):
+    """red: CE marks from the queue, IPv4 checksums valid, ICRC untouched (rocewan validate)."""
+    c.set("a2b", "rate 20mbit red kmin 20kb kmax 120kb pmax 20%")
+    frames = [set_ecn(f, 2) for f in rocewire_frames(c, 300, 7)]  # all ECT(0)
+    before = c.stats("a2b")["ecn_marked_red"]
+    c.quiet()
+    replay(c, c.a, frames)
+    c.sent_a2b += len(frames)
+    time.sleep(0.1)
+    got, last = [], time.time()
+    while time.time() - last < 0.6:
+        new = c.b.take()
+        if new:
+            got += new
+            last = time.time()
+        time.sleep(0.05)
+    rx = [f for _, f in got]
+    check(len(rx) == len(frames), "red: %d of %d frames arrived" % (len(rx), len(frames)))
+    ce = 0
+    for f in rx:
+        e, ok = ecn_of(f)
+        check(ok, "IPv4 header checksum wrong after marking")
+        ce += e == 3
+    marked = c.stats("a2b")["ecn_marked_red"] - before
+    rc, res, out = validate(c, rx, "red.pcap")
+    c.note("red: %d of %d frames CE-marked (emulator: %d); validate: %d ok, %d failed"
+           % (ce, len(rx), marked, res["roce_ok_pkts"], res["roce_failed_pkts"]))
+    check(rc == 0 and res["roce_failed_pkts"] == 0, "rocewan validate failed:\n" + out)
+    check(ce > 0 and ce == marked, "CE at receiver %d, emulator marked %d" % (ce, marked))
+    check(ce < len(rx), "every frame marked: the queue never stayed below kmin?")
+
+
+def t_corrupt(c):
+    """corrupt: bit flips fail the ICRC; with corrupt-recompute the ICRC is valid again."""
+    frames = rocewire_frames(c, 60, 11)
+    for spec, want_fail in (("corrupt 100%", True), ("corrupt 100% corrupt-recompute", False)):
+        c.set("a2b", spec)
+        c.quiet()
+        replay(c, c.a, frames)
+        c.sent_a2b += len(frames)
+        time.sleep(0.3)
+        rx = [f for _, f in c.b.take()]
+        check(len(rx) == len(frames), "%s: %d of %d arrived" % (spec, len(rx), len(frames)))
+        changed = sum(1 for x, y in zip(rx, frames) if x != y)
+        rc, res, out = validate(c, rx, "corrupt.pcap")
+        c.note("%s: %d frames changed, validate %d ok / %d failed"
+               % (spec, changed, res["roce_ok_pkts"], res["roce_failed_pkts"]))
+        check(changed == len(frames), "%s: only %d of %d frames changed" % (spec, changed, len(frames)))
+        if want_fail:
+            check(res["roce_failed_pkts"] == len(frames), "%s: %d frames still pass validate"
+                  % (spec, res["roce_ok_pkts"]))
+        else:
+            check(rc == 0 and res["roce_failed_pkts"] == 0, "%s: validate failed:\n%s" % (spec, out))
+
+
+def t_pfc(c):
+    """pfc xoff 20kb xon 5kb behind rate 1mbit: XOFF at the threshold, refreshed, XON at xon."""
+    c.set("a2b", "rate 1mbit limit-bytes 200kb pfc xoff 20kb xon 5kb")
+    n, size, run = 40, 1000, c.new_run()
+    c.quiet()
+    t0 = time.time_ns()
+    send_probes(c.a, run, n, size=size)
+    c.sent_a2b += n
+    # the queue drains at 1 Mbit/s: 8 ms per frame
+    deadline = time.time() + 1.5
+    pfcs, xon_seen = [], False
+    while time.time() < deadline and not xon_seen:
+        time.sleep(0.05)
+        for ts, f in c.a.take():
+            p = ln.parse_pfc(f)
+            if p:
+                pfcs.append((ts, p))
+                xon_seen = xon_seen or p[1][3] == 0
+    collect(c.b, run, n, 0.3)
+    check(pfcs, "no PFC frame came back to side A")
+    check(all(p[0] == 0x08 for _, p in pfcs), "PFC enable vector is not priority 3 only")
+    check(pfcs[0][1][1][3] == 0xFFFF, "first PFC is not an XOFF: %s" % (pfcs[0],))
+    check(xon_seen and pfcs[-1][1][1][3] == 0, "no XON at the end: last %s" % (pfcs[-1],))
+    xoffs = sum(1 for _, p in pfcs if p[1][3] == 0xFFFF)
+    st = c.stats("a2b")
+    span = (pfcs[-1][0] - pfcs[0][0]) / 1e6
+    # from the XOFF backlog up to the burst's peak, then down to <= xon at 1 Mbit/s
+    c.note("pfc: %d XOFF then XON after %.1f ms; emulator: xoff at %d B, xon at %d B, pfc_sent %d"
+           % (xoffs, span, st["pfc_xoff_at_bytes"], st["pfc_xon_at_bytes"], st["pfc_sent"]))
+    check(20480 <= st["pfc_xoff_at_bytes"] < 20480 + size, "XOFF at %d B, not at 20 KiB"
+          % st["pfc_xoff_at_bytes"])
+    check(st["pfc_xon_at_bytes"] <= 5120, "XON at %d B, above 5 KiB" % st["pfc_xon_at_bytes"])
+    expect_ms = (n * size - 5120) * 8 / 1e6 * 1e3  # drain from the peak down to xon
+    check(0.7 * expect_ms < span < 1.3 * expect_ms, "XOFF..XON %.1f ms, expected ~%.0f ms"
+          % (span, expect_ms))
+    check(xoffs >= 10, "only %d XOFF frames: not refreshed" % xoffs)
+    check((pfcs[0][0] - t0) / 1e6 < 200, "first XOFF late")
+
+
+def t_mac_ctrl(c):
+    """MAC control frames skip loss, the queue and the delay line, and go out first."""
+    c.set("a2b", "delay 50ms")
+    run = c.new_run()
+    c.quiet()
+    send_probes(c.a, run, 10)
+    c.a.send(ln.pfc_frame(quanta=0x1234))
+    c.sent_a2b += 11
+    time.sleep(0.3)
+    got = c.b.take()
+    order = ["pfc" if ln.parse_pfc(f) else "data" for _, f in got]
+    check(order and order[0] == "pfc" and order.count("data") == 10,
+          "expected the PFC frame first, then 10 data frames: %s" % order)
+    c.set("a2b", "loss 100% rate 1mbit")
+    c.quiet()
+    for _ in range(20):
+        c.a.send(ln.pfc_frame(quanta=7))
+    send_probes(c.a, run, 5)
+    c.sent_a2b += 25
+    time.sleep(0.2)
+    got = c.b.take()
+    npfc = sum(1 for _, f in got if ln.parse_pfc(f))
+    check(npfc == 20 and len(got) == 20, "loss 100%%: %d PFC and %d other frames arrived"
+          % (npfc, len(got) - npfc))
+    c.note("mac control: PFC overtook a 50 ms delay line; 20/20 crossed loss 100%")
+
+
+def t_telemetry(c):
+    """Runtime control answers: get, stats, and a bad SPEC names its token."""
+    r = c.emu.tel.cmd("/lossy_emu/set,a2b,delay 20ms dealy 3ms")["/lossy_emu/set"]
+    check(r.get("ok") == 0 and "dealy" in r.get("error", ""), "bad SPEC over telemetry: %s" % r)
+    r = c.emu.tel.cmd("/lossy_emu/set,b2c,delay 1ms")["/lossy_emu/set"]
+    check(r.get("ok") == 0 and "b2c" in r.get("error", ""), "bad direction: %s" % r)
+    g = c.emu.tel.cmd("/lossy_emu/get,b2a")["/lossy_emu/get"]
+    check("delay 20ms" in g, "/lossy_emu/get,b2a: %r" % g)
+    s = c.emu.tel.cmd("/lossy_emu/stats")["/lossy_emu/stats"]
+    check("a2b" in s and "rx_pkts" in s["a2b"] and "delay_err_ns_p99" in s["b2a"], "stats: %s" % s)
+    c.note("telemetry: get b2a = %r" % g)
+
+
+def t_exit_json(c):
+    """SIGINT: counter table on stdout, --json with the required keys and sane values."""
+    rc = c.emu.stop()
+    out = "".join(c.emu.out)
+    check(rc == 0, "exit status %s:\n%s" % (rc, out))
+    check("lossy-emu counters" in out and "rx_pkts" in out, "no counter table:\n" + out)
+    with open(c.json1) as f:
+        doc = json.load(f)
+    check(doc["schema"] == "rocewan/1" and doc["app"] == "lossy-emu", "envelope")
+    check(doc["seed"] == 42 and doc["config"]["seed"] == 42, "seed not recorded")
+    res = doc["results"]
+    keys = ["rx_pkts", "tx_pkts", "rx_bytes", "tx_bytes", "drop_loss", "drop_queue", "corrupted",
+            "ecn_marked", "duplicated", "reordered", "pfc_sent", "loss_bursts", "delay_err_us"]
+    for d in ("a2b", "b2a"):
+        for k in keys:
+            check(k in res[d], "results.%s.%s missing" % (d, k))
+        for k in ("p50", "p99", "max"):
+            check(isinstance(res[d]["delay_err_us"][k], (int, float)), "delay_err_us.%s" % k)
+    a, b = res["a2b"], res["b2a"]
+    check(a["rx_pkts"] == c.sent_a2b, "a2b rx_pkts %d, sent %d" % (a["rx_pkts"], c.sent_a2b))
+    check(b["rx_pkts"] == c.sent_b2a, "b2a rx_pkts %d, sent %d" % (b["rx_pkts"], c.sent_b2a))
+    check(a["tx_pkts"] + a["drop_loss"] + a["drop_queue"] + a["in_flight"] == a["rx_pkts"],
+          "a2b does not add up: %s" % {k: a[k] for k in keys[:6]})
+    check(b["tx_pkts"] == b["rx_pkts"], "b2a lost frames")
+    bursts = a["loss_bursts"]
+    check(all(len(x) == 2 for x in bursts), "loss_bursts is not [[len, count]]")
+    if not any(l >= 16 for l, _ in bursts):  # the last bucket holds runs >= 16
+        check(sum(l * n for l, n in bursts) == a["drop_loss"], "loss_bursts %s do not add up to "
+              "drop_loss %d" % (bursts, a["drop_loss"]))
+    check(a["corrupted"] == 120 and a["ecn_marked"] > 0 and a["pfc_sent"] > 0, "a2b counters")
+    check(0 <= b["delay_err_us"]["p50"] <= b["delay_err_us"]["p99"] <= b["delay_err_us"]["max"],
+          "delay_err_us order")
+    check(b["delay_err_us"]["p99"] < 2000, "b2a release error p99 %.0f us" % b["delay_err_us"]["p99"])
+    c.note("json: b2a delay_err_us p50 %.1f p99 %.1f max %.1f; a2b drop_loss %d, loss_bursts %s"
+           % (b["delay_err_us"]["p50"], b["delay_err_us"]["p99"], b["delay_err_us"]["max"],
+              a["drop_loss"], bursts[:4]))
+
+
+# ---- tests with their own emulator runs -----------------------------------------------------
+
+def t_config_seed(c):
+    """--config FILE (a2b, seed) gives the same drops as --a2b/--seed 42 in another process."""
+    conf = os.path.join(c.tmp, "emu.conf")
+    with open(conf, "w") as f:
+        f.write("# lossy-emu test config\nseed = 42\na2b = \"loss 10%\"   # as run 1\nb2a = delay 1ms\n")
+    emu = ln.Emu(c.binary, c.topo, "lemu%s_2" % c.tag, c.tmp)
+    c.emu = emu
+    emu.start(["--config", conf], lcores="0")  # one lcore: main runs both directions
+    try:
+        n = 3000
+        c.quiet()
+        send_probes(c.a, c.seed_run, n)
+        got = collect(c.b, c.seed_run, n, 0.5)
+        drops = sorted(set(range(n)) - set(g[1] for g in got))
+        check(drops == c.drops_seed42, "seed 42 from --config: %d drops vs %d in run 1"
+              % (len(drops), len(c.drops_seed42)))
+        c.note("config file + 1 lcore: same %d drops as run 1" % len(drops))
+    finally:
+        check(emu.stop() == 0, "exit status")
+
+
+def one_error_line(p):
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    return lines
+
+
+def t_bad_spec(c):
+    """Bad SPECs: one line naming the bad token, non-zero exit, nothing started."""
+    cases = [
+        (["--a2b", "delay 10ms loss 120%"], "120%"),
+        (["--both", "delay 10ms dealy 5ms"], "dealy"),
+        (["--b2a", "rate 10mbit pfc xoff 10kb xon 20kb"], "xon"),
+        (["--a2b", "delay 10"], "\"10\""),
+        (["--a2b", "rate 10mbit", "--bogus", "1"], "--bogus"),
+    ]
+    bad_conf = os.path.join(c.tmp, "bad.conf")
+    with open(bad_conf, "w") as f:
+        f.write("seed = 1\n\na2b = delay 5ms jitter 1ms\n")
+    cases.append((["--config", bad_conf], "bad.conf:3"))
+    for args, token in cases:
+        prefix = "lemu%s_bad" % c.tag
+        emu = ln.Emu(c.binary, c.topo, prefix, c.tmp)
+        t0 = time.time()
+        p = emu.run_once(args)
+        lines = one_error_line(p)
+        check(p.returncode != 0, "%s: exit status 0" % args)
+        check(len(lines) == 1 and token in lines[0] and lines[0].startswith("lossy-emu: "),
+              "%s: expected one line naming %r, got %r" % (args, token, p.stderr))
+        check("EAL" not in p.stdout + p.stderr and not os.path.exists("/var/run/dpdk/" + prefix),
+              "%s: EAL was started" % args)
+        c.note("%-45s -> %s (%.2f s)" % (" ".join(args), lines[0], time.time() - t0))
+
+
+def t_memory(c):
+    """EAL memory too small: one line with the SPEC, the need in MB and the -m fix."""
+    emu = ln.Emu(c.binary, c.topo, "lemu%s_mem" % c.tag, c.tmp)
+    p = emu.run_once(["--a2b", "delay 100ms rate 10gbit"], mem=64)
+    line = [x for x in p.stderr.splitlines() if x.startswith("lossy-emu:")]
+    check(p.returncode != 0, "exit status 0 with 64 MB")
+    check(len(line) == 1 and "delay 100ms rate 10gbit" in line[0] and re.search(r"\d+ MB", line[0])
+          and re.search(r"-m \d+", line[0]), "memory error line: %r" % p.stderr)
+    m = int(re.search(r"-m (\d+)", line[0]).group(1))
+    c.note("memory: %s" % line[0])
+    p = emu.run_once(["--a2b", "delay 100ms rate 10gbit", "--help"], mem=m)  # --help: parse only
+    check(p.returncode == 0, "--help")
+
+
+MAIN_RUN = [t_loss_random, t_delay, t_gemodel, t_seed_same_run, t_rate, t_red, t_corrupt,
+            t_pfc, t_mac_ctrl, t_telemetry, t_exit_json]
+OTHER = [t_config_seed, t_bad_spec, t_memory]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(SRC, "build"))
+    ap.add_argument("-k", default="", help="run only tests whose name contains this")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        print("SKIP: lossy-emu e2e tests need root (network namespaces)")
+        return 77
+    c = Ctx(args)
+    for exe in (c.binary, c.rocewire):
+        if not os.access(exe, os.X_OK):
+            print("SKIP: %s not built" % exe)
+            return 77
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # runs the finally: cleanup
+    t_start = time.time()
+    passed, failed = [], []
+    try:
+        c.topo.create()
+        c.a, c.b = c.topo.socket("a"), c.topo.socket("b")
+        c.emu = ln.Emu(c.binary, c.topo, "lemu%s" % c.tag, c.tmp)
+        c.json1 = os.path.join(c.tmp, "run1.json")
+        c.emu.start(["--a2b", "loss 10%", "--b2a", "delay 20ms", "--seed", "42", "--json", c.json1])
+        main_emu = c.emu
+        for t in MAIN_RUN + OTHER:
+            name = t.__name__[2:]
+            if args.k and args.k not in name and not (t in MAIN_RUN and name in ("loss_random",)):
+                continue
+            t1 = time.time()
+            try:
+                if t in OTHER and main_emu.proc.poll() is None:
+                    main_emu.stop()
+                t(c)
+                passed.append(name)
+                print("ok   %-16s %5.2f s  %s" % (name, time.time() - t1, t.__doc__.splitlines()[0]))
+            except Fail as e:
+                failed.append(name)
+                print("FAIL %-16s %5.2f s  %s\n     %s" % (name, time.time() - t1,
+                                                            t.__doc__.splitlines()[0], e))
+            except Exception as e:  # a broken environment: report and go on
+                failed.append(name)
+                print("FAIL %-16s error: %r" % (name, e))
+        if args.verbose or failed:
+            for n in c.notes:
+                print("  note:", n)
+    finally:
+        for e in (c.emu,):
+            if e:
+                e.kill()
+        try:
+            main_emu.kill()
+        except NameError:
+            pass
+        for p in (c.a, c.b):
+            if p:
+                p.close()
+        c.topo.remove()
+        subprocess.run(["rm", "-rf", c.tmp])
+    print("lossy-emu e2e: %d passed, %d failed (%.1f s)" % (len(passed), len(failed),
+                                                            time.time() - t_start))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -19,7 +19,7 @@
 
 #define TR_A 0
 #define TR_B 1
-#define TR_BUF_SIZE (1u << 20)
+#define TR_BUF_SIZE (1u << 20) /**< default size of each side's buffer */
 #define TR_MAX_RULES 16
 
 /** Which packets a rule matches. */
@@ -65,8 +65,11 @@ struct tr_side {
 	struct roce_pd *pd;
 	struct roce_cq *scq, *rcq;
 	struct roce_qp *qp;
+	enum ibv_qp_type type;
+	struct roce_ah *ah;  /**< UD: address of the peer */
 	struct roce_mr *mr;
-	uint8_t *buf;       /**< TR_BUF_SIZE bytes registered with every access right */
+	uint8_t *buf;       /**< buf_size bytes; [mr_guard, buf_size - mr_guard) registered */
+	uint32_t buf_size;
 	uint8_t mac[6];
 	union ibv_gid gid;
 	int refuse_tx;      /**< refuse this many next ops->tx calls (-ENOBUFS) */
@@ -94,9 +97,12 @@ struct tr_opts {
 	uint32_t sq_psn, rq_psn; /**< start PSNs (A's sq_psn = B's rq_psn, and vice versa) */
 	bool psn_set;
 	const char *cc;        /**< congestion control by name */
+	uint32_t buf_size;     /**< default TR_BUF_SIZE */
+	uint32_t mr_guard;     /**< bytes at both ends of the buffer left out of the MR */
 };
 
 struct tr_wire {
+	struct tr_opts opts;
 	uint64_t now;
 	struct tr_side side[2];
 	struct tr_queue q[2];

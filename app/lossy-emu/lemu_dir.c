@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* One direction's data path: stage 1 -> bottleneck queue -> delay line -> TX. */
+#include "lemu_dir.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "net_bytes.h"
+#include "net_hdr.h"
+#include "pfc.h"
+#include "roce_pkt.h"
+
+struct lemu_clock lemu_clk;
+
+void
+lemu_clock_init(void)
+{
+	lemu_clk.tsc0 = rte_rdtsc();
+	lemu_clk.mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rte_get_tsc_hz());
+}
+
+/* ---- frame helpers ---------------------------------------------------------- */
+
+/* EtherType after at most one tag, and the L3 offset; 0 if too short. */
+static inline uint16_t
+frame_l3(const uint8_t *f, uint32_t len, uint32_t *l3)
+{
+	uint16_t et;
+
+	if (unlikely(len < NET_ETH_HLEN))
+		return 0;
+	et = net_get_be16(f + 12);
+	*l3 = NET_ETH_HLEN;
+	if ((et == NET_ETHERTYPE_VLAN || et == NET_ETHERTYPE_QINQ) && len >= NET_ETH_HLEN + 4) {
+		et = net_get_be16(f + 16);
+		*l3 = NET_ETH_HLEN + 4;
+	}
+	return et;
+}
+
+/* Is there an IPv4/IPv6 header at l3 whose ECN we may read and set? */
+static inline bool
+frame_is_ip(const uint8_t *f, uint32_t len, uint16_t et, uint32_t l3)
+{
+	if (et == NET_ETHERTYPE_IPV4)
+		return len >= l3 + NET_IPV4_HLEN && f[l3] >> 4 == 4;
+	if (et == NET_ETHERTYPE_IPV6)
+		return len >= l3 + NET_IPV6_HLEN && f[l3] >> 4 == 6;
+	return false;
+}
+
+static inline uint8_t
+ip_ecn(const uint8_t *ip)
+{
+	return ip[0] >> 4 == 4 ? ip[1] & 3 : (ip[1] >> 4) & 3;
+}
+
+/* ---- configuration (data path side) ------------------------------------------ */
+
+static void
+loss_runs_save(struct lemu_dir *d)
+{
+	emu_loss_flush(&d->im.loss);
+	for (unsigned i = 0; i < EMU_LOSS_BURST_BUCKETS; i++)
+		d->bursts_prev[i] += d->im.loss.stats.loss_bursts[i];
+	memset(&d->im.loss.stats, 0, sizeof(d->im.loss.stats));
+}
+
+static void emit_pfc(struct lemu_dir *d, uint8_t prio, uint16_t quanta);
+
+/*
+ * Rebuild the models from @p c. Like netem's "tc qdisc change", the loss,
+ * duplicate, corrupt, reorder, delay and RED draws restart from the
+ * direction's seed; what is in flight keeps its departure and exit times, the
+ * queue keeps its backlog, and a PFC pause in progress is kept (or ended with
+ * an XON if the new SPEC has no pfc).
+ */
+static void
+apply_cfg(struct lemu_dir *d, const struct lemu_dir_cfg *c)
+{
+	const struct emu_spec *s = &c->spec;
+	struct emu_shaper oq = d->q;
+	struct emu_pfcgen op = d->pfc;
+	uint64_t last_exit = d->dist.last_departure_ns;
+	bool first = d->cur == NULL, was_pausing = !first && d->has_pfc &&
+						   op.state == EMU_PFC_PAUSING;
+	struct emu_pfcgen_params pp = s->pfc;
+
+	if (!first)
+		loss_runs_save(d);
+	/* the parser validated everything; failures here would be bugs */
+	if (emu_impair_init(&d->im, &s->impair, c->seed, &d->ec) < 0)
+		memset(&d->im, 0, sizeof(d->im)), d->im.cnt = &d->ec;
+	emu_shaper_init(&d->q, &s->queue, &d->ec);
+	if (!first) {
+		d->q.q_pkts = oq.q_pkts;
+		d->q.q_bytes = oq.q_bytes;
+		d->q.last_dep_ns = oq.last_dep_ns;
+	}
+	d->has_red = s->red.enabled && emu_red_init(&d->red, &s->red, c->seed, &d->ec) == 0;
+	pp.link_bps = d->link_bps;
+	d->has_pfc = pp.enabled && emu_pfcgen_init(&d->pfc, &pp, &d->ec) == 0;
+	if (d->has_pfc && was_pausing) {
+		d->pfc.state = EMU_PFC_PAUSING;
+		d->pfc.last_xoff_ns = op.last_xoff_ns;
+	} else if (!d->has_pfc && was_pausing) {
+		emit_pfc(d, op.p.prio, 0); /* release the sender we paused */
+		d->ec.v[EMU_CNT_PFC_XON]++;
+	}
+	emu_dist_init(&d->dist, &s->delay, c->seed);
+	d->dist.last_departure_ns = last_exit;
+	d->has_queue = s->queue.rate_bps != 0;
+	d->has_delay = s->delay.delay_ns != 0 || s->delay.jitter_ns != 0;
+	d->corrupt_recompute = s->impair.corrupt_recompute;
+	d->gap = emu_impair_reorder_gap(&d->im);
+	lemu_dl_set_heap(&d->dl, s->delay.jitter_ns != 0 && !s->delay.no_reorder);
+	if (!first)
+		d->stat[LEMU_ST_SPEC_CHANGES]++;
+	d->cur = c;
+}
+
+int
+lemu_dir_init(struct lemu_dir *d, const struct lemu_dir_args *a)
+{
+	uint32_t qcap = 1;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->id = a->id;
+	d->rx_port = a->rx_port;
+	d->tx_port = a->tx_port;
+	d->burst = a->burst > LEMU_BURST_MAX ? LEMU_BURST_MAX : a->burst;
+	d->pool = a->pool;
+	d->link_bps = a->link_bps;
+	d->pfc_out = a->pfc_out;
+	d->pfc_in = a->pfc_in;
+	rte_eth_macaddr_get(a->rx_port, &d->rx_mac);
+	while (qcap < a->capacity)
+		qcap <<= 1;
+	d->qr = calloc(qcap, sizeof(*d->qr));
+	if (d->qr == NULL)
+		return -ENOMEM;
+	d->qmask = qcap - 1;
+	rc = lemu_dl_init(&d->dl, a->capacity, false);
+	if (rc < 0) {
+		free(d->qr);
+		d->qr = NULL;
+		return rc;
+	}
+	apply_cfg(d, a->cfg);
+	d->want = a->cfg;
+	d->applied = a->cfg;
+	return 0;
+}
+
+void
+lemu_dir_free(struct lemu_dir *d)
+{
+	void *p[64];
+	uint32_t n;
+
+	for (uint32_t i = 0; i < d->qn; i++)
+		rte_pktmbuf_free(d->qr[(d->qhead + i) & d->qmask].m);
+	d->qn = 0;
+	if (d->dl.e)
+		while ((n = lemu_dl_pop_any(&d->dl, p, 64)) > 0)
+			for (uint32_t i = 0; i < n; i++)
+				rte_pktmbuf_free(p[i]);
+	for (uint16_t i = 0; i < d->ntx; i++)
+		rte_pktmbuf_free(d->tx[i]);
+	for (uint16_t i = 0; i < d->nctrl; i++)
+		rte_pktmbuf_free(d->ctrl[i]);
+	d->ntx = d->nctrl = 0;
+	if (d->pfc_in)
+		while (rte_ring_dequeue(d->pfc_in, p) == 0)
+			rte_pktmbuf_free(p[0]);
+	free(d->qr);
+	d->qr = NULL;
+	lemu_dl_free(&d->dl);
+}
+
+/* ---- PFC generation ---------------------------------------------------------- */
+
+static void
+emit_pfc(struct lemu_dir *d, uint8_t prio, uint16_t quanta)
+{
+	uint16_t q[PFC_NUM_PRIO] = {0};
+	struct rte_mbuf *m;
+	int n;
+
+	if (d->pfc_out == NULL)
+		return;
+	m = rte_pktmbuf_alloc(d->pool);
+	if (unlikely(m == NULL)) {
+		d->stat[LEMU_ST_DROP_NOMBUF]++;
+		return;
+	}
+	q[prio & 7] = quanta;
+	n = pfc_build(rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_tailroom(m), d->rx_mac.addr_bytes,
+		      (uint8_t)(1u << (prio & 7)), q);
+	if (likely(n > 0))
+		m->data_len = m->pkt_len = (uint32_t)n;
+	if (unlikely(n < 0 || rte_ring_sp_enqueue(d->pfc_out, m) != 0)) {
+		rte_pktmbuf_free(m);
+		d->stat[LEMU_ST_DROP_CTRL]++;
+		return;
+	}
+	d->stat[LEMU_ST_PFC_SENT]++;
+}
+
+static inline void
+pfc_tick(struct lemu_dir *d, uint64_t now)
+{
+	struct emu_pfc_action act;
+	uint64_t xoff = d->ec.v[EMU_CNT_PFC_XOFF], xon = d->ec.v[EMU_CNT_PFC_XON];
+
+	if (!emu_pfcgen_poll(&d->pfc, now, d->q.q_bytes, &act))
+		return;
+	if (d->ec.v[EMU_CNT_PFC_XOFF] != xoff)
+		d->stat[LEMU_ST_PFC_XOFF_AT_BYTES] = d->q.q_bytes;
+	if (d->ec.v[EMU_CNT_PFC_XON] != xon)
+		d->stat[LEMU_ST_PFC_XON_AT_BYTES] = d->q.q_bytes;
+	emit_pfc(d, act.prio, act.quanta);
+}
+
+/* ---- delay line ---------------------------------------------------------------- */
+
+/* A packet leaves the bottleneck at @p t (ns): into the delay line, or straight to TX. */
+static inline void
+to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint64_t now)
+{
+	uint64_t exit;
+
+	if (unlikely(flags & EMU_V_REORDER)) {
+		exit = lemu_dl_push_reorder(&d->dl, t, d->gap, m);
+	} else if (d->has_delay) {
+		exit = lemu_dl_push(&d->dl, emu_dist_departure(&d->dist, t), m);
+	} else if (d->dl.n == 0 && d->ntx < LEMU_TX_MAX) {
+		lemu_hist_add(&d->derr, now > t ? now - t : 0);
+		d->tx[d->ntx++] = m;
+		return;
+	} else {
+		exit = lemu_dl_push(&d->dl, t, m);
+	}
+	if (unlikely(exit == UINT64_MAX)) { /* cannot happen: the line holds the whole pool */
+		rte_pktmbuf_free(m);
+		d->stat[LEMU_ST_DROP_QUEUE]++;
+	}
+}
+
+static void
+release(struct lemu_dir *d)
+{
+	uint64_t t[LEMU_TX_MAX], now;
+	uint32_t k, space = LEMU_TX_MAX - d->ntx;
+
+	if (space == 0 || d->dl.n == 0)
+		return;
+	now = lemu_now_ns();
+	k = lemu_dl_pop_due(&d->dl, now, (void **)(d->tx + d->ntx), t, space);
+	for (uint32_t i = 0; i < k; i++)
+		lemu_hist_add(&d->derr, now - t[i]);
+	d->ntx = (uint16_t)(d->ntx + k);
+}
+
+/* ---- bottleneck queue ---------------------------------------------------------- */
+
+static inline void
+drain_queue(struct lemu_dir *d, uint64_t now)
+{
+	while (d->qn > 0) {
+		struct lemu_qent *e = &d->qr[d->qhead];
+
+		if (e->dep_ns > now)
+			break;
+		emu_shaper_dequeue(&d->q, e->len);
+		to_line(d, e->m, e->dep_ns, e->flags, now);
+		d->qhead = (d->qhead + 1) & d->qmask;
+		d->qn--;
+		if (d->has_pfc)
+			pfc_tick(d, e->dep_ns);
+	}
+}
+
+/* Admit a packet to the bottleneck queue; @p ip is its IP header or NULL. */
+static inline void
+to_queue(struct lemu_dir *d, struct rte_mbuf *m, uint8_t *ip, uint32_t flags, uint64_t now)
+{
+	uint64_t backlog = d->q.q_bytes, dep;
+	uint32_t len = m->pkt_len;
+
+	if (!d->has_queue) {
+		to_line(d, m, now, flags, now);
+		return;
+	}
+	if (emu_shaper_enqueue(&d->q, now, len, &dep) != EMU_SHAPER_ACCEPT ||
+	    unlikely(d->qn > d->qmask)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (d->has_red && ip != NULL && emu_red_decide(&d->red, backlog, ip_ecn(ip)) == EMU_RED_MARK)
+		net_ip_set_ecn(ip, NET_ECN_CE);
+	d->qr[(d->qhead + d->qn) & d->qmask] = (struct lemu_qent){m, dep, len, flags};
+	d->qn++;
+	if (d->q.q_bytes > d->stat[LEMU_ST_QUEUE_MAX_BYTES])
+		d->stat[LEMU_ST_QUEUE_MAX_BYTES] = d->q.q_bytes;
+	if (d->has_pfc)
+		pfc_tick(d, now);
+}
+
+/* ---- stage 1 --------------------------------------------------------------------- */
+
+static inline uint16_t
+be16(const uint8_t *p)
+{
+	return net_get_be16(p);
+}
+
+/*
+ * Flip one bit "in the payload": for RoCEv2 the RoCE payload (or, without
+ * one, BTH..ICRC), for other UDP the UDP payload, for other IP the IP payload,
+ * else anything after the Ethernet header. With corrupt-recompute a RoCEv2
+ * frame gets a fresh ICRC (and IPv6 UDP checksum), so only the data is wrong.
+ */
+static __rte_noinline void
+corrupt(struct lemu_dir *d, uint8_t *f, uint32_t len, uint16_t et, uint32_t l3)
+{
+	struct roce_pkt rp;
+	uint32_t lo = l3, hi = len;
+	bool roce = false;
+	uint64_t bit;
+
+	if (frame_is_ip(f, len, et, l3)) {
+		const uint8_t *ip = f + l3;
+		uint32_t hlen, tot;
+		uint8_t proto;
+
+		if (ip[0] >> 4 == 4) {
+			hlen = (ip[0] & 15u) * 4;
+			tot = be16(ip + 2);
+			proto = ip[9];
+		} else {
+			hlen = NET_IPV6_HLEN;
+			tot = NET_IPV6_HLEN + be16(ip + 4);
+			proto = ip[6];
+		}
+		lo = l3 + hlen;
+		if (l3 + tot < hi)
+			hi = l3 + tot;
+		if (proto == NET_IPPROTO_UDP && lo + NET_UDP_HLEN <= hi)
+			lo += NET_UDP_HLEN;
+		if (roce_parse(f, len, &rp, ROCE_PARSE_NO_ICRC | ROCE_PARSE_NO_IP_CSUM) == 0) {
+			roce = true;
+			if (rp.payload_len > 0) {
+				lo = rp.payload_off;
+				hi = rp.payload_off + rp.payload_len;
+			} else {
+				lo = rp.bth_off;
+				hi = rp.frame_len - 4;
+			}
+		}
+	}
+	if (hi <= lo) {
+		lo = len > NET_ETH_HLEN ? NET_ETH_HLEN : 0;
+		hi = len;
+	}
+	if (hi <= lo)
+		return;
+	bit = emu_impair_corrupt_bit(&d->im, hi - lo);
+	f[lo + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	if (roce && d->corrupt_recompute) {
+		roce_icrc_update(f, &rp);
+		if (rp.l3.version == 6 && rp.udp.csum != 0) {
+			uint8_t *udp = f + rp.l3_off + NET_IPV6_HLEN;
+
+			net_put_be16(udp + 6, 0);
+			net_put_be16(udp + 6, net_udp_csum(&rp.l3, udp, rp.udp.len));
+		}
+		d->stat[LEMU_ST_ICRC_RECOMPUTED]++;
+	}
+}
+
+/* Apply a stage-1 verdict's edits (CE, bit flip) to a kept packet. */
+static inline void
+edit(struct lemu_dir *d, struct rte_mbuf *m, unsigned v, uint8_t *ip, uint16_t et, uint32_t l3)
+{
+	if ((v & EMU_V_MARK_CE) && ip != NULL)
+		net_ip_set_ecn(ip, NET_ECN_CE);
+	if (unlikely(v & EMU_V_CORRUPT))
+		corrupt(d, rte_pktmbuf_mtod(m, uint8_t *), m->data_len, et, l3);
+}
+
+static inline void
+ctrl_push(struct lemu_dir *d, struct rte_mbuf *m, uint8_t fwd)
+{
+	if (unlikely(d->nctrl == LEMU_CTRL_MAX)) {
+		rte_pktmbuf_free(m);
+		d->stat[LEMU_ST_DROP_CTRL]++;
+		return;
+	}
+	d->ctrl_fwd[d->nctrl] = fwd;
+	d->ctrl[d->nctrl++] = m;
+}
+
+static inline void
+stage1(struct lemu_dir *d, struct rte_mbuf *m, uint64_t now)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *), *ip = NULL, *cip = NULL, ecn = 0;
+	struct rte_mbuf *copy = NULL;
+	uint32_t len = m->data_len, l3 = 0;
+	uint16_t et = frame_l3(f, len, &l3);
+	unsigned v, cv;
+
+	d->stat[LEMU_ST_RX_PKTS]++;
+	d->stat[LEMU_ST_RX_BYTES] += m->pkt_len;
+	if (unlikely(et == NET_ETHERTYPE_MAC_CTRL)) {
+		/* PFC / PAUSE: no loss, no queue, no delay, ahead of all data */
+		d->stat[LEMU_ST_MAC_CTRL_FWD]++;
+		ctrl_push(d, m, 1);
+		return;
+	}
+	if (unlikely(m->nb_segs != 1)) {
+		d->stat[LEMU_ST_DROP_OVERSIZE]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (frame_is_ip(f, len, et, l3)) {
+		ip = f + l3;
+		ecn = ip_ecn(ip);
+	}
+	v = emu_impair_decide(&d->im, ecn);
+	if (v & EMU_V_DROP) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if ((v & EMU_V_MARK_CE) && ip != NULL) {
+		net_ip_set_ecn(ip, NET_ECN_CE);
+		ecn = NET_ECN_CE;
+	}
+	if (unlikely(v & EMU_V_DUPLICATE)) {
+		/* netem clones after the CE mark and before the corruption */
+		copy = rte_pktmbuf_copy(m, d->pool, 0, UINT32_MAX);
+		cv = emu_impair_decide_copy(&d->im, ecn); /* always: keeps the draws seed-exact */
+		if (copy == NULL) {
+			d->stat[LEMU_ST_DROP_NOMBUF]++;
+		} else if (cv & EMU_V_DROP) {
+			rte_pktmbuf_free(copy);
+			copy = NULL;
+		} else if (ip != NULL) {
+			cip = rte_pktmbuf_mtod(copy, uint8_t *) + l3;
+		}
+	}
+	edit(d, m, v & EMU_V_CORRUPT, ip, et, l3);
+	to_queue(d, m, ip, v & EMU_V_REORDER, now);
+	if (unlikely(copy != NULL)) {
+		edit(d, copy, cv, cip, et, l3);
+		to_queue(d, copy, cip, cv & EMU_V_REORDER, now);
+	}
+}
+
+/* ---- TX ---------------------------------------------------------------------------- */
+
+static void
+flush(struct lemu_dir *d)
+{
+	uint32_t len[LEMU_TX_MAX];
+	uint16_t sent, i;
+
+	if (d->pfc_in != NULL && d->nctrl < LEMU_CTRL_MAX) {
+		unsigned k = rte_ring_sc_dequeue_burst(d->pfc_in, (void **)(d->ctrl + d->nctrl),
+						       LEMU_CTRL_MAX - d->nctrl, NULL);
+
+		for (i = 0; i < k; i++)
+			d->ctrl_fwd[d->nctrl + i] = 0;
+		d->nctrl = (uint16_t)(d->nctrl + k);
+		d->stat[LEMU_ST_TX_PEER_PFC] += k;
+	}
+	if (d->nctrl > 0) {
+		for (i = 0; i < d->nctrl; i++)
+			len[i] = d->ctrl[i]->pkt_len;
+		sent = rte_eth_tx_burst(d->tx_port, 0, d->ctrl, d->nctrl);
+		for (i = 0; i < sent; i++) {
+			if (d->ctrl_fwd[i]) {
+				d->stat[LEMU_ST_TX_PKTS]++;
+				d->stat[LEMU_ST_TX_BYTES] += len[i];
+			}
+		}
+		if (sent < d->nctrl) {
+			memmove(d->ctrl, d->ctrl + sent, (d->nctrl - sent) * sizeof(d->ctrl[0]));
+			memmove(d->ctrl_fwd, d->ctrl_fwd + sent, d->nctrl - sent);
+			d->nctrl = (uint16_t)(d->nctrl - sent);
+			return; /* data waits until the control frames are out */
+		}
+		d->nctrl = 0;
+	}
+	if (d->ntx == 0)
+		return;
+	for (i = 0; i < d->ntx; i++)
+		len[i] = d->tx[i]->pkt_len;
+	sent = rte_eth_tx_burst(d->tx_port, 0, d->tx, d->ntx);
+	d->stat[LEMU_ST_TX_PKTS] += sent;
+	for (i = 0; i < sent; i++)
+		d->stat[LEMU_ST_TX_BYTES] += len[i];
+	if (sent < d->ntx)
+		memmove(d->tx, d->tx + sent, (d->ntx - sent) * sizeof(d->tx[0]));
+	d->ntx = (uint16_t)(d->ntx - sent);
+}
+
+/* ---- poll ---------------------------------------------------------------------------- */
+
+uint32_t
+lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
+{
+	struct rte_mbuf *rx[LEMU_BURST_MAX];
+	const struct lemu_dir_cfg *w = __atomic_load_n(&d->want, __ATOMIC_ACQUIRE);
+	uint64_t next = UINT64_MAX, t;
+	uint32_t work = 0;
+	uint16_t n;
+
+	if (unlikely(w != d->cur)) {
+		apply_cfg(d, w);
+		__atomic_store_n(&d->applied, w, __ATOMIC_RELEASE);
+	}
+	if (d->qn > 0)
+		drain_queue(d, now);
+	n = rte_eth_rx_burst(d->rx_port, 0, rx, d->burst);
+	for (uint16_t i = 0; i < n; i++)
+		stage1(d, rx[i], now);
+	work += n;
+	if (d->has_pfc)
+		pfc_tick(d, now);
+	work += d->ntx;
+	release(d);
+	if (d->ntx > 0 || d->nctrl > 0 || (d->pfc_in && !rte_ring_empty(d->pfc_in))) {
+		work += d->nctrl;
+		flush(d);
+	}
+	if (d->qn > 0)
+		next = d->qr[d->qhead].dep_ns;
+	t = lemu_dl_next(&d->dl);
+	if (t < next)
+		next = t;
+	if (d->has_pfc && (t = emu_pfcgen_deadline(&d->pfc)) < next)
+		next = t;
+	if (d->ntx > 0 || d->nctrl > 0)
+		next = 0;
+	*next_ns = next;
+	return work;
+}
+
+/* ---- counters ------------------------------------------------------------------------- */
+
+static inline uint64_t
+rd(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+void
+lemu_dir_snapshot(const struct lemu_dir *d, uint64_t out[LEMU_ST__COUNT])
+{
+	const uint64_t *ec = d->ec.v;
+	struct rte_eth_stats es;
+
+	for (unsigned i = 0; i < LEMU_ST__COUNT; i++)
+		out[i] = rd(&d->stat[i]);
+	out[LEMU_ST_DROP_LOSS] = rd(&ec[EMU_CNT_DROP_LOSS]);
+	out[LEMU_ST_DROP_QUEUE] += rd(&ec[EMU_CNT_DROP_QUEUE]);
+	out[LEMU_ST_CORRUPTED] = rd(&ec[EMU_CNT_CORRUPTED]);
+	out[LEMU_ST_ECN_MARKED_LOSS] = rd(&ec[EMU_CNT_ECN_MARK_LOSS]);
+	out[LEMU_ST_ECN_MARKED_RED] = rd(&ec[EMU_CNT_ECN_MARK_RED]);
+	out[LEMU_ST_ECN_MARKED] = out[LEMU_ST_ECN_MARKED_LOSS] + out[LEMU_ST_ECN_MARKED_RED];
+	out[LEMU_ST_RED_NOT_ECT] = rd(&ec[EMU_CNT_RED_NOT_ECT]);
+	out[LEMU_ST_DUPLICATED] = rd(&ec[EMU_CNT_DUPLICATED]);
+	out[LEMU_ST_REORDERED] = rd(&ec[EMU_CNT_REORDERED]);
+	out[LEMU_ST_ENQUEUED] = rd(&ec[EMU_CNT_ENQUEUED]);
+	out[LEMU_ST_PFC_XOFF] = rd(&ec[EMU_CNT_PFC_XOFF]);
+	out[LEMU_ST_PFC_REFRESH] = rd(&ec[EMU_CNT_PFC_REFRESH]);
+	out[LEMU_ST_PFC_XON] = rd(&ec[EMU_CNT_PFC_XON]);
+	out[LEMU_ST_IN_FLIGHT] = (uint64_t)__atomic_load_n(&d->qn, __ATOMIC_RELAXED) +
+				 __atomic_load_n(&d->dl.n, __ATOMIC_RELAXED);
+	if (rte_eth_stats_get(d->rx_port, &es) == 0)
+		out[LEMU_ST_RX_MISSED] = es.imissed + es.rx_nombuf;
+}
+
+void
+lemu_dir_loss_bursts(const struct lemu_dir *d, uint64_t out[EMU_LOSS_BURST_BUCKETS])
+{
+	for (unsigned i = 0; i < EMU_LOSS_BURST_BUCKETS; i++)
+		out[i] = d->bursts_prev[i] + rd(&d->im.loss.stats.loss_bursts[i]);
+}
+
+void
+lemu_dir_finish(struct lemu_dir *d)
+{
+	emu_loss_flush(&d->im.loss);
+}

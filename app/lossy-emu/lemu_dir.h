@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file lemu_dir.h
+ * The data path of one direction (port in -> port out), the only code that
+ * touches rte_mbuf. Per poll:
+ *
+ *   0. adopt a newly published config (atomic pointer, no lock)
+ *   1. bottleneck queue: packets whose departure time has come move on
+ *   2. RX burst; per frame:
+ *        MAC control (EtherType 0x8808) -> control TX list (skips everything)
+ *        stage 1 (lib/emu emu_impair): loss, duplicate, CE (netem ecn), corrupt
+ *        bottleneck queue (emu_shaper + emu_red + emu_pfcgen) -> departure time
+ *   3. PFC generation from the backlog; frames go to the peer direction, whose
+ *      TX port is this direction's RX port, through an SP/SC ring
+ *   4. delay line (lemu_delay): packets leave the queue at their departure
+ *      time and the line at departure + delay (+ jitter), reordered ones
+ *      bounded by gap; due packets are released into the TX buffer and their
+ *      release error (actual - intended) goes into a histogram
+ *   5. TX: control frames first (the peer's PFC, forwarded MAC control), then
+ *      data in order; what the port does not take waits for the next poll
+ */
+#ifndef LEMU_DIR_H
+#define LEMU_DIR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_cycles.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "emu_counters.h"
+#include "emu_dist.h"
+#include "emu_impair.h"
+#include "emu_pfcgen.h"
+#include "emu_red.h"
+#include "emu_shaper.h"
+#include "emu_spec.h"
+#include "lemu_delay.h"
+#include "lemu_hist.h"
+#include "lemu_stats.h"
+
+#define LEMU_BURST_MAX 256
+#define LEMU_TX_MAX 512   /**< data frames waiting for the TX port */
+#define LEMU_CTRL_MAX 128 /**< control frames waiting for the TX port */
+
+/** ns clock from the TSC: ns = (tsc - tsc0) * mult >> 32. */
+struct lemu_clock {
+	uint64_t tsc0;
+	uint64_t mult;
+};
+
+extern struct lemu_clock lemu_clk;
+
+void lemu_clock_init(void);
+
+static inline uint64_t
+lemu_now_ns(void)
+{
+	uint64_t d = rte_rdtsc() - lemu_clk.tsc0;
+
+	return (uint64_t)(((unsigned __int128)d * lemu_clk.mult) >> 32);
+}
+
+/**
+ * One direction's configuration, immutable once published. The control
+ * plane allocates it and keeps it until exit; the data path only reads it.
+ */
+struct lemu_dir_cfg {
+	struct emu_spec spec;
+	uint64_t seed;
+	char text[EMU_SPEC_MAX_LEN]; /**< effective SPEC (emu_spec_format) */
+	struct lemu_dir_cfg *older;  /**< list of every config, freed at exit */
+};
+
+/** Bottleneck queue entry. */
+struct lemu_qent {
+	struct rte_mbuf *m;
+	uint64_t dep_ns;
+	uint32_t len;
+	uint32_t flags; /**< EMU_V_REORDER */
+};
+
+struct lemu_dir {
+	unsigned id; /**< enum lemu_dir_id */
+	uint16_t rx_port, tx_port;
+	uint16_t burst;
+	struct rte_mempool *pool; /**< RX pool of rx_port; duplicates and PFC come from it too */
+	uint64_t link_bps;        /**< rate of rx_port (PFC quanta) */
+	struct rte_ether_addr rx_mac; /**< source of the PFC frames we generate */
+	struct rte_ring *pfc_out; /**< our PFC frames -> the peer sends them on our rx_port */
+	struct rte_ring *pfc_in;  /**< the peer's PFC frames, sent first on our tx_port */
+
+	/* configuration hand-off: control stores want, data path stores applied */
+	const struct lemu_dir_cfg *want;
+	const struct lemu_dir_cfg *applied;
+	const struct lemu_dir_cfg *cur; /**< data path only */
+
+	/* models (lib/emu), rebuilt from cur */
+	struct emu_impair im;
+	struct emu_shaper q;
+	struct emu_red red;
+	struct emu_pfcgen pfc;
+	struct emu_dist dist;
+	bool has_queue, has_red, has_pfc, has_delay, corrupt_recompute;
+	uint32_t gap;
+
+	/* bottleneck FIFO (power-of-two ring) */
+	struct lemu_qent *qr;
+	uint32_t qmask, qhead, qn;
+	/* delay line */
+	struct lemu_dl dl;
+
+	/* TX */
+	struct rte_mbuf *ctrl[LEMU_CTRL_MAX];
+	uint8_t ctrl_fwd[LEMU_CTRL_MAX]; /**< 1: forwarded (counts as tx_pkts), 0: peer PFC */
+	uint16_t nctrl;
+	struct rte_mbuf *tx[LEMU_TX_MAX];
+	uint16_t ntx;
+
+	/* counters (data path writes, others read) */
+	uint64_t stat[LEMU_ST__COUNT];
+	struct emu_counters ec;
+	struct lemu_hist derr; /**< release error, ns */
+	uint64_t bursts_prev[EMU_LOSS_BURST_BUCKETS]; /**< loss runs of replaced configs */
+};
+
+/** Static wiring of a direction. */
+struct lemu_dir_args {
+	unsigned id;
+	uint16_t rx_port, tx_port, burst;
+	struct rte_mempool *pool;
+	uint32_t capacity; /**< packets the queue and the delay line must hold (pool size) */
+	uint64_t link_bps;
+	struct rte_ring *pfc_out, *pfc_in;
+	const struct lemu_dir_cfg *cfg; /**< first configuration */
+};
+
+/** Allocate the queue and delay line and apply the first config. 0 or -errno. */
+int lemu_dir_init(struct lemu_dir *d, const struct lemu_dir_args *a);
+
+/** Free every packet still held and the arrays (after the lcores stopped). */
+void lemu_dir_free(struct lemu_dir *d);
+
+/** Control: publish @p c; the data path adopts it at its next poll. */
+static inline void
+lemu_dir_publish(struct lemu_dir *d, const struct lemu_dir_cfg *c)
+{
+	__atomic_store_n(&d->want, c, __ATOMIC_RELEASE);
+}
+
+/** Control: has the data path adopted @p c? */
+static inline bool
+lemu_dir_adopted(const struct lemu_dir *d, const struct lemu_dir_cfg *c)
+{
+	return __atomic_load_n(&d->applied, __ATOMIC_ACQUIRE) == c;
+}
+
+/** Control: the config in force. */
+static inline const struct lemu_dir_cfg *
+lemu_dir_current(const struct lemu_dir *d)
+{
+	return __atomic_load_n(&d->applied, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * Data path: one poll at @p now_ns (lemu_now_ns()). Returns the packets moved
+ * (0 = idle) and stores in @p next_ns the time something is due next
+ * (UINT64_MAX: nothing pending).
+ */
+uint32_t lemu_dir_poll(struct lemu_dir *d, uint64_t now_ns, uint64_t *next_ns);
+
+/** Counter values (racy but untorn reads; exact once the data path stopped). */
+void lemu_dir_snapshot(const struct lemu_dir *d, uint64_t out[LEMU_ST__COUNT]);
+
+/** Loss-run histogram over the whole run: out[i] = runs of i+1 losses (last: longer). */
+void lemu_dir_loss_bursts(const struct lemu_dir *d, uint64_t out[EMU_LOSS_BURST_BUCKETS]);
+
+/** Close open loss runs so they count (call once the data path stopped). */
+void lemu_dir_finish(struct lemu_dir *d);
+
+#endif /* LEMU_DIR_H */

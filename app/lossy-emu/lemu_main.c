@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lossy-emu: a two-port DPDK bump-in-the-wire that impairs each direction
+ * with its own netem-style pipeline (docs/lossy-emu.md). This file is the
+ * process: arguments, EAL, mempools sized from the SPEC, ports, lcores, and
+ * the reports at exit.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+
+#include "dp_port.h"
+#include "lemu_app.h"
+
+struct lemu_app lemu_app = {.ctl_lock = PTHREAD_MUTEX_INITIALIZER};
+
+#define LEMU_DEFAULT_LINK_BPS 10000000000ull
+#define LEMU_PFC_RING 1024
+#define LEMU_SPIN_NS 30000u /* closer than this to a release: do not sleep */
+#define LEMU_WAKE_NS 20000u /* wake this early: nanosleep overshoots */
+
+/* ---- lcores ---------------------------------------------------------------------- */
+
+struct lemu_worker {
+	struct lemu_dir *dirs[LEMU_NDIR];
+	unsigned n;
+	bool main_lcore; /* also prints --stats-interval tables */
+};
+
+/*
+ * Idle back-off that never sleeps past the next release: dp_backoff sleeps
+ * up to 500 us, longer than a delay line may wait, so its ceiling is lowered
+ * to the time left (lib/dpdk has no deadline-aware variant).
+ */
+static void
+lemu_idle(struct dp_backoff *b, uint32_t work, uint64_t next)
+{
+	uint64_t now, left;
+	uint32_t save;
+
+	if (work || b->busy_poll || next == UINT64_MAX) {
+		dp_backoff_step(b, work);
+		return;
+	}
+	now = lemu_now_ns();
+	left = next > now ? next - now : 0;
+	if (left < LEMU_SPIN_NS || (left - LEMU_WAKE_NS) / 1000 < b->min_us) {
+		dp_backoff_step(b, 1); /* due soon: keep polling */
+		return;
+	}
+	save = b->max_us;
+	if ((left - LEMU_WAKE_NS) / 1000 < b->max_us)
+		b->max_us = (uint32_t)((left - LEMU_WAKE_NS) / 1000);
+	if (b->sleep_us > b->max_us)
+		b->sleep_us = b->max_us;
+	dp_backoff_step(b, 0);
+	b->max_us = save;
+}
+
+static int
+worker_main(void *arg)
+{
+	struct lemu_worker *w = arg;
+	uint64_t every = (uint64_t)lemu_app.prm.stats_s * 1000000000u;
+	uint64_t next_print = lemu_now_ns() + every;
+	struct dp_backoff b;
+
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* 1 us: sleeps end on time */
+	dp_backoff_init(&b, lemu_app.prm.busy_poll);
+	while (!dp_quit) {
+		uint64_t now = lemu_now_ns(), next = UINT64_MAX, nx;
+		uint32_t work = 0;
+
+		for (unsigned i = 0; i < w->n; i++) {
+			work += lemu_dir_poll(w->dirs[i], now, &nx);
+			if (nx < next)
+				next = nx;
+		}
+		lemu_idle(&b, work, next);
+		if (unlikely(w->main_lcore && every && now >= next_print)) {
+			lemu_report_table(&lemu_app, stdout);
+			next_print = now + every;
+		}
+	}
+	return 0;
+}
+
+/* ---- memory -------------------------------------------------------------------- */
+
+/* EAL memory one mbuf of this data room takes, mempool headers included. */
+static uint64_t
+mbuf_footprint(uint32_t data_room)
+{
+	struct rte_mempool_objsz sz;
+	uint32_t elt = (uint32_t)(sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM + data_room);
+
+	rte_mempool_calc_obj_size(elt, 0, &sz);
+	return sz.total_size;
+}
+
+static uint64_t
+mb(uint64_t bytes)
+{
+	return (bytes + (1u << 20) - 1) >> 20;
+}
+
+/* The one-line EAL-memory error: which SPEC needs what, and the -m that fits. */
+static void
+memory_error(const struct lemu_app *app, const uint64_t need[LEMU_NDIR], uint64_t free_b,
+	     uint64_t total_b)
+{
+	uint64_t sum = need[0] + need[1], want = total_b + (sum > free_b ? sum - free_b : 0);
+	unsigned big = need[1] > need[0];
+	uint64_t m = ((mb(want) + 32 + 63) / 64) * 64; /* headroom, rounded up to 64 MB */
+
+	fprintf(stderr,
+		"lossy-emu: EAL memory too small: %s SPEC \"%s\" needs %" PRIu64
+		" MB of mbufs (%u x %" PRIu64 " B)%s%s%s%" PRIu64 " MB, but EAL has %" PRIu64
+		" MB free; give EAL more with -m %" PRIu64
+		" (with --no-huge) or reserve hugepages, or lower --mbufs / --mbuf-size\n",
+		lemu_dir_name(big), app->prm.spec_text[big], mb(need[big]), app->pool_mbufs[big],
+		app->mbuf_bytes, need[!big] ? " and " : "", need[!big] ? lemu_dir_name(!big) : "",
+		need[!big] ? " needs " : "; total ", need[!big] ? mb(need[!big]) : mb(sum),
+		mb(free_b), m);
+}
+
+static int
+make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR])
+{
+	static const char *const names[LEMU_NDIR] = {"lemu_a2b", "lemu_b2a"};
+	uint32_t slack = app->prm.rxd + app->prm.txd + LEMU_TX_MAX + LEMU_CTRL_MAX +
+			 LEMU_PFC_RING + 2 * 512 /* mempool caches */;
+	struct rte_malloc_socket_stats st;
+	uint64_t need[LEMU_NDIR];
+	char err[256];
+
+	app->mbuf_bytes = mbuf_footprint(app->prm.mbuf_size);
+	for (unsigned d = 0; d < LEMU_NDIR; d++) {
+		struct lemu_pool_need pn;
+
+		lemu_pool_need(&app->prm.spec[d], app->link_bps[d], app->prm.mbuf_size, slack, &pn);
+		app->pool_mbufs[d] = app->prm.mbufs ? app->prm.mbufs : pn.mbufs;
+		need[d] = (uint64_t)app->pool_mbufs[d] * app->mbuf_bytes;
+		if (pn.capped && !app->prm.mbufs)
+			fprintf(stderr,
+				"lossy-emu: warning: %s: the delay line would need %" PRIu64
+				" mbufs; capped at %u\n",
+				lemu_dir_name(d), pn.line_pkts + pn.queue_pkts, LEMU_MBUFS_MAX);
+	}
+	memset(&st, 0, sizeof(st));
+	rte_malloc_get_socket_stats((int)rte_socket_id(), &st);
+	/* the ring of each pool and a little more come on top: 5 % */
+	if ((need[0] + need[1]) / 20 * 21 > st.heap_freesz_bytes) {
+		memory_error(app, need, st.heap_freesz_bytes, st.heap_totalsz_bytes);
+		return -ENOMEM;
+	}
+	for (unsigned d = 0; d < LEMU_NDIR; d++) {
+		pool[d] = dp_pool_create(names[d], app->pool_mbufs[d], (uint16_t)app->prm.mbuf_size,
+					 err, sizeof(err));
+		if (pool[d] == NULL) {
+			rte_malloc_get_socket_stats((int)rte_socket_id(), &st);
+			memory_error(app, need, st.heap_freesz_bytes, st.heap_totalsz_bytes);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+static uint64_t
+port_rate(uint16_t port, uint64_t forced)
+{
+	struct rte_eth_link link;
+
+	if (forced)
+		return forced;
+	if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_speed != 0 &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		return (uint64_t)link.link_speed * 1000000u;
+	return LEMU_DEFAULT_LINK_BPS;
+}
+
+static int
+find_separator(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lemu_app *app = &lemu_app;
+	struct lemu_params *prm = &app->prm;
+	struct rte_mempool *pool[LEMU_NDIR] = {NULL};
+	struct rte_ring *ring[LEMU_NDIR] = {NULL};
+	struct lemu_worker wk[LEMU_NDIR];
+	uint16_t port[LEMU_NDIR];
+	bool started[LEMU_NDIR] = {false}, dir_ok[LEMU_NDIR] = {false};
+	char err[512], *app_argv0 = argv[0];
+	int sep = find_separator(argc, argv), eal_argc = sep < 0 ? argc : sep, rc, status = 1;
+	unsigned lcore, nworkers = 0;
+
+	/* 1. everything the user typed is checked before anything starts */
+	lemu_params_defaults(prm);
+	if (sep < 0) {
+		for (int i = 1; i < argc; i++)
+			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+				lemu_print_help(stdout);
+				return 0;
+			}
+	} else {
+		argv[sep] = app_argv0;
+		rc = lemu_parse_args(argc - sep, argv + sep, prm, err, sizeof(err));
+		argv[sep] = (char *)"--";
+		if (rc == 1)
+			return 0;
+		if (rc < 0) {
+			fprintf(stderr, "lossy-emu: %s\n", err);
+			return 2;
+		}
+	}
+	if (lemu_configure(prm, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lossy-emu: %s\n", err);
+		return 2;
+	}
+
+	/* 2. EAL */
+	if (lemu_ctl_telemetry_register() != 0)
+		fprintf(stderr, "lossy-emu: warning: telemetry commands not registered\n");
+	rc = rte_eal_init(eal_argc, argv);
+	if (rc < 0) {
+		fprintf(stderr, "lossy-emu: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	dp_signals_install();
+	lemu_clock_init();
+	app->started = time(NULL);
+	app->started_ns = lemu_now_ns();
+	app->lcores = rte_lcore_count();
+	port[LEMU_A2B] = (uint16_t)prm->port_a; /* a2b receives on A */
+	port[LEMU_B2A] = (uint16_t)prm->port_b;
+	for (unsigned d = 0; d < LEMU_NDIR; d++) {
+		if (!rte_eth_dev_is_valid_port(port[d])) {
+			fprintf(stderr,
+				"lossy-emu: port %u does not exist (%u ports; give two with --vdev "
+				"net_af_packet0,iface=IF or PCI addresses)\n",
+				port[d], rte_eth_dev_count_avail());
+			goto out;
+		}
+		app->link_bps[d] = port_rate(port[d], prm->link_bps);
+	}
+
+	/* 3. mempools sized from the SPEC, then the ports */
+	if (make_pools(app, pool) < 0)
+		goto out;
+	for (unsigned d = 0; d < LEMU_NDIR; d++) {
+		struct dp_port_cfg pc = {.port_id = port[d], .nb_queues = 1,
+					 .nb_rxd = (uint16_t)prm->rxd, .nb_txd = (uint16_t)prm->txd,
+					 .mtu = prm->mtu, .promisc = true, .pool = pool[d]};
+		struct dp_port_info info;
+
+		if (dp_port_start(&pc, &info, err, sizeof(err)) < 0) {
+			fprintf(stderr, "lossy-emu: %s\n", err);
+			goto out;
+		}
+		started[d] = true;
+		printf("lossy-emu: port %c = %u (%s, %s), %u mbufs of %u B for %s\n", 'A' + d,
+		       port[d], info.name, info.driver, app->pool_mbufs[d], prm->mbuf_size,
+		       lemu_dir_name(d));
+	}
+
+	/* 4. the two directions; each one's PFC leaves through the peer's TX port */
+	for (unsigned d = 0; d < LEMU_NDIR; d++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "lemu_pfc_%s", lemu_dir_name(d));
+		ring[d] = rte_ring_create(name, LEMU_PFC_RING, (int)rte_socket_id(),
+					  RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (ring[d] == NULL) {
+			fprintf(stderr, "lossy-emu: cannot create ring %s: %s\n", name,
+				rte_strerror(rte_errno));
+			goto out;
+		}
+	}
+	for (unsigned d = 0; d < LEMU_NDIR; d++) {
+		struct lemu_dir_cfg *c = lemu_cfg_new(app, d, &prm->spec[d]);
+		struct lemu_dir_args a = {
+			.id = d, .rx_port = port[d], .tx_port = port[!d], .burst = (uint16_t)prm->burst,
+			.pool = pool[d], .capacity = app->pool_mbufs[d], .link_bps = app->link_bps[d],
+			.pfc_out = ring[d], .pfc_in = ring[!d], .cfg = c};
+
+		if (c == NULL || (rc = lemu_dir_init(&app->dir[d], &a)) < 0) {
+			fprintf(stderr, "lossy-emu: %s: cannot allocate the queue and delay line\n",
+				lemu_dir_name(d));
+			goto out;
+		}
+		dir_ok[d] = true;
+		printf("lossy-emu: %s: %s\n", lemu_dir_name(d), c->text);
+	}
+	printf("lossy-emu: seed %" PRIu64 "; %u lcore(s); %s; Ctrl-C to stop\n", prm->seed,
+	       app->lcores, prm->busy_poll ? "busy polling" : "idle back-off");
+	fflush(stdout);
+	pthread_mutex_lock(&app->ctl_lock);
+	app->running = true;
+	pthread_mutex_unlock(&app->ctl_lock);
+
+	/* 5. lcores: one per direction with >= 3, else one worker (or main) for both */
+	memset(wk, 0, sizeof(wk));
+	if (app->lcores >= 3) {
+		RTE_LCORE_FOREACH_WORKER(lcore) {
+			if (nworkers == LEMU_NDIR)
+				break;
+			wk[nworkers].dirs[0] = &app->dir[nworkers];
+			wk[nworkers].n = 1;
+			rte_eal_remote_launch(worker_main, &wk[nworkers], lcore);
+			nworkers++;
+		}
+	} else {
+		wk[0].dirs[0] = &app->dir[LEMU_A2B];
+		wk[0].dirs[1] = &app->dir[LEMU_B2A];
+		wk[0].n = 2;
+		if (app->lcores == 2) {
+			lcore = rte_get_next_lcore(-1, 1, 0);
+			rte_eal_remote_launch(worker_main, &wk[0], lcore);
+			nworkers = 1;
+		}
+	}
+	if (nworkers == 0) {
+		wk[0].main_lcore = true;
+		worker_main(&wk[0]);
+	} else {
+		uint64_t every = (uint64_t)prm->stats_s * 1000000000u, next = lemu_now_ns() + every;
+		struct timespec ts = {0, 50 * 1000 * 1000};
+
+		while (!dp_quit) {
+			nanosleep(&ts, NULL);
+			if (every && lemu_now_ns() >= next) {
+				lemu_report_table(app, stdout);
+				next += every;
+			}
+		}
+	}
+	rte_eal_mp_wait_lcore();
+	pthread_mutex_lock(&app->ctl_lock);
+	app->running = false;
+	pthread_mutex_unlock(&app->ctl_lock);
+
+	/* 6. reports */
+	for (unsigned d = 0; d < LEMU_NDIR; d++)
+		lemu_dir_finish(&app->dir[d]);
+	lemu_report_table(app, stdout);
+	status = 0;
+	if (prm->json[0]) {
+		if (lemu_report_json(app, prm->json, err, sizeof(err)) < 0) {
+			fprintf(stderr, "lossy-emu: %s\n", err);
+			status = 1;
+		} else {
+			printf("lossy-emu: wrote %s\n", prm->json);
+		}
+	}
+	fflush(stdout);
+out:
+	/* one reverse-order cleanup path */
+	for (unsigned d = 0; d < LEMU_NDIR; d++)
+		if (started[d])
+			rte_eth_dev_stop(port[d]);
+	for (unsigned d = 0; d < LEMU_NDIR; d++)
+		if (dir_ok[d])
+			lemu_dir_free(&app->dir[d]);
+	for (unsigned d = 0; d < LEMU_NDIR; d++)
+		if (started[d])
+			rte_eth_dev_close(port[d]);
+	for (unsigned d = 0; d < LEMU_NDIR; d++) {
+		rte_ring_free(ring[d]);
+		rte_mempool_free(pool[d]);
+	}
+	lemu_ctl_free(app);
+	rte_eal_cleanup();
+	return status;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Reports: the --json results (rocewan/1) and the counter table printed at exit. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "emu_loss.h"
+#include "lemu_app.h"
+#include "rw_json.h"
+
+static double
+ns_to_us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+static void
+dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
+{
+	const struct lemu_dir *dir = &app->dir[d];
+	uint64_t v[LEMU_ST__COUNT], b[EMU_LOSS_BURST_BUCKETS];
+	const struct lemu_dir_cfg *c = lemu_dir_current(dir);
+	double exp_loss = 0., exp_burst = 0.;
+
+	lemu_dir_snapshot(dir, v);
+	rw_obj_begin(w, lemu_dir_name(d));
+	for (unsigned i = 0; i < LEMU_ST__COUNT; i++)
+		rw_uint(w, lemu_stat_name(i), v[i]);
+	/* [burst_length, count]; the last bucket holds every run of that length or longer */
+	lemu_dir_loss_bursts(dir, b);
+	rw_arr_begin(w, "loss_bursts");
+	for (unsigned i = 0; i < EMU_LOSS_BURST_BUCKETS; i++) {
+		if (b[i] == 0)
+			continue;
+		rw_arr_begin(w, NULL);
+		rw_uint(w, NULL, i + 1);
+		rw_uint(w, NULL, b[i]);
+		rw_arr_end(w);
+	}
+	rw_arr_end(w);
+	rw_uint(w, "loss_bursts_last_bucket_min_len", EMU_LOSS_BURST_BUCKETS);
+	if (c && emu_loss_expected(&c->spec.impair.loss, &exp_loss, &exp_burst) == 0) {
+		rw_dbl(w, "loss_expected_pct", exp_loss * 100.);
+		rw_dbl(w, "loss_burst_expected_len", exp_burst);
+	}
+	rw_obj_begin(w, "delay_err_us");
+	rw_dbl(w, "p50", ns_to_us(lemu_hist_quantile(&dir->derr, 0.5)));
+	rw_dbl(w, "p99", ns_to_us(lemu_hist_quantile(&dir->derr, 0.99)));
+	rw_dbl(w, "max", ns_to_us(dir->derr.max));
+	rw_dbl(w, "mean", dir->derr.count ? ns_to_us(dir->derr.sum) / (double)dir->derr.count : 0.);
+	rw_uint(w, "samples", dir->derr.count);
+	rw_obj_end(w);
+	rw_str(w, "spec_final", c ? c->text : "");
+	rw_uint(w, "mbufs", app->pool_mbufs[d]);
+	rw_obj_end(w);
+}
+
+int
+lemu_report_json(const struct lemu_app *app, const char *path, char *err, size_t errlen)
+{
+	struct rw_json w;
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (f == NULL) {
+		snprintf(err, errlen, "--json %s: cannot open: %s", path, strerror(errno));
+		return -errno;
+	}
+	rw_json_init(&w, f);
+	rw_doc_begin(&w, "lossy-emu");
+	lemu_params_json(&app->prm, &w);
+	rw_uint(&w, "lcores", app->lcores);
+	rw_uint(&w, "link_bps_a2b", app->link_bps[LEMU_A2B]);
+	rw_uint(&w, "link_bps_b2a", app->link_bps[LEMU_B2A]);
+	rw_doc_results(&w, true, app->prm.seed);
+	for (unsigned d = 0; d < LEMU_NDIR; d++)
+		dir_json(app, d, &w);
+	rw_dbl(&w, "duration_s", (double)(lemu_now_ns() - app->started_ns) / 1e9);
+	rc = rw_doc_end(&w);
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc < 0)
+		snprintf(err, errlen, "--json %s: write failed: %s", path, strerror(-rc));
+	return rc;
+}
+
+void
+lemu_report_table(const struct lemu_app *app, FILE *f)
+{
+	uint64_t v[LEMU_NDIR][LEMU_ST__COUNT], b[LEMU_NDIR][EMU_LOSS_BURST_BUCKETS];
+
+	for (unsigned d = 0; d < LEMU_NDIR; d++) {
+		lemu_dir_snapshot(&app->dir[d], v[d]);
+		lemu_dir_loss_bursts(&app->dir[d], b[d]);
+	}
+	fprintf(f, "lossy-emu counters %26s %16s\n", "a2b", "b2a");
+	for (unsigned i = 0; i < LEMU_ST__COUNT; i++) {
+		if (v[0][i] == 0 && v[1][i] == 0 && i != LEMU_ST_RX_PKTS && i != LEMU_ST_TX_PKTS)
+			continue; /* keep the table short: zero rows are in --json */
+		fprintf(f, "  %-34s %16" PRIu64 " %16" PRIu64 "\n", lemu_stat_name(i), v[0][i],
+			v[1][i]);
+	}
+	for (unsigned d = 0; d < LEMU_NDIR; d++) {
+		const struct lemu_hist *h = &app->dir[d].derr;
+		uint64_t runs = 0, lost = 0;
+
+		for (unsigned i = 0; i < EMU_LOSS_BURST_BUCKETS; i++) {
+			runs += b[d][i];
+			lost += b[d][i] * (i + 1);
+		}
+		fprintf(f, "  %s: delay error p50 %.1f us, p99 %.1f us, max %.1f us (%" PRIu64
+			" samples)",
+			lemu_dir_name(d), ns_to_us(lemu_hist_quantile(h, 0.5)),
+			ns_to_us(lemu_hist_quantile(h, 0.99)), ns_to_us(h->max), h->count);
+		if (runs)
+			fprintf(f, "; loss runs %" PRIu64 ", mean length %.2f", runs,
+				(double)lost / (double)runs);
+		fputc('\n', f);
+	}
+}
