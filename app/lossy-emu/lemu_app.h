@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "lemu_config.h"
 #include "lemu_dir.h"
@@ -28,8 +27,7 @@ struct lemu_app {
 	bool running;                   /**< dir[] initialised: telemetry may act */
 	pthread_mutex_t ctl_lock;       /**< serialises control-plane changes */
 	struct lemu_dir_cfg *cfgs;      /**< every config ever built, freed at exit */
-	time_t started;
-	uint64_t started_ns;
+	uint64_t started_ns;            /**< lemu_now_ns() at start (for duration_s) */
 };
 
 extern struct lemu_app lemu_app;

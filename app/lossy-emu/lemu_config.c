@@ -35,7 +35,7 @@ lemu_dir_parse(const char *s)
 	return -1;
 }
 
-enum opt_type { T_SPEC, T_U32, T_U64, T_FLAG, T_STR, T_RATE, T_CONFIG, T_HELP };
+enum opt_type { T_SPEC, T_U32, T_U64, T_FLAG, T_STR, T_RATE, T_TIME, T_CONFIG, T_HELP };
 
 /* One row per option: the single source of parsing, --help and the JSON dump. */
 struct opt_def {
@@ -80,6 +80,8 @@ static const struct opt_def opts[] = {
 	 "set the ports' MTU (0: leave it; af_packet then follows the interface's MTU)"},
 	{"link-rate", T_RATE, OFF(link_bps), 0, "0", 0, UINT64_MAX, "RATE",
 	 "port rate for mbuf sizing and PFC pause time (0: the port's reported speed, else 10gbit)"},
+	{"tx-coalesce", T_TIME, OFF(coalesce_ns), 0, "20us", 0, 1000000000, "TIME",
+	 "hold released frames up to TIME to send fuller TX bursts under load (0: send at once)"},
 	{"stats-interval", T_U32, OFF(stats_s), 0, "0", 0, 86400, "SECONDS",
 	 "also print the counter table every SECONDS (0: only at exit)"},
 	{"help", T_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and exit"},
@@ -219,6 +221,13 @@ apply_opt(const struct opt_def *o, const char *val, struct lemu_params *p, const
 		if (rc < 0)
 			return fail(err, errlen, "%s: \"%s\" %s (a rate: %s)", ctx, val,
 				    emu_err_str(rc), EMU_RATE_UNITS);
+		*(uint64_t *)f = v;
+		return 0;
+	case T_TIME:
+		rc = emu_parse_time(val, &v);
+		if (rc < 0 || v > o->max)
+			return fail(err, errlen, "%s: \"%s\" %s (a time up to 1s: %s)", ctx, val,
+				    rc < 0 ? emu_err_str(rc) : "is too long", EMU_TIME_UNITS);
 		*(uint64_t *)f = v;
 		return 0;
 	case T_FLAG:
@@ -440,7 +449,8 @@ lemu_params_json(const struct lemu_params *p, struct rw_json *w)
 		const void *f = (const char *)p + o->off;
 
 		/* JSON keys use underscores (docs/results.md); rates are in bit/s */
-		snprintf(key, sizeof(key), "%s%s", o->name, o->type == T_RATE ? "_bps" : "");
+		snprintf(key, sizeof(key), "%s%s", o->name,
+			 o->type == T_RATE ? "_bps" : o->type == T_TIME ? "_ns" : "");
 		for (char *c = key; *c; c++)
 			if (*c == '-')
 				*c = '_';
@@ -456,6 +466,7 @@ lemu_params_json(const struct lemu_params *p, struct rw_json *w)
 			break;
 		case T_U64:
 		case T_RATE:
+		case T_TIME:
 			rw_uint(w, key, *(const uint64_t *)f);
 			break;
 		case T_FLAG:

@@ -54,6 +54,7 @@ struct lemu_params {
 	uint32_t rxd, txd;  /**< descriptors per queue */
 	uint32_t mtu;       /**< port MTU to set; 0 = leave the port's */
 	uint64_t link_bps;  /**< port rate for sizing and PFC quanta; 0 = ask the port */
+	uint64_t coalesce_ns; /**< hold released frames up to this long to fill a TX burst */
 	uint32_t stats_s;   /**< print counters every N seconds; 0 = only at exit */
 };
 

@@ -94,11 +94,19 @@ lemu_ctl_set(struct lemu_app *app, int d, const char *text, char *msg, size_t ms
 			goto out;
 		}
 		lemu_pool_need(&s, app->link_bps[i], app->prm.mbuf_size, 0, &need);
-		if (note && need.mbufs > app->pool_mbufs[i])
-			snprintf(note, notelen,
-				 "%s: the delay line needs ~%u mbufs at this rate, the pool has %u "
-				 "(sized at start): frames beyond it are dropped at RX (rx_missed)",
+		if (note && need.mbufs > app->pool_mbufs[i]) {
+			size_t used = strlen(note);
+
+			snprintf(note + used, notelen - used,
+				 "%s%s needs ~%u mbufs at line rate, has %u", used ? "; " : "",
 				 lemu_dir_name(i), need.mbufs, app->pool_mbufs[i]);
+		}
+	}
+	if (note && note[0]) {
+		size_t used = strlen(note);
+
+		snprintf(note + used, notelen - used,
+			 " (pools are sized at start: frames beyond them are dropped at RX)");
 	}
 	for (unsigned i = 0; i < LEMU_NDIR; i++)
 		if (c[i])

@@ -70,6 +70,8 @@ loss_runs_save(struct lemu_dir *d)
 }
 
 static void emit_pfc(struct lemu_dir *d, uint8_t prio, uint16_t quanta);
+static void to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags,
+		    uint64_t now);
 
 /*
  * Rebuild the models from @p c. Like netem's "tc qdisc change", the loss,
@@ -92,8 +94,10 @@ apply_cfg(struct lemu_dir *d, const struct lemu_dir_cfg *c)
 	if (!first)
 		loss_runs_save(d);
 	/* the parser validated everything; failures here would be bugs */
-	if (emu_impair_init(&d->im, &s->impair, c->seed, &d->ec) < 0)
-		memset(&d->im, 0, sizeof(d->im)), d->im.cnt = &d->ec;
+	if (emu_impair_init(&d->im, &s->impair, c->seed, &d->ec) < 0) {
+		memset(&d->im, 0, sizeof(d->im)); /* no impairment rather than garbage */
+		d->im.cnt = &d->ec;
+	}
 	emu_shaper_init(&d->q, &s->queue, &d->ec);
 	if (!first) {
 		d->q.q_pkts = oq.q_pkts;
@@ -117,6 +121,15 @@ apply_cfg(struct lemu_dir *d, const struct lemu_dir_cfg *c)
 	d->corrupt_recompute = s->impair.corrupt_recompute;
 	d->gap = emu_impair_reorder_gap(&d->im);
 	lemu_dl_set_heap(&d->dl, s->delay.jitter_ns != 0 && !s->delay.no_reorder);
+	/* no bottleneck any more: what it held moves on at its departure time, in order */
+	while (!d->has_queue && d->qn > 0) {
+		struct lemu_qent *e = &d->qr[d->qhead];
+
+		emu_shaper_dequeue(&d->q, e->len);
+		to_line(d, e->m, e->dep_ns, e->flags, e->dep_ns);
+		d->qhead = (d->qhead + 1) & d->qmask;
+		d->qn--;
+	}
 	if (!first)
 		d->stat[LEMU_ST_SPEC_CHANGES]++;
 	d->cur = c;
@@ -135,6 +148,7 @@ lemu_dir_init(struct lemu_dir *d, const struct lemu_dir_args *a)
 	d->burst = a->burst > LEMU_BURST_MAX ? LEMU_BURST_MAX : a->burst;
 	d->pool = a->pool;
 	d->link_bps = a->link_bps;
+	d->coalesce_ns = a->coalesce_ns;
 	d->pfc_out = a->pfc_out;
 	d->pfc_in = a->pfc_in;
 	rte_eth_macaddr_get(a->rx_port, &d->rx_mac);
@@ -229,7 +243,7 @@ pfc_tick(struct lemu_dir *d, uint64_t now)
 /* ---- delay line ---------------------------------------------------------------- */
 
 /* A packet leaves the bottleneck at @p t (ns): into the delay line, or straight to TX. */
-static inline void
+static void
 to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint64_t now)
 {
 	uint64_t exit;
@@ -240,6 +254,8 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 		exit = lemu_dl_push(&d->dl, emu_dist_departure(&d->dist, t), m);
 	} else if (d->dl.n == 0 && d->ntx < LEMU_TX_MAX) {
 		lemu_hist_add(&d->derr, now > t ? now - t : 0);
+		if (d->ntx == 0)
+			d->tx_first_ns = now;
 		d->tx[d->ntx++] = m;
 		return;
 	} else {
@@ -252,17 +268,20 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 }
 
 static void
-release(struct lemu_dir *d)
+release(struct lemu_dir *d, uint64_t now)
 {
-	uint64_t t[LEMU_TX_MAX], now;
+	uint64_t t[LEMU_TX_MAX];
 	uint32_t k, space = LEMU_TX_MAX - d->ntx;
 
 	if (space == 0 || d->dl.n == 0)
 		return;
-	now = lemu_now_ns();
 	k = lemu_dl_pop_due(&d->dl, now, (void **)(d->tx + d->ntx), t, space);
+	if (k == 0)
+		return;
 	for (uint32_t i = 0; i < k; i++)
 		lemu_hist_add(&d->derr, now - t[i]);
+	if (d->ntx == 0)
+		d->tx_first_ns = now;
 	d->ntx = (uint16_t)(d->ntx + k);
 }
 
@@ -296,8 +315,12 @@ to_queue(struct lemu_dir *d, struct rte_mbuf *m, uint8_t *ip, uint32_t flags, ui
 		to_line(d, m, now, flags, now);
 		return;
 	}
-	if (emu_shaper_enqueue(&d->q, now, len, &dep) != EMU_SHAPER_ACCEPT ||
-	    unlikely(d->qn > d->qmask)) {
+	if (unlikely(d->qn > d->qmask)) { /* cannot happen: the ring holds the whole pool */
+		d->stat[LEMU_ST_DROP_QUEUE]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (emu_shaper_enqueue(&d->q, now, len, &dep) != EMU_SHAPER_ACCEPT) {
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -323,7 +346,8 @@ be16(const uint8_t *p)
  * Flip one bit "in the payload": for RoCEv2 the RoCE payload (or, without
  * one, BTH..ICRC), for other UDP the UDP payload, for other IP the IP payload,
  * else anything after the Ethernet header. With corrupt-recompute a RoCEv2
- * frame gets a fresh ICRC (and IPv6 UDP checksum), so only the data is wrong.
+ * frame gets a fresh ICRC (and IPv6 UDP checksum), so only the data is wrong;
+ * RoCEv2 frames without payload are then left intact (corrupt_skipped).
  */
 static __rte_noinline void
 corrupt(struct lemu_dir *d, uint8_t *f, uint32_t len, uint16_t et, uint32_t l3)
@@ -357,6 +381,10 @@ corrupt(struct lemu_dir *d, uint8_t *f, uint32_t len, uint16_t et, uint32_t l3)
 			if (rp.payload_len > 0) {
 				lo = rp.payload_off;
 				hi = rp.payload_off + rp.payload_len;
+			} else if (d->corrupt_recompute) {
+				/* silent corruption is of data: leave header-only frames alone */
+				d->stat[LEMU_ST_CORRUPT_SKIPPED]++;
+				return;
 			} else {
 				lo = rp.bth_off;
 				hi = rp.frame_len - 4;
@@ -423,7 +451,7 @@ stage1(struct lemu_dir *d, struct rte_mbuf *m, uint64_t now)
 		return;
 	}
 	if (unlikely(m->nb_segs != 1)) {
-		d->stat[LEMU_ST_DROP_OVERSIZE]++;
+		d->stat[LEMU_ST_DROP_MULTISEG]++;
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -502,6 +530,7 @@ flush(struct lemu_dir *d)
 		len[i] = d->tx[i]->pkt_len;
 	sent = rte_eth_tx_burst(d->tx_port, 0, d->tx, d->ntx);
 	d->stat[LEMU_ST_TX_PKTS] += sent;
+	d->stat[LEMU_ST_TX_BURSTS] += sent > 0;
 	for (i = 0; i < sent; i++)
 		d->stat[LEMU_ST_TX_BYTES] += len[i];
 	if (sent < d->ntx)
@@ -511,13 +540,22 @@ flush(struct lemu_dir *d)
 
 /* ---- poll ---------------------------------------------------------------------------- */
 
+/* Earliest time something in the queue or the delay line is due. */
+static inline uint64_t
+next_due(const struct lemu_dir *d)
+{
+	uint64_t next = d->qn > 0 ? d->qr[d->qhead].dep_ns : UINT64_MAX, t = lemu_dl_next(&d->dl);
+
+	return t < next ? t : next;
+}
+
 uint32_t
 lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 {
 	struct rte_mbuf *rx[LEMU_BURST_MAX];
 	const struct lemu_dir_cfg *w = __atomic_load_n(&d->want, __ATOMIC_ACQUIRE);
-	uint64_t next = UINT64_MAX, t;
-	uint32_t work = 0;
+	uint64_t next, t;
+	uint32_t work;
 	uint16_t n;
 
 	if (unlikely(w != d->cur)) {
@@ -527,25 +565,40 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 	if (d->qn > 0)
 		drain_queue(d, now);
 	n = rte_eth_rx_burst(d->rx_port, 0, rx, d->burst);
-	for (uint16_t i = 0; i < n; i++)
-		stage1(d, rx[i], now);
-	work += n;
+	if (n > 0) {
+		/*
+		 * Stamp arrivals after the RX burst returned: a frame is never
+		 * stamped before it arrived, so it can never leave early, even if
+		 * the lcore was descheduled between the clock read and the burst.
+		 */
+		now = lemu_now_ns();
+		for (uint16_t i = 0; i < n; i++)
+			stage1(d, rx[i], now);
+	}
+	work = n;
 	if (d->has_pfc)
 		pfc_tick(d, now);
-	work += d->ntx;
-	release(d);
-	if (d->ntx > 0 || d->nctrl > 0 || (d->pfc_in && !rte_ring_empty(d->pfc_in))) {
-		work += d->nctrl;
+	if (d->dl.n > 0) {
+		now = lemu_now_ns(); /* release against a fresh clock */
+		release(d, now);
+	}
+	next = next_due(d);
+	/*
+	 * Send control frames at once; data when a burst is full, when the
+	 * oldest frame waited the coalescing window, or when nothing more will
+	 * come within it (the RX ring drained and nothing is due).
+	 */
+	if (d->nctrl > 0 || (d->pfc_in != NULL && !rte_ring_empty(d->pfc_in)) ||
+	    (d->ntx > 0 && (d->ntx >= d->burst || now - d->tx_first_ns >= d->coalesce_ns ||
+			    (n < d->burst && next > now + d->coalesce_ns)))) {
+		work += d->ntx + d->nctrl;
 		flush(d);
 	}
-	if (d->qn > 0)
-		next = d->qr[d->qhead].dep_ns;
-	t = lemu_dl_next(&d->dl);
-	if (t < next)
-		next = t;
 	if (d->has_pfc && (t = emu_pfcgen_deadline(&d->pfc)) < next)
 		next = t;
-	if (d->ntx > 0 || d->nctrl > 0)
+	if (d->ntx > 0 && d->tx_first_ns + d->coalesce_ns < next)
+		next = d->tx_first_ns + d->coalesce_ns;
+	if (d->nctrl > 0)
 		next = 0;
 	*next_ns = next;
 	return work;
@@ -569,7 +622,7 @@ lemu_dir_snapshot(const struct lemu_dir *d, uint64_t out[LEMU_ST__COUNT])
 		out[i] = rd(&d->stat[i]);
 	out[LEMU_ST_DROP_LOSS] = rd(&ec[EMU_CNT_DROP_LOSS]);
 	out[LEMU_ST_DROP_QUEUE] += rd(&ec[EMU_CNT_DROP_QUEUE]);
-	out[LEMU_ST_CORRUPTED] = rd(&ec[EMU_CNT_CORRUPTED]);
+	out[LEMU_ST_CORRUPTED] = rd(&ec[EMU_CNT_CORRUPTED]) - out[LEMU_ST_CORRUPT_SKIPPED];
 	out[LEMU_ST_ECN_MARKED_LOSS] = rd(&ec[EMU_CNT_ECN_MARK_LOSS]);
 	out[LEMU_ST_ECN_MARKED_RED] = rd(&ec[EMU_CNT_ECN_MARK_RED]);
 	out[LEMU_ST_ECN_MARKED] = out[LEMU_ST_ECN_MARKED_LOSS] + out[LEMU_ST_ECN_MARKED_RED];
@@ -581,7 +634,8 @@ lemu_dir_snapshot(const struct lemu_dir *d, uint64_t out[LEMU_ST__COUNT])
 	out[LEMU_ST_PFC_REFRESH] = rd(&ec[EMU_CNT_PFC_REFRESH]);
 	out[LEMU_ST_PFC_XON] = rd(&ec[EMU_CNT_PFC_XON]);
 	out[LEMU_ST_IN_FLIGHT] = (uint64_t)__atomic_load_n(&d->qn, __ATOMIC_RELAXED) +
-				 __atomic_load_n(&d->dl.n, __ATOMIC_RELAXED);
+				 __atomic_load_n(&d->dl.n, __ATOMIC_RELAXED) +
+				 __atomic_load_n(&d->ntx, __ATOMIC_RELAXED);
 	if (rte_eth_stats_get(d->rx_port, &es) == 0)
 		out[LEMU_ST_RX_MISSED] = es.imissed + es.rx_nombuf;
 }

@@ -249,7 +249,6 @@ main(int argc, char **argv)
 	}
 	dp_signals_install();
 	lemu_clock_init();
-	app->started = time(NULL);
 	app->started_ns = lemu_now_ns();
 	app->lcores = rte_lcore_count();
 	port[LEMU_A2B] = (uint16_t)prm->port_a; /* a2b receives on A */
@@ -302,6 +301,7 @@ main(int argc, char **argv)
 		struct lemu_dir_args a = {
 			.id = d, .rx_port = port[d], .tx_port = port[!d], .burst = (uint16_t)prm->burst,
 			.pool = pool[d], .capacity = app->pool_mbufs[d], .link_bps = app->link_bps[d],
+			.coalesce_ns = prm->coalesce_ns,
 			.pfc_out = ring[d], .pfc_in = ring[!d], .cfg = c};
 
 		if (c == NULL || (rc = lemu_dir_init(&app->dir[d], &a)) < 0) {

@@ -17,13 +17,15 @@
 	X(RX_BYTES, "rx_bytes", "bytes of those frames (FCS excluded)")                     \
 	X(TX_PKTS, "tx_pkts", "frames sent on the output port (data and forwarded MAC control)") \
 	X(TX_BYTES, "tx_bytes", "bytes of those frames")                                    \
+	X(TX_BURSTS, "tx_bursts", "TX bursts that carried data (tx_pkts / tx_bursts = mean burst)") \
 	X(DROP_LOSS, "drop_loss", "dropped by the loss model")                              \
 	X(DROP_QUEUE, "drop_queue", "tail drops at the bottleneck queue (limit, limit-bytes)") \
 	X(DROP_NOMBUF, "drop_nombuf", "duplicates or PFC frames not made: no free mbuf")    \
 	X(DROP_CTRL, "drop_ctrl", "MAC control frames dropped: control TX buffer full")     \
-	X(DROP_OVERSIZE, "drop_oversize", "chained (multi-segment) frames refused")         \
+	X(DROP_MULTISEG, "drop_multiseg", "chained (multi-segment) frames refused")         \
 	X(RX_MISSED, "rx_missed", "frames the input port dropped (imissed + rx_nombuf)")    \
 	X(CORRUPTED, "corrupted", "frames with one bit flipped")                            \
+	X(CORRUPT_SKIPPED, "corrupt_skipped", "RoCEv2 frames without payload left intact by corrupt-recompute") \
 	X(ICRC_RECOMPUTED, "icrc_recomputed", "corrupted RoCEv2 frames given a valid ICRC (corrupt-recompute)") \
 	X(ECN_MARKED, "ecn_marked", "CE marks set, all causes (loss-model ecn + RED)")      \
 	X(ECN_MARKED_LOSS, "ecn_marked_loss", "loss events turned into CE marks (netem ecn)") \
@@ -41,7 +43,7 @@
 	X(PFC_XOFF_AT_BYTES, "pfc_xoff_at_bytes", "backlog when the last first-XOFF was decided") \
 	X(PFC_XON_AT_BYTES, "pfc_xon_at_bytes", "backlog when the last XON was decided")    \
 	X(TX_PEER_PFC, "tx_peer_pfc", "PFC frames of the other direction's queue sent on this output port") \
-	X(IN_FLIGHT, "in_flight", "frames in the bottleneck queue and delay line now")      \
+	X(IN_FLIGHT, "in_flight", "frames in the queue, the delay line and the TX buffer now")      \
 	X(SPEC_CHANGES, "spec_changes", "SPECs applied at run time")
 
 enum lemu_stat {

@@ -69,7 +69,8 @@ die(const char *fmt, ...)
 static void
 setup_port(struct rnic_ctx *c)
 {
-	struct dp_port_cfg pc = {.port_id = 0, .nb_queues = 1, .mtu = c->prm.mtu + 128};
+	/* IP MTU for the largest RoCE frame: IPv6 + UDP + BTH + RETH/ImmDt + payload + ICRC */
+	struct dp_port_cfg pc = {.port_id = 0, .nb_queues = 1, .mtu = c->prm.mtu + 40 + 8 + 12 + 20 + 4};
 	struct dp_port_info info;
 	char err[512];
 	struct roce_dev_cfg dc;
@@ -81,12 +82,8 @@ setup_port(struct rnic_ctx *c)
 				 jumbo ? MBUF_DATA_JUMBO : MBUF_DATA_SMALL, err, sizeof(err));
 	if (!pc.pool)
 		die("%s", err);
-	if (dp_port_start(&pc, &info, err, sizeof(err)) < 0) {
-		/* virtual PMDs may refuse set_mtu: retry leaving the MTU alone */
-		pc.mtu = 0;
-		if (dp_port_start(&pc, &info, err, sizeof(err)) < 0)
-			die("%s", err);
-	}
+	if (dp_port_start(&pc, &info, err, sizeof(err)) < 0)
+		die("%s", err);
 	memset(&c->port, 0, sizeof(c->port));
 	c->port.port_id = 0;
 	c->port.pool = pc.pool;

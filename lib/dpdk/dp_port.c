@@ -82,11 +82,21 @@ dp_port_start(const struct dp_port_cfg *cfg, struct dp_port_info *info, char *er
 		return rc;
 	}
 	if (cfg->mtu) {
-		rc = rte_eth_dev_set_mtu(cfg->port_id, (uint16_t)cfg->mtu);
-		if (rc < 0 && rc != -ENOTSUP) {
-			ERR("port %u (%s): MTU %u refused (driver maximum frame %u bytes): %s",
-			    cfg->port_id, info->name, cfg->mtu, di.max_rx_pktlen, strerror(-rc));
-			return rc;
+		uint16_t cur = 0;
+
+		/*
+		 * Only ever raise the MTU: af_packet/af_xdp apply it to the kernel
+		 * interface, and shrinking a lab's interface would break the next user.
+		 */
+		rte_eth_dev_get_mtu(cfg->port_id, &cur);
+		if (cur < cfg->mtu) {
+			rc = rte_eth_dev_set_mtu(cfg->port_id, (uint16_t)cfg->mtu);
+			if (rc < 0) {
+				ERR("port %u (%s): MTU %u is needed but the port has %u and refused to "
+				    "raise it (%s); raise the interface MTU (e.g. ip link set IF mtu %u)",
+				    cfg->port_id, info->name, cfg->mtu, cur, strerror(-rc), cfg->mtu);
+				return -EMSGSIZE;
+			}
 		}
 	}
 	for (q = 0; q < nq; q++) {

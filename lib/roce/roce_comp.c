@@ -95,7 +95,8 @@ roce_comp_flush(struct roce_qp *qp)
 {
 	while (qp->sq.cons != qp->sq.prod) {
 		struct roce_send_wqe *wqe = &qp->sq.wqe[qp->sq.cons & (qp->sq.size - 1)];
-		enum ibv_wc_status st = wqe->err ? (enum ibv_wc_status)wqe->err : IBV_WC_WR_FLUSH_ERR;
+		enum ibv_wc_status st =
+			wqe->err ? (enum ibv_wc_status)wqe->err : IBV_WC_WR_FLUSH_ERR;
 
 		if (st == IBV_WC_WR_FLUSH_ERR)
 			roce_qp_stat(qp, ROCE_STAT_FLUSHED_WQES, 1);
@@ -347,7 +348,7 @@ comp_atomic(struct comp_ctx *c)
 static enum comp_state
 comp_nak_seq(struct comp_ctx *c)
 {
-	/* everything before the NAK's PSN was received; resend from there (or an earlier lost READ) */
+	/* everything before the NAK's PSN arrived: resend from there (or from a lost READ) */
 	comp_ack_until(c->qp, c->psn);
 	c->loss = true;
 	c->loss_kind = ROCE_LOSS_NAK_SEQ;

@@ -124,8 +124,8 @@ roce_cq_push(struct roce_cq *cq, const struct ibv_wc *wc, bool solicited)
 	if (roce_unlikely(cq->prod - cq->cons >= cq->size)) {
 		/* IBTA: CQ overrun is a CQ error; we keep the CQ usable and count the loss */
 		roce_dev_stat(dev, ROCE_STAT_CQ_OVERFLOW, 1);
-		roce_log(dev, ROCE_LOG_ERR, "CQ overflow (%u entries): completion of wr_id %llu lost",
-			 cq->size, (unsigned long long)wc->wr_id);
+		roce_log(dev, ROCE_LOG_ERR, "CQ overflow (%u entries): wr_id %llu lost", cq->size,
+			 (unsigned long long)wc->wr_id);
 		return;
 	}
 	cq->ring[cq->prod & (cq->size - 1)] = *wc;

@@ -386,7 +386,7 @@ bool roce_qp_can_receive(const struct roce_qp *qp);
 /** States in which the requester/completer work (RTS, SQD; SQE for UC/UD completions). */
 bool roce_qp_can_send(const struct roce_qp *qp);
 void roce_qp_destroy_all(struct roce_dev *dev);
-/** P_Key match (IBTA 10.9, partitioning): same key number, at least one full member. */
+/** P_Key match (IBTA partitioning): same key number, at least one full member. */
 bool roce_pkey_match(uint16_t a, uint16_t b);
 /** Name of a QP state ("RTS"). */
 const char *roce_qp_state_name(enum ibv_qp_state s);

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-/* ---- QP numbers (IBTA 3.5.3; QP0 does not exist on RoCE, QP1 is the GSI) ---- */
+/* ---- QP numbers (QP0 does not exist on RoCE, QP1 is the GSI) ---- */
 #define ROCE_GSI_QPN 1u       /**< reserved: packets to it are dropped and counted */
 #define ROCE_FIRST_QPN 0x11u  /**< first QPN handed out by roce_create_qp() */
 #define ROCE_QPN_MASK 0xffffffu
@@ -54,7 +54,7 @@
 #define ROCE_DEFAULT_WINDOW_PKTS 65536u
 /** Window ceiling: window + one largest message must stay below 2^23 PSNs. */
 #define ROCE_MAX_WINDOW_PKTS (1u << 21)
-#define ROCE_DEFAULT_ACKREQ_EVERY 64u  /**< requester sets the AckReq bit at least every N packets */
+#define ROCE_DEFAULT_ACKREQ_EVERY 64u  /**< requester sets AckReq at least every N packets */
 #define ROCE_DEFAULT_ACK_EVERY 16u     /**< responder ACKs at least every N packets */
 #define ROCE_DEFAULT_ACK_DELAY_NS 20000u /**< responder ACKs an idle flow after this delay */
 #define ROCE_DEFAULT_TX_BURST 64u      /**< packets per QP per requester/responder run */

@@ -2,8 +2,9 @@
 /**
  * @file roce_qp.c
  * Queue pairs: creation, the QP number table, and the IBTA QP state machine
- * (IBTA 10.3, QP state diagram; the attribute masks of each transition are
- * those of IBTA table 91, as listed by the ibv_modify_qp man page).
+ * (IBTA Vol. 1 ch. 10, QP states and transitions; the required and optional
+ * attributes of each transition are IBTA's, as the ibv_modify_qp man page
+ * lists them).
  *
  *   RESET -> INIT -> RTR -> RTS <-> SQD,  RTS -> SQE -> RTS (UC/UD),
  *   any -> RESET, any -> ERR (ERR flushes both queues).
@@ -219,9 +220,13 @@ roce_create_qp(struct roce_pd *pd, struct ibv_qp_init_attr *ia)
 		return NULL;
 	}
 	qp = calloc(1, sizeof(*qp));
-	if (!qp || qp_queues_alloc(qp, &ia->cap) < 0 || (qp->dev = dev, qp_plugins_alloc(qp)) < 0) {
-		if (qp)
-			qp_free(qp);
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->dev = dev;
+	if (qp_queues_alloc(qp, &ia->cap) < 0 || qp_plugins_alloc(qp) < 0) {
+		qp_free(qp);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -276,7 +281,7 @@ roce_qp_destroy_all(struct roce_dev *dev)
 }
 
 /* ------------------------------------------------------------------------- */
-/* Transition table (IBTA table 91)                                          */
+/* Transition table (IBTA ch. 10; ibv_modify_qp man page)                    */
 /* ------------------------------------------------------------------------- */
 
 enum { QT_RC, QT_UC, QT_UD, QT__COUNT };
@@ -289,9 +294,18 @@ struct qp_trans {
 
 #define RC_UC_INIT_ATTRS (IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
 #define UD_INIT_ATTRS (IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY)
-#define UC_RTS_OPT (IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE)
+#define UC_RTS_OPT                                                                           \
+	(IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE)
 #define RC_RTS_OPT (UC_RTS_OPT | IBV_QP_MIN_RNR_TIMER)
 #define UD_RTS_OPT (IBV_QP_CUR_STATE | IBV_QP_QKEY)
+#define UC_RTR_ATTRS (IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)
+#define RC_SQD_OPT                                                                           \
+	(IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |  \
+	 IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |      \
+	 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC)
+#define UC_SQD_OPT                                                                           \
+	(IBV_QP_PKEY_INDEX | IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |                \
+	 IBV_QP_PATH_MIG_STATE)
 
 /* Every state may go to RESET and to ERR with no attribute but the state. */
 #define TO_RESET_ERR [IBV_QPS_RESET] = {.valid = true}, [IBV_QPS_ERR] = {.valid = true}
@@ -307,10 +321,9 @@ static const struct qp_trans qp_trans_tbl[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1] = {
 		[IBV_QPS_INIT] = {.valid = true,
 				  .opt = {RC_UC_INIT_ATTRS, RC_UC_INIT_ATTRS, UD_INIT_ATTRS}},
 		[IBV_QPS_RTR] = {.valid = true,
-				 .req = {IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-						 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
-					 IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN,
-					 0},
+				 .req = {UC_RTR_ATTRS | IBV_QP_MAX_DEST_RD_ATOMIC |
+						 IBV_QP_MIN_RNR_TIMER,
+					 UC_RTR_ATTRS, 0},
 				 .opt = {IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
 					 IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
 					 IBV_QP_PKEY_INDEX | IBV_QP_QKEY}},
@@ -334,14 +347,7 @@ static const struct qp_trans qp_trans_tbl[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1] = {
 		TO_RESET_ERR,
 		[IBV_QPS_RTS] = {.valid = true, .opt = {RC_RTS_OPT, UC_RTS_OPT, UD_RTS_OPT}},
 		[IBV_QPS_SQD] = {.valid = true,
-				 .opt = {IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_AV | IBV_QP_ALT_PATH |
-						 IBV_QP_ACCESS_FLAGS | IBV_QP_MIN_RNR_TIMER |
-						 IBV_QP_PATH_MIG_STATE | IBV_QP_TIMEOUT |
-						 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-						 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC,
-					 IBV_QP_PKEY_INDEX | IBV_QP_AV | IBV_QP_ALT_PATH |
-						 IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MIG_STATE,
-					 IBV_QP_PKEY_INDEX | IBV_QP_QKEY}},
+				 .opt = {RC_SQD_OPT, UC_SQD_OPT, IBV_QP_PKEY_INDEX | IBV_QP_QKEY}},
 	},
 	[IBV_QPS_SQE] = {
 		TO_RESET_ERR,
@@ -355,7 +361,7 @@ static const struct qp_trans qp_trans_tbl[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1] = {
 	},
 };
 
-/* Attributes of table 91 this engine does not implement (automatic path migration). */
+/* Attributes this engine does not implement (automatic path migration). */
 #define QP_ATTR_UNSUPPORTED (IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE)
 
 static int
@@ -387,6 +393,10 @@ qp_trans_check(const struct roce_qp *qp, enum ibv_qp_state cur, enum ibv_qp_stat
 	return 0;
 }
 
+#define QP_ACCESS_ALL                                                                        \
+	(unsigned int)(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+		       IBV_ACCESS_REMOTE_ATOMIC)
+
 /* Range checks of every attribute present in @p mask. */
 static int
 qp_attr_check(const struct roce_qp *qp, const struct ibv_qp_attr *a, uint32_t mask)
@@ -399,9 +409,7 @@ qp_attr_check(const struct roce_qp *qp, const struct ibv_qp_attr *a, uint32_t ma
 		return -EINVAL;
 	if ((mask & IBV_QP_PORT) && a->port_num != 1)
 		return -EINVAL;
-	if ((mask & IBV_QP_ACCESS_FLAGS) &&
-	    (a->qp_access_flags & ~(unsigned int)(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-						  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)))
+	if ((mask & IBV_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~QP_ACCESS_ALL))
 		return -EINVAL;
 	if ((mask & IBV_QP_PATH_MTU) &&
 	    (a->path_mtu < IBV_MTU_256 || a->path_mtu > IBV_MTU_4096 ||
@@ -673,7 +681,7 @@ roce_qp_to_err(struct roce_qp *qp)
 	qp_log(qp, ROCE_LOG_INFO, "%s -> ERR", roce_qp_state_name(qp->state));
 	qp->state = IBV_QPS_ERR;
 	qp->attr.qp_state = IBV_QPS_ERR;
-	/* IBTA 10.3.1: in Error, outstanding and new WRs complete with flush errors */
+	/* IBTA: in the Error state outstanding and new WRs complete with flush errors */
 	roce_comp_flush(qp);
 	roce_resp_flush(qp);
 	qp->req.rto_at = qp->req.rnr_at = qp->req.wake_at = 0;

@@ -29,7 +29,7 @@ struct roce_qp;
 /** Why PSNs are considered lost. */
 enum roce_loss_kind {
 	ROCE_LOSS_NAK_SEQ,   /**< NAK PSN sequence error: the responder expects @p psn */
-	ROCE_LOSS_IMPLIED,   /**< a later response shows READ/atomic responses from @p psn were lost */
+	ROCE_LOSS_IMPLIED,   /**< a later response shows READ/atomic responses were lost */
 	ROCE_LOSS_TIMEOUT,   /**< local ACK timer expired; @p psn is the oldest unacked */
 	ROCE_LOSS_RNR,       /**< RNR timer expired after an RNR NAK for @p psn */
 };
@@ -39,7 +39,7 @@ enum roce_rx_verdict {
 	ROCE_RXV_ACCEPT,    /**< the expected PSN: execute it */
 	ROCE_RXV_DUPLICATE, /**< already executed: re-ACK, replay READ/atomic, never re-place */
 	ROCE_RXV_DROP,      /**< out of sequence: drop silently */
-	ROCE_RXV_NAK_SEQ,   /**< out of sequence: drop and NAK (PSN sequence error) for the expected PSN */
+	ROCE_RXV_NAK_SEQ,   /**< out of sequence: drop, NAK (sequence error) the expected PSN */
 };
 
 struct roce_recovery_ops {

@@ -29,8 +29,9 @@ rx_parse(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roce_rx 
 
 	if (rc < 0) {
 		dev->parse_err[rc > -NET_E__COUNT ? -rc : 0]++;
-		return rx_drop(dev, NULL,
-			       rc == -NET_E_BAD_ICRC ? ROCE_STAT_RX_DROP_ICRC : ROCE_STAT_RX_DROP_MALFORMED);
+		if (rc == -NET_E_BAD_ICRC)
+			return rx_drop(dev, NULL, ROCE_STAT_RX_DROP_ICRC);
+		return rx_drop(dev, NULL, ROCE_STAT_RX_DROP_MALFORMED);
 	}
 	rx->frame = frame;
 	rx->op = roce_opcode_info(rx->pkt.h.bth.opcode);
@@ -73,13 +74,13 @@ rx_check_qp(struct roce_qp *qp, const struct roce_rx *rx)
 
 	if (!transport_matches(qp, rx->op->transport))
 		return rx_drop(qp->dev, qp, ROCE_STAT_RX_DROP_BAD_TRANSPORT);
-	/* P_Key: the packet's must match the QP's partition (C9-42 for QP1, the QP's own otherwise) */
+	/* P_Key: must match the QP's partition (C9-42 is the QP1 rule; others use their own) */
 	if (!roce_pkey_match(h->bth.pkey, qp->pkey))
 		return rx_drop(qp->dev, qp, ROCE_STAT_RX_DROP_BAD_PKEY);
 	if (!roce_qp_can_receive(qp))
 		return rx_drop(qp->dev, qp, ROCE_STAT_RX_DROP_QP_STATE);
 	if (qp->type == IBV_QPT_UD) {
-		/* Q_Key must match the QP's (IBTA ch. 10.2.5 Q_Keys) */
+		/* the Q_Key must match the QP's (IBTA Q_Key check for UD) */
 		if (h->deth.qkey != qp->attr.qkey)
 			return rx_drop(qp->dev, qp, ROCE_STAT_RX_DROP_BAD_QKEY);
 	} else if (memcmp(rx->pkt.l3.src, qp->attr.ah_attr.grh.dgid.raw, 16) != 0) {

@@ -4,7 +4,7 @@
  * Requester: send WRs in, request packets out.
  *
  * Each WQE gets a PSN range when its first packet leaves (READ: one PSN per
- * response packet it will get back, IBTA ch. 9.7.1; atomics: one). Messages
+ * response packet it will get back, IBTA ch. 9.7; atomics: one). Messages
  * are cut into FIRST/MIDDLE/LAST/ONLY packets of the path MTU. Any packet of
  * any outstanding WQE can be rebuilt from the WQE and its PSN, so the loss
  * recovery plug-in decides freely what to resend: roce_req_run() asks it
@@ -85,11 +85,10 @@ wqe_fill_inline(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_
 static int
 wqe_fill_sges(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_send_wr *wr)
 {
+	bool rd = wr->opcode == IBV_WR_RDMA_READ || wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		  wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
 	/* READ and atomic results are written into the local SGEs */
-	unsigned int access = wr->opcode == IBV_WR_RDMA_READ || wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-				      wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD
-			      ? IBV_ACCESS_LOCAL_WRITE
-			      : 0;
+	unsigned int access = rd ? IBV_ACCESS_LOCAL_WRITE : 0;
 
 	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
 		return -EINVAL;
@@ -168,7 +167,7 @@ wqe_fill(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_send_wr
 static bool
 post_send_state_ok(const struct roce_qp *qp)
 {
-	/* IBTA 10.8.2: no send WRs before RTS; in SQE and ERR they are flushed */
+	/* IBTA: no send WRs before RTS; in SQE and ERR they complete as flushed */
 	return qp->state == IBV_QPS_RTS || qp->state == IBV_QPS_SQD || qp->state == IBV_QPS_SQE ||
 	       qp->state == IBV_QPS_ERR;
 }
@@ -303,7 +302,7 @@ req_fill_ext(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t
 	if (ext & ROCE_EXT_IMMDT)
 		p->h.imm = wqe->imm;
 	if (ext & ROCE_EXT_DETH) {
-		/* IBTA 10.2.5: a Q_Key with the high bit set means "use the QP's Q_Key" */
+		/* IBTA Q_Key rule: a WR Q_Key with the high bit set means "use the QP's" */
 		p->h.deth.qkey = (wqe->qkey & 0x80000000u) ? qp->attr.qkey : wqe->qkey;
 		p->h.deth.sqpn = qp->qpn;
 	}
@@ -376,12 +375,24 @@ req_block(struct roce_qp *qp, int stat)
 	qp->req.blocked = true;
 }
 
+/* PSNs a message uses: one per MTU of payload (READ: of response), at least one. */
+static uint32_t
+wqe_npkts(const struct roce_qp *qp, const struct roce_send_wqe *wqe)
+{
+	uint32_t n;
+
+	if (wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD)
+		return 1;
+	n = (uint32_t)(((uint64_t)wqe->length + qp->mtu - 1) / qp->mtu);
+	return n ? n : 1;
+}
+
 /* May the not yet started @p wqe start now? */
 static bool
 req_may_start(struct roce_qp *qp, const struct roce_send_wqe *wqe)
 {
 	bool rd = roce_wqe_is_rd_atomic(wqe);
-	uint32_t npkts, in_flight;
+	uint32_t in_flight;
 
 	if (qp->state == IBV_QPS_SQD) {
 		req_block(qp, -1); /* SQD: started WQEs finish, no new one starts */
@@ -396,9 +407,9 @@ req_may_start(struct roce_qp *qp, const struct roce_send_wqe *wqe)
 		return false;
 	}
 	/* a READ occupies all its response PSNs; it may start alone whatever its size */
-	npkts = rd ? (wqe->length + qp->mtu - 1) / qp->mtu : 1;
 	in_flight = req_in_flight(qp);
-	if (qp->type == IBV_QPT_RC && in_flight && in_flight + (npkts ? npkts : 1) > qp->window) {
+	if (qp->type == IBV_QPT_RC && in_flight &&
+	    in_flight + (rd ? wqe_npkts(qp, wqe) : 1) > qp->window) {
 		req_block(qp, ROCE_STAT_WINDOW_FULL);
 		return false;
 	}
@@ -424,11 +435,7 @@ req_start(struct roce_qp *qp, struct roce_send_wqe *wqe)
 {
 	wqe->state = ROCE_WQE_STARTED;
 	wqe->first_psn = qp->req.psn;
-	wqe->npkts = roce_wqe_is_rd_atomic(wqe) && wqe->opcode != IBV_WR_RDMA_READ
-			     ? 1
-			     : (wqe->length + qp->mtu - 1) / qp->mtu;
-	if (wqe->npkts == 0)
-		wqe->npkts = 1; /* zero-length messages still take one packet */
+	wqe->npkts = wqe_npkts(qp, wqe);
 	wqe->sent = 0;
 	if (roce_wqe_is_rd_atomic(wqe))
 		qp->req.rd_atomic++;
@@ -488,28 +495,31 @@ req_send_new(struct roce_qp *qp)
 		qp->req.next++;
 	}
 	req_after_send(qp, psn, qp->req.psn, len, false);
-	/* UC and UD are done once transmitted (no ACKs, IBTA 9.8 / 9.9 semantics) */
+	/* UC and UD are done once transmitted: they have no acknowledgements */
 	if (wqe->state == ROCE_WQE_SENT && qp->type != IBV_QPT_RC)
 		roce_comp_complete_head(qp, IBV_WC_SUCCESS);
 	return 1;
 }
 
+/* Has the WQE at SQ index @p i been started (it holds PSNs)? */
+static bool
+sq_started(struct roce_qp *qp, uint32_t i)
+{
+	return i - qp->sq.cons < qp->sq.prod - qp->sq.cons &&
+	       sq_wqe(qp, i)->state != ROCE_WQE_POSTED;
+}
+
 struct roce_send_wqe *
 roce_req_find_wqe(struct roce_qp *qp, uint32_t psn)
 {
-	uint32_t end = qp->req.next + (qp->req.next != qp->sq.prod ? 1 : 0);
 	uint32_t i = qp->req.hint;
 
-	/* retransmissions walk forward: start at the last hit unless it is past psn */
-	if ((int32_t)(i - qp->sq.cons) < 0 || (int32_t)(end - i) <= 0 ||
-	    sq_wqe(qp, i)->state == ROCE_WQE_POSTED ||
-	    roce_psn_cmp(sq_wqe(qp, i)->first_psn, psn) > 0)
+	/* go-back rounds walk forward: resume at the last hit unless it lies past psn */
+	if (!sq_started(qp, i) || roce_psn_cmp(sq_wqe(qp, i)->first_psn, psn) > 0)
 		i = qp->sq.cons;
-	for (; i != end; i++) {
+	for (; sq_started(qp, i); i++) {
 		struct roce_send_wqe *wqe = sq_wqe(qp, i);
 
-		if (wqe->state == ROCE_WQE_POSTED)
-			break;
 		if (roce_psn_in_window(psn, wqe->first_psn, wqe->npkts)) {
 			qp->req.hint = i;
 			return wqe;

@@ -89,8 +89,8 @@ roce_post_recv(struct roce_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **
 			break;
 		}
 		wqe = &qp->rq.wqe[qp->rq.prod & (qp->rq.size - 1)];
-		if (roce_sge_check(qp->pd, wr->sg_list, (uint32_t)wr->num_sge, IBV_ACCESS_LOCAL_WRITE,
-				   &wqe->length) < 0) {
+		if (roce_sge_check(qp->pd, wr->sg_list, (uint32_t)wr->num_sge,
+				   IBV_ACCESS_LOCAL_WRITE, &wqe->length) < 0) {
 			rc = -EINVAL;
 			break;
 		}
@@ -140,19 +140,27 @@ res_alloc(struct roce_qp *qp)
 	return best;
 }
 
-/* The retained resource whose original request covered @p psn. */
+static bool
+res_covers(const struct roce_resp_res *r, uint32_t psn)
+{
+	return roce_psn_in_window(psn, r->first_psn,
+				  (uint32_t)roce_psn_diff(r->last_psn, r->first_psn) + 1);
+}
+
+/* The newest retained resource whose original request covered @p psn. */
 static struct roce_resp_res *
 res_find(struct roce_qp *qp, uint8_t type, uint32_t psn)
 {
+	struct roce_resp_res *best = NULL;
+
 	for (uint32_t i = 0; i < qp->resp.nres; i++) {
 		struct roce_resp_res *r = &qp->resp.res[i];
 
-		if (r->type == type &&
-		    roce_psn_in_window(psn, r->first_psn,
-				       (uint32_t)roce_psn_diff(r->last_psn, r->first_psn) + 1))
-			return r;
+		/* after a PSN wrap an old slot may cover the same numbers: take the newest */
+		if (r->type == type && res_covers(r, psn) && (!best || r->seq > best->seq))
+			best = r;
 	}
-	return NULL;
+	return best;
 }
 
 /* The resource to transmit from next: pending, oldest first (PSN order). */
@@ -292,7 +300,9 @@ resp_check_psn(struct resp_ctx *c)
 static uint8_t
 op_msg_kind(uint16_t f)
 {
-	return (f & ROCE_OPF_SEND) ? ROCE_MSG_SEND : (f & ROCE_OPF_WRITE) ? ROCE_MSG_WRITE : ROCE_MSG_NONE;
+	if (f & ROCE_OPF_SEND)
+		return ROCE_MSG_SEND;
+	return (f & ROCE_OPF_WRITE) ? ROCE_MSG_WRITE : ROCE_MSG_NONE;
 }
 
 /* Opcode sequence (IBTA ch. 9.7, responder): a message is FIRST MIDDLE* LAST or ONLY. */
@@ -314,8 +324,8 @@ resp_check_op(struct resp_ctx *c)
 	unsigned int acc = qp->attr.qp_access_flags;
 	uint16_t f = c->f;
 
-	if (f & ROCE_OPF_INV)
-		return resp_fail(c, ROCE_NAK_INVALID_REQ, ROCE_STAT_RX_INV_REQ); /* no SEND_WITH_INV */
+	if (f & ROCE_OPF_INV) /* SEND with invalidate is not implemented */
+		return resp_fail(c, ROCE_NAK_INVALID_REQ, ROCE_STAT_RX_INV_REQ);
 	if (((f & ROCE_OPF_WRITE) && !(acc & IBV_ACCESS_REMOTE_WRITE)) ||
 	    ((f & ROCE_OPF_READ) && !(acc & IBV_ACCESS_REMOTE_READ)) ||
 	    ((f & ROCE_OPF_ATOMIC) && !(acc & IBV_ACCESS_REMOTE_ATOMIC)))
@@ -370,7 +380,7 @@ needs_recv_wqe(uint16_t f)
 	       ((f & ROCE_OPF_WRITE) && (f & ROCE_OPF_IMM) && (f & ROCE_OPF_LAST));
 }
 
-/* Every RETH / AtomicETH against the MR: R_Key, PD, access, bounds (IBTA ch. 9.7, 10.6). */
+/* Every RETH / AtomicETH against the MR: R_Key, PD, access flags, bounds (IBTA ch. 9.7, 10). */
 static enum resp_state
 resp_check_rkey(struct resp_ctx *c)
 {
@@ -464,7 +474,8 @@ ud_place_grh(struct resp_ctx *c)
 
 	memset(grh, 0, sizeof(grh));
 	if (p->l3.version == 4)
-		memcpy(grh + ROCE_UD_GRH_LEN - NET_IPV4_HLEN, c->rx->frame + p->l3_off, NET_IPV4_HLEN);
+		memcpy(grh + ROCE_UD_GRH_LEN - NET_IPV4_HLEN, c->rx->frame + p->l3_off,
+		       NET_IPV4_HLEN);
 	else
 		memcpy(grh, c->rx->frame + p->l3_off, NET_IPV6_HLEN);
 	return roce_sge_scatter(c->qp->pd, c->rwqe->sge, c->rwqe->num_sge, 0, grh, sizeof(grh));
@@ -516,7 +527,7 @@ exec_read(struct resp_ctx *c)
 	res->len = c->h->reth.dlen;
 	res->start_psn = res->cur_psn = c->rx->psn;
 	res->pending = true;
-	/* the responses use the PSNs up to last_psn (IBTA ch. 9.7.1) */
+	/* one PSN per response packet: the next request follows the last response */
 	qp->resp.epsn = roce_psn_add(res->last_psn, 1);
 	return RESP_COMPLETE;
 }
@@ -647,9 +658,7 @@ resp_dup_read(struct resp_ctx *c)
 	/* re-execute with the duplicate's own RETH, checked again, inside the original PSNs */
 	if ((reth->dlen && !roce_mr_remote(qp->pd, reth->rkey, reth->va, reth->dlen,
 					   IBV_ACCESS_REMOTE_READ)) ||
-	    !roce_psn_in_window(roce_psn_add(c->rx->psn, read_npkts(qp, reth->dlen) - 1),
-				res->first_psn,
-				(uint32_t)roce_psn_diff(res->last_psn, res->first_psn) + 1)) {
+	    !res_covers(res, roce_psn_add(c->rx->psn, read_npkts(qp, reth->dlen) - 1))) {
 		roce_qp_stat(qp, ROCE_STAT_RX_BAD_RKEY, 1);
 		return RESP_DONE;
 	}
@@ -820,6 +829,13 @@ roce_resp_rx(struct roce_qp *qp, const struct roce_rx *rx)
 /* Responses out                                                             */
 /* ------------------------------------------------------------------------- */
 
+/* ACK syndrome: no end-to-end credit count (we do not do credits) */
+static uint8_t
+ack_syndrome(void)
+{
+	return roce_aeth_syndrome(ROCE_AETH_ACK, ROCE_AETH_CREDIT_INVALID);
+}
+
 static int
 resp_send_ack(struct roce_qp *qp, uint8_t syndrome, uint32_t psn)
 {
@@ -855,7 +871,7 @@ resp_send_read(struct roce_qp *qp, struct roce_resp_res *res)
 	int rc;
 
 	roce_bth_init(qp, &p, read_resp_opcode(idx == 0, idx + 1 == n), res->cur_psn);
-	p.h.aeth.syndrome = roce_aeth_syndrome(ROCE_AETH_ACK, ROCE_AETH_CREDIT_INVALID);
+	p.h.aeth.syndrome = ack_syndrome();
 	p.h.aeth.msn = qp->resp.msn;
 	if (len) {
 		src = roce_mr_remote(qp->pd, res->rkey, res->va + off, len, IBV_ACCESS_REMOTE_READ);
@@ -886,7 +902,7 @@ resp_send_atomic(struct roce_qp *qp, struct roce_resp_res *res)
 	int rc;
 
 	roce_bth_init(qp, &p, ROCE_OP_RC_BASE + ROCE_OP_ATOMIC_ACK, res->first_psn);
-	p.h.aeth.syndrome = roce_aeth_syndrome(ROCE_AETH_ACK, ROCE_AETH_CREDIT_INVALID);
+	p.h.aeth.syndrome = ack_syndrome();
 	p.h.aeth.msn = qp->resp.msn;
 	p.h.atomic_orig = res->orig;
 	rc = roce_tx_pkt(qp, &p, 0, false);
@@ -939,8 +955,7 @@ resp_send_ack_or_nak(struct roce_qp *qp, uint32_t *budget)
 			roce_qp_to_err(qp);
 		return;
 	}
-	if (r->ack_now && resp_send_ack(qp, roce_aeth_syndrome(ROCE_AETH_ACK, ROCE_AETH_CREDIT_INVALID),
-					r->ack_psn) == 0) {
+	if (r->ack_now && resp_send_ack(qp, ack_syndrome(), r->ack_psn) == 0) {
 		(*budget)--;
 		roce_qp_stat(qp, ROCE_STAT_TX_ACKS, 1);
 		resp_ack_sent(r);

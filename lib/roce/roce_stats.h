@@ -72,7 +72,7 @@
 	X(RX_DROP_ICRC, "rx_drop_icrc", "frames with a bad ICRC")                          \
 	X(RX_DROP_NOT_FOR_US, "rx_drop_not_for_us", "destination MAC/IP is not ours")     \
 	X(RX_DROP_BAD_QPN, "rx_drop_bad_qpn", "destination QP does not exist")            \
-	X(RX_DROP_BAD_TRANSPORT, "rx_drop_bad_transport", "opcode transport differs from the QP's") \
+	X(RX_DROP_BAD_TRANSPORT, "rx_drop_bad_transport", "opcode transport is not the QP's") \
 	X(RX_DROP_BAD_PKEY, "rx_drop_bad_pkey", "P_Key does not match the QP's")           \
 	X(RX_DROP_BAD_QKEY, "rx_drop_bad_qkey", "UD Q_Key does not match the QP's")        \
 	X(RX_DROP_BAD_SRC, "rx_drop_bad_src", "RC/UC packet not from the QP's peer")       \

@@ -228,7 +228,7 @@ int roce_poll_cq(struct roce_cq *cq, int n, struct ibv_wc *wc);
  * completion) calls ops->cq_event once.
  */
 int roce_req_notify_cq(struct roce_cq *cq, int solicited_only);
-/** Name of a completion status ("IBV_WC_RETRY_EXC_ERR"), as ibv_wc_status_str without libibverbs. */
+/** Name of a completion status ("IBV_WC_RETRY_EXC_ERR"); ibv_wc_status_str needs libibverbs. */
 const char *roce_wc_status_str(enum ibv_wc_status status);
 /** Completions waiting in the CQ. */
 unsigned int roce_cq_count(const struct roce_cq *cq);
@@ -262,8 +262,8 @@ void *roce_qp_context(const struct roce_qp *qp);
 
 /**
  * Modify a QP as ibv_modify_qp: the IBTA state machine (RESET, INIT, RTR, RTS,
- * SQD, SQE, ERR) with the required and optional attribute masks per
- * transition of IBTA table 91 (the ibv_modify_qp man page). RoCEv2 addressing
+ * SQD, SQE, ERR) with IBTA's required and optional attribute masks per
+ * transition (as the ibv_modify_qp man page lists them). RoCEv2 addressing
  * comes from attr->ah_attr: is_global = 1, grh.dgid (the peer's GID),
  * grh.sgid_index, grh.traffic_class, grh.hop_limit, grh.flow_label, sl.
  * Returns 0, or -EINVAL for an illegal transition, a missing required or a

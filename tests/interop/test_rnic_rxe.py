@@ -22,7 +22,7 @@ HOST_IP, VM_IP, RNIC_IP = "10.9.0.1", "10.9.0.2", "10.9.0.11"
 # The TCG guest drains its virtio queue slowly: a full 128-message window of 4 KiB
 # frames overruns it, and plain Go-Back-N re-sends the same burst every round.
 # Cap what the rnic keeps in flight (congestion control is a later issue).
-RNIC_EXTRA = "--max-inflight 16 --qp-timeout 16"
+RNIC_EXTRA = "--max-inflight 8 --qp-timeout 16"
 
 
 @pytest.fixture(scope="module")
@@ -51,30 +51,48 @@ def run(vm, tmp_path, mode, opts, rnic_is_server, mtu=1024, timeout=240):
     if rnic_is_server:
         srv = subprocess.Popen(rnic_cmd(vm, mode, opts, js, mtu=mtu), shell=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        time.sleep(2)
-        prc, pout = vm.run(f"{tool} -d rxe0 -x 1 -m {mtu} {opts} {HOST_IP}", timeout=timeout)
+        early = wait_for_listen(srv)
         try:
-            rout, _ = srv.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            srv.kill()
-            rout, _ = srv.communicate()
+            prc, pout = vm.run(f"{tool} -d rxe0 -x 1 -m {mtu} {opts} {HOST_IP}", timeout=timeout)
+            try:
+                rout, _ = srv.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                srv.kill()
+                rout, _ = srv.communicate()
+        finally:
+            if srv.poll() is None:
+                srv.kill()
+                srv.wait()
+        rout = early + rout
         rrc = srv.returncode
     else:
         job = vm.run_bg(f"{tool} -d rxe0 -x 1 -m {mtu} {opts}")
-        time.sleep(3)
-        r = subprocess.run(rnic_cmd(vm, mode, opts, js, server=HOST_IP_OF_VM(), mtu=mtu),
-                           shell=True, capture_output=True, text=True, timeout=timeout)
-        rrc, rout = r.returncode, r.stdout + r.stderr
-        prc, pout = job.wait(timeout=120)
+        try:
+            time.sleep(3)
+            r = subprocess.run(rnic_cmd(vm, mode, opts, js, server=VM_IP, mtu=mtu),
+                               shell=True, capture_output=True, text=True, timeout=timeout)
+            rrc, rout = r.returncode, r.stdout + r.stderr
+            prc, pout = job.wait(timeout=120)
+        finally:
+            if job.poll() is None:  # never leave a perftest server holding port 18515
+                job.kill("KILL")
     assert prc == 0, f"rxe's {tool} failed (exit {prc}):\n{pout}\n--- rnic:\n{rout}"
     assert rrc == 0, f"rnic failed (exit {rrc}):\n{rout}\n--- rxe's {tool}:\n{pout}"
     res = json.load(open(js))
     return res, rout, pout
 
 
-def HOST_IP_OF_VM():
-    """The rnic client reaches the rxe server's TCP exchange at the VM's kernel IP."""
-    return VM_IP
+def wait_for_listen(proc, timeout=60):
+    """Read the rnic server's output until it listens on perftest's port."""
+    seen, t0 = [], time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+        if "Waiting for client" in line:
+            return "".join(seen)
+    raise AssertionError("rnic server did not start listening:\n" + "".join(seen))
 
 
 def perftest_row(out, size):

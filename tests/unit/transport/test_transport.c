@@ -83,7 +83,9 @@ t_write_read(void)
 	CHECK_MEM(B(&w)->buf + 100000, A(&w)->buf, 20000);
 
 	tr_fill(B(&w), 300000, 30000, 3);
-	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_READ, 2, 200000, 30000, 300000, IBV_SEND_SIGNALED), 0);
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_READ, 2, 200000, 30000, 300000,
+			      IBV_SEND_SIGNALED),
+		 0);
 	RUN(&w);
 	expect_wc(A(&w), false, 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
 	CHECK_MEM(A(&w)->buf + 200000, B(&w)->buf + 300000, 30000);
@@ -261,7 +263,8 @@ t_inline(void)
 	tr_fill(A(&w), 0, 256, 7);
 	memcpy(data, A(&w)->buf, 256);
 	tr_post_recv(B(&w), 1, 0, 1024);
-	CHECK_EQ(tr_post_send(A(&w), IBV_WR_SEND, 1, 0, 200, 0, IBV_SEND_INLINE | IBV_SEND_SIGNALED),
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_SEND, 1, 0, 200, 0,
+			      IBV_SEND_INLINE | IBV_SEND_SIGNALED),
 		 0);
 	memset(A(&w)->buf, 0xee, 256); /* inline data was copied at post time */
 	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 0, 256, 8192, IBV_SEND_INLINE), 0);
@@ -436,9 +439,9 @@ check_remote_error(enum ibv_wr_opcode op, uint32_t roff, uint32_t len, bool bad_
 static void
 t_remote_access_errors(void)
 {
-	unsigned int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			  IBV_ACCESS_REMOTE_ATOMIC;
-	unsigned int qpa = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	const unsigned int lw = IBV_ACCESS_LOCAL_WRITE, wr = IBV_ACCESS_REMOTE_WRITE,
+			   rd = IBV_ACCESS_REMOTE_READ, at = IBV_ACCESS_REMOTE_ATOMIC;
+	const unsigned int rw = lw | wr | rd | at, qpa = wr | rd | at;
 
 	/* wrong rkey */
 	check_remote_error(IBV_WR_RDMA_WRITE, 0, 100, true, rw, qpa, IBV_WC_REM_ACCESS_ERR);
@@ -450,15 +453,14 @@ t_remote_access_errors(void)
 	check_remote_error(IBV_WR_ATOMIC_FETCH_AND_ADD, 4096, 8, false, rw, qpa,
 			   IBV_WC_REM_ACCESS_ERR);
 	/* missing MR access flag */
-	check_remote_error(IBV_WR_RDMA_WRITE, 0, 100, false,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, qpa, IBV_WC_REM_ACCESS_ERR);
-	check_remote_error(IBV_WR_RDMA_READ, 0, 100, false,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, qpa, IBV_WC_REM_ACCESS_ERR);
-	check_remote_error(IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 8, false,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, qpa, IBV_WC_REM_ACCESS_ERR);
+	check_remote_error(IBV_WR_RDMA_WRITE, 0, 100, false, lw | rd | at, qpa,
+			   IBV_WC_REM_ACCESS_ERR);
+	check_remote_error(IBV_WR_RDMA_READ, 0, 100, false, lw | wr | at, qpa,
+			   IBV_WC_REM_ACCESS_ERR);
+	check_remote_error(IBV_WR_ATOMIC_FETCH_AND_ADD, 0, 8, false, lw | wr | rd, qpa,
+			   IBV_WC_REM_ACCESS_ERR);
 	/* operation not enabled on the responder QP */
-	check_remote_error(IBV_WR_RDMA_WRITE, 0, 100, false, rw, IBV_ACCESS_REMOTE_READ,
-			   IBV_WC_REM_INV_REQ_ERR);
+	check_remote_error(IBV_WR_RDMA_WRITE, 0, 100, false, rw, rd, IBV_WC_REM_INV_REQ_ERR);
 }
 
 static void
@@ -525,7 +527,8 @@ t_rnr_retry_exhausted(void)
 static struct roce_qp *
 new_qp(struct tr_side *s, enum ibv_qp_type type)
 {
-	struct ibv_qp_init_attr ia = {.send_cq = roce_cq_ibv(s->scq), .recv_cq = roce_cq_ibv(s->rcq),
+	struct ibv_qp_init_attr ia = {.send_cq = roce_cq_ibv(s->scq),
+				      .recv_cq = roce_cq_ibv(s->rcq),
 				      .qp_type = type,
 				      .cap = {.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
 					      .max_recv_sge = 1}};
@@ -545,6 +548,7 @@ t_qp_state_machine(void)
 			     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 	const int rts_mask = IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	const int ud_init_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
 
 	tr_init(&w, NULL);
 	qp = new_qp(A(&w), IBV_QPT_RC);
@@ -668,8 +672,7 @@ t_qp_state_machine(void)
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
 	CHECK_EQ(roce_modify_qp(qp, &a, init_mask), -EINVAL); /* access flags: not for UD */
-	CHECK_EQ(roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY),
-		 0);
+	CHECK_EQ(roce_modify_qp(qp, &a, ud_init_mask), 0);
 	a.qp_state = IBV_QPS_RTR;
 	CHECK_EQ(roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV), -EINVAL);
 	CHECK_EQ(roce_modify_qp(qp, &a, IBV_QP_STATE), 0);
@@ -681,9 +684,10 @@ t_qp_state_machine(void)
 	qp = new_qp(A(&w), IBV_QPT_RC);
 	{
 		struct ibv_sge sge = {(uintptr_t)A(&w)->buf, 8, A(&w)->mr->lkey};
-		struct ibv_send_wr wr = {.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND}, *bad;
+		struct ibv_send_wr *bad, wr = {.sg_list = &sge, .num_sge = 1};
 		struct ibv_recv_wr rw = {.sg_list = &sge, .num_sge = 1}, *rbad;
 
+		wr.opcode = IBV_WR_SEND;
 		CHECK_EQ(roce_post_recv(qp, &rw, &rbad), -EINVAL); /* RESET */
 		a.qp_state = IBV_QPS_INIT;
 		CHECK_EQ(roce_modify_qp(qp, &a, init_mask), 0);
@@ -1024,6 +1028,79 @@ t_ecn_cnp(void)
 	tr_fini(&w);
 }
 
+/* ACKs: at once for AckReq, every ack_every packets, else after ack_delay_ns of quiet. */
+static void
+t_ack_coalescing(void)
+{
+	const struct roce_dev_cfg *cfg;
+	struct tr_wire w;
+	struct roce_pkt p;
+	uint32_t n;
+
+	tr_init(&w, NULL);
+	cfg = roce_dev_config(B(&w)->dev);
+	n = cfg->ack_every + 4;
+	w.capture_only = true;
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, (n + 1) * 1024, 0, IBV_SEND_SIGNALED);
+	tr_run(&w, 1000);
+	/* two packets without AckReq: no ACK yet, one after the delay */
+	tr_deliver_one(&w, TR_A);
+	tr_deliver_one(&w, TR_A);
+	tr_poll(&w);
+	CHECK_EQ(w.q[TR_B].count, 0);
+	CHECK_EQ(roce_dev_next_deadline(B(&w)->dev), w.now + cfg->ack_delay_ns);
+	w.now += cfg->ack_delay_ns;
+	tr_poll(&w);
+	CHECK_EQ(w.q[TR_B].count, 1);
+	CHECK_EQ(roce_parse(w.q[TR_B].head->data, w.q[TR_B].head->len, &p, 0), 0);
+	CHECK_EQ(p.h.bth.opcode, ROCE_OP_RC_BASE + ROCE_OP_ACK);
+	CHECK_EQ(p.h.bth.psn, 0x101);
+	CHECK_EQ(roce_aeth_type(p.h.aeth.syndrome), ROCE_AETH_ACK);
+	tr_discard_one(&w, TR_B);
+	/* ack_every packets: an ACK without waiting */
+	for (uint32_t i = 0; i < cfg->ack_every; i++)
+		tr_deliver_one(&w, TR_A);
+	CHECK_EQ(w.q[TR_B].count, 1);
+	roce_parse(w.q[TR_B].head->data, w.q[TR_B].head->len, &p, 0);
+	CHECK_EQ(p.h.bth.psn, 0x101 + cfg->ack_every);
+	tr_discard_one(&w, TR_B);
+	/* the last packet asks for an ACK (AckReq) and gets one at once */
+	while (w.q[TR_A].count > 1)
+		tr_deliver_one(&w, TR_A);
+	CHECK_EQ(w.q[TR_B].count, 0);
+	roce_parse(w.q[TR_A].head->data, w.q[TR_A].head->len, &p, 0);
+	CHECK_EQ(p.h.bth.ackreq, 1);
+	tr_deliver_one(&w, TR_A);
+	CHECK_EQ(w.q[TR_B].count, 1);
+	w.capture_only = false;
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	tr_fini(&w);
+}
+
+/* A full CQ loses completions, counted; the QPs carry on. */
+static void
+t_cq_overflow(void)
+{
+	struct tr_opts o = {.cqe = 2};
+	struct tr_wire w;
+	struct ibv_wc wc[8];
+	struct roce_stats st;
+
+	tr_init(&w, &o);
+	for (int i = 0; i < 5; i++)
+		tr_post_send(A(&w), IBV_WR_RDMA_WRITE, (uint64_t)i, 0, 10, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	CHECK_EQ(roce_cq_count(A(&w)->scq), 2);
+	CHECK_EQ(tr_poll_cq(A(&w), false, wc, 8), 2);
+	CHECK_EQ(wc[1].wr_id, 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_CQ_OVERFLOW), 3);
+	roce_qp_stats(A(&w)->qp, &st);
+	CHECK_EQ(st.v[ROCE_STAT_SEND_CQES], 5);
+	CHECK_EQ(roce_qp_state(A(&w)->qp), IBV_QPS_RTS);
+	tr_fini(&w);
+}
+
 static void
 t_stat_names(void)
 {
@@ -1044,4 +1121,5 @@ RW_TEST_MAIN(RW_TEST(t_send_recv), RW_TEST(t_write_read), RW_TEST(t_segmentation
 	     RW_TEST(t_qp_state_machine), RW_TEST(t_modify_err_flushes), RW_TEST(t_sqd_drains),
 	     RW_TEST(t_uc), RW_TEST(t_ud), RW_TEST(t_ud_no_recv_and_small_buffer),
 	     RW_TEST(t_ipv6_vlan), RW_TEST(t_dispatch_drops), RW_TEST(t_tx_backpressure),
-	     RW_TEST(t_ecn_cnp), RW_TEST(t_stat_names))
+	     RW_TEST(t_ecn_cnp), RW_TEST(t_ack_coalescing), RW_TEST(t_cq_overflow),
+	     RW_TEST(t_stat_names))

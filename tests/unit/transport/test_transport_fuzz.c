@@ -69,6 +69,8 @@ corpus_build(struct corpus *c, struct tr_wire *w)
 static void
 mutate_field(uint8_t *f, size_t len, uint64_t *rng, const struct tr_wire *w)
 {
+	const struct tr_side *b = &w->side[TR_B];
+	uint64_t mr_end = (uintptr_t)b->buf + b->buf_size - GUARD;
 	struct roce_pkt p;
 	uint8_t *bth, *ext;
 	uint64_t r = tr_rand(rng);
@@ -90,9 +92,7 @@ mutate_field(uint8_t *f, size_t len, uint64_t *rng, const struct tr_wire *w)
 		break;
 	case 3: /* RETH / AtomicETH VA: anywhere, or just past B's MR */
 		if (p.payload_off - p.bth_off >= ROCE_BTH_LEN + 8)
-			net_put_be64(ext, (r & 1) ? (r >> 1)
-						  : (uintptr_t)w->side[TR_B].buf +
-							    w->side[TR_B].buf_size - GUARD - (r >> 8) % 64);
+			net_put_be64(ext, (r & 1) ? r >> 1 : mr_end - (r >> 8) % 64);
 		break;
 	case 4: /* R_Key */
 		if (p.payload_off - p.bth_off >= ROCE_BTH_LEN + 12)

@@ -365,7 +365,8 @@ t_stale_after_error(void)
 }
 
 RW_TEST_MAIN(RW_TEST(t_loss_nak_go_back_n), RW_TEST(t_loss_repeated),
-	     RW_TEST(t_loss_last_packet_timeout), RW_TEST(t_loss_ack), RW_TEST(t_duplicate_requests),
+	     RW_TEST(t_loss_last_packet_timeout), RW_TEST(t_loss_ack),
+	     RW_TEST(t_duplicate_requests),
 	     RW_TEST(t_read_lost_response), RW_TEST(t_read_lost_last_and_request),
 	     RW_TEST(t_write_then_read_loss), RW_TEST(t_atomic_replay), RW_TEST(t_retry_exceeded),
 	     RW_TEST(t_reorder), RW_TEST(t_psn_wrap), RW_TEST(t_rnr_with_pipeline),

@@ -96,6 +96,13 @@ struct soak_wr {
 	unsigned int done; /* completions seen */
 };
 
+/* B's buffer for the n-th SEND of a round */
+static uint32_t
+recv_off(unsigned int n)
+{
+	return SOAK_RECV_OFF + n * SOAK_SLOT;
+}
+
 static enum ibv_wr_opcode
 soak_pick(uint64_t *rng)
 {
@@ -111,6 +118,7 @@ soak_round(struct tr_wire *w, uint64_t *rng, unsigned int round, uint64_t *count
 {
 	struct soak_wr wr[SOAK_SLOTS];
 	struct ibv_wc wc[64];
+	const unsigned int sig = IBV_SEND_SIGNALED;
 	uint64_t expect_counter = *counter;
 	unsigned int recv_seen = 0, nsend = 0;
 	int n;
@@ -125,12 +133,11 @@ soak_round(struct tr_wire *w, uint64_t *rng, unsigned int round, uint64_t *count
 		switch (wr[i].op) {
 		case IBV_WR_RDMA_WRITE:
 		case IBV_WR_RDMA_READ:
-			CHECK_EQ(tr_post_send(A(w), wr[i].op, i, off, wr[i].len, off, IBV_SEND_SIGNALED),
-				 0);
+			CHECK_EQ(tr_post_send(A(w), wr[i].op, i, off, wr[i].len, off, sig), 0);
 			break;
 		case IBV_WR_SEND:
-			CHECK_EQ(tr_post_recv(B(w), i, SOAK_RECV_OFF + nsend++ * SOAK_SLOT, SOAK_SLOT), 0);
-			CHECK_EQ(tr_post_send(A(w), wr[i].op, i, off, wr[i].len, 0, IBV_SEND_SIGNALED), 0);
+			CHECK_EQ(tr_post_recv(B(w), i, recv_off(nsend++), SOAK_SLOT), 0);
+			CHECK_EQ(tr_post_send(A(w), wr[i].op, i, off, wr[i].len, 0, sig), 0);
 			break;
 		default:
 			wr[i].add = 1 + tr_rand(rng) % 1000;
@@ -159,8 +166,8 @@ soak_round(struct tr_wire *w, uint64_t *rng, unsigned int round, uint64_t *count
 			if (i >= SOAK_SLOTS)
 				continue;
 			CHECK_EQ(wc[k].byte_len, wr[i].len);
-			CHECK_MEM(B(w)->buf + SOAK_RECV_OFF + recv_seen * SOAK_SLOT,
-				  A(w)->buf + i * SOAK_SLOT, wr[i].len);
+			CHECK_MEM(B(w)->buf + recv_off(recv_seen), A(w)->buf + i * SOAK_SLOT,
+				  wr[i].len);
 			recv_seen++;
 		}
 	}
@@ -218,7 +225,8 @@ t_soak(void)
 	if (getenv("TR_STATS")) {
 		for (int i = 0; i < ROCE_STAT__COUNT; i++)
 			if (a.v[i] || b.v[i])
-				printf("%-24s A %10llu  B %10llu\n", roce_stat_name((enum roce_stat)i),
+				printf("%-24s A %10llu  B %10llu\n",
+				       roce_stat_name((enum roce_stat)i),
 				       (unsigned long long)a.v[i], (unsigned long long)b.v[i]);
 	}
 	tr_fini(&w);

@@ -10,6 +10,9 @@
 #include "roce_pkt.h"
 
 #define TR_QKEY 0x11111111u
+#define TR_ALL_ACCESS                                                                        \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |          \
+	 IBV_ACCESS_REMOTE_ATOMIC)
 
 uint64_t
 tr_rand(uint64_t *state)
@@ -337,8 +340,7 @@ side_init(struct tr_wire *w, int idx, const struct tr_opts *o)
 	s->buf = aligned_alloc(64, s->buf_size);
 	memset(s->buf, 0, s->buf_size);
 	s->mr = roce_reg_mr(s->pd, s->buf + o->mr_guard, s->buf_size - 2 * o->mr_guard,
-			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-				    IBV_ACCESS_REMOTE_ATOMIC);
+			    TR_ALL_ACCESS);
 	s->scq = roce_create_cq(s->dev, o->cqe ? (int)o->cqe : 65536);
 	s->rcq = roce_create_cq(s->dev, o->cqe ? (int)o->cqe : 65536);
 	memset(&ia, 0, sizeof(ia));
@@ -404,7 +406,8 @@ side_connect(struct tr_wire *w, int idx, const struct tr_opts *o)
 	a.max_rd_atomic = o->max_rd_atomic ? o->max_rd_atomic : 16;
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 	if (type == IBV_QPT_RC)
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
 	if (roce_modify_qp(s->qp, &a, mask))
 		abort();
 }

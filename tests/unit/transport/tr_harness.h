@@ -44,7 +44,7 @@ struct tr_rule {
 	enum tr_match match;
 	int64_t psn;        /**< -1: any PSN */
 	enum tr_action action;
-	int count;          /**< act on this many matches (drop PSN n and its first k retransmits: k + 1) */
+	int count;          /**< matches to act on ("drop n and its first k resends": k + 1) */
 };
 
 struct tr_frame {

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# lossy-emu forwarding rate and delay-line release error, against dpdk-testpmd
+# --forward-mode=io on the same veth ports in the same run (docs/performance.md).
+# Needs root. Takes about a minute.
+#
+#   bench/emu/run.sh [BUILD_DIR]        (DUR=seconds per point, default 4)
+#
+# Topology: ns A (veth a0) <-> ns E (a1, b1: the forwarder) <-> ns B (b0). The load is
+# dpdk-testpmd --forward-mode=txonly on a0 (net_af_packet), pinned to CPU 0; the
+# forwarder is pinned to CPU 1 and busy-polls. The rate is what reaches b0 (its kernel
+# rx_packets counter); "offered" is what a0 sent. The last rows offer 100 kpps from a
+# paced Python sender instead, to see the release error below saturation, busy polling
+# and with the idle back-off. The machine has two shared vCPUs: compare rows of one run.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+B=$(realpath "${1:-build}")
+DUR=${DUR:-4}
+EMU=$B/app/lossy-emu/lossy-emu
+OUT=$B/results
+T=$$
+NA=lbenchA$T NE=lbenchE$T NB=lbenchB$T
+A0=ba0$T A1=ba1$T B0=bb0$T B1=bb1$T
+PIDS=()
+mkdir -p "$OUT"
+[ "$(id -u)" = 0 ] || { echo "bench/emu/run.sh: needs root (network namespaces)" >&2; exit 1; }
+[ -x "$EMU" ] || { echo "bench/emu/run.sh: $EMU not built" >&2; exit 1; }
+command -v dpdk-testpmd >/dev/null || { echo "bench/emu/run.sh: dpdk-testpmd missing" >&2; exit 1; }
+
+cleanup() {
+	for p in "${PIDS[@]}"; do kill -INT "$p" 2>/dev/null || true; done
+	sleep 0.5
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	for n in $NA $NE $NB; do ip netns del "$n" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+for n in $NA $NE $NB; do ip netns add "$n"; done
+ip link add $A0 type veth peer name $A1
+ip link add $B0 type veth peer name $B1
+ip link set $A0 netns $NA; ip link set $A1 netns $NE
+ip link set $B1 netns $NE; ip link set $B0 netns $NB
+for p in "$NA $A0" "$NE $A1" "$NE $B1" "$NB $B0"; do
+	set -- $p
+	ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
+	ip netns exec "$1" ip link set "$2" up
+done
+
+EAL="--no-huge --no-shconf --no-pci"
+RING=framecnt=8192 # 16 MB af_packet rings ride out short host stalls
+PORTS="--vdev net_af_packet0,iface=$A1,$RING --vdev net_af_packet1,iface=$B1,$RING"
+rx_b0() { ip netns exec $NB cat /sys/class/net/$B0/statistics/rx_packets; }
+tx_a0() { ip netns exec $NA cat /sys/class/net/$A0/statistics/tx_packets; }
+
+stop() { # $1: pid
+	kill -INT "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
+# forwarded and offered Mpps over DUR seconds after 1 s of warm-up
+measure() {
+	sleep 1
+	local r1 t1 r2 t2
+	r1=$(rx_b0); t1=$(tx_a0)
+	sleep "$DUR"
+	r2=$(rx_b0); t2=$(tx_a0)
+	FWD=$(awk "BEGIN{printf \"%.3f\", ($r2-$r1)/$DUR/1e6}")
+	OFF=$(awk "BEGIN{printf \"%.3f\", ($t2-$t1)/$DUR/1e6}")
+}
+
+# lossy-emu in ns E; $1: --tx-coalesce, $2: a2b SPEC, $3: --busy-poll or ""
+start_emu() {
+	ip netns exec $NE "$EMU" --lcores 0@1,1@1 $EAL -m 512 --file-prefix lbe$T $PORTS -- \
+		$3 --tx-coalesce "$1" --seed 1 --a2b "$2" --json "$OUT/bench_emu_last.json" \
+		>"$OUT/bench_emu_lossy.log" 2>&1 &
+	FP=$!; PIDS+=($FP)
+}
+
+# release error p50/p99/max and the mean TX burst of the last lossy-emu run
+emu_result() {
+	/usr/bin/python3 -c "
+import json
+d = json.load(open('$OUT/bench_emu_last.json'))['results']['a2b']
+e = d['delay_err_us']
+print('%.1f/%.1f/%.1f, burst %.1f' % (e['p50'], e['p99'], e['max'], d['tx_pkts'] / max(1, d['tx_bursts'])))"
+}
+
+JSON="$OUT/bench_emu.json"
+echo "{\"schema\": \"rocewan/1\", \"app\": \"bench-emu\", \"cpus\": $(nproc), \"dur_s\": $DUR," \
+	"\"started_utc\": \"$(date -u +%FT%TZ)\", \"rows\": [" >"$JSON"
+first=1
+row() { # size name offered fwd result
+	printf '%-6s %-46s %8s %8s  %s\n' "$1" "$2" "$3" "$4" "$5"
+	[ $first = 1 ] || echo "," >>"$JSON"
+	first=0
+	echo "{\"size\": $1, \"forwarder\": \"$2\", \"offered_mpps\": $3, \"fwd_mpps\": $4," \
+		"\"delay_err_us_p50_p99_max\": \"$5\"}" >>"$JSON"
+}
+echo "$(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); DUR=$DUR s"
+printf '%-6s %-46s %8s %8s  %s\n' size forwarder offered fwd "release error us p50/p99/max (Mpps)"
+
+for size in 64 1024; do
+	ip netns exec $NA dpdk-testpmd --lcores 0@0,1@0 $EAL -m 256 --file-prefix lbg$T \
+		--vdev net_af_packet0,iface=$A0 -- --forward-mode=txonly --txpkts="$size" \
+		--auto-start --total-num-mbufs=8192 --stats-period 1 >"$OUT/bench_emu_gen.log" 2>&1 &
+	GEN=$!; PIDS+=($GEN)
+	sleep 1
+
+	ip netns exec $NE dpdk-testpmd --lcores 0@1,1@1 $EAL -m 512 --file-prefix lbf$T $PORTS -- \
+		--forward-mode=io --auto-start --total-num-mbufs=16384 --mbuf-size=2176 \
+		--stats-period 1 >"$OUT/bench_emu_testpmd.log" 2>&1 &
+	FP=$!; PIDS+=($FP)
+	measure
+	stop $FP
+	row "$size" "testpmd io (baseline)" "$OFF" "$FWD" "-"
+
+	for run in "20us|" "20us|delay 1ms" "0|delay 1ms" "20us|delay 1ms loss 1% rate 10gbit"; do
+		co=${run%%|*} spec=${run#*|}
+		start_emu "$co" "$spec" --busy-poll
+		measure
+		stop $FP
+		name="lossy-emu ${spec:-(no impairment)}"
+		[ "$co" = 20us ] || name="$name, tx-coalesce 0"
+		row "$size" "$name" "$OFF" "$FWD" "$(emu_result)"
+	done
+	stop $GEN
+done
+
+paced() { # $1: frame size; 25 frames every 250 us = 100 kpps, pinned to CPU 0
+	ip netns exec $NA taskset -c 0 /usr/bin/python3 -c "
+import socket, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); s.bind(('$A0', 0))
+f = bytes.fromhex('02000000000b02000000000a0800') + bytes($1 - 14)
+end = time.perf_counter() + 1 + $DUR; t = time.perf_counter()
+while t < end:
+    for _ in range(25): s.send(f)
+    t += 0.00025
+    while time.perf_counter() < t: pass
+" &
+	PACER=$!; PIDS+=($PACER)
+}
+for size in 64 1024; do
+	for mode in --busy-poll ""; do
+		start_emu 20us "delay 1ms" "$mode"
+		sleep 1
+		paced "$size"
+		measure
+		wait $PACER || true
+		stop $FP
+		row "$size" "lossy-emu delay 1ms, 100 kpps, ${mode:---idle back-off}" "$OFF" "$FWD" "$(emu_result)"
+	done
+done
+echo "]}" >>"$JSON"
+echo "results: $JSON"
