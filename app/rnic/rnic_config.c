@@ -56,28 +56,28 @@ static const struct opt_def opts[] = {
 	 "A.B.C.D/N: the rnic's IPv4 address and prefix (GID ::ffff:A.B.C.D); required"},
 	{"ip6", 0, T_IP6, OFF(ip6), 0, NULL, 0, 0, NULL, true, "IPv6 address (adds an IPv6 GID)"},
 	{"gw", 0, T_IP4, OFF(gw), 0, NULL, 0, 0, NULL, true, "next hop for peers off the subnet"},
-	{"vlan", 0, T_U32, OFF(vlan), 0, "-1", 0, 4094, NULL, true, "802.1Q VLAN ID for RoCE traffic (-1: untagged)"},
-	{"pcp", 0, T_U32, OFF(pcp), 0, "3", 0, 7, NULL, true, "802.1p priority in the VLAN tag"},
-	{"dscp", 0, T_U32, OFF(dscp), 0, "26", 0, 63, NULL, true, "DSCP of RoCE packets (26 = AF31, priority 3)"},
+	{"vlan", 0, T_U32, OFF(vlan), SZ(vlan), "-1", 0, 4094, NULL, true, "802.1Q VLAN ID for RoCE traffic (-1: untagged)"},
+	{"pcp", 0, T_U32, OFF(pcp), SZ(pcp), "3", 0, 7, NULL, true, "802.1p priority in the VLAN tag"},
+	{"dscp", 0, T_U32, OFF(dscp), SZ(dscp), "26", 0, 63, NULL, true, "DSCP of RoCE packets (26 = AF31, priority 3)"},
 	/* perftest */
-	{"size", 's', T_U64, OFF(size), 0, "65536", 1, 1ull << 31, NULL, true, "message size in bytes"},
-	{"iters", 'n', T_U64, OFF(iters), 0, "5000", 1, 100000000, NULL, true, "iterations (messages)"},
-	{"duration", 'D', T_U32, OFF(duration_s), 0, "0", 0, 86400, NULL, true, "run for this many seconds instead of -n"},
-	{"mtu", 'm', T_U32, OFF(mtu), 0, "1024", 256, 4096, NULL, true, "path MTU: 256, 512, 1024, 2048 or 4096"},
-	{"qp", 'q', T_U32, OFF(num_qps), 0, "1", 1, 1024, NULL, true, "number of QPs"},
+	{"size", 's', T_U64, OFF(size), SZ(size), "65536", 1, 1ull << 31, NULL, true, "message size in bytes"},
+	{"iters", 'n', T_U64, OFF(iters), SZ(iters), "5000", 1, 100000000, NULL, true, "iterations (messages)"},
+	{"duration", 'D', T_U32, OFF(duration_s), SZ(duration_s), "0", 0, 86400, NULL, true, "run for this many seconds instead of -n"},
+	{"mtu", 'm', T_U32, OFF(mtu), SZ(mtu), "1024", 256, 4096, NULL, true, "path MTU: 256, 512, 1024, 2048 or 4096"},
+	{"qp", 'q', T_U32, OFF(num_qps), SZ(num_qps), "1", 1, 1024, NULL, true, "number of QPs"},
 	{"all", 'a', T_FLAG, OFF(all_sizes), 0, "false", 0, 0, NULL, false, "run sizes 2 B .. 8 MiB"},
-	{"tx-depth", 't', T_U32, OFF(tx_depth), 0, "128", 1, 65536, NULL, true, "send queue depth"},
-	{"rx-depth", 'r', T_U32, OFF(rx_depth), 0, "512", 1, 65536, NULL, true, "receive queue depth"},
+	{"tx-depth", 't', T_U32, OFF(tx_depth), SZ(tx_depth), "128", 1, 65536, NULL, true, "send queue depth"},
+	{"rx-depth", 'r', T_U32, OFF(rx_depth), SZ(rx_depth), "512", 1, 65536, NULL, true, "receive queue depth"},
 	{"bidirectional", 'b', T_FLAG, OFF(bidirectional), 0, "false", 0, 0, NULL, false, "traffic in both directions"},
 	{"connection", 'c', T_CHOICE, OFF(conn), 0, "RC", 0, 0, "RC|UC|UD", true, "transport"},
-	{"gid-index", 'x', T_U32, OFF(gid_index), 0, "0", 0, 255, NULL, true,
+	{"gid-index", 'x', T_U32, OFF(gid_index), SZ(gid_index), "0", 0, 255, NULL, true,
 	 "GID index (0: IPv4-mapped ::ffff:A.B.C.D, 1: --ip6 if given)"},
-	{"tclass", 0, T_U32, OFF(tclass), 0, "0", 0, 255, NULL, true, "IP traffic class; nonzero overrides --dscp (DSCP = tclass >> 2)"},
+	{"tclass", 0, T_U32, OFF(tclass), SZ(tclass), "0", 0, 255, NULL, true, "IP traffic class; nonzero overrides --dscp (DSCP = tclass >> 2)"},
 	{"report_gbits", 0, T_FLAG, OFF(report_gbits), 0, "false", 0, 0, NULL, false, "report Gb/s instead of MB/s"},
-	{"port", 'p', T_U32, OFF(tcp_port), 0, "18515", 1, 65535, NULL, true, "TCP port of perftest's exchange"},
-	{"outs", 'o', T_U32, OFF(outs), 0, "16", 1, 256, NULL, true, "outstanding RDMA READs / atomics per QP"},
-	{"qp-timeout", 'u', T_U32, OFF(qp_timeout), 0, "14", 1, 31, NULL, true, "local ACK timeout: 4.096 us * 2^N"},
-	{"inline_size", 'I', T_U32, OFF(inline_size), 0, "0", 0, 1024, NULL, true, "inline data size"},
+	{"port", 'p', T_U32, OFF(tcp_port), SZ(tcp_port), "18515", 1, 65535, NULL, true, "TCP port of perftest's exchange"},
+	{"outs", 'o', T_U32, OFF(outs), SZ(outs), "16", 1, 256, NULL, true, "outstanding RDMA READs / atomics per QP"},
+	{"qp-timeout", 'u', T_U32, OFF(qp_timeout), SZ(qp_timeout), "14", 1, 31, NULL, true, "local ACK timeout: 4.096 us * 2^N"},
+	{"inline_size", 'I', T_U32, OFF(inline_size), SZ(inline_size), "0", 0, 1024, NULL, true, "inline data size"},
 	{"atomic_type", 'A', T_CHOICE, OFF(atomic_type), SZ(atomic_type), "FETCH_AND_ADD", 0, 0,
 	 "CMP_AND_SWAP|FETCH_AND_ADD", true, "atomic operation for atomic_bw"},
 	/* project */
@@ -86,11 +86,11 @@ static const struct opt_def opts[] = {
 	{"recovery", 0, T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0, "gbn", true,
 	 "loss recovery (more modes arrive with later work)"},
 	{"cc", 0, T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none", true, "congestion control"},
-	{"max-inflight", 0, T_U32, OFF(max_inflight), 0, "65536", 16, 8388608, NULL, true,
+	{"max-inflight", 0, T_U32, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, NULL, true,
 	 "packets in flight per QP (size it for the path's BDP)"},
 	{"busy-poll", 0, T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL, false, "never sleep when idle (benchmarks)"},
-	{"lcores", 0, T_U32, OFF(lcores), 0, "1", 1, 64, NULL, true, "lcores serving QPs (one RX/TX queue each)"},
-	{"seed", 0, T_U64, OFF(seed), 0, "1", 0, UINT64_MAX, NULL, true, "seed for PSNs, keys and test-only drops"},
+	{"lcores", 0, T_U32, OFF(lcores), SZ(lcores), "1", 1, 64, NULL, true, "lcores serving QPs (one RX/TX queue each)"},
+	{"seed", 0, T_U64, OFF(seed), SZ(seed), "1", 0, UINT64_MAX, NULL, true, "seed for PSNs, keys and test-only drops"},
 	/* perftest options accepted and ignored, and refused ones */
 	{"ib-dev", 'd', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored: the device is the DPDK port"},
 	{"ib-port", 'i', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored"},
@@ -111,6 +111,11 @@ rnic_params_defaults(struct rnic_params *p)
 	for (size_t i = 0; i < N_OPTS; i++) {
 		const struct opt_def *o = &opts[i];
 		void *f = (char *)p + o->off;
+
+		/* a numeric row must point at a field of its width (a wider store would corrupt the next) */
+		if ((o->type == T_U32 && o->size != sizeof(uint32_t)) ||
+		    (o->type == T_U64 && o->size != sizeof(uint64_t)))
+			abort();
 
 		if (!o->def)
 			continue;

@@ -49,8 +49,8 @@ struct rnic_params {
 	bool has_ip6;
 	uint32_t gw;            /**< next hop, 0 = none (peers on-link) */
 	int vlan;               /**< -1 = untagged */
-	uint8_t pcp;
-	uint8_t dscp;
+	uint32_t pcp;
+	uint32_t dscp;
 	/* perftest options */
 	uint64_t size;          /**< -s */
 	uint64_t iters;         /**< -n */

@@ -2,6 +2,7 @@
 #include "dp_port.h"
 
 #include <errno.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,26 @@
 #include <rte_mbuf.h>
 
 volatile bool dp_quit;
+
+/* MTU of the kernel interface behind a PMD (af_packet, af_xdp, tap), 0 if none. */
+static unsigned
+kernel_mtu(uint32_t if_index)
+{
+	char name[IF_NAMESIZE], path[64 + IF_NAMESIZE];
+	unsigned mtu = 0;
+	FILE *f;
+
+	if (!if_index || !if_indextoname(if_index, name))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%u", &mtu) != 1)
+		mtu = 0;
+	fclose(f);
+	return mtu;
+}
 
 static void
 on_signal(int sig)
@@ -91,6 +112,13 @@ dp_port_start(const struct dp_port_cfg *cfg, struct dp_port_info *info, char *er
 		rte_eth_dev_get_mtu(cfg->port_id, &cur);
 		if (cur < cfg->mtu) {
 			rc = rte_eth_dev_set_mtu(cfg->port_id, (uint16_t)cfg->mtu);
+			/*
+			 * af_packet reports a 1518-byte maximum whatever its framesz and
+			 * refuses set_mtu, yet receives and sends whatever the kernel
+			 * interface carries: trust the kernel MTU when it is big enough.
+			 */
+			if (rc < 0 && kernel_mtu(di.if_index) >= cfg->mtu)
+				rc = 0;
 			if (rc < 0) {
 				ERR("port %u (%s): MTU %u is needed but the port has %u and refused to "
 				    "raise it (%s); raise the interface MTU (e.g. ip link set IF mtu %u)",

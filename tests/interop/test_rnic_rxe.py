@@ -72,6 +72,8 @@ def run(vm, tmp_path, mode, opts, rnic_is_server, mtu=1024, timeout=240):
             r = subprocess.run(rnic_cmd(vm, mode, opts, js, server=VM_IP, mtu=mtu),
                                shell=True, capture_output=True, text=True, timeout=timeout)
             rrc, rout = r.returncode, r.stdout + r.stderr
+            # a failed rnic leaves perftest waiting for ever: report the rnic's reason
+            assert rrc == 0, f"rnic failed (exit {rrc}):\n{rout}"
             prc, pout = job.wait(timeout=120)
         finally:
             if job.poll() is None:  # never leave a perftest server holding port 18515
