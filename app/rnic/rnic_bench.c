@@ -146,7 +146,7 @@ rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_r
 			r->first_error = IBV_WC_RETRY_EXC_ERR;
 			break;
 		}
-		dp_backoff_step(&bo, work + (unsigned int)n);
+		rnic_port_idle(b->port, &bo, work + (unsigned int)n);
 	}
 	r->iters = done;
 	r->seconds = now_s(b) - start;
@@ -187,7 +187,7 @@ rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect, ui
 			last = now_s(b);
 		if (r->errors || now_s(b) - last > WAIT_LIMIT_S)
 			break;
-		dp_backoff_step(&bo, work + (unsigned int)n);
+		rnic_port_idle(b->port, &bo, work + (unsigned int)n);
 	}
 	r->iters = done;
 	r->seconds = now_s(b) - start;
@@ -285,6 +285,135 @@ rnic_bench_lat(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r)
 	}
 	free(t);
 	return rc;
+}
+
+/* ---- ibv_rc_pingpong (rdma-core 44, libibverbs/examples/rc_pingpong.c) ---- */
+
+enum { PP_RECV_WRID = 1, PP_SEND_WRID = 2 }; /* rc_pingpong's PINGPONG_RECV/SEND_WRID */
+
+static uint8_t
+pp_pattern(uint64_t msg, uint64_t byte)
+{
+	return (uint8_t)(byte * 7 + msg * 13 + 1);
+}
+
+static int
+pp_post_recv(struct rnic_bench *b, uint64_t size)
+{
+	struct ibv_sge sge = {.addr = (uintptr_t)b->buf, .length = (uint32_t)size, .lkey = b->mr->lkey};
+	struct ibv_recv_wr wr = {.wr_id = PP_RECV_WRID, .sg_list = &sge, .num_sge = 1}, *bad;
+
+	return roce_post_recv(b->qp, &wr, &bad);
+}
+
+static int
+pp_post_send(struct rnic_bench *b, uint64_t size)
+{
+	struct ibv_sge sge = {.addr = (uintptr_t)b->buf, .length = (uint32_t)size, .lkey = b->mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = PP_SEND_WRID, .sg_list = &sge, .num_sge = 1,
+				 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED}, *bad;
+
+	return roce_post_send(b->qp, &wr, &bad);
+}
+
+int64_t
+rnic_bench_pingpong_prepare(struct rnic_bench *b, uint64_t size)
+{
+	uint64_t n = b->prm->rx_depth < b->prm->iters ? b->prm->rx_depth : b->prm->iters;
+
+	if (size > b->buf_size)
+		return -EINVAL;
+	memset(b->buf, 0x7b, size); /* rc_pingpong's initial buffer contents */
+	for (uint64_t i = 0; i < n; i++)
+		if (pp_post_recv(b, size) != 0)
+			return -ENOMEM;
+	return (int64_t)n;
+}
+
+int
+rnic_bench_pingpong(struct rnic_bench *b, uint64_t size, uint64_t posted, struct rnic_bench_result *r)
+{
+	const uint64_t iters = b->prm->iters;
+	uint64_t scnt = 0, rcnt = 0, routs = posted;
+	unsigned int pending = PP_RECV_WRID;
+	double start, last;
+	struct dp_backoff bo;
+	struct ibv_wc wc[16];
+
+	memset(r, 0, sizeof(*r));
+	r->size = size;
+	dp_backoff_init(&bo, true); /* a ping-pong waits on every round trip: never sleep */
+	start = last = now_s(b);
+	if (!b->server) {
+		for (uint64_t j = 0; j < size; j++)
+			b->buf[j] = pp_pattern(0, j);
+		if (pp_post_send(b, size) != 0)
+			return -ENOMEM;
+		pending |= PP_SEND_WRID;
+	}
+	while ((rcnt < iters || scnt < iters) && !dp_quit && !r->errors) {
+		unsigned int work = rnic_port_poll(b->port);
+		int n = roce_poll_cq(b->cq, 16, wc);
+
+		for (int i = 0; i < n && !r->errors; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				note_error(r, &wc[i]);
+				break;
+			}
+			if (wc[i].wr_id == PP_SEND_WRID) {
+				scnt++;
+			} else if (wc[i].wr_id == PP_RECV_WRID) {
+				if (!b->server) { /* the echo of message rcnt */
+					for (uint64_t j = 0; j < size; j++) {
+						if (b->buf[j] == pp_pattern(rcnt, j))
+							continue;
+						if (r->data_mismatches++ == 0) {
+							r->first_mismatch_msg = rcnt;
+							r->first_mismatch_byte = j;
+						}
+						break;
+					}
+				}
+				rcnt++;
+				/* rc_pingpong: if (--routs <= 1) routs += pp_post_recv(rx_depth - routs) */
+				if (--routs <= 1 && posted < iters) {
+					while (routs < b->prm->rx_depth && posted < iters &&
+					       pp_post_recv(b, size) == 0)
+						routs++, posted++;
+				}
+			} else {
+				r->errors++; /* not ours: count it as an error */
+				r->first_error = IBV_WC_GENERAL_ERR;
+				break;
+			}
+			pending &= ~(unsigned int)wc[i].wr_id;
+			if (scnt < iters && !pending) {
+				if (!b->server)
+					for (uint64_t j = 0; j < size; j++)
+						b->buf[j] = pp_pattern(scnt, j);
+				if (pp_post_send(b, size) != 0) {
+					r->errors++;
+					r->first_error = IBV_WC_LOC_QP_OP_ERR;
+					break;
+				}
+				pending = PP_RECV_WRID | PP_SEND_WRID;
+			}
+		}
+		if (n > 0)
+			last = now_s(b);
+		else if (now_s(b) - last > WAIT_LIMIT_S)
+			break;
+		rnic_port_idle(b->port, &bo, work + (unsigned int)n);
+	}
+	r->iters = scnt < rcnt ? scnt : rcnt;
+	r->seconds = now_s(b) - start;
+	if (r->seconds > 0) {
+		r->bw_avg_mbps = r->bw_peak_mbps = (double)r->iters * size * 2 / r->seconds / MIB;
+		r->msg_rate_mpps = (double)r->iters / r->seconds / 1e6;
+	}
+	if (r->errors || r->data_mismatches)
+		return -EIO;
+	return r->iters == iters ? 0 : -ETIMEDOUT;
 }
 
 static const char *

@@ -91,6 +91,17 @@ static const struct opt_def opts[] = {
 	{"busy-poll", 0, T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL, false, "never sleep when idle (benchmarks)"},
 	{"lcores", 0, T_U32, OFF(lcores), SZ(lcores), "1", 1, 64, NULL, true, "lcores serving QPs (one RX/TX queue each)"},
 	{"seed", 0, T_U64, OFF(seed), SZ(seed), "1", 0, UINT64_MAX, NULL, true, "seed for PSNs, keys and test-only drops"},
+	{"rate_limit", 0, T_STR, OFF(rate_limit), SZ(rate_limit), "0", 0, 0, NULL, true,
+	 "pace each QP's requests to this many Gb/s of frames (IBV_QP_RATE_LIMIT; 0 = line rate)"},
+	/* flow workload (write_bw client) */
+	{"flows", 0, T_U64, OFF(flows), SZ(flows), "0", 0, 10000000, NULL, true,
+	 "write_bw: run N flows (one RDMA WRITE each) and report per-flow completion times"},
+	{"flow-cdf", 0, T_STR, OFF(flow_cdf), SZ(flow_cdf), "", 0, 0, NULL, true,
+	 "flow sizes from a CDF file (lines \"SIZE_BYTES PERCENT\", linear interpolation); else -s"},
+	{"load", 0, T_U32, OFF(load_pct), SZ(load_pct), "0", 0, 100, NULL, true,
+	 "Poisson flow arrivals at this % of --link-rate (0: each flow starts when the last ends)"},
+	{"link-rate", 0, T_STR, OFF(link_rate), SZ(link_rate), "0", 0, 0, NULL, true,
+	 "link rate in Gb/s that --load refers to (default: --rate_limit)"},
 	/* perftest options accepted and ignored, and refused ones */
 	{"ib-dev", 'd', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored: the device is the DPDK port"},
 	{"ib-port", 'i', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored"},
@@ -385,6 +396,59 @@ rnic_parse_args(int argc, char **argv, struct rnic_params *p, char *err, size_t 
 	return rnic_configure(p, err, errlen);
 }
 
+/* A rate in Gb/s (perftest's --rate_limit unit): a non-negative number, at most 1000. */
+static int
+parse_gbps(const char *opt, const char *s, double *v, char *err, size_t errlen)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	if (end == s || *end || !(*v >= 0 && *v <= 1000)) {
+		snprintf(err, errlen, "option --%s: \"%s\" is not a rate in Gb/s (0..1000, e.g. 0.95)",
+			 opt, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+configure_flows(struct rnic_params *p, char *err, size_t errlen)
+{
+	char why[320];
+
+	p->flow_max = p->size;
+	if (!p->flows) {
+		if (p->flow_cdf[0] || p->load_pct) {
+			snprintf(err, errlen, "--flow-cdf and --load need --flows N");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (p->mode != RNIC_MODE_WRITE_BW || p->conn != RNIC_CONN_RC) {
+		snprintf(err, errlen, "--flows works with write_bw over RC (got %s over %s)",
+			 rnic_mode_name(p->mode), p->conn == RNIC_CONN_UC ? "UC" : "UD");
+		return -EINVAL;
+	}
+	if (p->load_pct && p->link_gbps == 0) {
+		snprintf(err, errlen, "--load %u%% needs a link rate: give --link-rate GBPS or --rate_limit GBPS",
+			 p->load_pct);
+		return -EINVAL;
+	}
+	if (p->flow_cdf[0]) {
+		if (rnic_cdf_load(&p->cdf, p->flow_cdf, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "option --flow-cdf: %s", why);
+			return -EINVAL;
+		}
+		p->flow_max = rnic_cdf_max(&p->cdf);
+		if (p->flow_max > (1ull << 30)) {
+			snprintf(err, errlen, "option --flow-cdf: largest flow %" PRIu64 " B exceeds 1 GiB",
+				 p->flow_max);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int
 rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 {
@@ -427,7 +491,12 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 	}
 	if (p->mode == RNIC_MODE_ATOMIC_BW)
 		p->size = 8;
-	return 0;
+	if (parse_gbps("rate_limit", p->rate_limit, &p->rate_gbps, err, errlen) < 0 ||
+	    parse_gbps("link-rate", p->link_rate, &p->link_gbps, err, errlen) < 0)
+		return -EINVAL;
+	if (p->link_gbps == 0)
+		p->link_gbps = p->rate_gbps;
+	return configure_flows(p, err, errlen);
 }
 
 void
@@ -505,4 +574,9 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "max_inflight_pkts", p->max_inflight);
 	rw_bool(w, "busy_poll", p->busy_poll);
 	rw_uint(w, "lcores", p->lcores);
+	rw_dbl(w, "rate_limit_gbps", p->rate_gbps);
+	rw_uint(w, "flows", p->flows);
+	rw_str(w, "flow_cdf", p->flow_cdf[0] ? p->flow_cdf : NULL);
+	rw_uint(w, "load_pct", p->load_pct);
+	rw_dbl(w, "link_rate_gbps", p->link_gbps);
 }

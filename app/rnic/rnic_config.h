@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rnic_cdf.h"
+
 struct rw_json;
 
 /** perftest-compatible modes, plus rdma-core's ibv_rc_pingpong. */
@@ -77,7 +79,17 @@ struct rnic_params {
 	uint32_t max_inflight;  /**< --max-inflight packets per QP */
 	bool busy_poll;
 	uint32_t lcores;        /**< QP-serving lcores */
+	char rate_limit[24];    /**< --rate_limit as given (perftest: Gb/s) */
+	double rate_gbps;       /**< parsed --rate_limit, 0 = unlimited */
+	/* flow workload (rnic_flows.h) */
+	uint64_t flows;         /**< --flows: number of flows, 0 = perftest loop */
+	char flow_cdf[256];     /**< --flow-cdf FILE: sizes from a CDF, else -s */
+	uint32_t load_pct;      /**< --load: Poisson arrivals at this % of the link, 0 = one at a time */
+	char link_rate[24];     /**< --link-rate as given (Gb/s) */
+	double link_gbps;       /**< rate --load refers to (default: --rate_limit) */
+	uint64_t flow_max;      /**< largest flow size (bytes) */
 	uint64_t seed;
+	struct rnic_cdf cdf;    /**< loaded from flow_cdf by rnic_configure() */
 };
 
 /** Result of parsing: 0 run, 1 printed --help/--version (exit 0), <0 error (message in err). */

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -27,6 +28,7 @@
 #include "rnic_config.h"
 #include "rnic_oob.h"
 #include "rnic_port.h"
+#include "rnic_tel.h"
 #include "rw_json.h"
 
 /*
@@ -92,6 +94,9 @@ setup_port(struct rnic_ctx *c)
 	c->port.gw = c->prm.gw;
 	c->port.vlan_tci = c->prm.vlan < 0 ? -1 : (int)net_vlan_tci(c->prm.pcp, (uint16_t)c->prm.vlan);
 	c->port.tsc_hz = rte_get_tsc_hz();
+	c->port.has_ip6 = c->prm.has_ip6;
+	memcpy(c->port.ip6, c->prm.ip6, 16);
+	net_neigh6_init(&c->port.neigh6);
 	memcpy(c->port.mac, info.mac.addr_bytes, 6);
 	net_neigh_init(&c->port.neigh);
 
@@ -127,9 +132,12 @@ setup_objects(struct rnic_ctx *c)
 	static const enum ibv_qp_type qpt[] = {IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD};
 	struct ibv_qp_init_attr ia;
 
-	c->buf_size = (size_t)(p->size < 4096 ? 4096 : p->size) * (slots < 16 ? slots : 16);
+	/* flows write at offset 0 on both sides: one buffer of the largest flow */
+	uint64_t msz = p->flows ? p->flow_max : p->size;
+
+	c->buf_size = (size_t)(msz < 4096 ? 4096 : msz) * (p->flows ? 1 : slots < 16 ? slots : 16);
 	if (c->buf_size > MAX_BUF)
-		c->buf_size = p->size > MAX_BUF ? p->size : MAX_BUF;
+		c->buf_size = msz > MAX_BUF ? msz : MAX_BUF;
 	c->buf = aligned_alloc(4096, (c->buf_size + 4095) & ~(size_t)4095);
 	if (!c->buf)
 		die("cannot allocate a %zu-byte buffer", c->buf_size);
@@ -153,6 +161,7 @@ setup_objects(struct rnic_ctx *c)
 	c->qp = roce_create_qp(c->pd, &ia);
 	if (!c->qp)
 		die("cannot create the QP (send depth %u, receive depth %u)", p->tx_depth, p->rx_depth);
+	rnic_tel_add_qp(c->qp, ia.qp_type);
 	c->psn = (uint32_t)((p->seed + (p->server[0] ? 1 : 2)) * 2654435761u) & 0xffffff;
 	memset(&c->run.local, 0, sizeof(c->run.local));
 	c->run.local.qpn = roce_qp_num(c->qp);
@@ -167,6 +176,14 @@ setup_objects(struct rnic_ctx *c)
 		net_ip4_to_mapped(p->ip, c->run.local.gid);
 }
 
+static const char *
+gid_str(const uint8_t gid[16])
+{
+	static char s[INET6_ADDRSTRLEN];
+
+	return inet_ntop(AF_INET6, gid, s, sizeof(s)) ? s : "?";
+}
+
 static int
 connect_qp(void *arg, const struct perftest_dest *remote, int mtu_enum_peer)
 {
@@ -177,13 +194,20 @@ connect_qp(void *arg, const struct perftest_dest *remote, int mtu_enum_peer)
 	uint32_t peer_ip;
 	int rc;
 
-	if (!net_mapped_to_ip4(remote->gid, &peer_ip))
-		die("the peer sent an IPv6 GID; IPv6 peers need neighbour discovery, not implemented yet "
-		    "(use -x with the IPv4-mapped GID)");
-	rc = rnic_port_resolve(&c->port, peer_ip, mac, 3000);
-	if (rc < 0) {
-		struct in_addr in = {.s_addr = htonl(peer_ip)};
-		die("peer %s does not answer ARP on the DPDK port (3 s)", inet_ntoa(in));
+	if (net_mapped_to_ip4(remote->gid, &peer_ip) != (p->gid_index == 0))
+		die("the peer's GID %s is %s but ours (-x %u) is %s: use the same family on both sides "
+		    "(rnic -x 0 = IPv4-mapped, -x 1 = --ip6)", gid_str(remote->gid),
+		    p->gid_index ? "IPv4-mapped" : "IPv6", p->gid_index,
+		    p->gid_index ? "IPv6" : "IPv4-mapped");
+	if (p->gid_index == 0) {
+		rc = rnic_port_resolve(&c->port, peer_ip, mac, 3000);
+		if (rc < 0) {
+			struct in_addr in = {.s_addr = htonl(peer_ip)};
+			die("peer %s does not answer ARP on the DPDK port (3 s)", inet_ntoa(in));
+		}
+	} else if (rnic_port_resolve6(&c->port, remote->gid, mac, 3000) < 0) {
+		die("peer %s does not answer IPv6 neighbour solicitations on the DPDK port (3 s)",
+		    gid_str(remote->gid));
 	}
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
@@ -224,7 +248,8 @@ connect_qp(void *arg, const struct perftest_dest *remote, int mtu_enum_peer)
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = (uint8_t)(p->outs > 16 ? 16 : p->outs);
-	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	a.rate_limit = (uint32_t)(p->rate_gbps * 1e6); /* verbs: kbit/s */
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN | (a.rate_limit ? IBV_QP_RATE_LIMIT : 0);
 	if (p->conn == RNIC_CONN_RC)
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
 	rc = roce_modify_qp(c->qp, &a, mask);
@@ -261,14 +286,24 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st)
 		rw_dbl(&w, "lat_max_us", c->run.res.t_max);
 	}
 	rw_uint(&w, "completion_errors", c->run.res.errors);
+	if (c->run.flows.rec)
+		rnic_flows_json(&c->run.flows, &w);
 	rw_obj_begin(&w, "qp_counters");
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
 		rw_uint(&w, roce_stat_name((enum roce_stat)i), st->v[i]);
 	rw_obj_end(&w);
+	rnic_port_json_device(&c->port, &w);
 	rw_obj_begin(&w, "port_counters");
 #define RNIC_CNT_JSON(name, help) rw_uint(&w, #name, c->port.cnt.name);
 	RNIC_PORT_COUNTERS(RNIC_CNT_JSON)
 #undef RNIC_CNT_JSON
+	rw_obj_end(&w);
+	/* the device's counters also hold the receive path's early drops (ICRC, parse, QPN) */
+	struct roce_stats ds;
+	roce_dev_stats(c->port.dev, &ds);
+	rw_obj_begin(&w, "dev_counters");
+	for (int i = 0; i < ROCE_STAT__COUNT; i++)
+		rw_uint(&w, roce_stat_name((enum roce_stat)i), ds.v[i]);
 	rw_obj_end(&w);
 	if (rw_doc_end(&w) < 0 || fclose(f) != 0)
 		die("--json %s: write failed", c->prm.json);
@@ -313,7 +348,10 @@ main(int argc, char **argv)
 	if (rte_eal_init(n, argv) < 0)
 		die("EAL initialisation failed: %s", rte_strerror(rte_errno));
 	dp_signals_install();
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* 1 us: idle sleeps end on time (pacing, ACKs) */
 	setup_port(&c);
+	if (rnic_tel_register(&c.port) < 0)
+		fprintf(stderr, "rnic: warning: telemetry commands not registered\n");
 	setup_objects(&c);
 
 	/* out-of-band: perftest's TCP exchange (kernel network stack), then the traffic */
@@ -322,8 +360,12 @@ main(int argc, char **argv)
 					  .server = !c.prm.server[0]};
 	c.run.connect_qp = connect_qp;
 	c.run.connect_arg = &c;
-	rnic_bench_print_header(stdout, &c.prm);
-	rc = rnic_oob_run(&c.run, &c.prm, err, sizeof(err));
+	if (c.prm.mode == RNIC_MODE_RC_PINGPONG) {
+		rc = rnic_oob_run_pingpong(&c.run, &c.prm, err, sizeof(err));
+	} else {
+		rnic_bench_print_header(stdout, &c.prm);
+		rc = rnic_oob_run(&c.run, &c.prm, err, sizeof(err));
+	}
 	if (rc < 0) {
 		fprintf(stderr, "rnic: %s\n", err);
 		print_counters(&c, &st);
@@ -338,9 +380,12 @@ main(int argc, char **argv)
 		c.run.res.bw_avg_mbps = c.run.peer_report.bw_avg * k;
 		c.run.res.msg_rate_mpps = c.run.peer_report.msg_rate_avg;
 	}
-	if (!(c.run.bench.server && !rnic_mode_is_bw(c.prm.mode) && c.prm.mode != RNIC_MODE_SEND_LAT))
-		rnic_bench_print_row(stdout, &c.prm, &c.run.res);
-	rnic_bench_print_footer(stdout);
+	if (c.prm.mode != RNIC_MODE_RC_PINGPONG) {
+		if (!(c.run.bench.server && !rnic_mode_is_bw(c.prm.mode) &&
+		      c.prm.mode != RNIC_MODE_SEND_LAT))
+			rnic_bench_print_row(stdout, &c.prm, &c.run.res);
+		rnic_bench_print_footer(stdout);
+	}
 	if (c.run.res.errors)
 		fprintf(stderr, "rnic: %" PRIu64 " completion error(s), first: %s\n", c.run.res.errors,
 			roce_wc_status_str(c.run.res.first_error));

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "rnic_oob.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include <rte_cycles.h>
 
 #include "dp_port.h"
+#include "pingpong_xchg.h"
 
 #define ACCEPT_TIMEOUT_MS 120000
 #define WAIT_TIMEOUT_MS 120000
@@ -72,7 +75,7 @@ serve_until_peer_speaks(struct rnic_bench *b, int fd)
 		unsigned int w = rnic_port_poll(b->port);
 		if (poll(&pfd, 1, 0) > 0)
 			break;
-		dp_backoff_step(&bo, w);
+		rnic_port_idle(b->port, &bo, w);
 	}
 	/* let the last ACKs and responses leave */
 	for (int i = 0; i < 64; i++)
@@ -90,7 +93,9 @@ hook_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct 
 	b->raddr = r->remote.vaddr;
 	b->rkey = r->remote.rkey;
 	if (rnic_mode_is_bw(p->mode)) {
-		if (!b->server)
+		if (!b->server && p->flows)
+			rc = rnic_flows_run(b, &r->flows, &r->res);
+		else if (!b->server)
 			rc = rnic_bench_bw_requester(b, size, &r->res);
 		else if (p->mode == RNIC_MODE_SEND_BW)
 			rc = rnic_bench_bw_responder(b, size, p->iters, r->pre_posted, &r->res);
@@ -113,40 +118,132 @@ hook_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct 
 	return rc;
 }
 
+/* Connect (client) or listen and accept one peer (server) on the kernel's TCP. */
+static int
+oob_open(struct oob_conn *c, const struct rnic_params *p, char *err, size_t errlen)
+{
+	struct oob_listener l;
+	int rc;
+
+	oob_conn_init(c);
+	if (p->server[0]) {
+		struct oob_connect_opts o = {.connect_timeout_ms = 3000, .retries = 40,
+					     .retry_delay_ms = 250, .io_timeout_ms = WAIT_TIMEOUT_MS};
+		rc = oob_connect(c, p->server, (uint16_t)p->tcp_port, &o);
+		if (rc != OOB_OK) {
+			snprintf(err, errlen, "%s", c->err);
+			return -ECONNREFUSED;
+		}
+		return 0;
+	}
+	rc = oob_listen(&l, NULL, (uint16_t)p->tcp_port, err, errlen);
+	if (rc != OOB_OK)
+		return -EADDRINUSE;
+	printf(" Waiting for client to connect on TCP port %u... *\n", p->tcp_port);
+	fflush(stdout);
+	rc = oob_accept(&l, c, ACCEPT_TIMEOUT_MS, WAIT_TIMEOUT_MS);
+	oob_listener_close(&l);
+	if (rc != OOB_OK) {
+		snprintf(err, errlen, "no client connected on TCP port %u within %d s", p->tcp_port,
+			 ACCEPT_TIMEOUT_MS / 1000);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+static void
+print_pp_dest(const char *what, const struct pingpong_dest *d)
+{
+	char gid[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, d->gid, gid, sizeof(gid));
+	printf("  %s LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n", what, d->lid, d->qpn, d->psn, gid);
+}
+
+/* The server's hook: bring the QP up with the client's details and post the receives. */
+static int
+pp_connect(void *arg, const struct pingpong_dest *remote)
+{
+	struct rnic_run *r = arg;
+	struct perftest_dest d = {.lid = remote->lid, .qpn = remote->qpn, .psn = remote->psn};
+	int64_t n;
+
+	memcpy(d.gid, remote->gid, 16);
+	r->remote = d;
+	if (r->connect_qp(r->connect_arg, &d, mtu_enum(r->bench.prm->mtu)) != 0)
+		return -1;
+	n = rnic_bench_pingpong_prepare(&r->bench, r->bench.prm->size);
+	if (n < 0)
+		return -1;
+	r->pre_posted = (uint64_t)n;
+	return 0;
+}
+
+int
+rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *err, size_t errlen)
+{
+	struct pingpong_dest local = {.lid = 0, .qpn = run->local.qpn, .psn = run->local.psn}, remote;
+	struct oob_conn c;
+	int rc;
+
+	memcpy(local.gid, run->local.gid, 16);
+	rc = oob_open(&c, p, err, errlen);
+	if (rc < 0)
+		return rc;
+	print_pp_dest("local address: ", &local);
+	if (p->server[0]) {
+		rc = pingpong_client_exchange(&c, &local, &remote);
+		if (rc == OOB_OK && pp_connect(run, &remote) != 0)
+			rc = oob_fail(&c, OOB_ERR_ARG, "connecting the local QP failed");
+	} else {
+		rc = pingpong_server_exchange(&c, &local, &remote, pp_connect, run);
+	}
+	if (rc != OOB_OK) {
+		snprintf(err, errlen, "ibv_rc_pingpong exchange with %s: %s",
+			 p->server[0] ? p->server : "the client", c.err[0] ? c.err : "failed");
+		oob_close(&c);
+		return -EPROTO;
+	}
+	oob_close(&c);
+	print_pp_dest("remote address:", &remote);
+	rc = rnic_bench_pingpong(&run->bench, p->size, run->pre_posted, &run->res);
+	if (run->res.iters) {
+		const struct rnic_bench_result *r = &run->res;
+		uint64_t bytes = r->size * r->iters * 2;
+		double us = r->seconds * 1e6;
+
+		/* rc_pingpong's two result lines */
+		printf("%" PRIu64 " bytes in %.2f seconds = %.2f Mbit/sec\n", bytes, r->seconds,
+		       us > 0 ? (double)bytes * 8 / us : 0);
+		printf("%" PRIu64 " iters in %.2f seconds = %.2f usec/iter\n", r->iters, r->seconds,
+		       us / (double)r->iters);
+	}
+	if (run->res.data_mismatches)
+		snprintf(err, errlen, "rc_pingpong: %" PRIu64 " echo(es) differ from what was sent; "
+			 "first: message %" PRIu64 " at byte %" PRIu64, run->res.data_mismatches,
+			 run->res.first_mismatch_msg, run->res.first_mismatch_byte);
+	else if (run->res.errors)
+		snprintf(err, errlen, "rc_pingpong: completion error %s after %" PRIu64 " of %" PRIu64
+			 " round trips", roce_wc_status_str(run->res.first_error), run->res.iters, p->iters);
+	else if (rc)
+		snprintf(err, errlen, "rc_pingpong: only %" PRIu64 " of %" PRIu64 " round trips "
+			 "completed (no progress for 30 s)", run->res.iters, p->iters);
+	return rc ? -EIO : 0;
+}
+
 int
 rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_t errlen)
 {
 	struct perftest_hooks hooks = {.arg = run, .connect_qps = hook_connect,
 				       .post_recv = hook_post_recv, .run_traffic = hook_traffic};
-	struct oob_listener l;
 	struct oob_conn c;
 	struct perftest_params pp;
 	struct perftest_session *s;
 	int rc;
 
-	oob_conn_init(&c);
-	if (p->server[0]) {
-		struct oob_connect_opts o = {.connect_timeout_ms = 3000, .retries = 40,
-					     .retry_delay_ms = 250, .io_timeout_ms = WAIT_TIMEOUT_MS};
-		rc = oob_connect(&c, p->server, (uint16_t)p->tcp_port, &o);
-		if (rc != OOB_OK) {
-			snprintf(err, errlen, "%s", c.err);
-			return -ECONNREFUSED;
-		}
-	} else {
-		rc = oob_listen(&l, NULL, (uint16_t)p->tcp_port, err, errlen);
-		if (rc != OOB_OK)
-			return -EADDRINUSE;
-		printf(" Waiting for client to connect on TCP port %u... *\n", p->tcp_port);
-		fflush(stdout);
-		rc = oob_accept(&l, &c, ACCEPT_TIMEOUT_MS, WAIT_TIMEOUT_MS);
-		oob_listener_close(&l);
-		if (rc != OOB_OK) {
-			snprintf(err, errlen, "no client connected on TCP port %u within %d s",
-				 p->tcp_port, ACCEPT_TIMEOUT_MS / 1000);
-			return -ETIMEDOUT;
-		}
-	}
+	rc = oob_open(&c, p, err, errlen);
+	if (rc < 0)
+		return rc;
 	perftest_params_default(&pp, test_of(p->mode), p->server[0] ? PERFTEST_CLIENT : PERFTEST_SERVER);
 	pp.num_qps = 1;
 	pp.duplex = p->bidirectional;

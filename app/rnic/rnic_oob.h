@@ -12,11 +12,13 @@
 #include "oob_tcp.h"
 #include "perftest_xchg.h"
 #include "rnic_bench.h"
+#include "rnic_flows.h"
 
 struct rnic_run {
 	struct rnic_bench bench;
 	struct perftest_dest local, remote;
 	struct rnic_bench_result res;
+	struct rnic_flows flows;     /**< --flows: per-flow records (client) */
 	struct perftest_report peer_report;
 	int (*connect_qp)(void *arg, const struct perftest_dest *remote, int mtu_enum);
 	void *connect_arg;
@@ -28,5 +30,13 @@ struct rnic_run {
  * exchange with traffic. Returns 0 or a negative error with one line in @p err.
  */
 int rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_t errlen);
+
+/**
+ * The same for rdma-core's ibv_rc_pingpong: its 52-byte exchange (server:
+ * QP up and receives posted before it answers), then the ping-pong loop;
+ * prints rc_pingpong's address and result lines. 0 or a negative error.
+ */
+int rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *err,
+			  size_t errlen);
 
 #endif /* RNIC_OOB_H */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "rnic_port.h"
 
+#include "dp_port.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,13 +13,23 @@
 #include "net_bytes.h"
 #include "net_hdr.h"
 #include "pfc.h"
+#include "rw_json.h"
 
+/*
+ * ns = cycles * 10^9 / hz as a multiply and a shift: a 128-bit division costs
+ * tens of ns, and the clock is read several times per poll. mult has 32
+ * fractional bits (relative error < 2^-32 * hz / 10^9); the TSC rate is one
+ * machine-wide constant, so a benign race on the lazy init writes one value.
+ */
 uint64_t
 rnic_now_ns(const struct rnic_port *p)
 {
+	static uint64_t mult;
 	uint64_t c = rte_get_tsc_cycles();
 
-	return (uint64_t)((unsigned __int128)c * 1000000000u / p->tsc_hz);
+	if (unlikely(mult == 0))
+		mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / p->tsc_hz);
+	return (uint64_t)(((unsigned __int128)c * mult) >> 32);
 }
 
 void
@@ -28,6 +40,7 @@ rnic_port_flush(struct rnic_port *p)
 	for (int tries = 0; sent < p->ntx && tries < 64; tries++)
 		sent += rte_eth_tx_burst(p->port_id, p->queue, p->tx + sent, (uint16_t)(p->ntx - sent));
 	p->cnt.tx_frames += sent;
+	p->cnt.tx_bursts += sent != 0;
 	if (sent < p->ntx) {
 		p->cnt.tx_drop_full += p->ntx - sent;
 		rte_pktmbuf_free_bulk(p->tx + sent, p->ntx - sent);
@@ -99,6 +112,33 @@ next_hop(const struct rnic_port *p, uint32_t ip)
 	return (p->gw && !net_same_subnet(ip, p->ip, p->prefix)) ? p->gw : ip;
 }
 
+static void
+send_nd_solicit(struct rnic_port *p, const uint8_t target[16])
+{
+	uint8_t f[128];
+	int n = net_nd_build_ns(f, sizeof(f), p->mac, p->ip6, target, p->vlan_tci);
+
+	if (n > 0 && port_tx(p, f, (size_t)n) == 0)
+		p->cnt.nd_solicits_sent++;
+}
+
+/* IPv6 peers are on-link (RoCEv2 peers here share the L2 segment): ND, RFC 4861 7.2 */
+static int
+resolve6(struct rnic_port *p, const uint8_t ip6[16], uint8_t mac[6])
+{
+	uint64_t now = rnic_now_ns(p);
+
+	if (!p->has_ip6)
+		return -EAFNOSUPPORT;
+	if (net_neigh6_lookup(&p->neigh6, ip6, mac, now))
+		return 0;
+	if (now - p->last_ns_ns > 100000000ull) {
+		send_nd_solicit(p, ip6);
+		p->last_ns_ns = now;
+	}
+	return -EAGAIN;
+}
+
 static int
 ops_resolve(void *ctx, const union ibv_gid *gid, uint8_t mac[6])
 {
@@ -107,7 +147,7 @@ ops_resolve(void *ctx, const union ibv_gid *gid, uint8_t mac[6])
 	uint32_t ip;
 
 	if (!net_mapped_to_ip4(gid->raw, &ip))
-		return -EAFNOSUPPORT; /* IPv6 peers: neighbour discovery is not implemented */
+		return resolve6(p, gid->raw, mac);
 	ip = next_hop(p, ip);
 	if (net_neigh_lookup(&p->neigh, ip, mac, now))
 		return 0;
@@ -155,6 +195,46 @@ handle_arp(struct rnic_port *p, const uint8_t *f, size_t len)
 	}
 }
 
+/* ICMPv6: answer Neighbor Solicitations for our address, learn from NS and NA. */
+static void
+handle_icmp6(struct rnic_port *p, const uint8_t *f, size_t len)
+{
+	struct net_nd nd;
+	uint8_t out[128];
+	int n;
+
+	if (!p->has_ip6 || net_nd_parse(f, len, &nd) < 0 || memcmp(nd.target, p->ip6, 16) != 0) {
+		p->cnt.rx_nd_other++;
+		return;
+	}
+	if (nd.type == NET_ND_NS) {
+		/* 7.2.3: a solicitor with an address gets a neighbour entry for it */
+		if (nd.has_lladdr)
+			net_neigh6_learn(&p->neigh6, nd.src, nd.lladdr, rnic_now_ns(p));
+		n = net_nd_build_na(out, sizeof(out), p->mac, p->ip6, &nd, p->vlan_tci);
+		if (n > 0)
+			port_tx(p, out, (size_t)n);
+		p->cnt.rx_nd_solicit++;
+	} else {
+		p->cnt.rx_nd_other++; /* an advertisement for our own address: ignore */
+	}
+}
+
+/* An NA for a peer we asked about (its target is the peer's address). */
+static bool
+handle_nd_advert(struct rnic_port *p, const uint8_t *f, size_t len)
+{
+	struct net_nd nd;
+
+	if (!p->has_ip6 || net_nd_parse(f, len, &nd) < 0 || nd.type != NET_ND_NA ||
+	    memcmp(nd.target, p->ip6, 16) == 0)
+		return false;
+	net_neigh6_learn(&p->neigh6, nd.target, nd.has_lladdr ? nd.lladdr : nd.eth_src,
+			 rnic_now_ns(p));
+	p->cnt.rx_nd_advert++;
+	return true;
+}
+
 unsigned int
 rnic_port_poll(struct rnic_port *p)
 {
@@ -164,7 +244,9 @@ rnic_port_poll(struct rnic_port *p)
 	unsigned int nroce = 0;
 	uint16_t n = rte_eth_rx_burst(p->port_id, p->queue, rx, RNIC_BURST);
 
+	p->cnt.polls++;
 	p->cnt.rx_frames += n;
+	p->cnt.rx_bursts += n != 0;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = rx[i];
 		uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
@@ -200,6 +282,12 @@ rnic_port_poll(struct rnic_port *p)
 				} else {
 					p->cnt.rx_not_for_us++;
 				}
+				break;
+			}
+			if (l2.ethertype == NET_ETHERTYPE_IPV6 && iplen >= 40 &&
+			    ip[6] == NET_IPPROTO_ICMPV6) {
+				if (!handle_nd_advert(p, f, len))
+					handle_icmp6(p, f, len);
 				break;
 			}
 			if ((l2.ethertype == NET_ETHERTYPE_IPV4 && iplen >= 28 && ip[9] == 17 &&
@@ -251,6 +339,40 @@ rnic_port_resolve(struct rnic_port *p, uint32_t ip, uint8_t mac[6], unsigned int
 }
 
 void
+rnic_port_idle(struct rnic_port *p, struct dp_backoff *bo, unsigned int work)
+{
+	uint64_t d = roce_dev_next_deadline(p->dev), now = rnic_now_ns(p);
+	uint32_t max = bo->max_us;
+
+	if (d != UINT64_MAX && !work) {
+		uint64_t us = d > now ? (d - now) / 1000 : 0;
+
+		if (us < bo->max_us)
+			bo->max_us = us > bo->min_us ? (uint32_t)us : bo->min_us;
+		if (bo->sleep_us > bo->max_us)
+			bo->sleep_us = bo->max_us;
+	}
+	dp_backoff_step(bo, work);
+	bo->max_us = max;
+}
+
+int
+rnic_port_resolve6(struct rnic_port *p, const uint8_t ip6[16], uint8_t mac[6], unsigned int timeout_ms)
+{
+	uint64_t start = rnic_now_ns(p);
+
+	while (rnic_now_ns(p) - start < (uint64_t)timeout_ms * 1000000ull) {
+		int rc = resolve6(p, ip6, mac);
+
+		if (rc != -EAGAIN)
+			return rc;
+		if (rnic_port_poll(p) == 0)
+			rte_delay_us_sleep(200);
+	}
+	return -ETIMEDOUT;
+}
+
+void
 rnic_port_print_counters(const struct rnic_port *p, FILE *f)
 {
 #define RNIC_CNT_PRINT(name, help) \
@@ -258,4 +380,26 @@ rnic_port_print_counters(const struct rnic_port *p, FILE *f)
 		fprintf(f, "  %-22s %12llu  %s\n", #name, (unsigned long long)p->cnt.name, help);
 	RNIC_PORT_COUNTERS(RNIC_CNT_PRINT)
 #undef RNIC_CNT_PRINT
+	struct roce_stats st;
+
+	roce_dev_stats(p->dev, &st);
+	for (int i = 0; i < ROCE_STAT__COUNT; i++) {
+		const char *name = roce_stat_name((enum roce_stat)i);
+
+		if (st.v[i] && strncmp(name, "rx_drop_", 8) == 0)
+			fprintf(f, "  device %-15s %12llu  %s\n", name, (unsigned long long)st.v[i],
+				roce_stat_desc((enum roce_stat)i));
+	}
+}
+
+void
+rnic_port_json_device(const struct rnic_port *p, struct rw_json *w)
+{
+	struct roce_stats st;
+
+	roce_dev_stats(p->dev, &st);
+	rw_obj_begin(w, "device_counters");
+	for (int i = 0; i < ROCE_STAT__COUNT; i++)
+		rw_uint(w, roce_stat_name((enum roce_stat)i), st.v[i]);
+	rw_obj_end(w);
 }

@@ -15,13 +15,18 @@
 #include <rte_mbuf.h>
 
 #include "net_arp.h"
+#include "net_nd.h"
 #include "roce_verbs.h"
+
+struct dp_backoff;
 
 #define RNIC_BURST 32
 
 /* X(name, help): port-level counters beside the engine's own (roce_stats.h). */
 #define RNIC_PORT_COUNTERS(X)                                                        \
+	X(polls, "data-path poll iterations")                                        \
 	X(rx_frames, "frames received on the port")                                  \
+	X(rx_bursts, "RX bursts that returned frames (rx_frames / rx_bursts = mean burst)") \
 	X(rx_roce, "RoCEv2 frames handed to the engine")                             \
 	X(rx_arp_req, "ARP requests for our address answered")                       \
 	X(rx_arp_reply, "ARP replies learned")                                       \
@@ -32,9 +37,14 @@
 	X(rx_other, "frames of another EtherType")                                   \
 	X(rx_multiseg, "multi-segment frames dropped (MTU larger than the mbufs)")   \
 	X(tx_frames, "frames sent")                                                  \
+	X(tx_bursts, "TX flushes that sent frames (tx_frames / tx_bursts = mean burst)") \
 	X(tx_drop_nombuf, "frames dropped: mempool empty")                           \
 	X(tx_drop_full, "frames dropped: TX ring full after retries")                \
-	X(arp_requests_sent, "ARP requests sent to resolve peers")
+	X(arp_requests_sent, "ARP requests sent to resolve peers")                    \
+	X(rx_nd_solicit, "IPv6 neighbour solicitations for our address answered")     \
+	X(rx_nd_advert, "IPv6 neighbour advertisements learned")                      \
+	X(rx_nd_other, "ICMPv6 frames not handled (other types, not for us, invalid)") \
+	X(nd_solicits_sent, "IPv6 neighbour solicitations sent to resolve peers")
 
 struct rnic_port_counters {
 #define RNIC_CNT_FIELD(name, help) uint64_t name;
@@ -54,6 +64,10 @@ struct rnic_port {
 	int vlan_tci;      /**< -1 untagged */
 	struct net_neigh neigh;
 	uint64_t last_arp_ns;
+	uint8_t ip6[16];   /**< --ip6 (GID index 1), valid if has_ip6 */
+	bool has_ip6;
+	struct net_neigh6 neigh6;
+	uint64_t last_ns_ns;
 	struct rte_mbuf *tx[RNIC_BURST];
 	unsigned int ntx;
 	uint64_t tsc_hz;
@@ -73,12 +87,33 @@ void rnic_port_flush(struct rnic_port *p);
 uint64_t rnic_now_ns(const struct rnic_port *p);
 
 /**
+ * Idle back-off for loops that drive the port: like dp_backoff_step(), but a
+ * sleep never runs past the engine's next timer (pacing, ACK, retransmit), so
+ * a rate-limited QP keeps its rate while the loop sleeps between packets.
+ */
+void rnic_port_idle(struct rnic_port *p, struct dp_backoff *bo, unsigned int work);
+
+/**
  * Resolve the MAC of @p ip (host order): sends ARP requests (every 100 ms) and
  * polls the port until answered or @p timeout_ms passes. 0 or -ETIMEDOUT.
  */
 int rnic_port_resolve(struct rnic_port *p, uint32_t ip, uint8_t mac[6], unsigned int timeout_ms);
 
-/** Print the port counters that are nonzero. */
+/**
+ * The same for an IPv6 peer (always on-link): Neighbor Solicitations every
+ * 100 ms until an advertisement arrives. Needs has_ip6. 0 or -ETIMEDOUT.
+ */
+int rnic_port_resolve6(struct rnic_port *p, const uint8_t ip6[16], uint8_t mac[6],
+		       unsigned int timeout_ms);
+
+/**
+ * Print the port counters that are nonzero, then the device's receive-dispatch
+ * drops (rx_drop_*: counted before a QP is known, so in no QP's counters).
+ */
 void rnic_port_print_counters(const struct rnic_port *p, FILE *f);
+
+struct rw_json;
+/** Write "device_counters": every device-wide RoCE counter (roce_dev_stats). */
+void rnic_port_json_device(const struct rnic_port *p, struct rw_json *w);
 
 #endif /* RNIC_PORT_H */

@@ -158,6 +158,7 @@ struct roce_req_state {
 	uint32_t ackreq_cnt;  /**< packets since the last AckReq bit */
 	uint32_t hint;        /**< SQ index cache for PSN -> WQE lookups */
 	uint64_t wake_at;     /**< CC pacing deadline (0: none) */
+	uint64_t pace_at;     /**< IBV_QP_RATE_LIMIT: earliest time of the next packet (ns) */
 	uint64_t rto_at;      /**< retransmit deadline (0: disarmed) */
 	uint64_t rnr_at;      /**< RNR wait deadline (0: not waiting) */
 	bool blocked;         /**< the last run stopped on window/CC/rd_atomic/fence/SQD */
@@ -240,6 +241,7 @@ struct roce_qp {
 	bool remote_mac_set;
 	struct roce_pkt tmpl;      /**< RC/UC frame template (l2, l3, udp) from RTR on */
 	uint32_t window;           /**< RC in-flight packet limit */
+	uint32_t rate_kbps;        /**< IBV_QP_RATE_LIMIT pacing of requests (0: none) */
 	struct roce_sq sq;
 	struct roce_rq rq;
 	struct roce_req_state req;

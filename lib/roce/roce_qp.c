@@ -295,9 +295,10 @@ struct qp_trans {
 #define RC_UC_INIT_ATTRS (IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
 #define UD_INIT_ATTRS (IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY)
 #define UC_RTS_OPT                                                                           \
-	(IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE)
+	(IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |     \
+	 IBV_QP_RATE_LIMIT)
 #define RC_RTS_OPT (UC_RTS_OPT | IBV_QP_MIN_RNR_TIMER)
-#define UD_RTS_OPT (IBV_QP_CUR_STATE | IBV_QP_QKEY)
+#define UD_RTS_OPT (IBV_QP_CUR_STATE | IBV_QP_QKEY | IBV_QP_RATE_LIMIT)
 #define UC_RTR_ATTRS (IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)
 #define RC_SQD_OPT                                                                           \
 	(IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |  \
@@ -542,6 +543,10 @@ qp_apply_attrs(struct roce_qp *qp, const struct ibv_qp_attr *a, uint32_t mask)
 		q->rnr_retry = a->rnr_retry;
 	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
 		q->en_sqd_async_notify = a->en_sqd_async_notify;
+	if (mask & IBV_QP_RATE_LIMIT) {
+		q->rate_limit = a->rate_limit;
+		qp->rate_kbps = a->rate_limit; /* verbs: kbit/s, 0 = unlimited */
+	}
 }
 
 /* RTR: the responder starts at rq_psn (IBTA: ePSN is initialised from the RQ PSN). */

@@ -416,12 +416,32 @@ req_may_start(struct roce_qp *qp, const struct roce_send_wqe *wqe)
 	return true;
 }
 
-/* Congestion-control gate for one packet of @p bytes. */
+/*
+ * Bytes a request packet occupies on the wire besides its payload, for the
+ * rate limit: Ethernet header + FCS (18), IPv4 (20), UDP (8), BTH (12), ICRC (4).
+ */
+#define REQ_PACE_OVERHEAD 62u
+/*
+ * Burst the pacer allows after a late wake-up: the larger of 200 us and 64
+ * packets, so idle sleeps and a descheduled poll loop (milliseconds on a
+ * shared core) do not lower the average rate.
+ */
+#define REQ_PACE_BURST_NS 200000u
+#define REQ_PACE_BURST_PKTS 64u
+
+/* Congestion-control gate for one packet of @p bytes (the QP rate limit first). */
 static bool
 req_cc_allows(struct roce_qp *qp, uint32_t bytes)
 {
 	uint64_t now = qp->dev->now;
-	uint64_t t = qp->cc->tx_gate(qp, qp->cc_priv, now, bytes, req_in_flight(qp));
+	uint64_t t;
+
+	if (qp->rate_kbps && now < qp->req.pace_at) {
+		qp->req.wake_at = qp->req.pace_at;
+		req_block(qp, ROCE_STAT_RATE_BLOCKED);
+		return false;
+	}
+	t = qp->cc->tx_gate(qp, qp->cc_priv, now, bytes, req_in_flight(qp));
 
 	if (t <= now)
 		return true;
@@ -455,6 +475,21 @@ req_after_send(struct roce_qp *qp, uint32_t psn, uint32_t next, uint32_t bytes, 
 			roce_req_rearm(qp);
 	}
 	qp->cc->on_send(qp, qp->cc_priv, qp->dev->now, bytes, retx);
+	if (qp->rate_kbps) {
+		/*
+		 * IBV_QP_RATE_LIMIT: space packets by their wire time at the limit.
+		 * A token bucket of REQ_PACE_BURST_NS: a poll loop that woke late
+		 * may catch up that much at once, so sleeps do not lower the rate.
+		 */
+		uint64_t now = qp->dev->now;
+		uint64_t gap = (uint64_t)(bytes + REQ_PACE_OVERHEAD) * 8000000u / qp->rate_kbps;
+		uint64_t burst = gap * REQ_PACE_BURST_PKTS > REQ_PACE_BURST_NS ?
+					 gap * REQ_PACE_BURST_PKTS : REQ_PACE_BURST_NS;
+		uint64_t floor = now > burst ? now - burst : 0;
+		uint64_t base = qp->req.pace_at > floor ? qp->req.pace_at : floor;
+
+		qp->req.pace_at = base + gap;
+	}
 	roce_qp_stat(qp, retx ? ROCE_STAT_TX_RETX_PKTS : ROCE_STAT_TX_REQ_PKTS, 1);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of the rnic command line: perftest letters, defaults, errors that name the option. */
 #include <errno.h>
+#include <math.h>
 
 #include "rnic_config.h"
 #include "rw_json.h"
@@ -120,5 +121,84 @@ test_json_dump(void)
 	free(out);
 }
 
+/* Seed 000, Table I: WebSearch flow sizes (bytes, cumulative percent). */
+static const char websearch[] = "# WebSearch\n10 4\n100 7\n1000 10\n10000 15\n"
+				"100000 60\n1000000 75\n10000000 100\n";
+
+static void
+test_cdf_sampling(void)
+{
+	struct rnic_cdf c;
+	char err[256];
+	double sum = 0;
+	uint64_t below_1k = 0;
+	const int n = 200000;
+
+	CHECK_EQ(rnic_cdf_parse(&c, websearch, "ws", err, sizeof(err)), 0);
+	CHECK_EQ(c.n, 7);
+	CHECK_EQ(rnic_cdf_max(&c), 10000000);
+	/* points and interpolation */
+	CHECK_EQ(rnic_cdf_sample(&c, 0.0), 10);
+	CHECK_EQ(rnic_cdf_sample(&c, 0.035), 10);
+	CHECK_EQ(rnic_cdf_sample(&c, 0.055), 55);            /* halfway 10..100 */
+	CHECK_EQ(rnic_cdf_sample(&c, 0.375), 55000);         /* halfway 10 KB..100 KB */
+	CHECK_EQ(rnic_cdf_sample(&c, 0.999999), 9999964); /* 1e6 + 24.9999/25 x 9e6 */
+	/* the mean of many draws matches the analytic mean; the CDF at 1 KB is 10 % */
+	uint64_t s = 12345;
+	for (int i = 0; i < n; i++) {
+		s = s * 6364136223846793005ull + 1442695040888963407ull;
+		uint64_t v = rnic_cdf_sample(&c, (double)(s >> 11) * 0x1.0p-53);
+		sum += (double)v;
+		below_1k += v <= 1000;
+	}
+	double mean = rnic_cdf_mean(&c);
+	CHECK(fabs(mean - 1482543.4) < 1); /* sum of segment mass x segment midpoint */
+	CHECK(fabs(sum / n - mean) / mean < 0.02);
+	CHECK(fabs((double)below_1k / n - 0.10) < 0.005);
+}
+
+static void
+test_cdf_errors(void)
+{
+	struct rnic_cdf c;
+	char err[256];
+
+	CHECK(rnic_cdf_parse(&c, "10 5\n5 50\n", "f", err, sizeof(err)) < 0);
+	CHECK(strstr(err, "f:2:") && strstr(err, "increase"));
+	CHECK(rnic_cdf_parse(&c, "10 5\n100 50\n", "f", err, sizeof(err)) < 0);
+	CHECK(strstr(err, "last point must have percent 100") != NULL);
+	CHECK(rnic_cdf_parse(&c, "10 5\nabc 50\n", "f", err, sizeof(err)) < 0);
+	CHECK(strstr(err, "f:2:") != NULL);
+	CHECK(rnic_cdf_parse(&c, "10 500\n", "f", err, sizeof(err)) < 0);
+	CHECK(strstr(err, "percent in 0..100") != NULL);
+	CHECK(rnic_cdf_parse(&c, "", "f", err, sizeof(err)) < 0);
+	CHECK(rnic_cdf_load(&c, "/nonexistent/cdf", err, sizeof(err)) < 0);
+	CHECK(strstr(err, "/nonexistent/cdf") != NULL);
+}
+
+static void
+test_flow_and_rate_options(void)
+{
+	struct rnic_params p;
+	char err[256];
+
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --rate_limit 0.95 --flows 100 -s 1M write_bw h"), 0);
+	CHECK(fabs(p.rate_gbps - 0.95) < 1e-9);
+	CHECK(fabs(p.link_gbps - 0.95) < 1e-9);
+	CHECK_EQ(p.flows, 100);
+	CHECK_EQ(p.flow_max, 1 << 20);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --rate_limit fast write_bw") < 0);
+	CHECK(strstr(err, "--rate_limit") && strstr(err, "Gb/s"));
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --flows 10 --load 50 write_bw") < 0);
+	CHECK(strstr(err, "--link-rate") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --flows 10 send_bw") < 0);
+	CHECK(strstr(err, "write_bw") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --load 50 write_bw") < 0);
+	CHECK(strstr(err, "--flows") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --flows 5 --flow-cdf /nonexistent write_bw") < 0);
+	CHECK(strstr(err, "--flow-cdf") && strstr(err, "/nonexistent"));
+}
+
 RW_TEST_MAIN(RW_TEST(test_defaults_and_perftest_letters), RW_TEST(test_errors_name_the_option),
-	     RW_TEST(test_json_dump))
+	     RW_TEST(test_json_dump), RW_TEST(test_cdf_sampling), RW_TEST(test_cdf_errors),
+	     RW_TEST(test_flow_and_rate_options))

@@ -1,0 +1,8 @@
+# FB_Hadoop flow sizes, seed 000 Table I (bytes, cumulative percent).
+10 1
+100 2
+1000 60
+10000 71
+100000 88
+1000000 97
+10000000 100
