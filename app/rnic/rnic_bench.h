@@ -40,6 +40,9 @@ struct rnic_bench_result {
 	double t_min, t_max, t_typical, t_avg, t_stdev, t_p99, t_p999;
 	uint64_t errors;     /**< completions with an error status */
 	enum ibv_wc_status first_error;
+	/* rc_pingpong: echoes that differ from what was sent (client side) */
+	uint64_t data_mismatches;
+	uint64_t first_mismatch_msg, first_mismatch_byte;
 };
 
 /** Bandwidth test, requester side (write/send/read/atomic per prm->mode). */
@@ -57,6 +60,24 @@ int rnic_bench_post_recv(struct rnic_bench *b, uint64_t size, uint64_t i);
 
 /** Latency ping-pong (write_lat, send_lat) or request/response (read_lat). */
 int rnic_bench_lat(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r);
+
+/**
+ * ibv_rc_pingpong (rdma-core 44): post the receives the peer's first SEND needs
+ * (min(rx_depth, iters) of @p size bytes, all into the buffer's first @p size
+ * bytes, as rdma-core does). Call once the QP is at least in INIT, before the
+ * peer may send. Returns the number posted or a negative errno.
+ */
+int64_t rnic_bench_pingpong_prepare(struct rnic_bench *b, uint64_t size);
+
+/**
+ * ibv_rc_pingpong's loop: the client sends first, each side sends again once
+ * its previous SEND completed and the peer's next message arrived; both do
+ * prm->iters SENDs and receives. The buffer is shared by the SEND and the
+ * receives, so the server echoes what it received. The client sends a
+ * different pattern per message and checks each echo byte for byte.
+ */
+int rnic_bench_pingpong(struct rnic_bench *b, uint64_t size, uint64_t posted,
+			struct rnic_bench_result *r);
 
 /** perftest's banner and table header for the mode. */
 void rnic_bench_print_header(FILE *f, const struct rnic_params *p);

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Control plane: the rnic's counters through DPDK telemetry (see rnic_tel.h).
+ * The data path only ever writes the counters; this file only reads them.
+ */
+#include "rnic_tel.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rte_telemetry.h>
+
+struct tel_qp {
+	struct roce_qp *qp;
+	uint32_t qpn;
+	enum ibv_qp_type type;
+};
+
+static struct rnic_port *tel_port;
+static struct tel_qp tel_qps[RNIC_TEL_MAX_QP];
+static unsigned int tel_nqps; /* published with a release store */
+
+static uint64_t
+rd(const uint64_t *v)
+{
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+static const char *
+qp_type_name(enum ibv_qp_type t)
+{
+	return t == IBV_QPT_RC ? "RC" : t == IBV_QPT_UC ? "UC" : t == IBV_QPT_UD ? "UD" : "?";
+}
+
+static const char *
+qp_state_name(enum ibv_qp_state s)
+{
+	static const char *const n[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"};
+
+	return (unsigned)s < sizeof(n) / sizeof(n[0]) ? n[s] : "?";
+}
+
+static void
+add_roce_stats(struct rte_tel_data *d, const struct roce_stats *st)
+{
+	for (int i = 0; i < ROCE_STAT__COUNT; i++)
+		rte_tel_data_add_dict_u64(d, roce_stat_name((enum roce_stat)i), rd(&st->v[i]));
+}
+
+static int
+tel_port_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rnic_port *p = __atomic_load_n(&tel_port, __ATOMIC_ACQUIRE);
+	struct rte_tel_data *dev;
+	struct roce_stats st;
+
+	(void)cmd;
+	(void)params;
+	if (!p || !p->dev)
+		return -EAGAIN;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "port_id", p->port_id);
+#define RNIC_CNT_TEL(name, help) rte_tel_data_add_dict_u64(d, #name, rd(&p->cnt.name));
+	RNIC_PORT_COUNTERS(RNIC_CNT_TEL)
+#undef RNIC_CNT_TEL
+	dev = rte_tel_data_alloc();
+	if (!dev)
+		return -ENOMEM;
+	rte_tel_data_start_dict(dev);
+	roce_dev_stats(p->dev, &st);
+	add_roce_stats(dev, &st);
+	rte_tel_data_add_dict_container(d, "device", dev, 0);
+	return 0;
+}
+
+static int
+tel_qp_list(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int n = __atomic_load_n(&tel_nqps, __ATOMIC_ACQUIRE);
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_array(d, RTE_TEL_INT_VAL);
+	for (unsigned int i = 0; i < n && i < RTE_TEL_MAX_ARRAY_ENTRIES; i++)
+		rte_tel_data_add_array_int(d, (int)tel_qps[i].qpn);
+	return 0;
+}
+
+static int
+tel_qp_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int n = __atomic_load_n(&tel_nqps, __ATOMIC_ACQUIRE);
+	const struct tel_qp *q = NULL;
+	struct roce_stats st;
+	unsigned long qpn;
+	char *end;
+
+	(void)cmd;
+	if (!params || !*params)
+		return -EINVAL; /* usage: /rnic/qp/stats,QPN (see /rnic/qp/list) */
+	qpn = strtoul(params, &end, 0);
+	if (*end)
+		return -EINVAL;
+	for (unsigned int i = 0; i < n; i++)
+		if (tel_qps[i].qpn == qpn)
+			q = &tel_qps[i];
+	if (!q)
+		return -ENOENT;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "qpn", (int)q->qpn);
+	rte_tel_data_add_dict_string(d, "type", qp_type_name(q->type));
+	rte_tel_data_add_dict_string(d, "state", qp_state_name(roce_qp_state(q->qp)));
+	roce_qp_stats(q->qp, &st);
+	add_roce_stats(d, &st);
+	return 0;
+}
+
+int
+rnic_tel_add_qp(struct roce_qp *qp, enum ibv_qp_type type)
+{
+	unsigned int n = tel_nqps;
+
+	if (n >= RNIC_TEL_MAX_QP)
+		return -ENOSPC;
+	tel_qps[n] = (struct tel_qp){.qp = qp, .qpn = roce_qp_num(qp), .type = type};
+	__atomic_store_n(&tel_nqps, n + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+rnic_tel_register(struct rnic_port *port)
+{
+	int rc = 0;
+
+	__atomic_store_n(&tel_port, port, __ATOMIC_RELEASE);
+	rc |= rte_telemetry_register_cmd("/rnic/port/stats", tel_port_stats,
+					 "Port counters and, under \"device\", the device-wide RoCE "
+					 "counters. No parameters");
+	rc |= rte_telemetry_register_cmd("/rnic/qp/list", tel_qp_list, "QP numbers. No parameters");
+	rc |= rte_telemetry_register_cmd("/rnic/qp/stats", tel_qp_stats,
+					 "One QP's counters, type and state. Parameters: QPN "
+					 "(decimal or 0x hex, see /rnic/qp/list)");
+	return rc ? -EINVAL : 0;
+}
