@@ -10,3 +10,5 @@ echo "== wire layer (lib/roce): $(nproc) cores, $(grep -m1 'model name' /proc/cp
 	--benchmark_out="$out/bench_wire.json" --benchmark_out_format=json
 echo "results: $out/bench_wire.json"
 /usr/bin/python3 bench/summary.py "$out/bench_wire.json"
+echo "== rnic against dpdk-testpmd on a veth pair (bench/rnic/run.sh; root)"
+bash bench/rnic/run.sh "$b"
