@@ -251,6 +251,8 @@ class Path_:
         tr.upstream = n - (c1["seen"] - c0["seen"])      # never reached the model
         tr.extra = c1.get("extra", 0) - c0.get("extra", 0)
         tr.pps = pps
+        if "bursts" in c1:   # lossy-emu's own loss-run histogram, this stream only
+            tr.model_bursts = [b - a for a, b in zip(c0["bursts"], c1["bursts"])]
         return tr
 
     def clean_stream(self, spec, n, pps, size=200, drain_s=0.5, attempts=3):
@@ -316,7 +318,7 @@ class LemuPath(Path_):
         s = self.emu.tel.cmd("/lossy_emu/stats,a2b")["/lossy_emu/stats"]
         return {"sent": s["tx_pkts"], "dropped": s["drop_loss"], "seen": s["rx_pkts"],
                 "extra": s["drop_queue"] + s["rx_missed"] + s["drop_multiseg"],
-                "p99_ns": s["delay_err_ns_p99"]}
+                "p99_ns": s["delay_err_ns_p99"], "bursts": s["loss_bursts_by_length"]}
 
     def slack_ms(self):
         return self.counters()["p99_ns"] / 1e6 + LEMU_SLACK_MS
@@ -400,6 +402,14 @@ def test_gemodel_loss_and_bursts(paths, spec, params):
         tr = path.clean_stream(spec, n, LOSS_PPS)
         assert tr.missing == tr.drops and tr.passed == len(tr.rx)
         runs = loss_runs(tr.rx, n)
+        if hasattr(tr, "model_bursts"):
+            # the emulator's loss_bursts histogram (runs of i+1, last bucket ">= 16")
+            # is what the receiver saw; a run still open at the end is not closed yet
+            hist = [0] * len(tr.model_bursts)
+            for k in runs[:-1] if (n - 1) not in tr.rx else runs:
+                hist[min(k, len(hist)) - 1] += 1
+            assert hist == tr.model_bursts, (
+                f"lossy-emu loss_bursts_by_length {tr.model_bursts} != runs seen {hist}")
         pl = tr.missing / n
         eb = statistics.fmean(runs)
         if th["run_var"] is not None:
