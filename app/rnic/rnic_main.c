@@ -37,6 +37,7 @@
  * frame (~4.2 KB) needs framesz 8192, hence 9216-byte mbufs and fewer of them.
  */
 #define MBUF_DATA_SMALL 4352
+#define MBUF_DATA_XDP 3072 /* fits an MTU-2048 RoCE frame; 4 KiB UMEM chunks with headroom */
 #define MBUF_DATA_JUMBO 9216
 #define POOL_MBUFS_SMALL 16383
 #define POOL_MBUFS_JUMBO 8191
@@ -80,8 +81,16 @@ setup_port(struct rnic_ctx *c)
 	if (rte_eth_dev_count_avail() == 0)
 		die("no DPDK port: give one with --vdev (e.g. net_af_packet0,iface=veth0) or a PCI address");
 	bool jumbo = c->prm.mtu > 2048;
+	struct rte_eth_dev_info di;
+	/* AF_XDP hands the mempool to the kernel as UMEM: its chunks are at most 4 KiB */
+	bool xdp = rte_eth_dev_info_get(0, &di) == 0 && di.driver_name &&
+		   strcmp(di.driver_name, "net_af_xdp") == 0;
+	if (xdp && jumbo)
+		die("-m %u: an af_xdp port carries frames of at most ~3.5 KB (UMEM chunks are 4 KiB); "
+		    "use -m 2048 or less, or net_af_packet with framesz=8192 for MTU 4096", c->prm.mtu);
 	pc.pool = dp_pool_create("rnic_pool", jumbo ? POOL_MBUFS_JUMBO : POOL_MBUFS_SMALL,
-				 jumbo ? MBUF_DATA_JUMBO : MBUF_DATA_SMALL, err, sizeof(err));
+				 jumbo ? MBUF_DATA_JUMBO : xdp ? MBUF_DATA_XDP : MBUF_DATA_SMALL, err,
+				 sizeof(err));
 	if (!pc.pool)
 		die("%s", err);
 	if (dp_port_start(&pc, &info, err, sizeof(err)) < 0)

@@ -254,13 +254,8 @@ def test_rnic_write_bw_shares_nic_with_kernel(xdp_pair, tmp_path):
         t0 = time.time()
         while time.time() - t0 < 30 and srv.poll() is None and pair.xdp_prog_name()[1] is None:
             time.sleep(0.2)
-        if srv.poll() is not None and "Failed to create umem" in read(slog):
-            # Known rnic limitation, reported as xfail (never a pass): its 4352-byte data
-            # room makes 4.6 KB mbufs, the PMD registers the mempool as the UMEM and the
-            # kernel refuses chunks over 4 KiB. Once app/rnic uses <= 3584 B on af_xdp
-            # ports this branch is never taken and the test below runs in full.
-            pytest.xfail("app/rnic's mbufs exceed AF_XDP's 4 KiB UMEM chunk (xsk_umem__create "
-                         "refused); needs a data room <= 3584 B on af_xdp ports (docs/xdp.md)")
+        # app/rnic uses a 3072-byte data room on af_xdp ports (AF_XDP UMEM chunks are 4 KiB)
+        assert srv.poll() is None, "rnic exited at start:\n" + read(slog)
         mode, name = pair.wait_attached(srv, slog)
         assert (mode, name) == ("xdp", "rnic_steer")
         sh(pair.a(f"{CFG} {pair.ifs[0]} --ip {pair.rip[0]}"))
