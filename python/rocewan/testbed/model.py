@@ -1,0 +1,105 @@
+"""Analytic models the testbed compares measurements against."""
+import math
+import re
+
+# Bytes a RoCEv2 packet adds to its payload on the Ethernet wire (Eth+FCS 18,
+# IPv4 20, UDP 8, BTH 12, ICRC 4), as the rnic's pacer counts them.
+ROCE_OVERHEAD = 62
+
+
+def gbn_goodput_fraction(error_rate, mtu, rate_bps, rtt_s):
+    """Seed 000 section IV.A, the Go-Back-N goodput formula:
+
+        Goodput = sum_k (1 - E)^(k-1) * E * ((k-1) * MTU) / ((k-1) * MTU + B * RTT)
+
+    k is the index of the first lost packet (geometric with parameter E, the
+    per-packet loss-event rate): k-1 packets get through, then one RTT's worth
+    of bytes (B * RTT) is sent again. Returns the fraction of the link rate
+    that carries new data. E = 0 gives 1.
+    """
+    if error_rate <= 0:
+        return 1.0
+    bdp = rate_bps / 8 * rtt_s
+    e, total, k, weight = error_rate, 0.0, 1, error_rate
+    # sum until the geometric tail is negligible (1e-9 of the mass)
+    kmax = int(min(50 / e, 5e7))
+    # closed form is not elementary; sum in blocks for speed
+    q = 1 - e
+    pk = e  # P(k) = (1-e)^(k-1) e
+    while k <= kmax:
+        good = (k - 1) * mtu
+        total += pk * good / (good + bdp)
+        pk *= q
+        k += 1
+        if pk < 1e-12 * e:
+            break
+    return total
+
+
+def ge_params(loss_words):
+    """Parse a netem loss fragment -> (mean loss rate, loss-event rate per packet).
+
+    'P%' (random): every loss is its own event.
+    'gemodel p [r [1-h [1-k]]]': netem defaults r = 1 - p, 1-h = 100 %, 1-k = 0 %.
+    A Go-Back-N sender pays one round per loss *event* (a burst of consecutive
+    losses costs one go-back), so the event rate is what the formula needs:
+    events per packet = P(good state) * p * (1-h), approximately, for 1-k = 0.
+    """
+    words = loss_words.split()
+    if not words:
+        return 0.0, 0.0
+    if words[0] == "random":
+        words = words[1:]
+
+    def pct(w):
+        m = re.fullmatch(r"([0-9]*\.?[0-9]+)%?", w)
+        if not m:
+            raise ValueError(f"'{w}' is not a percentage")
+        return float(m.group(1)) / 100
+    if words[0] == "gemodel":
+        p = pct(words[1])
+        r = pct(words[2]) if len(words) > 2 else 1 - p
+        h1 = pct(words[3]) if len(words) > 3 else 1.0  # 1-h: loss in bad state
+        k1 = pct(words[4]) if len(words) > 4 else 0.0  # 1-k: loss in good state
+        pi_b = p / (p + r)
+        pi_g = 1 - pi_b
+        loss = pi_g * k1 + pi_b * h1
+        # an event: a lost packet whose predecessor was not lost
+        p_lost_prev_kept = (pi_g * (1 - k1) * (p * h1 + (1 - p) * k1) +
+                            pi_b * (1 - h1) * (r * k1 + (1 - r) * h1))
+        return loss, p_lost_prev_kept
+    if words[0] in ("state",):
+        raise ValueError("the 4-state model is not supported by this formula helper")
+    e = pct(words[0])
+    return e, e * (1 - e)
+
+
+def percentile(xs, q):
+    """Nearest-rank percentile of a list (q in 0..100)."""
+    if not xs:
+        return float("nan")
+    s = sorted(xs)
+    i = max(0, min(len(s) - 1, math.ceil(q / 100 * len(s)) - 1))
+    return s[i]
+
+
+def slowdown_groups(records, rtt_s, rate_bps, groups=20):
+    """Seed 000's FCT presentation: flows sorted by size, cut into `groups`
+    groups of equal count, median and p95 FCT slowdown per group. Slowdown =
+    FCT / ideal FCT, ideal = base RTT + size / bottleneck rate.
+
+    records: [size_bytes, start_us, fct_us] with fct_us > 0 for completed flows.
+    """
+    done = sorted((r for r in records if r[2] > 0), key=lambda r: r[0])
+    out = []
+    if not done:
+        return out
+    n = len(done)
+    for g in range(groups):
+        part = done[g * n // groups:(g + 1) * n // groups]
+        if not part:
+            continue
+        sl = [r[2] / 1e6 / (rtt_s + r[0] * 8 / rate_bps) for r in part]
+        out.append({"group": g, "size_max_bytes": part[-1][0], "flows": len(part),
+                    "slowdown_p50": percentile(sl, 50), "slowdown_p95": percentile(sl, 95)})
+    return out

@@ -1,0 +1,120 @@
+"""Run one experiment on a Topology and reduce the apps' JSON to one result row."""
+import json
+import os
+import time
+
+from . import model
+from .config import fmt_time, parse_rate, parse_size, parse_time
+from .topo import Topology, TopoError
+
+
+def link_specs(cfg):
+    """The lossy-emu SPEC of each direction: delay (half the RTT), rate, limit, loss."""
+    link = cfg["link"]
+    half = fmt_time(parse_time(link["rtt"]) / 2)
+    base = f"delay {half} rate {link['rate']} limit {link['limit']}"
+    spec = {}
+    for d in ("a2b", "b2a"):
+        s = base
+        if link["loss"] and link["loss_direction"] in ("both", d):
+            s += f" loss {link['loss']}"
+        if link[f"{d}_extra"]:
+            s += " " + link[f"{d}_extra"]
+        spec[d] = s
+    return spec
+
+
+def rnic_opts(cfg):
+    r, w, link = cfg["rnic"], cfg["workload"], cfg["link"]
+    rate_gbps = parse_rate(link["rate"]) / 1e9
+    o = (f"-m {r['mtu']} --recovery {r['recovery']} --cc {r['cc']} "
+         f"--max-inflight {r['max_inflight']} --qp-timeout {r['qp_timeout']} "
+         f"--rate_limit {rate_gbps * r['pace']:.6g} --seed {cfg['run']['seed']}")
+    if w["kind"] == "bulk":
+        # keep about 4 BDPs posted: enough to fill the pipe, little to drain after -D
+        size = parse_size(w["size"])
+        bdp = parse_rate(link["rate"]) / 8 * parse_time(link["rtt"])
+        depth = max(8, min(1024, int(4 * bdp / size) + 1))
+        o += f" -s {size} -D {w['duration']} -t {depth}"
+    else:
+        o += f" -s {parse_size(w['size'])} --flows {w['flows']} --load {w['load']} --link-rate {rate_gbps:.6g} -t 1024"
+        if w["cdf"]:
+            o += f" --flow-cdf {w['cdf']}"
+    return o
+
+
+def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
+    """Build the topology, run the workload once, tear down; return the result row."""
+    os.makedirs(outdir, exist_ok=True)
+    spec = link_specs(cfg)
+    js = {k: os.path.join(outdir, f"{tag}-{k}.json") for k in ("emu", "rnicA", "rnicB")}
+    for p in js.values():
+        if os.path.exists(p):
+            os.unlink(p)
+    w = cfg["workload"]
+    timeout = 60 + (w["duration"] if w["kind"] == "bulk" else 0) * 3 + \
+        (w["flows"] * 0.2 if w["kind"] == "flows" else 0)
+    t0 = time.monotonic()
+    with Topology(prefix, cfg["rnic"]["mtu"]) as topo:
+        emu = topo.start_emu(spec["a2b"], spec["b2a"], cfg["run"]["seed"], js["emu"])
+        cap = topo.capture("A", capture) if capture else None
+        rc_a, out_a, rc_b, out_b = topo.rnic_pair("write_bw", rnic_opts(cfg), js["rnicA"],
+                                                  js["rnicB"], timeout=timeout)
+        if cap:
+            topo.stop(cap, timeout=5)
+        emu_out = topo.stop(emu)
+    if rc_a != 0 or rc_b != 0:
+        raise TopoError(f"{tag}: rnic A exit {rc_a}, rnic B exit {rc_b}\n--- rnic A:\n{out_a[-3000:]}"
+                        f"\n--- rnic B:\n{out_b[-2000:]}\n--- lossy-emu:\n{emu_out[-2000:]}")
+    for k, p in js.items():
+        if not os.path.exists(p):
+            raise TopoError(f"{tag}: {k} wrote no JSON ({p})\n{emu_out[-2000:] if k == 'emu' else ''}")
+    docs = {k: json.load(open(p)) for k, p in js.items()}
+    row = reduce(cfg, docs, spec)
+    row["wall_s"] = round(time.monotonic() - t0, 1)
+    row["files"] = js
+    return row
+
+
+def reduce(cfg, docs, spec):
+    """One row of figures from the three JSON documents."""
+    a, b, e = docs["rnicA"]["results"], docs["rnicB"]["results"], docs["emu"]["results"]
+    qa = a["qp_counters"]
+    link = cfg["link"]
+    rate = parse_rate(link["rate"])
+    rtt = parse_time(link["rtt"])
+    mtu = cfg["rnic"]["mtu"]
+    row = {
+        "name": cfg["name"], "recovery": cfg["rnic"]["recovery"], "cc": cfg["rnic"]["cc"],
+        "rate_gbps": rate / 1e9, "rtt_ms": rtt * 1e3, "loss": link["loss"] or "none",
+        "a2b_spec": spec["a2b"], "b2a_spec": spec["b2a"], "workload": cfg["workload"]["kind"],
+        "seed": cfg["run"]["seed"],
+        "tx_req_packets": qa["tx_req_packets"], "tx_retransmits": qa["tx_retransmits"],
+        "retx_bytes": qa["tx_retransmits"] * mtu,
+        "naks_seq_err_rx": qa["rx_nak_seq_err"], "timeouts": qa["timeouts"],
+        "completion_errors": a["completion_errors"],
+        "emu_a2b_drop_loss": e["a2b"]["drop_loss"], "emu_a2b_drop_queue": e["a2b"]["drop_queue"],
+        "emu_b2a_drop_loss": e["b2a"]["drop_loss"], "emu_a2b_rx_pkts": e["a2b"]["rx_pkts"],
+    }
+    mean_loss, events = model.ge_params(link["loss"]) if link["loss"] else (0.0, 0.0)
+    row["loss_rate_model"] = mean_loss
+    row["loss_rate_measured"] = e["a2b"]["drop_loss"] / e["a2b"]["rx_pkts"] if e["a2b"]["rx_pkts"] else 0
+    row["gbn_model_fraction"] = model.gbn_goodput_fraction(events, mtu, rate, rtt)
+    if cfg["workload"]["kind"] == "bulk":
+        row["goodput_gbps"] = a["bw_avg_mbps"] * 1048576 * 8 / 1e9  # perftest MB/s = MiB/s
+        row["duration_s"] = a["duration_s"]
+        row["fct_p50_ms"] = row["fct_p99_ms"] = None
+    else:
+        f = a["flows"]
+        row["goodput_gbps"] = f["goodput_gbps"]
+        row["duration_s"] = f["duration_s"]
+        row["flows"] = f["completed"]
+        row["fct_p50_ms"] = f["fct_p50_us"] / 1e3
+        row["fct_p99_ms"] = f["fct_p99_us"] / 1e3
+        row["slowdown_groups"] = model.slowdown_groups(f["records"], rtt, rate)
+        row["records"] = f["records"]
+    # the fraction of the link that carried new data, and of what the pacer allows
+    row["link_utilisation"] = row["goodput_gbps"] * 1e9 / rate
+    payload_eff = mtu / (mtu + model.ROCE_OVERHEAD)
+    row["goodput_model_gbps"] = rate * cfg["rnic"]["pace"] * payload_eff * row["gbn_model_fraction"] / 1e9
+    return row

@@ -1,0 +1,184 @@
+"""The testbed topology on one machine: three network namespaces joined by two
+direct veth pairs (no bridge: bridges drop PFC frames).
+
+    ns <p>A: rnic A (af_packet on vA; kernel IP .1 for perftest's TCP exchange)
+         vA ===== eA   ns <p>E: lossy-emu (port 0 = eA, side A; port 1 = eB, side B)
+                  eB ===== vB   ns <p>B: rnic B (kernel IP .2)
+
+Every DPDK process gets its own --file-prefix. Everything this module creates
+carries the prefix (default "tb"), so `down` and every `up`/`run` can remove
+what an earlier, interrupted run left behind.
+"""
+import os
+import signal
+import subprocess
+import time
+
+from .config import ROOT
+
+BUILD = os.environ.get("ROCEWAN_BUILD", os.path.join(ROOT, "build"))
+SUBNET = "10.77.0"
+
+
+class TopoError(RuntimeError):
+    pass
+
+
+def sh(cmd, check=True):
+    r = subprocess.run(cmd, shell=True, capture_output=True, text=True)
+    if check and r.returncode:
+        raise TopoError(f"{cmd}: exit {r.returncode}: {r.stderr.strip()}")
+    return r
+
+
+def binary(name):
+    path = {"rnic": os.path.join(BUILD, "app", "rnic", "rnic"),
+            "lossy-emu": os.path.join(BUILD, "app", "lossy-emu", "lossy-emu")}[name]
+    if not os.access(path, os.X_OK):
+        raise TopoError(f"{path} is not built (run `make build`, or set ROCEWAN_BUILD)")
+    return path
+
+
+def cleanup(prefix="tb"):
+    """Kill processes in, and delete, every namespace named <prefix>A/E/B."""
+    names = sh("ip netns list", check=False).stdout.split()
+    ours = [n for n in names if n.startswith(prefix) and n[len(prefix):] in ("A", "E", "B")]
+    for n in ours:
+        for pid in sh(f"ip netns pids {n}", check=False).stdout.split():
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+    for n in ours:
+        sh(f"ip netns del {n}", check=False)
+    return ours
+
+
+class Topology:
+    def __init__(self, prefix="tb", mtu=4096):
+        self.prefix = prefix
+        self.ns = {r: f"{prefix}{r}" for r in "AEB"}
+        self.ifs = {"A": f"{prefix}vA", "eA": f"{prefix}eA", "eB": f"{prefix}eB", "B": f"{prefix}vB"}
+        self.kip = {"A": f"{SUBNET}.1", "B": f"{SUBNET}.2"}
+        self.rip = {"A": f"{SUBNET}.11", "B": f"{SUBNET}.12"}
+        self.link_mtu = 4200 if mtu > 2048 else 2200 if mtu > 1024 else 1500
+        self.framesz = 8192 if mtu > 2048 else 4096 if mtu > 1024 else 2048
+        self.procs = []
+
+    def up(self):
+        cleanup(self.prefix)
+        for n in self.ns.values():
+            sh(f"ip netns add {n}")
+        pairs = [("A", "eA"), ("eB", "B")]
+        nsof = {"A": self.ns["A"], "eA": self.ns["E"], "eB": self.ns["E"], "B": self.ns["B"]}
+        for x, y in pairs:
+            sh(f"ip link add {self.ifs[x]} netns {nsof[x]} mtu {self.link_mtu} type veth "
+               f"peer name {self.ifs[y]} netns {nsof[y]} mtu {self.link_mtu}")
+        for k, ifn in self.ifs.items():
+            n = nsof[k]
+            sh(f"ip -n {n} link set {ifn} up")
+            sh(f"ip -n {n} link set lo up")
+            # kernel TCP through the DPDK af_packet ports needs filled checksums
+            sh(f"ip netns exec {n} ethtool -K {ifn} tx off", check=False)
+        for r in "AB":
+            sh(f"ip -n {self.ns[r]} addr add {self.kip[r]}/24 dev {self.ifs[r]}")
+        return self
+
+    def down(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.procs = []
+        cleanup(self.prefix)
+
+    def __enter__(self):
+        return self.up()
+
+    def __exit__(self, *exc):
+        self.down()
+
+    # ---- processes -------------------------------------------------------------------
+    def _eal_rnic(self, side):
+        return (f"--no-huge -m 512 --no-shconf --no-pci --file-prefix {self.prefix}{side} "
+                f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.ifs[side]},"
+                f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=1024,qpairs=1")
+
+    def _eal_emu(self):
+        v = f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=4096"
+        return (f"-l 0-1 --no-huge -m 768 --no-pci --file-prefix {self.prefix}E "
+                f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.ifs['eA']},{v} "
+                f"--vdev net_af_packet1,iface={self.ifs['eB']},{v}")
+
+    def start_emu(self, a2b, b2a, seed, json_path, pcap=None):
+        cmd = (f"ip netns exec {self.ns['E']} {binary('lossy-emu')} {self._eal_emu()} -- "
+               f"--a2b '{a2b}' --b2a '{b2a}' --seed {seed} --json {json_path} --mbuf-size {self.framesz} --link-rate 10gbit")
+        p = subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, start_new_session=True)
+        self.procs.append(p)
+        # wait until it forwards: ping across it from A to B
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 20:
+            if p.poll() is not None:
+                raise TopoError(f"lossy-emu exited ({p.returncode}):\n{p.stdout.read()}")
+            r = sh(f"ip netns exec {self.ns['A']} ping -c 1 -W 1 {self.kip['B']}", check=False)
+            if r.returncode == 0:
+                return p
+        raise TopoError("lossy-emu started but A cannot ping B through it within 20 s")
+
+    def stop(self, p, timeout=20):
+        """SIGINT (the apps write --json at exit) and wait; the output text."""
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGINT)
+        try:
+            out, _ = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            out, _ = p.communicate()
+        return out
+
+    def rnic_pair(self, mode, opts, json_a, json_b, timeout):
+        """rnic B serves, rnic A is the client; returns (rcA, outA, rcB, outB)."""
+        srv = subprocess.Popen(
+            f"ip netns exec {self.ns['B']} {binary('rnic')} {self._eal_rnic('B')} -- "
+            f"--ip {self.rip['B']}/24 {opts} --json {json_b} {mode}",
+            shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            start_new_session=True)
+        self.procs.append(srv)
+        seen = []
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 30:
+            line = srv.stdout.readline()
+            if not line:
+                break
+            seen.append(line)
+            if "Waiting for client" in line:
+                break
+        else:
+            pass
+        if not seen or "Waiting for client" not in seen[-1]:
+            srv.kill()
+            raise TopoError("rnic B did not start listening:\n" + "".join(seen))
+        try:
+            cli = subprocess.run(
+                f"ip netns exec {self.ns['A']} {binary('rnic')} {self._eal_rnic('A')} -- "
+                f"--ip {self.rip['A']}/24 {opts} --json {json_a} {mode} {self.kip['B']}",
+                shell=True, capture_output=True, text=True, timeout=timeout)
+            rc_a, out_a = cli.returncode, cli.stdout + cli.stderr
+        except subprocess.TimeoutExpired as e:
+            rc_a, out_a = -1, f"rnic A timed out after {timeout} s\n{e.stdout or ''}"
+        try:
+            out_b, _ = srv.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(srv.pid, signal.SIGKILL)
+            out_b, _ = srv.communicate()
+        return rc_a, out_a, srv.returncode, "".join(seen) + out_b
+
+    def capture(self, side, path, seconds=None):
+        """tcpdump on A's (or B's) veth; returns the Popen (stop with SIGINT)."""
+        ifn = self.ifs[side]
+        p = subprocess.Popen(f"ip netns exec {self.ns[side]} tcpdump -i {ifn} -s 0 -U -w {path} "
+                             f"udp port 4791 2>/dev/null", shell=True, start_new_session=True)
+        self.procs.append(p)
+        time.sleep(0.5)
+        return p
