@@ -56,6 +56,8 @@ class Ctx:
         self.sent_a2b = 0
         self.sent_b2a = 0
         self.notes = []
+        self.corrupted_extra = 0  # a2b frames corrupted by checks other than the corrupt ones
+        self.loss_events_kept = 0  # a2b loss events that cancelled a duplicate instead of a drop
 
     def note(self, s):
         self.notes.append(s)
@@ -225,9 +227,75 @@ def overtaken(seqs):
     return worst
 
 
+def t_seed_all_draws(c):
+    """--seed covers every draw: the same SPEC re-set twice on the same input gives the same
+    losses, duplicates, bit flips (position and value), reorder decisions and jitter draws."""
+    spec = "delay 4ms 2ms loss 5% duplicate 10% corrupt 10% reorder 10% gap 3"
+    n, runs = 1000, []
+    c.set("a2b", "")
+    st_start = c.stats("a2b")
+    for _ in range(2):
+        c.set("a2b", spec)                       # restarts every stream from the seed
+        st0 = c.stats("a2b")
+        run = c.new_run()
+        c.quiet()
+        sent, tx_ns = {}, {}
+        t_next = time.perf_counter()
+        for i in range(n):                       # 2 kpps: reordered frames overtake < 3
+            left = t_next - time.perf_counter()
+            if left > 0:
+                time.sleep(left)
+            t_next += 0.0005
+            # no time in the payload: frames are the same in both runs, so a flip that
+            # hits the sequence number still compares equal
+            f = ln.probe(run, i, size=200)
+            sent[i] = f
+            tx_ns[i] = time.time_ns()
+            c.a.send(f)
+        c.sent_a2b += n
+        time.sleep(0.05)
+        got = collect(c.b, run, 2 * n, 0.5)
+        st1 = c.stats("a2b")
+        copies, flips, delay = {}, set(), {}
+        for ts, seq, _, f in got:
+            copies[seq] = copies.get(seq, 0) + 1
+            ref = sent.get(seq)
+            if ref is not None and f != ref:     # the flipped bit: offset and mask
+                diff = [(k, x ^ y) for k, (x, y) in enumerate(zip(f, ref)) if x != y]
+                flips.add((seq, tuple(diff)))
+            elif ref is not None and seq not in delay:
+                delay[seq] = (ts - tx_ns[seq]) / 1e6
+        cnt = {k: st1[k] - st0[k] for k in ("drop_loss", "duplicated", "corrupted", "reordered")}
+        c.corrupted_extra += cnt["corrupted"]
+        runs.append((copies, flips, delay, cnt))
+    # a loss event on a duplicated frame cancels the copy (netem's --count), so the loss
+    # runs count more events than drop_loss: remember how many for exit_json
+    c.set("a2b", "")                             # closes a loss run still open
+    st_end = c.stats("a2b")
+    hist = [b - a for a, b in zip(st_start["loss_bursts_by_length"], st_end["loss_bursts_by_length"])]
+    c.loss_events_kept += (sum((i + 1) * k for i, k in enumerate(hist))
+                           - (st_end["drop_loss"] - st_start["drop_loss"]))
+    (c1, f1, d1, n1), (c2, f2, d2, n2) = runs
+    check(n1 == n2, "counters differ between the two runs: %s vs %s" % (n1, n2))
+    check(n1["drop_loss"] > 0 and n1["duplicated"] > 0 and n1["corrupted"] > 0
+          and n1["reordered"] > 0, "the SPEC did not exercise every draw: %s" % n1)
+    check(c1 == c2, "arrivals per sequence number differ (loss/duplicate draws): %d seqs differ"
+          % sum(1 for k in set(c1) | set(c2) if c1.get(k) != c2.get(k)))
+    check(f1 == f2, "bit flips differ: %d vs %d, %d in common" % (len(f1), len(f2), len(f1 & f2)))
+    # jitter: the same draw per frame; the timing noise of two runs is well below the
+    # 4 ms spread of the draws (compare frames that took the delay line, >= 1.9 ms)
+    both = [k for k in d1 if k in d2 and d1[k] >= 1.9 and d2[k] >= 1.9]
+    close = sum(1 for k in both if abs(d1[k] - d2[k]) < 0.5)
+    check(len(both) > 0.7 * n and close >= 0.95 * len(both),
+          "jitter draws differ: %d of %d delayed frames within 0.5 ms" % (close, len(both)))
+    c.note("seed, all draws: %s both times; %d flips identical; %d of %d delays within 0.5 ms"
+           % (n1, len(f1), close, len(both)))
+
+
 def t_reorder_dup(c):
     """reorder 20% gap 4 + duplicate 10%: copies arrive, a packet overtakes at most 4 others."""
     c.set("a2b", "delay 10ms reorder 20% gap 4 duplicate 10%")
+    st0 = c.stats("a2b")
     n, run = 2000, c.new_run()
     c.quiet()
     send_probes(c.a, run, n)
@@ -237,6 +305,7 @@ def t_reorder_dup(c):
     dups = len(seqs) - len(set(seqs))
     worst = overtaken(seqs)
     st = c.stats("a2b")
+    st = {k: st[k] - st0[k] for k in ("duplicated", "reordered")}  # this check only
     c.note("reorder/duplicate: %d copies (emulator %d), %d reordered, worst overtaking %d (gap 4)"
            % (dups, st["duplicated"], st["reordered"], worst))
     check(len(set(seqs)) == n, "%d of %d distinct packets arrived" % (len(set(seqs)), n))
@@ -494,9 +563,13 @@ def t_exit_json(c):
     bursts = a["loss_bursts"]
     check(all(len(x) == 2 for x in bursts), "loss_bursts is not [[len, count]]")
     if not any(l >= 16 for l, _ in bursts):  # the last bucket holds runs >= 16
-        check(sum(l * n for l, n in bursts) == a["drop_loss"], "loss_bursts %s do not add up to "
-              "drop_loss %d" % (bursts, a["drop_loss"]))
-    check(a["corrupted"] + a["corrupt_skipped"] == 120 and a["ecn_marked"] > 0 and a["pfc_sent"] > 0,
+        # loss_bursts counts the loss model's events: drops, plus those that cancelled a
+        # duplicate (seed_all_draws) or became CE marks (netem ecn)
+        check(sum(l * n for l, n in bursts) == a["drop_loss"] + a["ecn_marked_loss"]
+              + c.loss_events_kept, "loss_bursts %s do not add up to drop_loss %d + "
+              "ecn_marked_loss %d + %d cancelled duplicates" % (bursts, a["drop_loss"],
+                                                               a["ecn_marked_loss"], c.loss_events_kept))
+    check(a["corrupted"] + a["corrupt_skipped"] == 120 + c.corrupted_extra and a["ecn_marked"] > 0 and a["pfc_sent"] > 0,
           "a2b counters")
     check(0 <= b["delay_err_us"]["p50"] <= b["delay_err_us"]["p99"] <= b["delay_err_us"]["max"],
           "delay_err_us order")
@@ -578,7 +651,7 @@ def t_memory(c):
     check(p.returncode == 0, "--help")
 
 
-MAIN_RUN = [t_loss_random, t_delay, t_gemodel, t_seed_same_run, t_reorder_dup, t_jitter, t_rate,
+MAIN_RUN = [t_loss_random, t_delay, t_gemodel, t_seed_same_run, t_seed_all_draws, t_reorder_dup, t_jitter, t_rate,
             t_red, t_corrupt,
             t_pfc, t_mac_ctrl, t_telemetry, t_exit_json]
 OTHER = [t_config_seed, t_bad_spec, t_memory]
