@@ -33,6 +33,9 @@ fi
 step "netns end-to-end: rnic processes on veth pairs (af_packet)"
 run netns $PY -m pytest -q tests/netns -p no:cacheprovider
 
+step "testbed: config parsing, models, every configs/*.toml end to end, demo, up/capture/down"
+run testbed $PY -m pytest -q tests/testbed -p no:cacheprovider
+
 if [ -d tests/interop ]; then
 	step "interop: rxe VM harness"
 	run interop $PY -m pytest -q tests/interop -p no:cacheprovider

@@ -1,0 +1,131 @@
+"""Unit tests of the testbed's config parsing, its errors, and the models."""
+import math
+import os
+
+import pytest
+
+from rocewan.testbed import config, model, report
+from rocewan.testbed.config import ConfigError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CONFIGS = sorted(os.path.join(ROOT, "configs", f) for f in os.listdir(os.path.join(ROOT, "configs"))
+                 if f.endswith(".toml"))
+
+
+def write(tmp_path, text):
+    p = tmp_path / "x.toml"
+    p.write_text(text)
+    return str(p)
+
+
+def test_every_shipped_config_loads():
+    assert len(CONFIGS) >= 4
+    for path in CONFIGS:
+        cfg = config.load(path)
+        assert cfg["name"] == os.path.basename(path)[:-5], path
+        assert config.parse_rate(cfg["link"]["rate"]) > 0
+
+
+def test_defaults_fill_missing_keys(tmp_path):
+    cfg = config.load(write(tmp_path, 'name = "n"\n[link]\nrtt = "40ms"\n'))
+    assert cfg["link"]["rtt"] == "40ms"
+    assert cfg["link"]["rate"] == "1gbit"
+    assert cfg["rnic"]["mtu"] == 4096
+    assert cfg["workload"]["kind"] == "bulk"
+
+
+@pytest.mark.parametrize("text,line,key,allowed", [
+    ('name = "n"\n\n[link]\nrate = "fast"\n', 4, "link.rate", "is not a rate"),
+    ('[link]\nrtt = "20ms"\njitter = 3\n', 3, "link.jitter", "allowed in [link]: rate, rtt"),
+    ('[rnic]\n# comment\nmtu = 1000\n', 3, "rnic.mtu", "is not one of 256, 512, 1024, 2048, 4096"),
+    ('[workload]\nkind = "bulk"\ncdf = "nosuch"\n', 3, "workload.cdf", "websearch"),
+    ('[workload]\nload = 150\n', 2, "workload.load", "0..100"),
+    ('[run]\ncapture = "yes"\n', 2, "run.capture", "true or false"),
+    ('[linkk]\nrate = "1gbit"\n', 1, "linkk", "allowed: [link]"),
+    ('[link]\nloss = "1%; rm -rf /"\n', 2, "link.loss", "netem SPEC fragment"),
+])
+def test_errors_name_file_line_key_and_what_is_allowed(tmp_path, text, line, key, allowed):
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as e:
+        config.load(path)
+    msg = str(e.value)
+    assert msg.startswith(f"{path}:{line}:"), msg
+    assert key in msg and allowed in msg, msg
+
+
+def test_syntax_error_names_file(tmp_path):
+    path = write(tmp_path, "[link\nrate = 1\n")
+    with pytest.raises(ConfigError) as e:
+        config.load(path)
+    assert path in str(e.value) and "TOML syntax error" in str(e.value)
+
+
+def test_missing_file():
+    with pytest.raises(ConfigError) as e:
+        config.load("/nonexistent/x.toml")
+    assert "/nonexistent/x.toml" in str(e.value)
+
+
+def test_override():
+    cfg = config.defaults()
+    c = config.override(cfg, "link.rtt=40ms")
+    assert c["link"]["rtt"] == "40ms" and cfg["link"]["rtt"] == "20ms"
+    assert config.override(cfg, "workload.flows=10")["workload"]["flows"] == 10
+    with pytest.raises(ConfigError) as e:
+        config.override(cfg, "link.rate=slow")
+    assert "link.rate" in str(e.value)
+    with pytest.raises(ConfigError):
+        config.override(cfg, "rtt=40ms")
+
+
+def test_units():
+    assert config.parse_rate("1gbit") == 1e9
+    assert config.parse_rate("100mbit") == 1e8
+    assert config.parse_rate("1gbps") == 8e9  # tc: bps = bytes per second
+    assert config.parse_time("20ms") == pytest.approx(0.02)
+    assert config.parse_time("500us") == pytest.approx(5e-4)
+    assert config.parse_size("64K") == 65536 and config.parse_size("1M") == 1 << 20
+    assert config.fmt_time(0.01) == "10ms" and config.fmt_time(5e-5) == "50us"
+    for bad in ("1", "fast", "1 furlong"):
+        with pytest.raises(ValueError):
+            config.parse_time(bad)
+
+
+def test_gbn_formula_limits_and_monotonicity():
+    f = model.gbn_goodput_fraction
+    assert f(0, 4096, 1e9, 0.02) == 1.0
+    # more loss, longer RTT, or a faster link: less goodput
+    assert f(1e-4, 4096, 1e9, 0.02) > f(1e-3, 4096, 1e9, 0.02) > f(1e-2, 4096, 1e9, 0.02)
+    assert f(1e-4, 4096, 1e9, 0.01) > f(1e-4, 4096, 1e9, 0.04)
+    assert f(1e-4, 4096, 1e9, 0.02) > f(1e-4, 4096, 10e9, 0.02)
+    # against a direct evaluation of the series: E[(k-1)M / ((k-1)M + B RTT)]
+    e, m, bdp = 1e-3, 4096, 1e9 / 8 * 0.02
+    direct = sum((1 - e) ** (k - 1) * e * (k - 1) * m / ((k - 1) * m + bdp) for k in range(1, 40000))
+    assert f(e, m, 1e9, 0.02) == pytest.approx(direct, rel=1e-6)
+
+
+def test_ge_params():
+    loss, ev = model.ge_params("gemodel 0.02% 20%")
+    pi_b = 0.0002 / (0.0002 + 0.2)
+    assert loss == pytest.approx(pi_b)            # 1-h = 100 %, 1-k = 0
+    assert ev == pytest.approx((1 - pi_b) * 0.0002)  # bursts start from the good state
+    assert model.ge_params("0.1%")[0] == pytest.approx(0.001)
+    assert model.ge_params("random 1%")[1] == pytest.approx(0.01 * 0.99)
+
+
+def test_slowdown_groups():
+    rtt, rate = 0.01, 1e9
+    recs = [[s, 0.0, (rtt + s * 8 / rate) * 1e6 * (2 if s > 5000 else 1)] for s in range(100, 10100, 100)]
+    recs.append([123, 0.0, 0.0])  # not completed: ignored
+    g = model.slowdown_groups(recs, rtt, rate, groups=20)
+    assert len(g) == 20 and sum(x["flows"] for x in g) == 100
+    assert g[0]["slowdown_p50"] == pytest.approx(1.0)
+    assert g[-1]["slowdown_p95"] == pytest.approx(2.0)
+    assert [x["size_max_bytes"] for x in g] == sorted(x["size_max_bytes"] for x in g)
+
+
+def test_table_formats_missing_figures():
+    rows = [{"case": "a", "recovery": "gbn", "loss": "none", "rtt_ms": 20, "goodput_gbps": 0.5,
+             "fct_p50_ms": None, "retx_bytes": 2e6, "loss_rate_measured": 0.001}]
+    t = report.table(rows)
+    assert "0.500" in t and "2.00" in t and "0.100" in t and " - " in t

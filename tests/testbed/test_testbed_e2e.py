@@ -1,0 +1,118 @@
+"""The testbed end to end (root: namespaces, veths, DPDK): every config in
+configs/ runs with short durations and its result JSON holds sane, non-zero
+figures; the demo prints its table and draws its plot; up/down and capture work.
+"""
+import glob
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TESTBED = os.path.join(ROOT, "testbed")
+CONFIGS = sorted(glob.glob(os.path.join(ROOT, "configs", "*.toml")))
+PREFIX = "tbt"  # namespaces tbtA/E/B, away from an interactive `testbed up`
+
+
+def tb(*args, timeout=600):
+    r = subprocess.run([TESTBED, "--prefix", PREFIX, *args], capture_output=True, text=True,
+                       timeout=timeout, cwd=ROOT)
+    return r.returncode, r.stdout + r.stderr
+
+
+@pytest.fixture(scope="module", autouse=True)
+def root_and_build():
+    if os.geteuid() != 0:
+        pytest.fail("the testbed tests need root (namespaces, veths); CI runs them as root")
+    build = os.environ.get("ROCEWAN_BUILD", os.path.join(ROOT, "build"))
+    for b in ("app/rnic/rnic", "app/lossy-emu/lossy-emu"):
+        if not os.access(os.path.join(build, b), os.X_OK):
+            pytest.fail(f"{build}/{b} is not built (make build)")
+    yield
+    tb("down")
+
+
+def check_row(row, cfg_name):
+    assert row["completion_errors"] == 0, row
+    assert row["goodput_gbps"] > 0.02, f"{cfg_name}: goodput {row['goodput_gbps']} Gb/s"
+    assert row["goodput_gbps"] <= row["rate_gbps"] * 1.02, f"{cfg_name}: faster than the link: {row}"
+    assert row["tx_req_packets"] > 0 and row["emu_a2b_rx_pkts"] >= row["tx_req_packets"]
+    assert row["emu_a2b_drop_queue"] == 0, f"{cfg_name}: the paced sender overflowed the queue: {row}"
+    if row["loss"] != "none":
+        assert row["emu_a2b_drop_loss"] > 0 or row["tx_req_packets"] < 20000, row
+        # every drop on the data path was recovered: retransmissions or a later NAK round
+        if row["emu_a2b_drop_loss"]:
+            assert row["tx_retransmits"] > 0, row
+    else:
+        assert row["emu_a2b_drop_loss"] == 0 and row["tx_retransmits"] == 0, row
+    assert 0 < row["gbn_model_fraction"] <= 1
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[os.path.basename(c)[:-5] for c in CONFIGS])
+def test_run_every_config(path, tmp_path):
+    rc, out = tb("run", path, "--quick", "--out", str(tmp_path))
+    assert rc == 0, out
+    name = os.path.basename(path)[:-5]
+    doc = json.load(open(tmp_path / f"{name}.json"))
+    assert doc["schema"] == "rocewan/1" and doc["app"] == "testbed"
+    assert doc["config"]["name"] == name
+    rows = doc["results"]["rows"]
+    assert len(rows) == 1
+    for r in rows:
+        check_row(r, name)
+        if r["workload"] == "flows":
+            assert r["flows"] >= 1 and r["fct_p50_ms"] > 0 and r["fct_p99_ms"] >= r["fct_p50_ms"]
+            # a flow cannot finish faster than half the base RTT (one way) plus its bytes
+            assert r["fct_p50_ms"] >= r["rtt_ms"] / 2, r
+            assert r["slowdown_groups"] and all(g["slowdown_p50"] >= 0.5 for g in r["slowdown_groups"])
+    assert os.path.getsize(tmp_path / f"{name}.png") > 10000
+    assert len(open(tmp_path / f"{name}.jsonl").readlines()) == 1
+    assert "goodput Gb/s" in out
+
+
+def test_demo_quick(tmp_path):
+    rc, out = tb("demo", "--quick", "--out", str(tmp_path))
+    assert rc == 0, out
+    assert "gbn lossless" in out and "gbn lossy" in out and "gbn model (seed 000)" in out
+    doc = json.load(open(tmp_path / "demo.json"))
+    rows = {r["case"]: r for r in doc["results"]["rows"]}
+    clean, lossy = rows["gbn lossless"], rows["gbn lossy"]
+    assert clean["tx_retransmits"] == 0 and clean["emu_a2b_drop_loss"] == 0
+    assert lossy["emu_a2b_drop_loss"] > 0 and lossy["retx_bytes"] > 0
+    assert 0 < rows["gbn model (seed 000)"]["goodput_gbps"] < clean["goodput_gbps"]
+    # the measured loss rate is the GE model's (0.1 %) within a wide, burst-aware margin
+    assert 0.0002 < lossy["loss_rate_measured"] < 0.004, lossy["loss_rate_measured"]
+    assert os.path.getsize(tmp_path / "demo.png") > 20000
+
+
+def test_up_capture_down(tmp_path):
+    rc, out = tb("up", "--set", 'link.rate="100mbit"', "--set", 'link.rtt="2ms"', timeout=60)
+    try:
+        assert rc == 0, out
+        ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        assert all(f"{PREFIX}{r}" in ns for r in "AEB"), ns
+        # traffic: the commands `up` printed, shortened
+        lines = [l.strip() for l in out.splitlines() if l.strip().startswith("ip netns exec")]
+        assert len(lines) == 2, out
+        srv = subprocess.Popen(lines[0].replace("write_bw", "-s 65536 -n 200 write_bw"), shell=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cap = subprocess.Popen([TESTBED, "--prefix", PREFIX, "capture", "--seconds", "6",
+                                "--out", str(tmp_path / "cap.pcap")], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+        time.sleep(1.5)
+        cli = subprocess.run(lines[1].replace("write_bw", "-s 65536 -n 200 write_bw"), shell=True,
+                             capture_output=True, text=True, timeout=60)
+        assert cli.returncode == 0, cli.stdout + cli.stderr
+        srv.communicate(timeout=30)
+        cout, _ = cap.communicate(timeout=60)
+        assert cap.returncode == 0, cout
+        v = json.load(open(tmp_path / "cap.pcap.json"))["results"]
+        assert v["ok"] and v["roce_failed_pkts"] == 0, v
+        assert v["roce_pkts"] >= 200 * 16, v  # 200 messages x 16 packets at MTU 4096, plus ACKs
+    finally:
+        rc, out = tb("down")
+    assert rc == 0 and "removed 3 namespace(s)" in out, out
+    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert f"{PREFIX}A" not in ns
