@@ -291,10 +291,16 @@ rnic_bench_lat(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r)
 
 enum { PP_RECV_WRID = 1, PP_SEND_WRID = 2 }; /* rc_pingpong's PINGPONG_RECV/SEND_WRID */
 
+/*
+ * What the client sends as message @p msg: different per message, and 0 at
+ * every 4 KiB page start, which is what `ibv_rc_pingpong -c` puts there (its
+ * client sets buf[i] = i / page_size % sizeof(char), i.e. 0, at each page)
+ * and what its server checks at the end.
+ */
 static uint8_t
 pp_pattern(uint64_t msg, uint64_t byte)
 {
-	return (uint8_t)(byte * 7 + msg * 13 + 1);
+	return byte % 4096 == 0 ? 0 : (uint8_t)(byte * 7 + msg * 13 + 1);
 }
 
 static int

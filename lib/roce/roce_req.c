@@ -266,13 +266,24 @@ req_payload_len(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint3
 	return wqe->length - off < qp->mtu ? wqe->length - off : qp->mtu;
 }
 
-/* AckReq (BTH A bit): on the last packet of every RC message and every N packets. */
+/*
+ * AckReq (BTH A bit): on the last packet of every RC message and every N
+ * packets, N = min(ackreq_every, window / 2). A responder only has to ACK
+ * when asked (IBTA: it must acknowledge a request with AckReq set and may
+ * coalesce the rest; Linux rxe ACKs nothing else), so a message longer than
+ * the window must ask before the window fills, or every window costs a
+ * retransmit timeout.
+ */
 static uint8_t
 req_ackreq(struct roce_qp *qp, bool last)
 {
+	uint32_t every = qp->dev->cfg.ackreq_every, half = qp->window / 2;
+
 	if (qp->type != IBV_QPT_RC)
 		return 0;
-	if (last || ++qp->req.ackreq_cnt >= qp->dev->cfg.ackreq_every) {
+	if (half < every)
+		every = half ? half : 1;
+	if (last || ++qp->req.ackreq_cnt >= every) {
 		qp->req.ackreq_cnt = 0;
 		return 1;
 	}

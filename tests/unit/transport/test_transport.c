@@ -1078,6 +1078,39 @@ t_ack_coalescing(void)
 	tr_fini(&w);
 }
 
+/*
+ * A message longer than the window asks for an ACK before the window fills
+ * (every window / 2 packets): a responder that ACKs only on AckReq, like
+ * Linux rxe, would otherwise leave every window to a retransmit timeout.
+ */
+static void
+t_ackreq_within_window(void)
+{
+	struct tr_opts o = {.window = 8};
+	struct tr_wire w;
+	struct roce_pkt p;
+	uint32_t i = 0, asked[8] = {0}, nasked = 0;
+
+	tr_init(&w, &o);
+	w.capture_only = true;
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 64 * 1024, 0, IBV_SEND_SIGNALED);
+	tr_run(&w, 1000);
+	CHECK_EQ(w.q[TR_A].count, 8); /* the window */
+	for (struct tr_frame *f = w.q[TR_A].head; f; f = f->next, i++) {
+		CHECK_EQ(roce_parse(f->data, f->len, &p, 0), 0);
+		if (p.h.bth.ackreq && nasked < 8)
+			asked[nasked++] = i;
+	}
+	CHECK_EQ(nasked, 2);
+	CHECK_EQ(asked[0], 3); /* the 4th and 8th packets of the middle of a message */
+	CHECK_EQ(asked[1], 7);
+	w.capture_only = false;
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);
+	tr_fini(&w);
+}
+
 /* A full CQ loses completions, counted; the QPs carry on. */
 static void
 t_cq_overflow(void)
@@ -1121,5 +1154,6 @@ RW_TEST_MAIN(RW_TEST(t_send_recv), RW_TEST(t_write_read), RW_TEST(t_segmentation
 	     RW_TEST(t_qp_state_machine), RW_TEST(t_modify_err_flushes), RW_TEST(t_sqd_drains),
 	     RW_TEST(t_uc), RW_TEST(t_ud), RW_TEST(t_ud_no_recv_and_small_buffer),
 	     RW_TEST(t_ipv6_vlan), RW_TEST(t_dispatch_drops), RW_TEST(t_tx_backpressure),
-	     RW_TEST(t_ecn_cnp), RW_TEST(t_ack_coalescing), RW_TEST(t_cq_overflow),
+	     RW_TEST(t_ecn_cnp), RW_TEST(t_ack_coalescing),
+	     RW_TEST(t_ackreq_within_window), RW_TEST(t_cq_overflow),
 	     RW_TEST(t_stat_names))
