@@ -297,6 +297,20 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st)
 	rw_uint(&w, "completion_errors", c->run.res.errors);
 	if (c->run.flows.rec)
 		rnic_flows_json(&c->run.flows, &w);
+	if (c->run.nsamples > 1) {
+		/* [seconds since the first sample, Gb/s of in-order request payload over the interval] */
+		rw_arr_begin(&w, "rx_goodput_samples");
+		for (uint32_t i = 1; i < c->run.nsamples; i++) {
+			double dt = (c->run.samples[i].t_ns - c->run.samples[i - 1].t_ns) / 1e9;
+			uint64_t db = c->run.samples[i].rx_bytes - c->run.samples[i - 1].rx_bytes;
+
+			rw_arr_begin(&w, NULL);
+			rw_dbl(&w, NULL, (c->run.samples[i].t_ns - c->run.samples[0].t_ns) / 1e9);
+			rw_dbl(&w, NULL, dt > 0 ? db * 8 / dt / 1e9 : 0);
+			rw_arr_end(&w);
+		}
+		rw_arr_end(&w);
+	}
 	rw_obj_begin(&w, "qp_counters");
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
 		rw_uint(&w, roce_stat_name((enum roce_stat)i), st->v[i]);

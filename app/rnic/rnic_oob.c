@@ -63,10 +63,26 @@ hook_post_recv(void *arg, const struct perftest_session *s, uint64_t size)
 	return 0;
 }
 
+/* Record the receiver's goodput (request payload accepted in order) every interval. */
+static void
+sample_rx(struct rnic_run *r, uint64_t now)
+{
+	struct roce_stats st;
+
+	if (now < r->next_sample_ns || r->nsamples >= RNIC_MAX_SAMPLES)
+		return;
+	roce_qp_stats(r->bench.qp, &st);
+	r->samples[r->nsamples].t_ns = now;
+	r->samples[r->nsamples].rx_bytes = st.v[ROCE_STAT_RX_REQ_BYTES];
+	r->nsamples++;
+	r->next_sample_ns = now + RNIC_SAMPLE_NS;
+}
+
 /* Serve the port until the peer's next TCP message is readable (it finished). */
 static void
-serve_until_peer_speaks(struct rnic_bench *b, int fd)
+serve_until_peer_speaks(struct rnic_run *r, int fd)
 {
+	struct rnic_bench *b = &r->bench;
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	struct dp_backoff bo;
 
@@ -75,8 +91,11 @@ serve_until_peer_speaks(struct rnic_bench *b, int fd)
 		unsigned int w = rnic_port_poll(b->port);
 		if (poll(&pfd, 1, 0) > 0)
 			break;
+		sample_rx(r, rnic_now_ns(b->port));
 		rnic_port_idle(b->port, &bo, w);
 	}
+	r->next_sample_ns = 0;
+	sample_rx(r, rnic_now_ns(b->port));
 	/* let the last ACKs and responses leave */
 	for (int i = 0; i < 64; i++)
 		rnic_port_poll(b->port);
@@ -100,7 +119,7 @@ hook_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct 
 		else if (p->mode == RNIC_MODE_SEND_BW)
 			rc = rnic_bench_bw_responder(b, size, p->iters, r->pre_posted, &r->res);
 		else
-			serve_until_peer_speaks(b, s->conn->fd);
+			serve_until_peer_speaks(r, s->conn->fd);
 		if (rep) {
 			double k = p->report_gbits ? 8.0 * 1048576 / 1e9 : 1.0;
 			rep->size = size;
@@ -111,7 +130,7 @@ hook_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct 
 		}
 	} else if (b->server && p->mode != RNIC_MODE_SEND_LAT) {
 		/* write_lat / read_lat: the client times requests; the server only answers */
-		serve_until_peer_speaks(b, s->conn->fd);
+		serve_until_peer_speaks(r, s->conn->fd);
 	} else {
 		rc = rnic_bench_lat(b, size, &r->res);
 	}
@@ -271,7 +290,7 @@ rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_
 		if (run->bench.server && st->after_handshake &&
 		    (st->kind == PERFTEST_STEP_DEST || st->kind == PERFTEST_STEP_REPORT ||
 		     st->kind == PERFTEST_STEP_DONE))
-			serve_until_peer_speaks(&run->bench, c.fd);
+			serve_until_peer_speaks(run, c.fd);
 		rc = perftest_session_step(s, &hooks);
 	}
 	if (rc != OOB_OK)

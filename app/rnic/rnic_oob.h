@@ -14,6 +14,9 @@
 #include "rnic_bench.h"
 #include "rnic_flows.h"
 
+#define RNIC_SAMPLE_NS 100000000ull /* receiver goodput samples: every 100 ms */
+#define RNIC_MAX_SAMPLES 36000      /* one hour */
+
 struct rnic_run {
 	struct rnic_bench bench;
 	struct perftest_dest local, remote;
@@ -23,6 +26,12 @@ struct rnic_run {
 	int (*connect_qp)(void *arg, const struct perftest_dest *remote, int mtu_enum);
 	void *connect_arg;
 	uint64_t pre_posted; /**< receives posted before the pre-run sync */
+	/* receiver side of write/read/atomic bw: goodput sampled over time */
+	struct {
+		uint64_t t_ns, rx_bytes;
+	} samples[RNIC_MAX_SAMPLES];
+	uint32_t nsamples;
+	uint64_t next_sample_ns;
 };
 
 /**

@@ -606,6 +606,7 @@ resp_complete(struct resp_ctx *c)
 	uint16_t f = c->f;
 
 	roce_qp_stat(qp, ROCE_STAT_RX_REQ_PKTS, 1);
+	roce_qp_stat(qp, ROCE_STAT_RX_REQ_BYTES, c->rx->len);
 	if (f & (ROCE_OPF_READ | ROCE_OPF_ATOMIC)) {
 		/* the response itself acknowledges everything before it */
 		r->msn = roce_psn_add(r->msn, 1);

@@ -56,6 +56,7 @@
 	X(RD_ATOMIC_BLOCKED, "rd_atomic_blocked", "requester stopped by max_rd_atomic")   \
 	/* responder */                                                                      \
 	X(RX_REQ_PKTS, "rx_req_packets", "request packets accepted in order")             \
+	X(RX_REQ_BYTES, "rx_req_bytes", "payload bytes of request packets accepted in order") \
 	X(RX_DUP_REQ, "rx_dup_requests", "duplicate request packets (re-ACKed, not placed)") \
 	X(RX_OOS, "rx_out_of_sequence", "request packets after a PSN gap")                \
 	X(RX_BAD_RKEY, "rx_bad_rkey", "R_Key, access flag or bounds violation")            \

@@ -68,6 +68,14 @@ def test_run_every_config(path, tmp_path):
             assert r["fct_p50_ms"] >= r["rtt_ms"] / 2, r
             assert r["slowdown_groups"] and all(g["slowdown_p50"] >= 0.5 for g in r["slowdown_groups"])
     assert os.path.getsize(tmp_path / f"{name}.png") > 10000
+    # lab mode: the same three JSON files reduce to the same row
+    tag = f"{name}-0"
+    rc, rout = tb("reduce", path, "--emu", str(tmp_path / f"{tag}-emu.json"),
+                  "--rnic-a", str(tmp_path / f"{tag}-rnicA.json"),
+                  "--rnic-b", str(tmp_path / f"{tag}-rnicB.json"), "--out", str(tmp_path / "red.json"))
+    assert rc == 0, rout
+    red = json.load(open(tmp_path / "red.json"))["results"]["rows"][0]
+    assert red["goodput_gbps"] == pytest.approx(rows[0]["goodput_gbps"]), (red, rows[0])
     assert len(open(tmp_path / f"{name}.jsonl").readlines()) == 1
     assert "goodput Gb/s" in out
 

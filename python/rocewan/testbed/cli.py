@@ -94,7 +94,9 @@ def cmd_demo(a):
                     {"model_fraction": frac, "measured_fraction":
                      lossy["goodput_gbps"] / lossless["goodput_gbps"]})
     png = os.path.join(out, "demo.png")
-    report.plot_demo(rows, png, base["description"])
+    w = base["workload"]
+    report.plot_demo(rows, png, base["description"],
+                     f"FCT CDF: {w['flows']} flows of {w['size']}B, Poisson at {w['load']} % load")
     print(f"\nresults: {doc}\nplot:    {png}")
     return 0
 
@@ -109,7 +111,7 @@ def run_case(cfg, out, name, a):
     c["workload"]["kind"] = "flows"
     flows = runner.run_once(c, out, tag=f"{tag}-flows", prefix=a.prefix)
     row = dict(bulk)
-    row["case"] = name
+    row["case"] = name  # rx_goodput_samples: the bulk run's receiver
     for k in ("fct_p50_ms", "fct_p99_ms", "records", "slowdown_groups", "flows"):
         row[k] = flows.get(k)
     row["retx_bytes"] = bulk["retx_bytes"] + flows["retx_bytes"]
@@ -200,7 +202,7 @@ def cmd_sweep(a):
         r["_x"] = _axis(xk, r[xk])
     report.plot_sweep(rows, base + ".png", "_x", "goodput_gbps",
                       series=grid[1][0] if len(grid) > 1 else None, model_key="goodput_model_gbps",
-                      title=f"{cfg['name']}: goodput vs {xk}")
+                      title=f"{cfg['name']}: goodput vs {xk}", xlabel=_axis_label(xk))
     print(f"results: {base}.json (+ .jsonl, .csv, .png)")
     return 0
 
@@ -211,6 +213,11 @@ def _num(v):
         return True
     except ValueError:
         return False
+
+
+def _axis_label(key):
+    return {"link.rtt": "base RTT (ms)", "link.rate": "link rate (Gb/s)",
+            "link.loss": "mean loss (%)"}.get(key, key)
 
 
 def _axis(key, v):
@@ -290,13 +297,15 @@ def repro_gbn_model(a):
     print("reproduce gbn-model: seed 000 section IV.A, Go-Back-N goodput formula\n"
           "  paper: 100 Gb/s links in simulation; here 1 Gb/s, MTU 4096 on veth + lossy-emu.\n"
           "  scaling: none applied to loss; the formula is evaluated at this testbed's B, RTT and MTU,\n"
-          "  with B = the lossless goodput measured at each RTT (the pacer's achievable rate).")
+          "  with B = the lossless goodput measured at each RTT (the pacer's achievable rate);\n"
+          "  random loss on the data direction only (the formula's ERROR_RATE), ACKs/NAKs lossless.")
     rows, base = [], {}
     pts = [(r, "") for r in rtts] + [(r, l) for r in rtts for l in losses]
     for i, (rtt, loss) in enumerate(pts):
         progress(i, len(pts), f"rtt {rtt} loss {loss or 'none'}")
         c = copy.deepcopy(cfg)
         c["link"]["rtt"], c["link"]["loss"] = rtt, (f"random {loss}" if loss else "")
+        c["link"]["loss_direction"] = "a2b"  # the formula's ERROR_RATE hits data packets
         row = runner.run_once(c, out, tag=f"g{i}", prefix=a.prefix)
         if not loss:
             base[rtt] = row["goodput_gbps"]
@@ -320,8 +329,29 @@ def repro_gbn_model(a):
         r["goodput_model_gbps"] = r["model_gbps"]
     report.plot_sweep(rows, os.path.join(out, "gbn-model.png"), "rtt_ms_x", "goodput_gbps",
                       series="loss", model_key="goodput_model_gbps",
-                      title="Go-Back-N goodput vs RTT: measured (solid) and seed 000 model (dashed)")
+                      title="Go-Back-N goodput vs RTT: measured (solid) and seed 000 model (dashed)",
+                      xlabel="base RTT (ms)")
     print(f"results: {doc}\nplot:    {os.path.join(out, 'gbn-model.png')}")
+    return 0
+
+
+def cmd_reduce(a):
+    """Lab mode: the three JSON files of a run on real hosts -> one result row."""
+    cfg = load_cfg(a.config, a.set, False)
+    docs = {}
+    for k, path in (("emu", a.emu), ("rnicA", a.rnic_a), ("rnicB", a.rnic_b)):
+        try:
+            docs[k] = json.load(open(path))
+        except (OSError, ValueError) as e:
+            raise ConfigError(f"{path}: cannot read {k}'s JSON: {e}") from None
+        if docs[k].get("schema") != "rocewan/1":
+            raise ConfigError(f"{path}: not a rocewan/1 result document")
+    row = runner.reduce(cfg, docs, runner.link_specs(cfg))
+    row["case"] = cfg["name"]
+    print(report.table([row]))
+    if a.out:
+        write_doc(a.out, cfg, [row])
+        print(f"results: {a.out}")
     return 0
 
 
@@ -364,6 +394,14 @@ def parser():
     c.add_argument("--seconds", type=int, default=5)
     c.add_argument("--out")
     c.set_defaults(func=cmd_capture)
+    rd = sub.add_parser("reduce", help="lab mode: combine the JSON of lossy-emu and both rnics into a result row")
+    rd.add_argument("config")
+    rd.add_argument("--emu", required=True, metavar="EMU.json")
+    rd.add_argument("--rnic-a", required=True, metavar="RNIC_A.json")
+    rd.add_argument("--rnic-b", required=True, metavar="RNIC_B.json")
+    rd.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE")
+    rd.add_argument("--out", metavar="RESULT.json")
+    rd.set_defaults(func=cmd_reduce)
     rp = sub.add_parser("reproduce", help="a seed paper's result: " +
                         "; ".join(f"{k} ({v[1]})" for k, v in REPRODUCTIONS.items()))
     rp.add_argument("name")

@@ -64,10 +64,10 @@ def _plt():
     return plt
 
 
-def plot_demo(rows, path, title):
+def plot_demo(rows, path, title, fct_title="FCT of the flow workload"):
     """Left: goodput per case with the seed-000 model; right: FCT CDF per case."""
     plt = _plt()
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (ax1, ax3, ax2) = plt.subplots(1, 3, figsize=(15, 4.2))
     names = [r["case"] for r in rows]
     good = [r["goodput_gbps"] for r in rows]
     bars = ax1.bar(names, good, color=["#4c72b0" if "model" not in n else "#bbbbbb" for n in names])
@@ -80,6 +80,19 @@ def plot_demo(rows, path, title):
     ax1.set_title("bulk write_bw goodput")
     ax1.tick_params(axis="x", labelsize=8, rotation=10)
     for r in rows:
+        smp = [x for x in r.get("rx_goodput_samples") or [] if x[1] > 0]
+        if smp:
+            ax3.plot([x[0] for x in smp], [x[1] for x in smp], label=r["case"])
+    if rows:
+        ax3.axhline(rows[0]["rate_gbps"], color="k", ls=":", lw=1, label="link rate")
+    ax3.set_xlabel("time (s)")
+    ax3.set_ylabel("receiver goodput (Gb/s, 100 ms bins)")
+    ax3.set_title("goodput over time at rnic B")
+    ax3.set_ylim(bottom=0)
+    ax3.grid(True, alpha=0.3)
+    if ax3.lines:
+        ax3.legend(fontsize=8, loc="lower right")
+    for r in rows:
         rec = r.get("records")
         if not rec:
             continue
@@ -88,7 +101,7 @@ def plot_demo(rows, path, title):
             ax2.plot(fct, [(i + 1) / len(fct) for i in range(len(fct))], label=r["case"])
     ax2.set_xlabel("flow completion time (ms)")
     ax2.set_ylabel("fraction of flows (CDF)")
-    ax2.set_title("FCT of fixed-size flows")
+    ax2.set_title(fct_title)
     ax2.set_xscale("log")
     ax2.grid(True, which="both", alpha=0.3)
     if ax2.lines:
@@ -99,7 +112,8 @@ def plot_demo(rows, path, title):
     plt.close(fig)
 
 
-def plot_sweep(rows, path, x, y="goodput_gbps", series=None, model_key=None, title=""):
+def plot_sweep(rows, path, x, y="goodput_gbps", series=None, model_key=None, title="",
+               xlabel=None, ylabel="goodput (Gb/s)"):
     """y against x, one line per value of `series`; dashed model lines if model_key."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -113,8 +127,8 @@ def plot_sweep(rows, path, x, y="goodput_gbps", series=None, model_key=None, tit
         if model_key:
             ax.plot([r[x] for r in rs], [r[model_key] for r in rs], "--", color=line.get_color(),
                     label=f"{series} {name} model" if series else "model")
-    ax.set_xlabel(x.replace("_", " "))
-    ax.set_ylabel(y.replace("_", " "))
+    ax.set_xlabel(xlabel or x.replace("_", " "))
+    ax.set_ylabel(ylabel or y.replace("_", " "))
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     ax.set_title(title, fontsize=10)

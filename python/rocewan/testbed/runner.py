@@ -96,6 +96,7 @@ def reduce(cfg, docs, spec):
         "emu_a2b_drop_loss": e["a2b"]["drop_loss"], "emu_a2b_drop_queue": e["a2b"]["drop_queue"],
         "emu_b2a_drop_loss": e["b2a"]["drop_loss"], "emu_a2b_rx_pkts": e["a2b"]["rx_pkts"],
     }
+    row["rx_goodput_samples"] = b.get("rx_goodput_samples", [])  # receiver, every 100 ms
     mean_loss, events = model.ge_params(link["loss"]) if link["loss"] else (0.0, 0.0)
     row["loss_rate_model"] = mean_loss
     row["loss_rate_measured"] = e["a2b"]["drop_loss"] / e["a2b"]["rx_pkts"] if e["a2b"]["rx_pkts"] else 0
