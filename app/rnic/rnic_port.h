@@ -70,6 +70,7 @@ struct rnic_port {
 	uint64_t last_ns_ns;
 	struct rte_mbuf *tx[RNIC_BURST];
 	unsigned int ntx;
+	struct rte_mbuf *tx_lent; /**< mbuf lent to the engine by ops->tx_buf, not sent yet */
 	uint64_t tsc_hz;
 	struct rnic_port_counters cnt;
 };

@@ -274,6 +274,7 @@ struct roce_dev {
 	uint32_t npd, ncq, nah;
 	uint64_t log_window;       /**< start of the current log-rate second */
 	uint32_t log_count;
+	uint8_t *txcur;            /**< ops->tx_buf()'s buffer for the frame being built, or NULL */
 	uint8_t txbuf[ROCE_MAX_FRAME];
 };
 

@@ -108,6 +108,15 @@ struct roce_dev_ops {
 	 * goes to RTR without roce_qp_set_remote_mac(). Return 0 or -errno.
 	 */
 	int (*resolve_mac)(void *ctx, const union ibv_gid *gid, uint8_t mac[6]);
+	/**
+	 * Optional zero-copy transmit: a buffer of at least @p len bytes, owned by
+	 * the app, in which the engine builds the next frame that carries a
+	 * payload and then hands it to tx() (frame == this buffer), so tx() need
+	 * not copy. The engine may ask again before a tx() (the frame was not
+	 * sent): return the same buffer again or another one. NULL: the engine
+	 * builds in its own scratch buffer and tx() copies, as without this op.
+	 */
+	uint8_t *(*tx_buf)(void *ctx, size_t len);
 };
 
 /** Fill @p cfg with the defaults of roce_params.h (GID and MAC left zero). */

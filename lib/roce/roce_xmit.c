@@ -68,27 +68,31 @@ roce_bth_init(const struct roce_qp *qp, struct roce_pkt *p, uint8_t opcode, uint
 uint8_t *
 roce_tx_payload(struct roce_dev *dev, const struct roce_pkt *p)
 {
-	return dev->txbuf + roce_hdr_len(p);
+	/* the payload goes straight into the app's buffer when it lends one */
+	dev->txcur = dev->ops.tx_buf ? dev->ops.tx_buf(dev->ctx, ROCE_MAX_FRAME) : NULL;
+	return (dev->txcur ? dev->txcur : dev->txbuf) + roce_hdr_len(p);
 }
 
 int
 roce_tx_pkt(struct roce_qp *qp, struct roce_pkt *p, uint32_t payload_len, bool ecn)
 {
 	struct roce_dev *dev = qp->dev;
+	uint8_t *buf = payload_len && dev->txcur ? dev->txcur : dev->txbuf;
 	int len, rc;
 
+	dev->txcur = NULL;
 	if (dev->tx_blocked)
 		return -EAGAIN;
 	if (ecn && dev->cfg.ecn)
 		p->l3.tos = (uint8_t)((p->l3.tos & ~NET_ECN_CE) | NET_ECN_ECT0);
 	p->l3.ip_id = dev->ip_id++;
-	len = roce_build(dev->txbuf, sizeof(dev->txbuf), p, NULL, payload_len, 0);
+	len = roce_build(buf, ROCE_MAX_FRAME, p, NULL, payload_len, 0);
 	if (roce_unlikely(len < 0)) {
 		qp_log(qp, ROCE_LOG_ERR, "cannot build %s: %s", roce_opcode_name(p->h.bth.opcode),
 		       net_err_str(len));
 		return -EINVAL;
 	}
-	rc = dev->ops.tx(dev->ctx, dev->txbuf, (size_t)len);
+	rc = dev->ops.tx(dev->ctx, buf, (size_t)len);
 	if (rc < 0) {
 		dev->tx_blocked = true;
 		roce_qp_stat(qp, ROCE_STAT_TX_ERRORS, 1);
