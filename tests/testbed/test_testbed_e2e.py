@@ -124,3 +124,27 @@ def test_up_capture_down(tmp_path):
     assert rc == 0 and "removed 3 namespace(s)" in out, out
     ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert f"{PREFIX}A" not in ns
+
+
+def test_sweep_one_param(tmp_path):
+    rc, out = tb("sweep", os.path.join(ROOT, "configs", "gbn-lossless.toml"), "--quick",
+                 "--param", "link.rtt=2ms,10ms", "--out", str(tmp_path))
+    assert rc == 0, out
+    lines = open(tmp_path / "gbn-lossless-sweep.jsonl").read().splitlines()
+    rows = [json.loads(l) for l in lines]
+    assert [r["link.rtt"] for r in rows] == ["2ms", "10ms"]
+    assert [r["rtt_ms"] for r in rows] == [2.0, 10.0]
+    assert all(r["goodput_gbps"] > 0.02 for r in rows)
+    assert len(open(tmp_path / "gbn-lossless-sweep.csv").read().splitlines()) == 3
+    assert os.path.getsize(tmp_path / "gbn-lossless-sweep.png") > 10000
+
+
+def test_bad_config_is_refused_before_anything_starts(tmp_path):
+    p = tmp_path / "bad.toml"
+    p.write_text('name = "bad"\n[link]\nrtt = "20ms"\nrate = "fast"\n')
+    rc, out = tb("run", str(p))
+    assert rc == 2 and f"{p}:4: key 'link.rate'" in out, out
+    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert f"{PREFIX}A" not in ns
+    rc, out = tb("sweep", os.path.join(ROOT, "configs", "gbn-lossless.toml"), "--param", "link.rtt=2ms,slow")
+    assert rc == 2 and "link.rtt" in out and "slow" in out, out
