@@ -227,13 +227,20 @@ comp_classify_nak(struct comp_ctx *c, uint8_t code)
 		roce_qp_stat(c->qp, ROCE_STAT_RX_NAK_SEQ, 1);
 		return COMP_NAK_SEQ;
 	}
-	if (code < ROCE_ARRAY_SIZE(fatal)) {
+	if (code < ROCE_ARRAY_SIZE(fatal) && fatal[code].stat) {
 		roce_qp_stat(c->qp, fatal[code].stat, 1);
 		c->status = fatal[code].status;
 	} else {
 		roce_qp_stat(c->qp, ROCE_STAT_RX_NAK_OTHER, 1);
 		c->status = IBV_WC_BAD_RESP_ERR; /* reserved NAK code */
 	}
+	/* one line naming the rule the peer says we broke (interop tests quote it) */
+	qp_log(c->qp, ROCE_LOG_ERR, "peer sent NAK: %s (code %u) at PSN 0x%06x",
+	       code == ROCE_NAK_INVALID_REQ	 ? "invalid request" :
+	       code == ROCE_NAK_REMOTE_ACCESS	 ? "remote access error" :
+	       code == ROCE_NAK_REMOTE_OP	 ? "remote operational error" :
+	       code == ROCE_NAK_INVALID_RD_REQ ? "invalid RD request" : "reserved code",
+	       code, c->psn);
 	return COMP_NAK_FATAL;
 }
 
