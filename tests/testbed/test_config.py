@@ -129,3 +129,19 @@ def test_table_formats_missing_figures():
              "fct_p50_ms": None, "retx_bytes": 2e6, "loss_rate_measured": 0.001}]
     t = report.table(rows)
     assert "0.500" in t and "2.00" in t and "0.100" in t and " - " in t
+
+
+def test_lab_commands():
+    from rocewan.testbed import cli
+    cfg = config.load(os.path.join(ROOT, "configs", "lab-example.toml"))
+    cmds = cli.lab_commands(cfg)
+    hosts = [h for h, _, _ in cmds]
+    assert hosts == ["root@wan-emu", "root@rnic-b", "root@rnic-a"]
+    emu, b, a = (c for _, _, c in cmds)
+    assert "-a 0000:5e:00.0 -a 0000:5e:00.1" in emu and "delay 20ms rate 10gbit" in emu
+    assert "--ip 10.77.0.12/24" in b and b.rstrip().endswith("write_bw")
+    assert a.rstrip().endswith("write_bw 10.77.0.2") and "-a 0000:3b:00.0" in a
+    cfg["lab"]["b_port"] = ""
+    with pytest.raises(ConfigError) as e:
+        cli.lab_commands(cfg)
+    assert "b_port" in str(e.value)
