@@ -198,6 +198,34 @@ pp_connect(void *arg, const struct pingpong_dest *remote)
 	return 0;
 }
 
+/*
+ * pingpong_client_exchange(), step by step: while the server brings its QP up
+ * it resolves our MAC (ARP / ND) before it answers, and only we can answer
+ * for our DPDK port, so serve the port until its reply is readable.
+ */
+static int
+pp_client_exchange(struct rnic_run *run, struct oob_conn *c, const struct pingpong_dest *local,
+		   struct pingpong_dest *remote)
+{
+	static const uint8_t done[PINGPONG_DONE_LEN] = "done";
+	uint8_t msg[PINGPONG_MSG_LEN];
+	char perr[160];
+	int rc;
+
+	if (pingpong_format_dest(local, msg, sizeof(msg), perr, sizeof(perr)) < 0)
+		return oob_fail(c, OOB_ERR_ARG, "%s", perr);
+	rc = oob_write_full(c, msg, sizeof(msg), "our ibv_rc_pingpong address");
+	if (rc)
+		return rc;
+	serve_until_peer_speaks(run, c->fd);
+	rc = oob_read_full(c, msg, sizeof(msg), "the peer's ibv_rc_pingpong address");
+	if (rc)
+		return rc;
+	if (pingpong_parse_dest(msg, sizeof(msg), remote, perr, sizeof(perr)))
+		return oob_fail(c, OOB_ERR_PROTO, "%s from %s", perr, c->peer);
+	return oob_write_full(c, done, sizeof(done), "\"done\"");
+}
+
 int
 rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *err, size_t errlen)
 {
@@ -211,7 +239,7 @@ rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *e
 		return rc;
 	print_pp_dest("local address: ", &local);
 	if (p->server[0]) {
-		rc = pingpong_client_exchange(&c, &local, &remote);
+		rc = pp_client_exchange(run, &c, &local, &remote);
 		if (rc == OOB_OK && pp_connect(run, &remote) != 0)
 			rc = oob_fail(&c, OOB_ERR_ARG, "connecting the local QP failed");
 	} else {

@@ -1,0 +1,91 @@
+"""rnic against rnic on a veth pair: `rc_pingpong` and RoCEv2 over IPv6 (neighbour
+discovery), without the VM. The rxe interop suite (tests/interop/test_rnic_rxe.py)
+runs the same modes against Linux's implementations; these tests keep the
+host-only path covered and fast.
+"""
+import json
+import os
+import re
+import subprocess
+import time
+
+import pytest
+
+from conftest import BUILD
+
+RNIC = os.path.join(BUILD, "app", "rnic", "rnic")
+IP6 = ["fe80::11", "fe80::12"]
+
+
+def eal(iface, prefix):
+    return (f"--no-huge -m 512 --no-shconf --no-pci --file-prefix {prefix} "
+            f"--log-level=lib.eal:error --vdev net_af_packet0,iface={iface},"
+            f"framesz=2048,blocksz=4096,framecnt=1024,qpairs=1")
+
+
+def pair(vp, tmp_path, mode, opts, side_opts=("", ""), timeout=60):
+    """Server in ns[1], client in ns[0]; returns (rc, out, json) per side [server, client]."""
+    if not os.path.exists(RNIC):
+        pytest.fail(f"{RNIC} is not built (run `make build`)")
+    js = [tmp_path / "server.json", tmp_path / "client.json"]
+    srv = subprocess.Popen(
+        f"ip netns exec {vp.ns[1]} {RNIC} {eal(vp.ifs[1], 'h1ps')} -- --ip {vp.rip[1]}/24 "
+        f"{side_opts[1]} {opts} --json {js[0]} {mode}",
+        shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen = ""
+    t0 = time.monotonic()
+    while "Waiting for client" not in seen and time.monotonic() - t0 < 30:
+        line = srv.stdout.readline()
+        if not line:
+            break
+        seen += line
+    cli = subprocess.run(
+        f"ip netns exec {vp.ns[0]} {RNIC} {eal(vp.ifs[0], 'h1pc')} -- --ip {vp.rip[0]}/24 "
+        f"{side_opts[0]} {opts} --json {js[1]} {mode} {vp.kip[1]}",
+        shell=True, capture_output=True, text=True, timeout=timeout)
+    try:
+        sout, _ = srv.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        sout, _ = srv.communicate()
+    out = [seen + sout, cli.stdout + cli.stderr]
+    rcs = [srv.returncode, cli.returncode]
+    res = [json.load(open(j)) if j.exists() else None for j in js]
+    return rcs, out, res
+
+
+def test_rc_pingpong_rnic_both_sides(veth_pair, tmp_path):
+    size, iters = 4096, 200
+    rcs, out, res = pair(veth_pair, tmp_path, "rc_pingpong", f"-s {size} -n {iters}")
+    assert rcs == [0, 0], f"exit codes {rcs}\n--- server:\n{out[0]}\n--- client:\n{out[1]}"
+    for side, o, r in zip(("server", "client"), out, res):
+        m = re.search(r"(\d+) bytes in [\d.]+ seconds = [\d.]+ Mbit/sec\n(\d+) iters in", o)
+        assert m and (int(m.group(1)), int(m.group(2))) == (2 * size * iters, iters), f"{side}:\n{o}"
+        assert "remote address: LID 0x0000" in o, o
+        q = r["results"]["qp_counters"]
+        assert (q["send_completions"], q["recv_completions"]) == (iters, iters), (side, q)
+        assert q["tx_req_packets"] == iters * 4 and q["rx_req_packets"] == iters * 4, (side, q)
+        assert r["results"]["iters"] == iters and r["results"]["completion_errors"] == 0
+
+
+def test_write_bw_over_ipv6(veth_pair, tmp_path):
+    opts = "-s 65536 -n 100"
+    rcs, out, res = pair(veth_pair, tmp_path, "write_bw", opts,
+                         side_opts=(f"--ip6 {IP6[0]} -x 1", f"--ip6 {IP6[1]} -x 1"))
+    assert rcs == [0, 0], f"exit codes {rcs}\n--- server:\n{out[0]}\n--- client:\n{out[1]}"
+    srv, cli = res
+    assert cli["results"]["iters"] == 100
+    assert srv["results"]["qp_counters"]["rx_req_packets"] == 100 * 64
+    # the client resolved the server by ND; the server answered the solicitation
+    assert cli["results"]["port_counters"]["nd_solicits_sent"] >= 1, cli["results"]["port_counters"]
+    assert cli["results"]["port_counters"]["rx_nd_advert"] >= 1, cli["results"]["port_counters"]
+    assert srv["results"]["port_counters"]["rx_nd_solicit"] >= 1, srv["results"]["port_counters"]
+    assert srv["results"]["dev_counters"]["rx_drop_not_for_us"] == 0
+
+
+def test_gid_family_mismatch_is_one_clear_line(veth_pair, tmp_path):
+    rcs, out, _ = pair(veth_pair, tmp_path, "write_bw", "-s 4096 -n 10",
+                       side_opts=(f"--ip6 {IP6[0]} -x 1", ""), timeout=30)
+    assert rcs[1] == 1, out[1]
+    assert re.search(r"rnic: the peer's GID ::ffff:[\d.]+ is IPv4-mapped but ours \(-x 1\) is IPv6",
+                     out[1]), out[1]
