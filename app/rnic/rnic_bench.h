@@ -27,7 +27,14 @@ struct rnic_bench {
 	uint64_t raddr;     /**< peer's buffer */
 	uint32_t rkey;
 	bool server;
+	struct roce_ah *ah;   /**< UD: the peer's address handle */
+	uint32_t remote_qpn;  /**< UD: the peer's QPN */
 };
+
+/** The Q_Key both sides of a UD test use (perftest's DEF_QKEY). */
+#define RNIC_UD_QKEY 0x11111111u
+/** A UD receive buffer holds the 40-byte GRH before the message. */
+#define RNIC_UD_GRH 40u
 
 struct rnic_bench_result {
 	uint64_t size;

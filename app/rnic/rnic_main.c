@@ -221,7 +221,7 @@ connect_qp(void *arg, const struct perftest_dest *remote, int mtu_enum_peer)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qkey = 0x11111111;
+	a.qkey = RNIC_UD_QKEY;
 	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	rc = roce_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 					       (p->conn == RNIC_CONN_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
@@ -250,6 +250,12 @@ connect_qp(void *arg, const struct perftest_dest *remote, int mtu_enum_peer)
 		rc = roce_qp_set_remote_mac(c->qp, mac);
 	if (rc)
 		die("QP INIT->RTR failed: %s", strerror(rc > 0 ? rc : -rc));
+	if (p->conn == RNIC_CONN_UD) { /* UD sends name the peer in every WR: an AH and its QPN */
+		c->run.bench.ah = roce_create_ah(c->pd, &a.ah_attr, mac);
+		if (!c->run.bench.ah)
+			die("cannot create the UD address handle: %s", strerror(errno));
+		c->run.bench.remote_qpn = remote->qpn;
+	}
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = c->psn;

@@ -59,10 +59,45 @@ EAL="--no-huge -m 512 --no-shconf --no-pci --log-level=lib.eal:error"
 VDEV=framesz=8192,blocksz=8192,framecnt=2048,qpairs=1
 stop() { kill -INT "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
-# testpmd txonly a -> rxonly b with $1-byte frames, receiver's log in $2, $3: "rnic" to
-# address the frames like the rnic's (b's MAC, the rnic IPs, UDP 4791: the receiving
-# kernel then does the same work per frame), "" for testpmd's defaults (MAC
-# 02:00:00:00:00:00, the kernel drops the frame as PACKET_OTHERHOST at once)
+# One sample for window(): time, frames b's kernel received, CPU ticks of the sender
+# ($1) plus ksoftirqd/0 (tick accounting charges softirq work done inside the sender's
+# syscalls to the sender; the rest runs in ksoftirqd/0), and CPU 0's steal ticks.
+KSIRQ=$(pgrep -x ksoftirqd/0 || true)
+sample() {
+	local t rx pt kt st
+	t=$(date +%s.%N)
+	rx=$(ip netns exec $NB cat /sys/class/net/$IB/statistics/rx_packets)
+	pt=$(awk '{print $14 + $15}' /proc/$1/stat 2>/dev/null || echo 0)
+	kt=$( [ -n "$KSIRQ" ] && awk '{print $14 + $15}' /proc/$KSIRQ/stat || echo 0)
+	st=$(awk '/^cpu0 /{print $9}' /proc/stat)
+	echo "$t $rx $((pt + kt)) $st"
+}
+
+# The measurement window of a run whose sender is pid $1 (on CPU 0): wait until frames
+# reach b, 1 s of warm-up, then DUR s. Writes {"pps", "cpu_share", "steal_share"} to $2:
+# the rate b's kernel saw, and the share of CPU 0 the sender got. The host is shared,
+# so the rate per CPU share (pps / cpu_share) is what compares across runs.
+window() {
+	local r0 a b
+	r0=$(ip netns exec $NB cat /sys/class/net/$IB/statistics/rx_packets)
+	for _ in $(seq 150); do
+		sleep 0.2
+		[ "$(ip netns exec $NB cat /sys/class/net/$IB/statistics/rx_packets)" -gt $((r0 + 1000)) ] && break
+	done
+	sleep 1
+	a=$(sample "$1")
+	sleep "$DUR"
+	b=$(sample "$1")
+	echo "$a $b" | awk -v hz="$(getconf CLK_TCK)" '{dt = $5 - $1;
+		printf "{\"pps\": %.1f, \"cpu_share\": %.3f, \"steal_share\": %.3f}\n",
+		($6 - $2) / dt, ($7 - $3) / hz / dt, ($8 - $4) / hz / dt}' >"$2"
+}
+
+# testpmd txonly a -> rxonly b with $1-byte frames, receiver's log in $2 (window in
+# $2.win), $3: "rnic" to address the frames like the rnic's (b's MAC, the rnic IPs,
+# UDP 4791: the receiving kernel then does the same work per frame: an IP route
+# lookup and a drop), "" for testpmd's defaults (MAC 02:00:00:00:00:00: the kernel
+# drops the frame as PACKET_OTHERHOST at once)
 testpmd_pair() {
 	local addr=()
 	[ "$3" = rnic ] && addr=(--eth-peer=0,"$(ip netns exec $NB cat /sys/class/net/$IB/address)" --tx-ip=$RA,$RB --tx-udp=49152,4791)
@@ -78,17 +113,14 @@ testpmd_pair() {
 		>"$2.tx" 2>&1 &
 	local tx=$!
 	PIDS+=($tx)
-	# start the clock when frames arrive (testpmd may take seconds to start on a busy host)
-	for _ in $(seq 100); do
-		grep -qE "Rx-pps: +[1-9]" "$2" && break
-		sleep 0.2
-	done
-	sleep $((DUR + 2))
+	window $tx "$2.win"
+	sleep 1
 	stop $tx
 	stop $rx
 }
 
-# two rnics: $1 mode options, $2 tag (JSON names $OUT/bench_rnic_$2_{server,client}.json)
+# two rnics: $1 mode options, $2 tag (JSON names $OUT/bench_rnic_$2_{server,client}.json),
+# $3 "window" to measure a window of the run (write_bw -D long enough)
 rnic_pair() {
 	local opts=$1 tag=$2
 	ip netns exec $NB taskset -c 1 "$RNIC" --lcores 0@1 $EAL --file-prefix rbh4s$T \
@@ -100,8 +132,11 @@ rnic_pair() {
 	ip netns exec $NA taskset -c 0 "$RNIC" --lcores 0@0 $EAL --file-prefix rbh4c$T \
 		--vdev net_af_packet0,iface=$IA,$VDEV -- --ip $RA/24 --busy-poll $opts \
 		--json "$OUT/bench_rnic_${tag}_client.json" $KB \
-		>"$OUT/bench_rnic_${tag}_client.log" 2>&1 ||
-		echo "rnic client ($tag) failed: see $OUT/bench_rnic_${tag}_client.log" >&2
+		>"$OUT/bench_rnic_${tag}_client.log" 2>&1 &
+	local cli=$!
+	PIDS+=($cli)
+	[ "${3:-}" = window ] && window $cli "$OUT/bench_rnic_${tag}.win"
+	wait $cli || echo "rnic client ($tag) failed: see $OUT/bench_rnic_${tag}_client.log" >&2
 	wait $srv || echo "rnic server ($tag) failed: see $OUT/bench_rnic_${tag}_server.log" >&2
 }
 
@@ -113,7 +148,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	echo "-- round $r: testpmd 4154 B, addressed like the rnic"
 	testpmd_pair 4154 "$OUT/bench_rnic_r${r}_testpmd_4154_rnicaddr.log" rnic
 	echo "-- round $r: rnic write_bw 64 KiB, MTU 4096"
-	rnic_pair "-m 4096 -s 65536 -D $DUR write_bw" "r${r}_write_bw"
+	rnic_pair "-m 4096 -s 65536 -D $((DUR + 5)) write_bw" "r${r}_write_bw" window
 	echo "-- round $r: testpmd 122 B, addressed like the rnic"
 	testpmd_pair 122 "$OUT/bench_rnic_r${r}_testpmd_122_rnicaddr.log" rnic
 	echo "-- round $r: rnic send_bw 64 B"

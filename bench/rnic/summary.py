@@ -3,9 +3,10 @@
 
     summary.py OUT_DIR ROUNDS DUR
 
-Reads OUT_DIR/bench_rnic_r<N>_testpmd_<size>.log (the rxonly receiver's
---stats-period output) and OUT_DIR/bench_rnic_r<N>_<test>_{client,server}.json,
-writes OUT_DIR/bench_rnic.json and prints the table.
+Per round it reads the measurement windows (*.win: frames/s that b's kernel
+received, and the share of CPU 0 the sender got), testpmd's receiver logs
+(--stats-period output: PMD-level Rx-pps, RX-missed, frame size) and the rnic
+JSON results; writes OUT_DIR/bench_rnic.json and prints the table.
 """
 import json
 import os
@@ -17,34 +18,26 @@ import time
 
 MTU = 4096
 WRITE_SIZE = 65536
+SIZES = {"testpmd_4154": 4154, "testpmd_4154_rnicaddr": 4154, "testpmd_122_rnicaddr": 122}
 
 
-def testpmd_rate(path):
-    """Mean Rx-pps of the receiver over the full seconds of traffic (first and last cut)."""
+def load_json(path):
+    return json.load(open(path)) if os.path.exists(path) else None
+
+
+def testpmd_log(path):
+    """PMD view of the receiver: mean Rx-pps of the full seconds, RX-missed, frame size."""
     if not os.path.exists(path):
         return None
     txt = open(path, errors="replace").read()
     pps = [int(x) for x in re.findall(r"Rx-pps:\s+(\d+)", txt)]
-    missed = [int(x) for x in re.findall(r"RX-missed:\s+(\d+)", txt)]
-    stats = re.findall(r"RX-packets:\s+(\d+)\s+RX-missed:\s+\d+\s+RX-bytes:\s+(\d+)", txt)
+    stats = re.findall(r"RX-packets:\s+(\d+)\s+RX-missed:\s+(\d+)\s+RX-bytes:\s+(\d+)", txt)
     busy = [p for p in pps if p > 0]
-    if len(busy) < 3:
+    if len(busy) < 3 or not stats:
         return None
-    mid = busy[1:-1]
-    pkts, byts = (int(x) for x in stats[-1])
-    return {"rx_pps": statistics.mean(mid), "samples": len(mid),
-            "rx_missed": missed[-1] if missed else None,
+    pkts, missed, byts = (int(x) for x in stats[-1])
+    return {"pmd_rx_pps": statistics.mean(busy[1:-1]), "rx_missed": missed,
             "frame_bytes": byts / pkts if pkts else None}
-
-
-def rnic_result(out, tag):
-    res = {}
-    for side in ("client", "server"):
-        p = os.path.join(out, f"bench_rnic_{tag}_{side}.json")
-        if not os.path.exists(p):
-            return None
-        res[side] = json.load(open(p))["results"]
-    return res
 
 
 def median(xs):
@@ -55,40 +48,52 @@ def median(xs):
 def main(out, rounds, dur):
     rows = []
     for r in range(1, rounds + 1):
-        logs = {"testpmd_4154": 4154, "testpmd_4154_rnicaddr": 4154, "testpmd_122_rnicaddr": 122}
-        base = {k: testpmd_rate(os.path.join(out, f"bench_rnic_r{r}_{k}.log")) for k in logs}
-        for k, size in logs.items():
-            b = base[k]
-            if b and b["frame_bytes"] and abs(b["frame_bytes"] - size) > 0.5:
-                sys.exit(f"{k} round {r}: frames of {b['frame_bytes']:.0f} B received, "
-                         f"{size} B expected (check --txpkts / --mbuf-size)")
-        wb = rnic_result(out, f"r{r}_write_bw")
-        sb = rnic_result(out, f"r{r}_send_bw")
-        wl = rnic_result(out, f"r{r}_write_lat")
         row = {"round": r}
-        for k in logs:
-            row[k + "_pps"] = base[k] and base[k]["rx_pps"]
-            row[k + "_rx_missed"] = base[k] and base[k]["rx_missed"]
-        if wb:
-            c = wb["client"]
-            frames_per_msg = -(-WRITE_SIZE // MTU)
-            row["write_bw_gbps"] = c["goodput_gbps"]
-            row["write_bw_data_pps"] = c["msg_rate_mpps"] * 1e6 * frames_per_msg
+        for k, size in SIZES.items():
+            log = os.path.join(out, f"bench_rnic_r{r}_{k}.log")
+            t = testpmd_log(log)
+            w = load_json(log + ".win")
+            if t and t["frame_bytes"] and abs(t["frame_bytes"] - size) > 0.5:
+                sys.exit(f"{k} round {r}: frames of {t['frame_bytes']:.0f} B received, "
+                         f"{size} B expected (check --txpkts / --mbuf-size)")
+            if t:
+                row[k + "_pmd_pps"] = t["pmd_rx_pps"]
+                row[k + "_rx_missed"] = t["rx_missed"]
+            if w:
+                row[k + "_pps"] = w["pps"]
+                row[k + "_cpu"] = w["cpu_share"]
+                row[k + "_steal"] = w["steal_share"]
+                row[k + "_pps_per_cpu"] = w["pps"] / w["cpu_share"] if w["cpu_share"] > 0 else None
+        c = load_json(os.path.join(out, f"bench_rnic_r{r}_write_bw_client.json"))
+        w = load_json(os.path.join(out, f"bench_rnic_r{r}_write_bw.win"))
+        if c:
+            c = c["results"]
+            row["write_bw_gbps_whole_run"] = c["goodput_gbps"]
             row["write_bw_retransmits"] = c["qp_counters"]["tx_retransmits"]
             row["write_bw_timeouts"] = c["qp_counters"]["timeouts"]
+            pc = c["port_counters"]
+            row["write_bw_mean_tx_burst"] = pc["tx_frames"] / max(1, pc["tx_bursts"])
+            row["write_bw_tx_drops"] = pc["tx_drop_full"] + pc["tx_drop_nombuf"]
+        if w:
+            row["write_bw_pps"] = w["pps"]
+            row["write_bw_gbps"] = w["pps"] / -(-WRITE_SIZE // MTU) * WRITE_SIZE * 8 / 1e9
+            row["write_bw_cpu"] = w["cpu_share"]
+            row["write_bw_steal"] = w["steal_share"]
+            row["write_bw_pps_per_cpu"] = w["pps"] / w["cpu_share"] if w["cpu_share"] > 0 else None
             for k in ("testpmd_4154", "testpmd_4154_rnicaddr"):
-                if row[k + "_pps"]:
-                    row["write_bw_vs_" + k] = row["write_bw_data_pps"] / row[k + "_pps"]
-        if sb:
-            row["send_bw_64_mpps"] = sb["client"]["msg_rate_mpps"]
-            row["send_bw_64_rnr_naks"] = sb["server"]["qp_counters"]["tx_nak_rnr"]
-            if row["testpmd_122_rnicaddr_pps"]:
-                row["send_bw_64_vs_testpmd"] = (sb["client"]["msg_rate_mpps"] * 1e6 /
-                                                row["testpmd_122_rnicaddr_pps"])
+                if row.get(k + "_pps"):
+                    row["write_bw_vs_" + k] = w["pps"] / row[k + "_pps"]
+                if row.get(k + "_pps_per_cpu") and row["write_bw_pps_per_cpu"]:
+                    row["write_bw_per_cpu_vs_" + k] = row["write_bw_pps_per_cpu"] / row[k + "_pps_per_cpu"]
+        sb = [load_json(os.path.join(out, f"bench_rnic_r{r}_send_bw_{s}.json")) for s in ("client", "server")]
+        if all(sb):
+            row["send_bw_64_mmsgs"] = sb[0]["results"]["msg_rate_mpps"]
+            row["send_bw_64_rnr_naks"] = sb[1]["results"]["qp_counters"]["tx_nak_rnr"]
+        wl = load_json(os.path.join(out, f"bench_rnic_r{r}_write_lat_client.json"))
         if wl:
-            c = wl["client"]
-            row.update({"write_lat_typical_us": c["lat_typical_us"], "write_lat_p99_us": c["lat_p99_us"],
-                        "write_lat_avg_us": c["lat_avg_us"]})
+            x = wl["results"]
+            row.update({"write_lat_typical_us": x["lat_typical_us"], "write_lat_p99_us": x["lat_p99_us"],
+                        "write_lat_avg_us": x["lat_avg_us"], "write_lat_min_us": x["lat_min_us"]})
         rows.append(row)
     keys = sorted({k for row in rows for k in row if k != "round"})
     med = {k: median([row.get(k) for row in rows]) for k in keys}
@@ -110,22 +115,37 @@ def main(out, rounds, dur):
         return fmt(v and 100 * v, "%.0f %%")
 
     print()
-    print("| round | testpmd 4154 B Mpps (own / rnic addressing) | rnic write_bw 64 KiB Gb/s "
-          "| rnic data Mpps | rnic / testpmd (own / rnic addressing) | testpmd 122 B Mpps "
-          "| rnic send_bw 64 B Mmsg/s | write_lat 64 B µs typ / p99 |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    print("4 KiB frames (4154 B): Mpps that reach b, CPU-0 share of the sender, Mpps per CPU")
+    print("| round | testpmd, own addressing | testpmd, rnic addressing | rnic write_bw 64 KiB "
+          "| rnic / testpmd (own, rnic addr.) | same per CPU share |")
+    print("|---|---|---|---|---|---|")
     for row in rows + [dict(med, round="median")]:
         g = row.get
-        print(f"| {row['round']} | {fmt(m(g('testpmd_4154_pps')))} / {fmt(m(g('testpmd_4154_rnicaddr_pps')))} "
-              f"| {fmt(g('write_bw_gbps'), '%.2f')} | {fmt(m(g('write_bw_data_pps')))} "
-              f"| {pct(g('write_bw_vs_testpmd_4154'))} / {pct(g('write_bw_vs_testpmd_4154_rnicaddr'))} "
-              f"| {fmt(m(g('testpmd_122_rnicaddr_pps')))} | {fmt(g('send_bw_64_mpps'))} "
-              f"| {fmt(g('write_lat_typical_us'), '%.1f')} / {fmt(g('write_lat_p99_us'), '%.1f')} |")
+        cells = []
+        for k in ("testpmd_4154", "testpmd_4154_rnicaddr", "write_bw"):
+            cells.append(f"{fmt(m(g(k + '_pps')))} ({fmt(g(k + '_cpu'), '%.2f')} CPU) "
+                         f"→ {fmt(m(g(k + '_pps_per_cpu')))}")
+        print(f"| {row['round']} | {cells[0]} | {cells[1]} | {cells[2]} "
+              f"| {pct(g('write_bw_vs_testpmd_4154'))}, {pct(g('write_bw_vs_testpmd_4154_rnicaddr'))} "
+              f"| {pct(g('write_bw_per_cpu_vs_testpmd_4154'))}, "
+              f"{pct(g('write_bw_per_cpu_vs_testpmd_4154_rnicaddr'))} |")
+    print()
+    print("| round | rnic write_bw Gb/s (window) | testpmd 122 B Mpps | rnic send_bw 64 B Mmsg/s "
+          "| write_lat 64 B µs min / typical / p99 |")
+    print("|---|---:|---:|---:|---|")
+    for row in rows + [dict(med, round="median")]:
+        g = row.get
+        print(f"| {row['round']} | {fmt(g('write_bw_gbps'), '%.2f')} | {fmt(m(g('testpmd_122_rnicaddr_pps')))} "
+              f"| {fmt(g('send_bw_64_mmsgs'))} | {fmt(g('write_lat_min_us'), '%.1f')} / "
+              f"{fmt(g('write_lat_typical_us'), '%.1f')} / {fmt(g('write_lat_p99_us'), '%.1f')} |")
     print(f"\nresults: {path}")
-    for k, what in (("write_bw_vs_testpmd_4154_rnicaddr", "testpmd with the rnic's addressing"),
-                    ("write_bw_vs_testpmd_4154", "testpmd with its own addressing")):
-        if med.get(k) is not None:
-            print(f"rnic write_bw: {100 * med[k]:.0f} % of {what} (target: at least 80 %)")
+    for k, what in (("testpmd_4154_rnicaddr", "testpmd addressed like the rnic"),
+                    ("testpmd_4154", "testpmd with its own addressing")):
+        if med.get("write_bw_vs_" + k) is not None:
+            print(f"rnic write_bw: {100 * med['write_bw_vs_' + k]:.0f} % of {what} "
+                  f"({100 * (med.get('write_bw_per_cpu_vs_' + k) or 0):.0f} % per CPU share); "
+                  "target: at least 80 %")
+
 
 if __name__ == "__main__":
     main(sys.argv[1], int(sys.argv[2]), float(sys.argv[3]))

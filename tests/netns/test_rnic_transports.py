@@ -1,0 +1,62 @@
+"""UC and UD between two rnics on a veth pair, and send_lat longer than the receive queue.
+
+UD sends name their peer in every WR (an address handle and the remote QPN) and
+land behind a 40-byte GRH; UC has no ACKs. Every message must complete at both
+ends with no completion error.
+"""
+import json
+import os
+import subprocess
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from test_rnic_telemetry import RNIC, rnic_cmd, veth_h4  # noqa: F401 (fixture)
+
+
+def run_pair(veth, tmp_path, opts, timeout=90):
+    if not os.path.exists(RNIC):
+        pytest.fail(f"{RNIC} is not built (run `make build`)")
+    tag, ns, ifs = veth
+    js = [tmp_path / "server.json", tmp_path / "client.json"]
+    srv = subprocess.Popen(rnic_cmd(ns[1], ifs[1], f"rth4s{tag}", "10.52.0.12", f"{opts} --json {js[0]}"),
+                           shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    time.sleep(1)
+    cli = subprocess.run(rnic_cmd(ns[0], ifs[0], f"rth4c{tag}", "10.52.0.11",
+                                  f"{opts} --json {js[1]} 10.52.0.2"),
+                         shell=True, capture_output=True, text=True, timeout=timeout)
+    try:
+        sout, _ = srv.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        sout, _ = srv.communicate()
+    cout = cli.stdout + cli.stderr
+    assert cli.returncode == 0, f"client failed:\n{cout}\nserver:\n{sout}"
+    assert srv.returncode == 0, f"server failed:\n{sout}\nclient:\n{cout}"
+    s, c = (json.load(open(j))["results"] for j in js)
+    assert s["completion_errors"] == 0 and c["completion_errors"] == 0
+    return SimpleNamespace(server=s, client=c, cout=cout, sout=sout)
+
+
+@pytest.mark.parametrize("conn,mode,size", [
+    ("UC", "write_bw", 65536), ("UC", "send_bw", 4096), ("UD", "send_bw", 1024)])
+def test_unreliable_bw(veth_h4, tmp_path, conn, mode, size):
+    n = 300
+    r = run_pair(veth_h4, tmp_path, f"-c {conn} -s {size} -n {n} {mode}")
+    assert r.client["iters"] == n and r.client["qp_counters"]["send_completions"] == n
+    q = r.server["qp_counters"]
+    assert q["tx_acks"] == 0  # no ACKs on UC/UD
+    if mode == "send_bw":
+        # on a lossless veth every SEND reaches a posted receive
+        assert q["recv_completions"] == n and q["rx_no_recv_wqe"] == 0, q
+    else:
+        assert q["rx_req_packets"] == n * (size // 1024), q
+
+
+@pytest.mark.parametrize("conn", ["RC", "UD"])
+def test_send_lat_longer_than_the_receive_queue(veth_h4, tmp_path, conn):
+    # 512 receives are posted before the run; each iteration tops the queue up
+    r = run_pair(veth_h4, tmp_path, f"-c {conn} -s 64 -n 700 send_lat")
+    assert r.client["iters"] == 700 and r.server["iters"] == 700
+    assert 0 < r.client["lat_typical_us"] < 1e5
