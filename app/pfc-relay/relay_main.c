@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pfc-relay: the Swing PFC-Relay appliance (seed 003, docs/pfc-relay.md). This
+ * file is the process: arguments, EAL, mempool, ports, the poll loop with idle
+ * back-off, and the reports at exit.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "dp_port.h"
+#include "emu_units.h"
+#include "relay_app.h"
+
+struct relay_app relay_app;
+
+#define RELAY_SPIN_NS 30000u /* closer than this to the next event: keep polling */
+#define RELAY_WAKE_NS 20000u /* wake this early: nanosleep overshoots */
+
+/* dp_backoff, with its sleep bounded by the next pacing/pause/refresh deadline. */
+static void
+relay_idle(struct dp_backoff *b, uint32_t work, uint64_t next)
+{
+	uint64_t now, left;
+	uint32_t save;
+
+	if (work || b->busy_poll || next == UINT64_MAX) {
+		dp_backoff_step(b, work);
+		return;
+	}
+	now = relay_now_ns();
+	left = next > now ? next - now : 0;
+	if (left < RELAY_SPIN_NS || (left - RELAY_WAKE_NS) / 1000 < b->min_us) {
+		dp_backoff_step(b, 1);
+		return;
+	}
+	save = b->max_us;
+	if ((left - RELAY_WAKE_NS) / 1000 < b->max_us)
+		b->max_us = (uint32_t)((left - RELAY_WAKE_NS) / 1000);
+	if (b->sleep_us > b->max_us)
+		b->sleep_us = b->max_us;
+	dp_backoff_step(b, 0);
+	b->max_us = save;
+}
+
+static int
+find_separator(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return -1;
+}
+
+static int
+make_paths(struct relay_app *app)
+{
+	const struct relay_params *p = &app->prm;
+
+	for (unsigned d = 0; d < RELAY_NPATH; d++) {
+		bool l2r = d == RELAY_L2R;
+		struct relay_path_cfg c = {
+			.slots = app->pool_mbufs,
+			.limit_bytes = l2r ? p->xoff_bytes + p->headroom_bytes : p->eff_buffer_bytes,
+			.rate_bps = l2r ? p->eff_remote_bps : p->eff_local_bps,
+			.burst_ns = p->pace_burst_ns,
+			.lossless = p->lossless,
+			.wd_on = p->wd_on,
+			.wd_detect_ns = p->wd_detect_ns,
+			.wd_restore_ns = p->wd_restore_ns,
+			.wd_action = p->wd_action,
+			.gen_pfc = l2r,
+			.xoff_bytes = p->xoff_bytes,
+			.xon_bytes = p->xon_bytes,
+			.xoff_quanta = (uint16_t)p->pause_quanta,
+			.ingress_bps = l2r ? p->eff_local_bps : p->eff_remote_bps,
+		};
+		int rc = relay_path_init(&app->path[d], &c);
+
+		if (rc < 0) {
+			fprintf(stderr, "pfc-relay: %s: cannot set up the queues: %s\n",
+				relay_path_name(d), strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static uint32_t
+pool_size(const struct relay_params *p)
+{
+	uint64_t nl = (uint64_t)__builtin_popcount(p->lossless);
+	uint64_t bytes = nl * (p->eff_buffer_bytes + p->xoff_bytes + p->headroom_bytes);
+	uint64_t n = bytes / 256 + 2ull * (p->rxd + p->txd) + 4096;
+
+	if (p->mbufs)
+		return p->mbufs;
+	if (n < 8192)
+		n = 8192;
+	return n > (1u << 20) ? 1u << 20 : (uint32_t)n;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct relay_app *app = &relay_app;
+	struct relay_params *prm = &app->prm;
+	bool started[RELAY_NPORT] = {false}, paths = false;
+	char err[640], sz[32], *argv0 = argv[0];
+	int sep = find_separator(argc, argv), eal_argc = sep < 0 ? argc : sep, rc, status = 1;
+	struct dp_backoff b;
+	uint64_t next_stats;
+
+	/* 1. everything the user typed is checked before anything starts */
+	relay_params_defaults(prm);
+	if (sep < 0) {
+		for (int i = 1; i < argc; i++)
+			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+				relay_print_help(stdout);
+				return 0;
+			}
+		fprintf(stderr, "pfc-relay: missing \"--\" and the relay options after the EAL "
+				"arguments (--help lists them)\n");
+		return 2;
+	}
+	argv[sep] = argv0;
+	rc = relay_parse_args(argc - sep, argv + sep, prm, err, sizeof(err));
+	argv[sep] = (char *)"--";
+	if (rc == 1)
+		return 0;
+	if (rc < 0 || (rc = relay_configure(prm, err, sizeof(err))) < 0) {
+		fprintf(stderr, "pfc-relay: %s\n", err);
+		return 2;
+	}
+
+	/* 2. EAL */
+	if (relay_ctl_telemetry_register() != 0)
+		fprintf(stderr, "pfc-relay: warning: telemetry command not registered\n");
+	rc = rte_eal_init(eal_argc, argv);
+	if (rc < 0) {
+		fprintf(stderr, "pfc-relay: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	dp_signals_install();
+	app->tsc0 = rte_rdtsc();
+	app->tsc_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rte_get_tsc_hz());
+	app->started_ns = relay_now_ns();
+	app->port[RELAY_LOCAL].id = (uint16_t)prm->local_port;
+	app->port[RELAY_REMOTE].id = (uint16_t)prm->remote_port;
+	app->port[RELAY_LOCAL].rate_bps = prm->eff_local_bps;
+	app->port[RELAY_REMOTE].rate_bps = prm->eff_remote_bps;
+	for (unsigned i = 0; i < RELAY_NPORT; i++)
+		if (!rte_eth_dev_is_valid_port(app->port[i].id)) {
+			fprintf(stderr,
+				"pfc-relay: --%s port %u does not exist (%u ports; give two with --vdev "
+				"net_af_packet0,iface=IF or PCI addresses)\n",
+				i == RELAY_LOCAL ? "local" : "remote", app->port[i].id,
+				rte_eth_dev_count_avail());
+			goto out;
+		}
+
+	/* 3. one mempool for both directions, then the ports */
+	app->pool_mbufs = pool_size(prm);
+	app->pool = dp_pool_create("relay_pool", app->pool_mbufs, (uint16_t)prm->mbuf_size, err,
+				   sizeof(err));
+	if (app->pool == NULL) {
+		fprintf(stderr, "pfc-relay: %s (give EAL more memory with -m, or lower --mbufs)\n",
+			err);
+		goto out;
+	}
+	for (unsigned i = 0; i < RELAY_NPORT; i++) {
+		struct dp_port_cfg pc = {.port_id = app->port[i].id, .nb_queues = 1,
+					 .nb_rxd = (uint16_t)prm->rxd, .nb_txd = (uint16_t)prm->txd,
+					 .mtu = prm->mtu, .promisc = true, .pool = app->pool};
+		struct dp_port_info info;
+
+		if (dp_port_start(&pc, &info, err, sizeof(err)) < 0) {
+			fprintf(stderr, "pfc-relay: %s\n", err);
+			goto out;
+		}
+		started[i] = true;
+		app->port[i].mac = info.mac;
+		emu_format_rate(sz, sizeof(sz), app->port[i].rate_bps);
+		printf("pfc-relay: %s port %u (%s, %s) at %s\n", i == RELAY_LOCAL ? "Local" : "Remote",
+		       app->port[i].id, info.name, info.driver, sz);
+	}
+	if (make_paths(app) < 0)
+		goto out;
+	paths = true;
+	pfc_classifier_init(&app->cls, prm->trust);
+	printf("pfc-relay: Remote-ingress buffer %" PRIu64 " bytes per priority (%s; BDP = %" PRIu64
+	       " bytes, %.2f BDP); Local xoff %" PRIu64 " xon %" PRIu64 " headroom %" PRIu64
+	       "; %u mbufs\n",
+	       prm->eff_buffer_bytes, prm->buffer_auto ? "auto: BDP + 10 % + 4 frames" : "--buffer",
+	       prm->bdp_bytes, (double)prm->eff_buffer_bytes / (double)prm->bdp_bytes,
+	       prm->xoff_bytes, prm->xon_bytes, prm->headroom_bytes, app->pool_mbufs);
+	printf("pfc-relay: lossless 0x%02x, trust %s, watchdog %s; %s; Ctrl-C to stop\n",
+	       prm->lossless, prm->trust == PFC_TRUST_DSCP ? "dscp" : "pcp",
+	       prm->wd_on ? pfc_wd_action_name(prm->wd_action) : "off",
+	       prm->busy_poll ? "busy polling" : "idle back-off");
+	fflush(stdout);
+	app->running = true;
+
+	/* 4. one lcore polls both ports (the machine has two shared cores) */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	dp_backoff_init(&b, prm->busy_poll);
+	next_stats = relay_now_ns() + prm->stats_interval_ns;
+	while (!dp_quit) {
+		uint64_t next;
+		uint32_t work = relay_dp_poll(app, &next);
+
+		app->loops++;
+		relay_idle(&b, work, next);
+		if (unlikely(prm->stats_json[0] && relay_now_ns() >= next_stats)) {
+			char tmp[300];
+
+			snprintf(tmp, sizeof(tmp), "%s.tmp", prm->stats_json);
+			if (relay_report_json(app, tmp, err, sizeof(err)) == 0)
+				rename(tmp, prm->stats_json);
+			next_stats = relay_now_ns() + prm->stats_interval_ns;
+		}
+	}
+	app->sleeps = b.sleeps;
+	app->running = false;
+
+	/* 5. reports */
+	relay_report_table(app, stdout);
+	status = 0;
+	if (prm->json[0]) {
+		if (relay_report_json(app, prm->json, err, sizeof(err)) < 0) {
+			fprintf(stderr, "pfc-relay: %s\n", err);
+			status = 1;
+		} else {
+			printf("pfc-relay: wrote %s\n", prm->json);
+		}
+	}
+	if (prm->stats_json[0] && relay_report_json(app, prm->stats_json, err, sizeof(err)) < 0)
+		fprintf(stderr, "pfc-relay: %s\n", err);
+	fflush(stdout);
+out:
+	/* one reverse-order cleanup path */
+	for (unsigned i = 0; i < RELAY_NPORT; i++)
+		if (started[i])
+			rte_eth_dev_stop(app->port[i].id);
+	if (paths) {
+		relay_dp_drain(app);
+		for (unsigned d = 0; d < RELAY_NPATH; d++)
+			relay_path_free(&app->path[d]);
+	}
+	for (unsigned i = 0; i < RELAY_NPORT; i++)
+		if (started[i])
+			rte_eth_dev_close(app->port[i].id);
+	rte_mempool_free(app->pool);
+	rte_eal_cleanup();
+	return status;
+}
