@@ -282,12 +282,18 @@ def t_seed_all_draws(c):
     check(c1 == c2, "arrivals per sequence number differ (loss/duplicate draws): %d seqs differ"
           % sum(1 for k in set(c1) | set(c2) if c1.get(k) != c2.get(k)))
     check(f1 == f2, "bit flips differ: %d vs %d, %d in common" % (len(f1), len(f2), len(f1 & f2)))
-    # jitter: the same draw per frame; the timing noise of two runs is well below the
-    # 4 ms spread of the draws (compare frames that took the delay line, >= 1.9 ms)
+    # jitter: the same draw per frame. Independent draws from uniform [2, 6] ms agree
+    # within 0.5 ms for only 1 - (3.5/4)^2 = 23 % of frames, with a median difference
+    # of 1.2 ms; the same draws agree up to the host's timing noise (sender sleeps and
+    # receiver scheduling, milliseconds on a loaded 2-core machine for a minority of
+    # frames). Compare frames that took the delay line (>= 1.9 ms).
     both = [k for k in d1 if k in d2 and d1[k] >= 1.9 and d2[k] >= 1.9]
-    close = sum(1 for k in both if abs(d1[k] - d2[k]) < 0.5)
-    check(len(both) > 0.7 * n and close >= 0.95 * len(both),
-          "jitter draws differ: %d of %d delayed frames within 0.5 ms" % (close, len(both)))
+    diffs = sorted(abs(d1[k] - d2[k]) for k in both)
+    close = sum(1 for x in diffs if x < 0.5)
+    med = diffs[len(diffs) // 2] if diffs else float("inf")
+    check(len(both) > 0.7 * n and close >= 0.6 * len(both) and med < 0.25,
+          "jitter draws differ: %d of %d delayed frames within 0.5 ms, median difference %.3f ms "
+          "(independent draws: ~23 %% and ~1.2 ms)" % (close, len(both), med))
     c.note("seed, all draws: %s both times; %d flips identical; %d of %d delays within 0.5 ms"
            % (n1, len(f1), close, len(both)))
 
