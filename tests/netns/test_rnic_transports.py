@@ -60,3 +60,14 @@ def test_send_lat_longer_than_the_receive_queue(veth_h4, tmp_path, conn):
     r = run_pair(veth_h4, tmp_path, f"-c {conn} -s 64 -n 700 send_lat")
     assert r.client["iters"] == 700 and r.server["iters"] == 700
     assert 0 < r.client["lat_typical_us"] < 1e5
+
+
+@pytest.mark.parametrize("opt", ["-q 2", "--lcores 2"])
+def test_several_qps_or_lcores_refused(opt):
+    """Not built yet: one clear line and exit 2, never a silent run on one QP / lcore."""
+    if not os.path.exists(RNIC):
+        pytest.fail(f"{RNIC} is not built")
+    r = subprocess.run(f"{RNIC} --no-huge -- --ip 10.52.0.11/24 {opt} write_bw", shell=True,
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert opt.split()[0] in r.stderr and "allowed: 1" in r.stderr, r.stderr
