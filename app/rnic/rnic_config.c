@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "net_arp.h"
+#include "pfc_tx.h"
 #include "rw_json.h"
 
 static const char *const mode_names[RNIC_MODE__COUNT] = {
@@ -101,7 +102,14 @@ static const struct opt_def opts[] = {
 	{"load", 0, T_U32, OFF(load_pct), SZ(load_pct), "0", 0, 100, NULL, true,
 	 "Poisson flow arrivals at this % of --link-rate (0: each flow starts when the last ends)"},
 	{"link-rate", 0, T_STR, OFF(link_rate), SZ(link_rate), "0", 0, 0, NULL, true,
-	 "link rate in Gb/s that --load refers to (default: --rate_limit)"},
+	 "link rate in Gb/s that --load refers to (default: --rate_limit) and PFC pause quanta "
+	 "are timed at (default: the port's reported speed)"},
+	/* 802.1Qbb PFC */
+	{"pfc", 0, T_CHOICE, OFF(pfc), SZ(pfc), "on", 0, 0, "on|off", true,
+	 "obey received PFC: stop sending RoCE frames of a paused lossless priority"},
+	{"lossless", 0, T_STR, OFF(lossless), SZ(lossless), "", 0, 0, NULL, true,
+	 "lossless priorities that obey PFC, e.g. 3 or 3,4 (default: the rnic's own priority, "
+	 "--pcp with --vlan, else --dscp >> 3)"},
 	/* perftest options accepted and ignored, and refused ones */
 	{"ib-dev", 'd', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored: the device is the DPDK port"},
 	{"ib-port", 'i', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored"},
@@ -449,6 +457,23 @@ configure_flows(struct rnic_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+static int
+configure_pfc(struct rnic_params *p, char *err, size_t errlen)
+{
+	char why[160];
+	uint32_t dscp = p->tclass ? p->tclass >> 2 : p->dscp;
+
+	p->pfc_on = strcmp(p->pfc, "on") == 0;
+	/* the priority the rnic's frames carry: PCP trust when tagged, else pfc.h's DSCP >> 3 table */
+	p->own_prio = (uint8_t)(p->vlan >= 0 ? p->pcp : dscp >> 3);
+	p->lossless_mask = (uint8_t)(1u << p->own_prio);
+	if (p->lossless[0] && pfc_prio_list_parse(p->lossless, &p->lossless_mask, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "option --lossless: %s", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int
 rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 {
@@ -494,8 +519,11 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 	if (parse_gbps("rate_limit", p->rate_limit, &p->rate_gbps, err, errlen) < 0 ||
 	    parse_gbps("link-rate", p->link_rate, &p->link_gbps, err, errlen) < 0)
 		return -EINVAL;
+	p->pfc_link_gbps = p->link_gbps; /* only an explicit --link-rate times PFC quanta */
 	if (p->link_gbps == 0)
 		p->link_gbps = p->rate_gbps;
+	if (configure_pfc(p, err, errlen) < 0)
+		return -EINVAL;
 	return configure_flows(p, err, errlen);
 }
 
@@ -579,4 +607,11 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_str(w, "flow_cdf", p->flow_cdf[0] ? p->flow_cdf : NULL);
 	rw_uint(w, "load_pct", p->load_pct);
 	rw_dbl(w, "link_rate_gbps", p->link_gbps);
+	rw_bool(w, "pfc", p->pfc_on);
+	rw_arr_begin(w, "lossless");
+	for (unsigned n = 0; n < 8; n++)
+		if (p->lossless_mask & (1u << n))
+			rw_uint(w, NULL, n);
+	rw_arr_end(w);
+	rw_uint(w, "priority", p->own_prio);
 }

@@ -89,6 +89,13 @@ struct rnic_params {
 	double link_gbps;       /**< rate --load refers to (default: --rate_limit) */
 	uint64_t flow_max;      /**< largest flow size (bytes) */
 	uint64_t seed;
+	/* 802.1Qbb PFC (docs/pfc.md) */
+	char pfc[4];            /**< --pfc on|off: obey received PFC */
+	char lossless[24];      /**< --lossless 3[,4]: as given, "" = the rnic's own priority */
+	bool pfc_on;
+	uint8_t lossless_mask;  /**< bit n = priority n obeys PFC */
+	uint8_t own_prio;       /**< priority of the rnic's RoCE frames: --pcp with --vlan, else DSCP >> 3 */
+	double pfc_link_gbps;   /**< --link-rate if given (quanta -> time), 0 = the port's speed */
 	struct rnic_cdf cdf;    /**< loaded from flow_cdf by rnic_configure() */
 };
 

@@ -33,12 +33,109 @@ rnic_now_ns(const struct rnic_port *p)
 }
 
 void
+rnic_port_pfc_init(struct rnic_port *p, bool obey, uint8_t lossless, uint64_t link_bps,
+		   uint8_t own_prio)
+{
+	pfc_classifier_init(&p->pfc_cls, p->vlan_tci >= 0 ? PFC_TRUST_PCP : PFC_TRUST_DSCP);
+	pfc_tx_init(&p->pfc, link_bps, lossless, obey);
+	p->own_prio = own_prio;
+}
+
+/* Copy the PFC meter's counters into the port's (the ones telemetry and --json read). */
+static void
+pfc_sync_counters(struct rnic_port *p, uint64_t now)
+{
+	const struct pfc_tx *t = &p->pfc;
+
+	p->cnt.pfc_rx_xoff = t->rx_xoff;
+	p->cnt.pfc_rx_xon = t->rx_xon;
+	p->cnt.pfc_rx_ignored = t->rx_ignored;
+	p->cnt.pfc_pauses = t->pauses;
+	p->cnt.pfc_overshoot_bytes = t->overshoot_bytes;
+	p->cnt.pfc_overshoot_frames = t->overshoot_frames;
+	p->cnt.pfc_overshoot_max_bytes = t->overshoot_max_bytes;
+	p->cnt.pfc_overshoot_max_frames = t->overshoot_max_frames;
+	p->cnt.tx_paused_ns = pfc_pause_total_ns(&t->pause, p->own_prio, now);
+}
+
+/* A MAC control frame: 802.1Qbb PFC updates the pause timers (802.3x PAUSE is ignored). */
+static void
+handle_pfc(struct rnic_port *p, const uint8_t *f, size_t len, uint64_t now)
+{
+	struct pfc_frame pf;
+
+	p->cnt.rx_pfc++;
+	if (pfc_parse(f, len, &pf) < 0) {
+		p->cnt.pfc_rx_bad++;
+		return;
+	}
+	pfc_tx_rx(&p->pfc, &pf, now);
+}
+
+/*
+ * The RX check before a TX burst: a PFC frame that arrived since the last poll
+ * takes effect before more data goes out, so the data handed to the PMD after
+ * a pause arrived stays within one TX burst (docs/pfc.md). Other frames are
+ * set aside for the next rnic_port_poll() in their order.
+ */
+static void
+rx_check_early(struct rnic_port *p)
+{
+	unsigned int room = RNIC_RX_EARLY - p->nrx_early, keep = p->nrx_early;
+	uint64_t now;
+	uint16_t n;
+
+	if (room == 0)
+		return; /* the poll loop is behind: the next poll finds the PFC */
+	n = rte_eth_rx_burst(p->port_id, p->queue, p->rx_early + keep,
+			     (uint16_t)(room < RNIC_BURST ? room : RNIC_BURST));
+	if (n == 0) {
+		pfc_tx_rx_done(&p->pfc);
+		return;
+	}
+	now = rnic_now_ns(p);
+	p->cnt.rx_frames += n;
+	p->cnt.rx_bursts++;
+	for (unsigned int i = keep; i < keep + n; i++) {
+		struct rte_mbuf *m = p->rx_early[i];
+		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+		size_t len = rte_pktmbuf_data_len(m);
+
+		if (rte_pktmbuf_is_contiguous(m) && pfc_is_mac_ctrl(f, len)) {
+			handle_pfc(p, f, len, now);
+			p->cnt.pfc_rx_early++;
+			rte_pktmbuf_free(m);
+		} else {
+			p->rx_early[p->nrx_early++] = m;
+		}
+	}
+	pfc_tx_rx_done(&p->pfc);
+}
+
+void
 rnic_port_flush(struct rnic_port *p)
 {
 	unsigned int sent = 0;
+	bool data = false;
 
+	if (p->ntx == 0)
+		return;
+	if (p->pfc.obey) {
+		for (unsigned int i = 0; i < p->ntx && !data; i++)
+			data = p->txprio[i] != 0xff && (p->pfc.pause.lossless >> p->txprio[i] & 1);
+		if (data)
+			rx_check_early(p);
+	}
 	for (int tries = 0; sent < p->ntx && tries < 64; tries++)
 		sent += rte_eth_tx_burst(p->port_id, p->queue, p->tx + sent, (uint16_t)(p->ntx - sent));
+	if (data) {
+		uint64_t now = rnic_now_ns(p);
+
+		/* frames committed before a pause became known are its overshoot (pfc_tx_sent) */
+		for (unsigned int i = 0; i < sent; i++)
+			if (p->txprio[i] != 0xff)
+				pfc_tx_sent(&p->pfc, p->txprio[i], p->txlen[i], now);
+	}
 	p->cnt.tx_frames += sent;
 	p->cnt.tx_bursts += sent != 0;
 	if (sent < p->ntx) {
@@ -69,9 +166,13 @@ ops_tx_buf(void *ctx, size_t len)
 	return rte_pktmbuf_mtod(p->tx_lent, uint8_t *);
 }
 
-/* Queue one frame for TX: the lent mbuf it was built in, or a copy in a fresh one. */
+/*
+ * Queue one frame for TX: the lent mbuf it was built in, or a copy in a fresh
+ * one. @p prio is the 802.1Qbb priority of a RoCE frame, 0xff for control
+ * frames (ARP, ND, ICMP), which PFC never pauses.
+ */
 static int
-port_tx(struct rnic_port *p, const uint8_t *frame, size_t len)
+port_tx(struct rnic_port *p, const uint8_t *frame, size_t len, uint8_t prio)
 {
 	struct rte_mbuf *m;
 	char *d;
@@ -80,6 +181,8 @@ port_tx(struct rnic_port *p, const uint8_t *frame, size_t len)
 		m = p->tx_lent;
 		p->tx_lent = NULL;
 		rte_pktmbuf_append(m, (uint16_t)len); /* fits: tx_buf checked the tailroom */
+		p->txprio[p->ntx] = prio;
+		p->txlen[p->ntx] = (uint16_t)len;
 		p->tx[p->ntx++] = m;
 		if (p->ntx == RNIC_BURST)
 			rnic_port_flush(p);
@@ -97,16 +200,32 @@ port_tx(struct rnic_port *p, const uint8_t *frame, size_t len)
 		return -EMSGSIZE;
 	}
 	memcpy(d, frame, len);
+	p->txprio[p->ntx] = prio;
+	p->txlen[p->ntx] = (uint16_t)len;
 	p->tx[p->ntx++] = m;
 	if (p->ntx == RNIC_BURST)
 		rnic_port_flush(p);
 	return 0;
 }
 
+/*
+ * The engine's frames: a frame whose priority is paused by PFC is refused
+ * (-EBUSY); the engine keeps it and retries on its next run (docs/transport.md
+ * §2), so nothing is lost and no PSN advances while paused. A lent mbuf stays
+ * lent for the retry.
+ */
 static int
 ops_tx(void *ctx, const uint8_t *frame, size_t len)
 {
-	return port_tx(ctx, frame, len);
+	struct rnic_port *p = ctx;
+	uint8_t prio = pfc_classify(&p->pfc_cls, frame, len);
+
+	if (unlikely(p->pfc.pause.until_ns[prio & 7]) &&
+	    pfc_tx_hold(&p->pfc, prio, rnic_now_ns(p))) {
+		p->cnt.tx_pfc_held++;
+		return -EBUSY;
+	}
+	return port_tx(p, frame, len, prio);
 }
 
 static uint64_t
@@ -132,7 +251,7 @@ send_arp_request(struct rnic_port *p, uint32_t target)
 
 	memcpy(a.sha, p->mac, 6);
 	n = net_arp_build(f, sizeof(f), &a, p->vlan_tci);
-	if (n > 0 && port_tx(p, f, (size_t)n) == 0)
+	if (n > 0 && port_tx(p, f, (size_t)n, 0xff) == 0)
 		p->cnt.arp_requests_sent++;
 }
 
@@ -149,7 +268,7 @@ send_nd_solicit(struct rnic_port *p, const uint8_t target[16])
 	uint8_t f[128];
 	int n = net_nd_build_ns(f, sizeof(f), p->mac, p->ip6, target, p->vlan_tci);
 
-	if (n > 0 && port_tx(p, f, (size_t)n) == 0)
+	if (n > 0 && port_tx(p, f, (size_t)n, 0xff) == 0)
 		p->cnt.nd_solicits_sent++;
 }
 
@@ -218,7 +337,7 @@ handle_arp(struct rnic_port *p, const uint8_t *f, size_t len)
 		memcpy(r.tha, a.sha, 6);
 		n = net_arp_build(out, sizeof(out), &r, p->vlan_tci);
 		if (n > 0)
-			port_tx(p, out, (size_t)n);
+			port_tx(p, out, (size_t)n, 0xff);
 		p->cnt.rx_arp_req++;
 	} else if (a.op == NET_ARP_OP_REPLY && a.tpa == p->ip) {
 		p->cnt.rx_arp_reply++;
@@ -245,7 +364,7 @@ handle_icmp6(struct rnic_port *p, const uint8_t *f, size_t len)
 			net_neigh6_learn(&p->neigh6, nd.src, nd.lladdr, rnic_now_ns(p));
 		n = net_nd_build_na(out, sizeof(out), p->mac, p->ip6, &nd, p->vlan_tci);
 		if (n > 0)
-			port_tx(p, out, (size_t)n);
+			port_tx(p, out, (size_t)n, 0xff);
 		p->cnt.rx_nd_solicit++;
 	} else {
 		p->cnt.rx_nd_other++; /* an advertisement for our own address: ignore */
@@ -270,16 +389,23 @@ handle_nd_advert(struct rnic_port *p, const uint8_t *f, size_t len)
 unsigned int
 rnic_port_poll(struct rnic_port *p)
 {
-	struct rte_mbuf *rx[RNIC_BURST];
-	const uint8_t *frames[RNIC_BURST];
-	size_t lens[RNIC_BURST];
-	unsigned int nroce = 0;
-	uint16_t n = rte_eth_rx_burst(p->port_id, p->queue, rx, RNIC_BURST);
+	struct rte_mbuf *rx[RNIC_RX_EARLY + RNIC_BURST];
+	const uint8_t *frames[RNIC_RX_EARLY + RNIC_BURST];
+	size_t lens[RNIC_RX_EARLY + RNIC_BURST];
+	unsigned int nroce = 0, n = p->nrx_early, fresh;
+	uint64_t now;
 
+	/* frames the pre-TX RX check set aside come first, in arrival order */
+	if (n)
+		memcpy(rx, p->rx_early, n * sizeof(rx[0]));
+	p->nrx_early = 0;
+	fresh = rte_eth_rx_burst(p->port_id, p->queue, rx + n, RNIC_BURST);
+	n += fresh;
+	now = rnic_now_ns(p);
 	p->cnt.polls++;
-	p->cnt.rx_frames += n;
-	p->cnt.rx_bursts += n != 0;
-	for (uint16_t i = 0; i < n; i++) {
+	p->cnt.rx_frames += fresh;
+	p->cnt.rx_bursts += fresh != 0;
+	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = rx[i];
 		uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 		size_t len = rte_pktmbuf_data_len(m);
@@ -298,7 +424,7 @@ rnic_port_poll(struct rnic_port *p)
 			handle_arp(p, f, len);
 			break;
 		case NET_ETHERTYPE_MAC_CTRL:
-			p->cnt.rx_pfc++; /* pausing on PFC arrives with the relay work (issue 7) */
+			handle_pfc(p, f, len, now);
 			break;
 		case NET_ETHERTYPE_IPV4:
 		case NET_ETHERTYPE_IPV6: {
@@ -310,7 +436,7 @@ rnic_port_poll(struct rnic_port *p)
 				int r = net_icmp_echo_reply(f, len, p->ip, p->mac);
 				if (r > 0) {
 					p->cnt.rx_icmp_echo++;
-					port_tx(p, f, (size_t)r);
+					port_tx(p, f, (size_t)r, 0xff);
 				} else {
 					p->cnt.rx_not_for_us++;
 				}
@@ -337,6 +463,7 @@ rnic_port_poll(struct rnic_port *p)
 			p->cnt.rx_other++;
 		}
 	}
+	pfc_tx_rx_done(&p->pfc); /* the engine's frames from here on are after this RX check */
 	if (nroce) {
 		roce_dev_rx_burst(p->dev, frames, lens, nroce);
 		p->cnt.rx_roce += nroce;
@@ -346,6 +473,7 @@ rnic_port_poll(struct rnic_port *p)
 	roce_dev_poll(p->dev, rnic_now_ns(p));
 	unsigned int work = n + p->ntx;
 	rnic_port_flush(p);
+	pfc_sync_counters(p, rnic_now_ns(p));
 	return work;
 }
 
@@ -374,7 +502,11 @@ void
 rnic_port_idle(struct rnic_port *p, struct dp_backoff *bo, unsigned int work)
 {
 	uint64_t d = roce_dev_next_deadline(p->dev), now = rnic_now_ns(p);
+	uint64_t resume = pfc_tx_next_expiry(&p->pfc);
 	uint32_t max = bo->max_us;
+
+	if (resume < d) /* a pause that ends by its timer resumes the engine on time */
+		d = resume;
 
 	if (d != UINT64_MAX && !work) {
 		uint64_t us = d > now ? (d - now) / 1000 : 0;

@@ -16,11 +16,14 @@
 
 #include "net_arp.h"
 #include "net_nd.h"
+#include "pfc.h"
+#include "pfc_tx.h"
 #include "roce_verbs.h"
 
 struct dp_backoff;
 
 #define RNIC_BURST 32
+#define RNIC_RX_EARLY (4 * RNIC_BURST) /**< frames the pre-TX RX check may set aside */
 
 /* X(name, help): port-level counters beside the engine's own (roce_stats.h). */
 #define RNIC_PORT_COUNTERS(X)                                                        \
@@ -44,7 +47,19 @@ struct dp_backoff;
 	X(rx_nd_solicit, "IPv6 neighbour solicitations for our address answered")     \
 	X(rx_nd_advert, "IPv6 neighbour advertisements learned")                      \
 	X(rx_nd_other, "ICMPv6 frames not handled (other types, not for us, invalid)") \
-	X(nd_solicits_sent, "IPv6 neighbour solicitations sent to resolve peers")
+	X(nd_solicits_sent, "IPv6 neighbour solicitations sent to resolve peers")          \
+	X(pfc_rx_xoff, "PFC frames that paused or re-paused a lossless priority")      \
+	X(pfc_rx_xon, "PFC frames that resumed a lossless priority (time 0)")          \
+	X(pfc_rx_ignored, "PFC/PAUSE frames ignored (lossy priorities only, PAUSE, --pfc off)") \
+	X(pfc_rx_bad, "MAC control frames that are not valid PFC/PAUSE")              \
+	X(pfc_pauses, "pauses started (a priority went from running to paused)")       \
+	X(pfc_rx_early, "PFC frames found by the RX check before a TX burst")           \
+	X(tx_paused_ns, "time the rnic's own priority was paused by PFC (ns)")         \
+	X(tx_pfc_held, "times the engine was told to hold a frame (its priority paused)") \
+	X(pfc_overshoot_bytes, "data bytes handed to the PMD after a PFC pause may have arrived") \
+	X(pfc_overshoot_frames, "data frames handed to the PMD after a PFC pause may have arrived") \
+	X(pfc_overshoot_max_bytes, "largest overshoot of a single pause (bytes)")      \
+	X(pfc_overshoot_max_frames, "largest overshoot of a single pause (frames)")
 
 struct rnic_port_counters {
 #define RNIC_CNT_FIELD(name, help) uint64_t name;
@@ -70,10 +85,26 @@ struct rnic_port {
 	uint64_t last_ns_ns;
 	struct rte_mbuf *tx[RNIC_BURST];
 	unsigned int ntx;
+	uint8_t txprio[RNIC_BURST]; /**< priority of each batched RoCE frame, 0xff: control frame */
+	uint16_t txlen[RNIC_BURST];
 	struct rte_mbuf *tx_lent; /**< mbuf lent to the engine by ops->tx_buf, not sent yet */
+	/* 802.1Qbb (docs/pfc.md): received PFC holds the engine's frames of a paused priority */
+	struct pfc_classifier pfc_cls; /**< priority of a RoCE frame (PCP with --vlan, else DSCP) */
+	struct pfc_tx pfc;
+	uint8_t own_prio;          /**< the priority of the rnic's RoCE traffic */
+	struct rte_mbuf *rx_early[RNIC_RX_EARLY]; /**< frames taken by the RX check before a TX burst */
+	unsigned int nrx_early;
 	uint64_t tsc_hz;
 	struct rnic_port_counters cnt;
 };
+
+/**
+ * Set up PFC on the port: obey received PFC for the @p lossless priorities
+ * (bit n = priority n) when @p obey, quanta at @p link_bps. Classification:
+ * VLAN PCP when the port tags (vlan_tci >= 0), else DSCP >> 3 (pfc_classify).
+ */
+void rnic_port_pfc_init(struct rnic_port *p, bool obey, uint8_t lossless, uint64_t link_bps,
+			uint8_t own_prio);
 
 /** The roce_dev_ops the engine uses, with ctx = struct rnic_port *. */
 extern const struct roce_dev_ops rnic_port_ops;

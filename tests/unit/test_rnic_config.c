@@ -199,6 +199,34 @@ test_flow_and_rate_options(void)
 	CHECK(strstr(err, "--flow-cdf") && strstr(err, "/nonexistent"));
 }
 
-RW_TEST_MAIN(RW_TEST(test_defaults_and_perftest_letters), RW_TEST(test_errors_name_the_option),
+static void
+test_pfc_options(void)
+{
+	struct rnic_params p;
+	char err[256];
+
+	/* default: obey PFC on the rnic's own priority, DSCP 26 >> 3 = 3 */
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 write_bw"), 0);
+	CHECK(p.pfc_on);
+	CHECK_EQ(p.own_prio, 3);
+	CHECK_EQ(p.lossless_mask, 1 << 3);
+	CHECK(p.pfc_link_gbps == 0);
+	/* --vlan: the PCP is the priority; --tclass overrides --dscp */
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --vlan 7 --pcp 5 write_bw"), 0);
+	CHECK_EQ(p.own_prio, 5);
+	CHECK_EQ(p.lossless_mask, 1 << 5);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --tclass 192 write_bw"), 0); /* DSCP 48 */
+	CHECK_EQ(p.own_prio, 6);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --pfc off --lossless 3,4 --link-rate 1 write_bw"), 0);
+	CHECK(!p.pfc_on);
+	CHECK_EQ(p.lossless_mask, (1 << 3) | (1 << 4));
+	CHECK(fabs(p.pfc_link_gbps - 1) < 1e-9);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --lossless 9 write_bw") < 0);
+	CHECK(strstr(err, "--lossless") && strstr(err, "0..7"));
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --pfc maybe write_bw") < 0);
+	CHECK(strstr(err, "--pfc") && strstr(err, "on|off"));
+}
+
+RW_TEST_MAIN(RW_TEST(test_defaults_and_perftest_letters), RW_TEST(test_pfc_options), RW_TEST(test_errors_name_the_option),
 	     RW_TEST(test_json_dump), RW_TEST(test_cdf_sampling), RW_TEST(test_cdf_errors),
 	     RW_TEST(test_flow_and_rate_options))
