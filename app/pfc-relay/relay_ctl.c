@@ -80,6 +80,5 @@ relay_ctl_telemetry_register(void)
 {
 	return rte_telemetry_register_cmd(
 		"/pfc_relay/stats", tel_stats,
-		"PFC-Relay counters: ports, and per (path, priority) queue, pause, relay, "
-		"XOFF/XON and watchdog counters (l2r = Local->Remote, r2l = Remote->Local)");
+		"PFC-Relay counters per port and (path, priority)");
 }
