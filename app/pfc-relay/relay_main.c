@@ -150,7 +150,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	dp_signals_install();
-	app->tsc0 = rte_rdtsc();
+	/* the clock starts at 1 s: pfc_state reads time 0 as "unset" */
+	app->tsc0 = rte_rdtsc() - rte_get_tsc_hz();
 	app->tsc_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rte_get_tsc_hz());
 	app->started_ns = relay_now_ns();
 	app->port[RELAY_LOCAL].id = (uint16_t)prm->local_port;
