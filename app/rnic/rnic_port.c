@@ -55,6 +55,8 @@ pfc_sync_counters(struct rnic_port *p, uint64_t now)
 	p->cnt.pfc_overshoot_frames = t->overshoot_frames;
 	p->cnt.pfc_overshoot_max_bytes = t->overshoot_max_bytes;
 	p->cnt.pfc_overshoot_max_frames = t->overshoot_max_frames;
+	p->cnt.pfc_xoff_window_bytes = t->xoff_window_bytes;
+	p->cnt.pfc_xoff_window_max_frames = t->xoff_window_max_frames;
 	p->cnt.tx_paused_ns = pfc_pause_total_ns(&t->pause, p->own_prio, now);
 }
 

@@ -56,10 +56,12 @@ struct dp_backoff;
 	X(pfc_rx_early, "PFC frames found by the RX check before a TX burst")           \
 	X(tx_paused_ns, "time the rnic's own priority was paused by PFC (ns)")         \
 	X(tx_pfc_held, "times the engine was told to hold a frame (its priority paused)") \
-	X(pfc_overshoot_bytes, "data bytes handed to the PMD after a PFC pause may have arrived") \
-	X(pfc_overshoot_frames, "data frames handed to the PMD after a PFC pause may have arrived") \
+	X(pfc_overshoot_bytes, "data bytes of a paused priority handed to the PMD after the XOFF was read (committed)") \
+	X(pfc_overshoot_frames, "data frames of a paused priority handed to the PMD after the XOFF was read") \
 	X(pfc_overshoot_max_bytes, "largest overshoot of a single pause (bytes)")      \
-	X(pfc_overshoot_max_frames, "largest overshoot of a single pause (frames)")
+	X(pfc_overshoot_max_frames, "largest overshoot of a single pause (frames)")    \
+	X(pfc_xoff_window_bytes, "data handed to the PMD between the RX check before an XOFF and the one that read it") \
+	X(pfc_xoff_window_max_frames, "largest such window of a single pause (frames)")
 
 struct rnic_port_counters {
 #define RNIC_CNT_FIELD(name, help) uint64_t name;

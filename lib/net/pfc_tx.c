@@ -56,7 +56,11 @@ pfc_tx_rx(struct pfc_tx *t, const struct pfc_frame *f, uint64_t now_ns)
 		t->pauses++;
 		t->cur_bytes[n] = 0;
 		t->cur_frames[n] = 0;
-		charge(t, n, t->win_bytes[n], t->win_frames[n]);
+		t->xoff_window_bytes += t->win_bytes[n];
+		if (t->win_bytes[n] > t->xoff_window_max_bytes)
+			t->xoff_window_max_bytes = t->win_bytes[n];
+		if (t->win_frames[n] > t->xoff_window_max_frames)
+			t->xoff_window_max_frames = t->win_frames[n];
 	}
 	t->rx_xoff += xoff;
 	t->rx_xon += xon;

@@ -6,14 +6,15 @@
  * arrived ("overshoot"). No DPDK; times are caller-supplied nanoseconds.
  *
  * A software port learns of a PFC frame only when it polls its receive ring
- * (an "RX check"), not when the frame arrives. An XOFF found by check k+1
- * arrived somewhere after check k, so every data frame of that priority handed
- * to the driver since check k may have left after it: that is the overshoot
- * charged to the new pause, plus frames of a paused priority handed to the
- * driver later because they were already committed (queued in the port's TX
- * batch) when the pause became known. 802.3 Annex 31B bounds the reaction of
- * a hardware MAC to 60 quanta at 10 Gb/s; a port polled between TX bursts
- * bounds it to the data it hands over between two RX checks (docs/pfc.md).
+ * (an "RX check"), not when the frame arrives. Two amounts are measured:
+ *  - overshoot: data of a paused priority handed to the driver after the port
+ *    read the XOFF, because it was already committed (queued in the port's TX
+ *    batch); a port that checks RX before every TX burst bounds it by one burst;
+ *  - XOFF window: data of that priority handed to the driver between the
+ *    previous RX check and the one that found the XOFF. It arrived somewhere in
+ *    that interval, so part of it may have left after the XOFF.
+ * Data on the wire after the XOFF is at most the two together. 802.3 Annex
+ * 31B bounds a hardware MAC's reaction to 60 quanta at 10 Gb/s (docs/pfc.md).
  */
 #ifndef NET_PFC_TX_H
 #define NET_PFC_TX_H
@@ -31,6 +32,9 @@ struct pfc_tx {
 	uint64_t win_bytes[PFC_NUM_PRIO];   /**< data bytes handed over since the last RX check */
 	uint32_t win_frames[PFC_NUM_PRIO];
 	uint64_t cur_bytes[PFC_NUM_PRIO];   /**< overshoot of the current (or last) pause */
+	uint64_t xoff_window_bytes;         /**< total XOFF-window data over all pauses */
+	uint64_t xoff_window_max_bytes;     /**< largest XOFF window of a single pause */
+	uint64_t xoff_window_max_frames;
 	uint32_t cur_frames[PFC_NUM_PRIO];
 	/* counters */
 	uint64_t rx_xoff;                   /**< frames that paused or re-paused an obeyed priority */
@@ -51,8 +55,9 @@ void pfc_tx_init(struct pfc_tx *t, uint64_t link_bps, uint8_t lossless, bool obe
 
 /**
  * Apply a PFC/PAUSE frame found by the current RX check at @p now_ns. A pause
- * that starts here is charged the data of its priority handed over since the
- * previous RX check. Returns the mask of priorities that became paused.
+ * that starts here records the data of its priority handed over since the
+ * previous RX check (its XOFF window). Returns the mask of priorities that
+ * became paused.
  */
 uint8_t pfc_tx_rx(struct pfc_tx *t, const struct pfc_frame *f, uint64_t now_ns);
 

@@ -32,7 +32,7 @@ test_gate_and_overshoot(void)
 	pfc_tx_sent(&t, 3, 1000, 10);
 	pfc_tx_sent(&t, 3, 1000, 11);
 	pfc_tx_rx_done(&t);
-	/* three frames, then the check that finds the XOFF: all three may have left after it */
+	/* three frames, then the check that finds the XOFF: its window (they may have left after it) */
 	pfc_tx_sent(&t, 3, 1100, 20);
 	pfc_tx_sent(&t, 3, 1100, 21);
 	pfc_tx_sent(&t, 0, 500, 22); /* another priority: never charged */
@@ -41,22 +41,26 @@ test_gate_and_overshoot(void)
 	pfc_tx_rx_done(&t);
 	CHECK_EQ(t.pauses, 1);
 	CHECK_EQ(t.rx_xoff, 1);
-	CHECK_EQ(t.overshoot_bytes, 3300);
-	CHECK_EQ(t.overshoot_frames, 3);
+	CHECK_EQ(t.xoff_window_bytes, 3300);
+	CHECK_EQ(t.xoff_window_max_bytes, 3300);
+	CHECK_EQ(t.xoff_window_max_frames, 3);
+	CHECK_EQ(t.overshoot_bytes, 0);
 	CHECK(pfc_tx_hold(&t, 3, 31));
 	CHECK(!pfc_tx_hold(&t, 0, 31));
 	CHECK(!pfc_tx_hold(&t, 4, 31));
 	/* a frame committed before the pause was known and handed over now: overshoot too */
 	pfc_tx_sent(&t, 3, 1000, 32);
-	CHECK_EQ(t.overshoot_bytes, 4300);
-	CHECK_EQ(t.overshoot_max_bytes, 4300);
-	CHECK_EQ(t.overshoot_max_frames, 4);
+	pfc_tx_sent(&t, 3, 1000, 33);
+	CHECK_EQ(t.overshoot_bytes, 2000);
+	CHECK_EQ(t.overshoot_max_bytes, 2000);
+	CHECK_EQ(t.overshoot_max_frames, 2);
 	/* a refresh charges nothing and is not a new pause */
 	CHECK_EQ(pfc_tx_rx(&t, &x3, 10 * MS), 0);
 	pfc_tx_rx_done(&t);
 	CHECK_EQ(t.pauses, 1);
 	CHECK_EQ(t.rx_xoff, 2);
-	CHECK_EQ(t.overshoot_bytes, 4300);
+	CHECK_EQ(t.overshoot_bytes, 2000);
+	CHECK_EQ(t.xoff_window_bytes, 3300);
 	/* the refresh reloaded the timer from its arrival: 10 ms + 33.55392 ms */
 	CHECK(pfc_tx_hold(&t, 3, 10 * MS + 33553919));
 	CHECK(!pfc_tx_hold(&t, 3, 10 * MS + 33553920));
@@ -72,7 +76,8 @@ test_gate_and_overshoot(void)
 	/* the second pause had no overshoot: the max stays the first pause's */
 	CHECK_EQ(t.pauses, 2);
 	CHECK_EQ(t.cur_bytes[3], 0);
-	CHECK_EQ(t.overshoot_max_bytes, 4300);
+	CHECK_EQ(t.overshoot_max_bytes, 2000);
+	CHECK_EQ(t.xoff_window_bytes, 3300); /* nothing was sent between the checks */
 	/* paused time: 30 ns .. 10 ms + 33.55392 ms, then 50 ms .. 51 ms */
 	CHECK_EQ(pfc_pause_total_ns(&t.pause, 3, 60 * MS), 10 * MS + 33553920 - 30 + 1 * MS);
 }
@@ -95,7 +100,7 @@ test_lossy_and_off(void)
 	pfc_tx_sent(&t, 5, 700, 1);
 	pfc_tx_sent(&t, 3, 900, 1);
 	CHECK_EQ(pfc_tx_rx(&t, &x5, 2), 1 << 5);
-	CHECK_EQ(t.overshoot_bytes, 700);
+	CHECK_EQ(t.xoff_window_bytes, 700);
 	CHECK(pfc_tx_hold(&t, 5, 3));
 	CHECK(!pfc_tx_hold(&t, 3, 3));
 	/* obey off: PFC is counted and ignored */
