@@ -68,6 +68,8 @@ static const struct opt_def opts[] = {
 	 "period of --stats-json"},
 	{"busy-poll", T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL,
 	 "never sleep when idle (benchmarks, latency); default: idle back-off"},
+	{"idle-max", T_TIME, OFF(idle_max_ns), 0, "100us", 10000, 10000000, "TIME",
+	 "longest idle sleep: bounds how late a PFC frame is seen when idle"},
 	{"burst", T_U32, OFF(burst), 0, "32", 1, 256, "N", "RX/TX burst size"},
 	{"pace-burst", T_TIME, OFF(pace_burst_ns), 0, "20us", 0, 1000000000, "TIME",
 	 "egress pacer: sending credit kept while idle"},

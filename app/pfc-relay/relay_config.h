@@ -46,6 +46,7 @@ struct relay_params {
 	char stats_json[256];
 	uint64_t stats_interval_ns;
 	bool busy_poll;
+	uint64_t idle_max_ns;            /**< longest idle sleep (bounds the PFC relay delay) */
 	uint32_t burst;
 	uint64_t pace_burst_ns;          /**< pacer credit after idle */
 	uint32_t mbuf_size, mbufs, rxd, txd, mtu;

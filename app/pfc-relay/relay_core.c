@@ -258,6 +258,7 @@ relay_tick(struct relay_path *p, uint64_t now_ns, struct relay_pfc_out *out, voi
 	unsigned nf = 0;
 
 	memset(out, 0, sizeof(*out));
+	pfc_pause_mask(&p->pause, now_ns); /* expire timers, so next_event never sees stale ones */
 	for (unsigned n = 0; n < PFC_NUM_PRIO; n++) {
 		struct relay_xoff *x = &p->xo[n];
 		uint64_t b = p->q[n].bytes;
@@ -297,6 +298,9 @@ uint64_t
 relay_next_event(const struct relay_path *p, uint64_t now_ns)
 {
 	uint64_t t = pfc_pause_next_expiry(&p->pause);
+
+	if (t < now_ns)
+		t = UINT64_MAX; /* expired, not yet cleared by relay_tick(): nothing to wait for */
 
 	for (unsigned n = 0; n < PFC_NUM_PRIO; n++) {
 		if (q_count(&p->q[n]) && p->pause.until_ns[n] == 0) {

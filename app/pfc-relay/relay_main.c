@@ -213,6 +213,9 @@ main(int argc, char **argv)
 	/* 4. one lcore polls both ports (the machine has two shared cores) */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	dp_backoff_init(&b, prm->busy_poll);
+	b.max_us = (uint32_t)(prm->idle_max_ns / 1000);
+	if (b.min_us > b.max_us)
+		b.min_us = b.max_us;
 	next_stats = relay_now_ns() + prm->stats_interval_ns;
 	while (!dp_quit) {
 		uint64_t next;

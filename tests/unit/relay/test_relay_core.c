@@ -123,6 +123,19 @@ test_scheduler_round_robin_skips_paused(void)
 	CHECK_EQ(relay_dequeue(&p, 4 * MS + 51000, out, lens, pr, 16), 0);
 	CHECK_EQ(relay_next_event(&p, 4 * MS + 51000), 4 * MS + 51200);
 	CHECK_EQ(relay_dequeue(&p, 4 * MS + 51200, out, lens, pr, 16), 1);
+	/* an expired pause on an empty queue is no reason to wake up (no busy polling) */
+	f = pfc(4, 100);
+	relay_pfc_rx(&p, &f, 5 * MS);
+	CHECK_EQ(relay_next_event(&p, 5 * MS), 5 * MS + 51200);
+	CHECK_EQ(relay_next_event(&p, 6 * MS), UINT64_MAX);
+	{
+		struct relay_pfc_out po;
+		void *fl[4];
+
+		relay_tick(&p, 6 * MS, &po, fl, 4);
+		CHECK_EQ(p.pause.until_ns[4], 0);
+		CHECK_EQ(relay_next_event(&p, 6 * MS), UINT64_MAX);
+	}
 	relay_path_free(&p);
 }
 
