@@ -304,11 +304,18 @@ def storm(net, seconds, prio=3, every=0.005, data_run=None):
 
 @pytest.mark.parametrize("action", ["drop", "forward"])
 def test_watchdog_trips_on_storm_and_restores(net, action):
-    args = ["--link-rate", "1gbit", "--rtt", "1ms",
+    live = os.path.join(net.tmp, "stats-%s.json" % action)
+    args = ["--link-rate", "1gbit", "--rtt", "1ms", "--stats-json", live, "--stats-interval", "50ms",
             "--watchdog", "detect=100ms,restore=150ms,action=%s" % action]
     with Relay(net, args) as r:
         sent = storm(net, 0.4, data_run=7)
         s = r.stats()["l2r_p3"]
+        # --stats-json is rewritten while running (atomically: always a whole document)
+        time.sleep(0.1)
+        with open(live) as f:
+            doc = json.load(f)
+        assert doc["schema"] == "rocewan/1" and doc["app"] == "pfc-relay"
+        assert doc["results"]["l2r"]["prio"][3]["wd_storms"] == 1
         assert s["wd_in_storm"] == 1 and s["wd_storms"] == 1, s
         assert s["wd_ignored_pfc"] > 0
         got = probes(collect(net.b, lambda g: False, 0.1), 7)
@@ -329,6 +336,11 @@ def test_watchdog_trips_on_storm_and_restores(net, action):
         assert list(probes(collect(net.b, lambda g: probes(g, 8), 0.5), 8)) == [0]
     p3 = r.report["results"]["l2r"]["prio"][3]
     assert p3["wd_storms"] == 1 and p3["wd_restores"] == 1
+    cfg = r.report["config"]
+    assert cfg["watchdog"] == {"enabled": True, "detect_ns": 100000000, "restore_ns": 150000000,
+                               "action": action}
+    assert cfg["link_rate_bps"] == 10**9 and cfg["lossless"] == [3] and cfg["trust"] == "dscp"
+    assert cfg["xoff_bytes"] == 65536 and cfg["idle_max_ns"] == 100000  # defaults are recorded
     print("watchdog %s: %d data frames during the storm, drop_watchdog %d, tx_while_storm %d"
           % (action, sent, p3["drop_watchdog"], p3["tx_while_storm"]))
 
