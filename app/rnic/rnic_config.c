@@ -90,6 +90,10 @@ static const struct opt_def opts[] = {
 	{"max-inflight", 0, T_U32, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, NULL, true,
 	 "packets in flight per QP (size it for the path's BDP)"},
 	{"busy-poll", 0, T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL, false, "never sleep when idle (benchmarks)"},
+	{"own-mac", 0, T_FLAG, OFF(own_mac), 0, "false", 0, 0, NULL, false,
+	 "a MAC of its own (the port's, locally administered, last bit flipped), port promiscuous: "
+	 "a kernel sharing the interface (af_packet) drops RoCE frames as not its own at once "
+	 "instead of routing each one"},
 	{"lcores", 0, T_U32, OFF(lcores), SZ(lcores), "1", 1, 64, NULL, true, "lcores serving QPs (one RX/TX queue each)"},
 	{"seed", 0, T_U64, OFF(seed), SZ(seed), "1", 0, UINT64_MAX, NULL, true, "seed for PSNs, keys and test-only drops"},
 	{"rate_limit", 0, T_STR, OFF(rate_limit), SZ(rate_limit), "0", 0, 0, NULL, true,
@@ -601,6 +605,7 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_str(w, "cc", p->cc);
 	rw_uint(w, "max_inflight_pkts", p->max_inflight);
 	rw_bool(w, "busy_poll", p->busy_poll);
+	rw_bool(w, "own_mac", p->own_mac);
 	rw_uint(w, "lcores", p->lcores);
 	rw_dbl(w, "rate_limit_gbps", p->rate_gbps);
 	rw_uint(w, "flows", p->flows);

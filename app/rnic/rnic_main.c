@@ -93,8 +93,13 @@ setup_port(struct rnic_ctx *c)
 				 sizeof(err));
 	if (!pc.pool)
 		die("%s", err);
+	pc.promisc = c->prm.own_mac; /* frames to a MAC the interface does not own */
 	if (dp_port_start(&pc, &info, err, sizeof(err)) < 0)
 		die("%s", err);
+	if (c->prm.own_mac) {
+		info.mac.addr_bytes[0] = (uint8_t)((info.mac.addr_bytes[0] | 0x02) & ~0x01);
+		info.mac.addr_bytes[5] ^= 0x01;
+	}
 	memset(&c->port, 0, sizeof(c->port));
 	c->port.port_id = 0;
 	c->port.pool = pc.pool;

@@ -34,9 +34,10 @@ def run_pair(veth, tmp_path, opts, timeout=90):
     cout = cli.stdout + cli.stderr
     assert cli.returncode == 0, f"client failed:\n{cout}\nserver:\n{sout}"
     assert srv.returncode == 0, f"server failed:\n{sout}\nclient:\n{cout}"
-    s, c = (json.load(open(j))["results"] for j in js)
+    docs = [json.load(open(j)) for j in js]
+    s, c = (d["results"] for d in docs)
     assert s["completion_errors"] == 0 and c["completion_errors"] == 0
-    return SimpleNamespace(server=s, client=c, cout=cout, sout=sout)
+    return SimpleNamespace(server=s, client=c, config=docs[0]["config"], cout=cout, sout=sout)
 
 
 @pytest.mark.parametrize("conn,mode,size", [
@@ -71,3 +72,28 @@ def test_several_qps_or_lcores_refused(opt):
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert opt.split()[0] in r.stderr and "allowed: 1" in r.stderr, r.stderr
+
+
+def ip_in_addr_errors(ns):
+    """IP InAddrErrors of a namespace: frames its kernel routed and had to drop."""
+    lines = [l.split() for l in subprocess.run(f"ip netns exec {ns} cat /proc/net/snmp", shell=True,
+                                               capture_output=True, text=True).stdout.splitlines()
+             if l.startswith("Ip:")]
+    return int(lines[1][lines[0].index("InAddrErrors")])
+
+
+@pytest.mark.parametrize("own_mac", [False, True])
+def test_own_mac_keeps_roce_out_of_the_kernel(veth_h4, tmp_path, own_mac):
+    """With --own-mac the kernel sharing the interface drops RoCE frames as not its own
+    (PACKET_OTHERHOST) instead of routing each and counting an address error."""
+    ns = veth_h4[1][1]
+    before = ip_in_addr_errors(ns)
+    r = run_pair(veth_h4, tmp_path, f"-s 65536 -n 100 {'--own-mac' if own_mac else ''} write_bw")
+    routed = ip_in_addr_errors(ns) - before
+    assert r.client["iters"] == 100 and r.config["own_mac"] == own_mac
+    frames = r.server["qp_counters"]["rx_req_packets"]
+    assert frames == 100 * 64
+    if own_mac:
+        assert routed < 10, routed
+    else:
+        assert routed >= frames, (routed, frames)
