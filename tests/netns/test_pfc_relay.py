@@ -394,3 +394,28 @@ def test_one_bdp_buffer_zero_drops_smaller_buffer_drops(net):
     assert r2l["drop_buffer_full"] > 0
     assert r2l["drop_buffer_full"] + len(got) == 500, "every loss is a counted drop"
     assert r2l["hwm_bytes"] <= 100 * 1024
+
+
+def test_watchdog_on_local_port_stops_relaying_the_storm(net):
+    """A PFC storm from the local switch: once detected, the relay stops obeying and relaying it."""
+    args = ["--link-rate", "1gbit", "--rtt", "1ms",
+            "--watchdog", "detect=100ms,restore=150ms,action=drop"]
+    with Relay(net, args) as r:
+        n = 0
+        end = time.time() + 0.4
+        while time.time() < end:
+            net.a.send(ln.pfc_frame(src=ln.MAC_A, prio=3, quanta=0xFFFF))
+            n += 1
+            time.sleep(0.005)
+        relayed = len(pfcs(collect(net.b, lambda g: False, 0.05)))
+        s = r.stats()["r2l_p3"]
+        assert s["wd_in_storm"] == 1 and s["wd_storms"] == 1, s
+        assert s["wd_ignored_pfc"] == n - relayed, (s, n, relayed)
+        # relayed only until detection (~100 ms of a 400 ms storm)
+        assert 0 < relayed < n / 2, (relayed, n)
+        time.sleep(0.3)
+        assert r.stats()["r2l_p3"]["wd_restores"] == 1
+        quiet(net)
+        net.a.send(ln.pfc_frame(src=ln.MAC_A, prio=3, quanta=0xFFFF))
+        assert len(pfcs(collect(net.b, lambda g: pfcs(g), 0.5))) == 1, "relaying resumes"
+    print("local-port storm: %d PFC frames sent, %d relayed before detection" % (n, relayed))
