@@ -118,6 +118,7 @@ apply_cfg(struct lemu_dir *d, const struct lemu_dir_cfg *c)
 	d->dist.last_departure_ns = last_exit;
 	d->has_queue = s->queue.rate_bps != 0;
 	d->has_delay = s->delay.delay_ns != 0 || s->delay.jitter_ns != 0;
+	d->ctrl_delay_ns = s->ctrl_delay ? s->delay.delay_ns : 0;
 	d->corrupt_recompute = s->impair.corrupt_recompute;
 	d->gap = emu_impair_reorder_gap(&d->im);
 	lemu_dl_set_heap(&d->dl, s->delay.jitter_ns != 0 && !s->delay.no_reorder);
@@ -445,8 +446,16 @@ stage1(struct lemu_dir *d, struct rte_mbuf *m, uint64_t now)
 	d->stat[LEMU_ST_RX_PKTS]++;
 	d->stat[LEMU_ST_RX_BYTES] += m->pkt_len;
 	if (unlikely(et == NET_ETHERTYPE_MAC_CTRL)) {
-		/* PFC / PAUSE: no loss, no queue, no delay, ahead of all data */
+		/* PFC / PAUSE: no loss, no queue, ahead of all data; no delay unless ctrl-delay */
 		d->stat[LEMU_ST_MAC_CTRL_FWD]++;
+		if (d->ctrl_delay_ns) {
+			/* the base propagation delay only: exits stay ordered in the FIFO line */
+			if (lemu_dl_push(&d->dl, now + d->ctrl_delay_ns, m) == UINT64_MAX) {
+				rte_pktmbuf_free(m);
+				d->stat[LEMU_ST_DROP_QUEUE]++;
+			}
+			return;
+		}
 		ctrl_push(d, m, 1);
 		return;
 	}

@@ -107,6 +107,7 @@ struct lemu_dir {
 	struct emu_pfcgen pfc;
 	struct emu_dist dist;
 	bool has_queue, has_red, has_pfc, has_delay, corrupt_recompute;
+	uint64_t ctrl_delay_ns;         /**< ctrl-delay: MAC control frames take this delay (0: bypass) */
 	uint32_t gap;
 
 	/* bottleneck FIFO (power-of-two ring) */

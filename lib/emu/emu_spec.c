@@ -425,6 +425,14 @@ kw_jitter_no_reorder(struct cur *c, struct emu_spec *s)
 	return 0;
 }
 
+static int
+kw_ctrl_delay(struct cur *c, struct emu_spec *s)
+{
+	(void)c;
+	s->ctrl_delay = true;
+	return 0;
+}
+
 /* "red kmin BYTES kmax BYTES pmax P", the three in any order. */
 static int
 kw_red(struct cur *c, struct emu_spec *s)
@@ -537,12 +545,13 @@ static const struct keyword keywords[] = {
 	{"pfc", NULL, kw_pfc},
 	{"jitter-no-reorder", NULL, kw_jitter_no_reorder},
 	{"corrupt-recompute", NULL, kw_corrupt_recompute},
+	{"ctrl-delay", NULL, kw_ctrl_delay},
 };
 #define N_KEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
 static const char keyword_list[] =
 	"delay, distribution, loss, ecn, duplicate, corrupt, reorder, gap, rate, limit, seed, "
-	"limit-bytes, red, pfc, jitter-no-reorder, corrupt-recompute";
+	"limit-bytes, red, pfc, jitter-no-reorder, corrupt-recompute, ctrl-delay";
 
 /* Levenshtein distance, capped: enough to suggest "delay" for "dealy". */
 static size_t

@@ -12,7 +12,7 @@
  *   [rate RATE [PACKETOVERHEAD [CELLSIZE [CELLOVERHEAD]]]] [seed N]
  *   extensions:
  *   [limit-bytes BYTES] [red kmin BYTES kmax BYTES pmax P] [jitter-no-reorder]
- *   [corrupt-recompute] [pfc xoff BYTES xon BYTES [prio N]]
+ *   [corrupt-recompute] [pfc xoff BYTES xon BYTES [prio N]] [ctrl-delay]
  *
  * Units follow tc (emu_units.h). "latency" and "drop" are accepted as netem's
  * aliases of "delay" and "loss". Keywords may come in any order but only
@@ -50,6 +50,12 @@ struct emu_spec {
 	struct emu_pfcgen_params pfc;    /**< link_bps stays 0: the app knows the port speed */
 	bool seed_set;
 	uint64_t seed;
+	/**
+	 * ctrl-delay: MAC control frames (PFC/PAUSE) still skip loss and the queue
+	 * but take the base delay (no jitter), as on a real long link; default:
+	 * they bypass the delay line too.
+	 */
+	bool ctrl_delay;
 };
 
 /** Defaults: netem's (limit 1000, no impairment). */

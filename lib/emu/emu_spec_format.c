@@ -136,6 +136,8 @@ emu_spec_format(const struct emu_spec *s, char *buf, size_t len)
 		put_prob_corr(&o, "corrupt", im->corrupt_p, im->corrupt_corr);
 	if (im->corrupt_recompute)
 		put(&o, " corrupt-recompute");
+	if (s->ctrl_delay)
+		put(&o, " ctrl-delay");
 	if (im->reorder_p > 0.) {
 		put_prob_corr(&o, "reorder", im->reorder_p, im->reorder_corr);
 		put(&o, " gap %" PRIu32, im->gap ? im->gap : 1);

@@ -525,7 +525,23 @@ def t_mac_ctrl(c):
     npfc = sum(1 for _, f in got if ln.parse_pfc(f))
     check(npfc == 20 and len(got) == 20, "loss 100%%: %d PFC and %d other frames arrived"
           % (npfc, len(got) - npfc))
-    c.note("mac control: PFC overtook a 50 ms delay line; 20/20 crossed loss 100%")
+    # ctrl-delay: PFC keeps skipping loss and the queue but takes the base delay
+    c.set("a2b", "delay 50ms loss 100% ctrl-delay")
+    c.quiet()
+    t0 = time.monotonic()
+    c.a.send(ln.pfc_frame(quanta=9))
+    send_probes(c.a, run, 3)
+    c.sent_a2b += 4
+    got, waited = [], 0.0
+    while not got and waited < 1.0:
+        time.sleep(0.005)
+        waited = time.monotonic() - t0
+        got = c.b.take()
+    check(len(got) == 1 and ln.parse_pfc(got[0][1]) and waited >= 0.045,
+          "ctrl-delay: expected the PFC frame alone after ~50 ms, got %d frame(s) after %.1f ms"
+          % (len(got), waited * 1e3))
+    c.note("mac control: PFC overtook a 50 ms delay line; 20/20 crossed loss 100%%; with "
+           "ctrl-delay it arrived after %.1f ms" % (waited * 1e3))
 
 
 def t_telemetry(c):

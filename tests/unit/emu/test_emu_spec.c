@@ -289,6 +289,11 @@ test_format(void)
 		   "rate 100mbit 24 limit-bytes 400KB red kmin 64kb kmax 2mb pmax 1% "
 		   "pfc xoff 300kb xon 100kb prio 4 jitter-no-reorder seed 42 limit 500");
 	round_trip("loss gemodel 1%");
+	round_trip("delay 20ms rate 1gbit ctrl-delay");
+	CHECK_EQ(parse("delay 20ms ctrl-delay"), 0);
+	CHECK(s.ctrl_delay);
+	CHECK_EQ(parse("delay 20ms"), 0);
+	CHECK(!s.ctrl_delay);
 	round_trip("loss state 2% 25% 10% 50% 0.5% delay 1500ns 700ns 33.3333333333333%");
 	round_trip("loss 5% 25% rate 5kbit 20 100 5 reorder 10% delay 2s");
 	round_trip("rate 2.5gbit -14 delay 10ms 5ms distribution paretonormal");
