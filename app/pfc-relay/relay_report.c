@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <rte_ethdev.h>
+
 #include "relay_app.h"
 #include "rw_json.h"
 
@@ -12,6 +14,8 @@ static const char *const port_names[RELAY_NPORT] = {"local", "remote"};
 static void
 port_json(const struct relay_port *pt, const char *name, struct rw_json *w)
 {
+	struct rte_eth_stats es;
+
 	rw_obj_begin(w, name);
 	rw_uint(w, "port", pt->id);
 	rw_uint(w, "rate_bps", pt->rate_bps);
@@ -25,6 +29,13 @@ port_json(const struct relay_port *pt, const char *name, struct rw_json *w)
 	rw_uint(w, "tx_pfc", pt->tx_pfc);
 	rw_uint(w, "tx_pfc_fail", pt->tx_pfc_fail);
 	rw_uint(w, "tx_full", pt->tx_full);
+	/* drops before the relay saw the frame: PMD/kernel ring overruns, no mbuf */
+	if (rte_eth_stats_get(pt->id, &es) == 0) {
+		rw_uint(w, "pmd_imissed", es.imissed);
+		rw_uint(w, "pmd_ierrors", es.ierrors);
+		rw_uint(w, "pmd_rx_nombuf", es.rx_nombuf);
+		rw_uint(w, "pmd_oerrors", es.oerrors);
+	}
 	rw_obj_end(w);
 }
 

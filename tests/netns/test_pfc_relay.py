@@ -386,6 +386,9 @@ def test_one_bdp_buffer_zero_drops_smaller_buffer_drops(net):
     print("1 BDP: buffer %d B, hwm %d B, received %d/500, drops %d" %
           (buf, r2l["prio"][3]["hwm_bytes"], len(got), r2l["total"]["drops"]))
     assert r2l["total"]["drops"] == 0 and len(got) == 500
+    for side in ("local", "remote"):  # nothing was lost before the relay saw it either
+        port = rep["results"][side]
+        assert port["pmd_imissed"] == 0 and port["pmd_rx_nombuf"] == 0, port
     assert r2l["prio"][3]["hwm_bytes"] >= 480000  # (nearly) the whole BDP sat in the buffer
 
     rep, got = bdp_scenario(net, ["--buffer", "100kb"], 500)
