@@ -340,7 +340,11 @@ relay_bdp_bytes(uint64_t rate_bps, uint64_t rtt_ns)
 uint64_t
 relay_auto_buffer(uint64_t rate_bps, uint64_t rtt_ns, uint32_t frame_bytes)
 {
-	/* Swing: Q_B(t) = C * (time paused within [t - 2D, t]) <= C * RTT (reference §6.3) */
+	/*
+	 * Swing (seed 003) §5.2, Eq. (5): R_in(t) = R_out(t - 2D), so the queue
+	 * integral of (R_in - R_out) over any window of 2D is at most 2D * BW:
+	 * "the minimum buffer required for the PFC-Relay queue is one BDP".
+	 */
 	uint64_t bdp = relay_bdp_bytes(rate_bps, rtt_ns);
 
 	return bdp + bdp / 10 + 4ull * frame_bytes;

@@ -91,7 +91,11 @@ mac_ctrl_rx(struct relay_app *app, unsigned in, const uint8_t *buf, uint32_t len
 	obeyed = relay_pfc_rx(eg, &f, now);
 	if (in != RELAY_LOCAL)
 		return;
-	/* Swing: relay at once, own SA, same duration at the Remote port's rate */
+	/*
+	 * Swing (seed 003) §5.2, Fig. 8: "the local port which is connected to the
+	 * local switch requires to relay the received PFC messages to the remote
+	 * side" -- at once, own SA, same duration at the Remote port's rate.
+	 */
 	en = relay_convert(&f, obeyed, app->port[RELAY_LOCAL].rate_bps,
 			   app->port[RELAY_REMOTE].rate_bps, q);
 	if (en == 0)
