@@ -382,8 +382,8 @@ def bdp_scenario(net, buffer_args, frames):
         assert relayed and relayed[0][2][1][3] == 0xFFFF, "far side got no relayed XOFF"
         for i in range(frames):
             net.b.send(ln.probe(9, i, size=1000, tos=PRIO3_TOS, src=ln.MAC_B, dst=ln.MAC_A))
-            if i % 100 == 99:
-                net.a.send(ln.pfc_frame(src=ln.MAC_A, prio=3, quanta=0xFFFF))  # refresh
+            if i % 20 == 19:  # refresh well within the 33.5 ms pause, even on a loaded host
+                net.a.send(ln.pfc_frame(src=ln.MAC_A, prio=3, quanta=0xFFFF))
         time.sleep(0.02)
         net.a.send(ln.pfc_frame(src=ln.MAC_A, prio=3, quanta=0xFFFF))
         s = r.stats()["r2l_p3"]
