@@ -443,3 +443,22 @@ def test_watchdog_on_local_port_stops_relaying_the_storm(net):
         net.a.send(ln.pfc_frame(src=ln.MAC_A, prio=3, quanta=0xFFFF))
         assert len(pfcs(collect(net.b, lambda g: pfcs(g), 0.5))) == 1, "relaying resumes"
     print("local-port storm: %d PFC frames sent, %d relayed before detection" % (n, relayed))
+
+
+def test_idle_relay_backs_off(net):
+    """Two shared cores: an idle relay must sleep, not spin (--busy-poll is the opt-in).
+    With the default --idle-max 100us it used about 10 % of a core (6.5 % at 500us)."""
+    with Relay(net, ["--link-rate", "10gbit", "--rtt", "1ms"]) as r:
+        pid = ln.child_pids(r.proc.pid)[-1]
+
+        def cpu_s():
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+        time.sleep(0.3)
+        c0, t0 = cpu_s(), time.time()
+        time.sleep(2.0)
+        share = (cpu_s() - c0) / (time.time() - t0)
+        print("idle pfc-relay: %.1f %% of one core" % (100 * share))
+        assert share < 0.25, "idle relay used %.0f %% of a core" % (100 * share)
