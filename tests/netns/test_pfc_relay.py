@@ -447,7 +447,7 @@ def test_watchdog_on_local_port_stops_relaying_the_storm(net):
 
 def test_idle_relay_backs_off(net):
     """Two shared cores: an idle relay must sleep, not spin (--busy-poll is the opt-in).
-    With the default --idle-max 100us it used about 10 % of a core (6.5 % at 500us)."""
+    With the default --idle-max 100us it used 8-17 % of a core (6.5 % at 500us); spinning is 100 %."""
     with Relay(net, ["--link-rate", "10gbit", "--rtt", "1ms"]) as r:
         pid = ln.child_pids(r.proc.pid)[-1]
 
@@ -461,4 +461,4 @@ def test_idle_relay_backs_off(net):
         time.sleep(2.0)
         share = (cpu_s() - c0) / (time.time() - t0)
         print("idle pfc-relay: %.1f %% of one core" % (100 * share))
-        assert share < 0.25, "idle relay used %.0f %% of a core" % (100 * share)
+        assert share < 0.35, "idle relay used %.0f %% of a core" % (100 * share)
