@@ -127,6 +127,13 @@ pfc_wd_on_pfc(struct pfc_wd *w, uint64_t now_ns)
 	w->last_pfc_ns = now_ns ? now_ns : 1;
 }
 
+/* a - b, or 0 when the clock did not advance past b (never a huge unsigned wrap) */
+static uint64_t
+elapsed(uint64_t now, uint64_t since)
+{
+	return now > since ? now - since : 0;
+}
+
 enum pfc_wd_state
 pfc_wd_step(struct pfc_wd *w, bool paused, uint64_t now_ns)
 {
@@ -139,14 +146,14 @@ pfc_wd_step(struct pfc_wd *w, bool paused, uint64_t now_ns)
 		}
 		if (!w->paused_from_ns)
 			w->paused_from_ns = now_ns ? now_ns : 1;
-		if (now_ns - w->paused_from_ns >= w->detect_ns) {
+		if (elapsed(now_ns, w->paused_from_ns) >= w->detect_ns) {
 			w->state = PFC_WD_STORM;
 			w->storms++;
 		}
 		break;
 	case PFC_WD_STORM:
 		/* SONiC pfc_restore: no PFC frame received for restoration_time */
-		if (now_ns - w->last_pfc_ns >= w->restore_ns) {
+		if (elapsed(now_ns, w->last_pfc_ns) >= w->restore_ns) {
 			w->state = PFC_WD_OK;
 			w->paused_from_ns = 0;
 			w->restores++;

@@ -100,6 +100,14 @@ test_watchdog(void)
 	CHECK_EQ(w.restores, 1);
 	CHECK_EQ(pfc_wd_action_parse("forward"), PFC_WD_FORWARD);
 	CHECK_EQ(pfc_wd_action_parse("nuke"), -1);
+	/* a clock at 0 or running backwards never declares a storm by wrapping around */
+	pfc_wd_init(&w, 200 * MS, 200 * MS, PFC_WD_DROP);
+	CHECK_EQ(pfc_wd_step(&w, true, 0), PFC_WD_OK);
+	CHECK_EQ(pfc_wd_step(&w, true, 0), PFC_WD_OK);
+	pfc_wd_init(&w, 200 * MS, 200 * MS, PFC_WD_DROP);
+	CHECK_EQ(pfc_wd_step(&w, true, 500 * MS), PFC_WD_OK); /* pause starts at 500 ms */
+	CHECK_EQ(pfc_wd_step(&w, true, 400 * MS), PFC_WD_OK); /* went backwards: no wrap */
+	CHECK_EQ(w.storms, 0);
 	pfc_wd_init(&w, MS, MS, PFC_WD_ALERT);
 	pfc_wd_step(&w, true, 1);
 	CHECK_EQ(pfc_wd_step(&w, true, 2 * MS), PFC_WD_STORM);
