@@ -39,9 +39,9 @@ wr_opcode(enum rnic_mode m, const char *atomic_type)
 	}
 }
 
-/* Post one request for message i of @p size bytes. */
+/* Post one request for message i of @p size bytes on QP @p q. */
 static int
-post_one(struct rnic_bench *b, uint64_t size, uint64_t i)
+post_one(struct rnic_bench *b, const struct rnic_bench_qp *q, uint64_t size, uint64_t i)
 {
 	size_t slots = b->buf_size / (size ? size : 1);
 	size_t off = slots > 1 ? (size_t)(i % slots) * size : 0;
@@ -55,28 +55,44 @@ post_one(struct rnic_bench *b, uint64_t size, uint64_t i)
 	    wr.opcode != IBV_WR_ATOMIC_FETCH_AND_ADD && wr.opcode != IBV_WR_ATOMIC_CMP_AND_SWP)
 		wr.send_flags |= IBV_SEND_INLINE;
 	if (wr.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD || wr.opcode == IBV_WR_ATOMIC_CMP_AND_SWP) {
-		wr.wr.atomic.remote_addr = b->raddr;
-		wr.wr.atomic.rkey = b->rkey;
+		wr.wr.atomic.remote_addr = q->raddr;
+		wr.wr.atomic.rkey = q->rkey;
 		wr.wr.atomic.compare_add = 1;
 		wr.wr.atomic.swap = i;
 		sge.length = 8;
 	} else if (b->prm->conn == RNIC_CONN_UD) {
-		wr.wr.ud.ah = roce_ah_ibv(b->ah);
-		wr.wr.ud.remote_qpn = b->remote_qpn;
+		wr.wr.ud.ah = roce_ah_ibv(q->ah);
+		wr.wr.ud.remote_qpn = q->remote_qpn;
 		wr.wr.ud.remote_qkey = RNIC_UD_QKEY;
 	} else {
 		/*
 		 * Local buffers rotate; the remote address does not: a perftest peer
 		 * only promises room for one message there (its cycle buffer).
 		 */
-		wr.wr.rdma.remote_addr = b->raddr;
-		wr.wr.rdma.rkey = b->rkey;
+		wr.wr.rdma.remote_addr = q->raddr;
+		wr.wr.rdma.rkey = q->rkey;
 	}
-	return roce_post_send(b->qp, &wr, &bad);
+	return roce_post_send(q->qp, &wr, &bad);
 }
 
 int
 rnic_bench_post_recv(struct rnic_bench *b, uint64_t size, uint64_t i)
+{
+	return rnic_bench_post_recv_qp(b, 0, size, i);
+}
+
+/* The q[] entry of a completion's QP (q[0] if none matches: cannot happen). */
+static struct rnic_bench_qp *
+qp_of(struct rnic_bench *b, uint32_t qpn)
+{
+	for (unsigned int k = 0; k < b->nqps; k++)
+		if (roce_qp_num(b->q[k].qp) == qpn)
+			return &b->q[k];
+	return &b->q[0];
+}
+
+int
+rnic_bench_post_recv_qp(struct rnic_bench *b, unsigned int qi, uint64_t size, uint64_t i)
 {
 	if (b->prm->conn == RNIC_CONN_UD)
 		size += RNIC_UD_GRH;
@@ -86,7 +102,7 @@ rnic_bench_post_recv(struct rnic_bench *b, uint64_t size, uint64_t i)
 			      .lkey = b->mr->lkey};
 	struct ibv_recv_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1}, *bad;
 
-	return roce_post_recv(b->qp, &wr, &bad);
+	return roce_post_recv(b->q[qi].qp, &wr, &bad);
 }
 
 static void
@@ -100,12 +116,13 @@ int
 rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r)
 {
 	const struct rnic_params *p = b->prm;
-	uint64_t posted = 0, done = 0, iters = p->iters;
+	uint64_t done = 0, iters = p->iters, total;
 	uint32_t depth = p->tx_depth;
 	double start, last_progress, deadline = 0, win_start, peak = 0;
 	uint64_t win_done = 0;
 	struct dp_backoff bo;
 	struct ibv_wc wc[64];
+	bool ending = false;
 
 	memset(r, 0, sizeof(*r));
 	r->size = size;
@@ -117,20 +134,31 @@ rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_r
 		iters = UINT64_MAX;
 		deadline = start + p->duration_s;
 	}
-	while (done < iters && !dp_quit) {
+	for (unsigned int k = 0; k < b->nqps; k++)
+		b->q[k].posted = b->q[k].done = 0;
+	total = iters == UINT64_MAX ? UINT64_MAX : iters * b->nqps;
+	while (done < total && !dp_quit) {
 		unsigned int work = 0;
 
-		while (posted < iters && posted - done < depth && (!deadline || now_s(b) < deadline)) {
-			if (post_one(b, size, posted) != 0)
-				break;
-			posted++;
-			work++;
+		/* every QP keeps up to tx_depth WRs outstanding (perftest: -n per QP) */
+		ending = deadline && now_s(b) >= deadline;
+		for (unsigned int k = 0; k < b->nqps && !ending; k++) {
+			struct rnic_bench_qp *q = &b->q[k];
+
+			while (q->posted < iters && q->posted - q->done < depth) {
+				if (post_one(b, q, size, q->posted) != 0)
+					break;
+				q->posted++;
+				work++;
+			}
 		}
 		work += rnic_port_poll(b->port);
 		int n = roce_poll_cq(b->cq, 64, wc);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
 				note_error(r, &wc[i]);
+			qp_of(b, wc[i].qp_num)->done++;
+		}
 		done += (uint64_t)n;
 		win_done += (uint64_t)n;
 		if (n) {
@@ -145,8 +173,14 @@ rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_r
 		}
 		if (r->errors)
 			break;
-		if (deadline && now_s(b) >= deadline && posted == done)
-			break;
+		if (ending) {
+			bool idle = true;
+
+			for (unsigned int k = 0; k < b->nqps; k++)
+				idle = idle && b->q[k].posted == b->q[k].done;
+			if (idle)
+				break;
+		}
 		if (now_s(b) - last_progress > WAIT_LIMIT_S) {
 			r->errors++;
 			r->first_error = IBV_WC_RETRY_EXC_ERR;
@@ -169,7 +203,7 @@ rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect, ui
 			struct rnic_bench_result *r)
 {
 	const struct rnic_params *p = b->prm;
-	uint64_t posted = pre_posted, done = 0;
+	uint64_t done = 0, total = expect * b->nqps;
 	double start = now_s(b), last = start;
 	struct dp_backoff bo;
 	struct ibv_wc wc[64];
@@ -177,17 +211,27 @@ rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect, ui
 	memset(r, 0, sizeof(*r));
 	r->size = size;
 	dp_backoff_init(&bo, p->busy_poll);
-	while (done < expect && !dp_quit) {
+	for (unsigned int k = 0; k < b->nqps; k++) {
+		b->q[k].posted = pre_posted;
+		b->q[k].done = 0;
+	}
+	while (done < total && !dp_quit) {
 		unsigned int work = 0;
 
-		while (posted < expect && posted - done < p->rx_depth &&
-		       rnic_bench_post_recv(b, size, posted) == 0)
-			posted++, work++;
+		for (unsigned int k = 0; k < b->nqps; k++) {
+			struct rnic_bench_qp *q = &b->q[k];
+
+			while (q->posted < expect && q->posted - q->done < p->rx_depth &&
+			       rnic_bench_post_recv_qp(b, k, size, q->posted) == 0)
+				q->posted++, work++;
+		}
 		work += rnic_port_poll(b->port);
 		int n = roce_poll_cq(b->cq, 64, wc);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
 				note_error(r, &wc[i]);
+			qp_of(b, wc[i].qp_num)->done++;
+		}
 		done += (uint64_t)n;
 		if (n)
 			last = now_s(b);
@@ -201,7 +245,7 @@ rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect, ui
 		r->bw_avg_mbps = r->bw_peak_mbps = (double)done * size / r->seconds / MIB;
 		r->msg_rate_mpps = (double)done / r->seconds / 1e6;
 	}
-	return done == expect ? 0 : -EIO;
+	return done == total ? 0 : -EIO;
 }
 
 static int
@@ -262,19 +306,19 @@ rnic_bench_lat(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r)
 				rc = 0;
 			if (rc != 0)
 				break;
-			if (!b->server && (rc = post_one(b, size, i)) != 0)
+			if (!b->server && (rc = post_one(b, &b->q[0], size, i)) != 0)
 				break;
 			/* client: own send completion + peer's reply; server: receive then reply */
 			if ((rc = wait_one(b, &wc)) != 0)
 				break;
 			if (b->server) {
-				if ((rc = post_one(b, size, i)) != 0 || (rc = wait_one(b, &wc)) != 0)
+				if ((rc = post_one(b, &b->q[0], size, i)) != 0 || (rc = wait_one(b, &wc)) != 0)
 					break;
 			} else if ((rc = wait_one(b, &wc)) != 0) {
 				break;
 			}
 		} else {
-			if ((rc = post_one(b, size, i)) != 0 || (rc = wait_one(b, &wc)) != 0)
+			if ((rc = post_one(b, &b->q[0], size, i)) != 0 || (rc = wait_one(b, &wc)) != 0)
 				break;
 		}
 		t[i] = (now_s(b) - t0) * 1e6;

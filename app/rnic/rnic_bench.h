@@ -15,7 +15,23 @@
 #include "rnic_port.h"
 #include "roce_verbs.h"
 
-/** One connected QP and the memory it works on. */
+#define RNIC_MAX_QPS 64 /**< -q limit (perftest's MAX_QPS too) */
+
+/** One QP of the test and its peer's side: buffer and, for UD, address. */
+struct rnic_bench_qp {
+	struct roce_qp *qp;
+	uint64_t raddr;       /**< peer's buffer */
+	uint32_t rkey;
+	struct roce_ah *ah;   /**< UD: the peer's address handle */
+	uint32_t remote_qpn;  /**< UD: the peer's QPN */
+	uint64_t posted, done; /**< WRs of the current run */
+};
+
+/**
+ * The connected QPs (-q) and the memory they work on; all QPs share the CQ and
+ * the local buffer. qp, raddr, rkey, ah and remote_qpn repeat q[0]'s: the
+ * latency, ping-pong and flow modes run on one QP.
+ */
 struct rnic_bench {
 	struct rnic_port *port;
 	const struct rnic_params *prm;
@@ -29,6 +45,8 @@ struct rnic_bench {
 	bool server;
 	struct roce_ah *ah;   /**< UD: the peer's address handle */
 	uint32_t remote_qpn;  /**< UD: the peer's QPN */
+	unsigned int nqps;    /**< QPs in q[] (-q) */
+	struct rnic_bench_qp q[RNIC_MAX_QPS];
 };
 
 /** The Q_Key both sides of a UD test use (perftest's DEF_QKEY). */
@@ -52,18 +70,21 @@ struct rnic_bench_result {
 	uint64_t first_mismatch_msg, first_mismatch_byte;
 };
 
-/** Bandwidth test, requester side (write/send/read/atomic per prm->mode). */
+/** Bandwidth test, requester side (write/send/read/atomic per prm->mode): -n messages per QP. */
 int rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r);
 
 /**
- * Bandwidth test, responder side of send_bw: keeps receives posted (the first
- * @p pre_posted were posted before the run) and counts @p expect messages.
+ * Bandwidth test, responder side of send_bw: keeps receives posted on every QP
+ * (the first @p pre_posted of each were posted before the run) and counts
+ * @p expect messages per QP.
  */
 int rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect,
 			    uint64_t pre_posted, struct rnic_bench_result *r);
 
-/** Post receive number @p i for @p size bytes (buffers rotate through the MR). */
+/** Post receive number @p i for @p size bytes on QP 0 (buffers rotate through the MR). */
 int rnic_bench_post_recv(struct rnic_bench *b, uint64_t size, uint64_t i);
+/** The same on QP @p qi of q[]. */
+int rnic_bench_post_recv_qp(struct rnic_bench *b, unsigned int qi, uint64_t size, uint64_t i);
 
 /** Latency ping-pong (write_lat, send_lat) or request/response (read_lat). */
 int rnic_bench_lat(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r);

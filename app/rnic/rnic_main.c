@@ -48,11 +48,11 @@ struct rnic_ctx {
 	struct rnic_port port;
 	struct roce_pd *pd;
 	struct roce_cq *cq;
-	struct roce_qp *qp;
+	struct roce_qp *qp[RNIC_MAX_QPS]; /**< -q */
 	struct roce_mr *mr;
 	uint8_t *buf;
 	size_t buf_size;
-	uint32_t psn;
+	uint32_t psn[RNIC_MAX_QPS];
 	struct rnic_run run;
 };
 
@@ -161,7 +161,7 @@ setup_objects(struct rnic_ctx *c)
 		die("cannot allocate a %zu-byte buffer", c->buf_size);
 	memset(c->buf, 0x5a, c->buf_size);
 	c->pd = roce_pd_alloc(c->port.dev);
-	c->cq = roce_create_cq(c->port.dev, (int)(p->tx_depth + p->rx_depth + 64));
+	c->cq = roce_create_cq(c->port.dev, (int)((p->tx_depth + p->rx_depth) * p->num_qps + 64));
 	c->mr = c->pd ? roce_reg_mr(c->pd, c->buf, c->buf_size,
 				    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 					    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC) : NULL;
@@ -176,22 +176,27 @@ setup_objects(struct rnic_ctx *c)
 	ia.cap.max_recv_sge = 1;
 	ia.cap.max_inline_data = p->inline_size;
 	ia.qp_type = qpt[p->conn];
-	c->qp = roce_create_qp(c->pd, &ia);
-	if (!c->qp)
-		die("cannot create the QP (send depth %u, receive depth %u)", p->tx_depth, p->rx_depth);
-	rnic_tel_add_qp(c->qp, ia.qp_type);
-	c->psn = (uint32_t)((p->seed + (p->server[0] ? 1 : 2)) * 2654435761u) & 0xffffff;
-	memset(&c->run.local, 0, sizeof(c->run.local));
-	c->run.local.qpn = roce_qp_num(c->qp);
-	c->run.local.psn = c->psn;
-	c->run.local.rkey = c->mr->rkey;
-	c->run.local.vaddr = c->mr->iova;
-	c->run.local.out_reads = (p->mode == RNIC_MODE_READ_BW || p->mode == RNIC_MODE_READ_LAT ||
-				  p->mode == RNIC_MODE_ATOMIC_BW) ? p->outs : 1;
-	if (p->gid_index == 1)
-		memcpy(c->run.local.gid, p->ip6, 16);
-	else
-		net_ip4_to_mapped(p->ip, c->run.local.gid);
+	for (unsigned int i = 0; i < p->num_qps; i++) {
+		struct perftest_dest *d = &c->run.local[i];
+
+		c->qp[i] = roce_create_qp(c->pd, &ia);
+		if (!c->qp[i])
+			die("cannot create QP %u of %u (send depth %u, receive depth %u)", i + 1,
+			    p->num_qps, p->tx_depth, p->rx_depth);
+		rnic_tel_add_qp(c->qp[i], ia.qp_type);
+		c->psn[i] = (uint32_t)((p->seed + (p->server[0] ? 1 : 2) + 2 * i) * 2654435761u) & 0xffffff;
+		memset(d, 0, sizeof(*d));
+		d->qpn = roce_qp_num(c->qp[i]);
+		d->psn = c->psn[i];
+		d->rkey = c->mr->rkey;
+		d->vaddr = c->mr->iova;
+		d->out_reads = (p->mode == RNIC_MODE_READ_BW || p->mode == RNIC_MODE_READ_LAT ||
+				p->mode == RNIC_MODE_ATOMIC_BW) ? p->outs : 1;
+		if (p->gid_index == 1)
+			memcpy(d->gid, p->ip6, 16);
+		else
+			net_ip4_to_mapped(p->ip, d->gid);
+	}
 }
 
 static const char *
@@ -203,9 +208,10 @@ gid_str(const uint8_t gid[16])
 }
 
 static int
-connect_qp(void *arg, const struct perftest_dest *remote, int mtu_enum_peer)
+connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int mtu_enum_peer)
 {
 	struct rnic_ctx *c = arg;
+	struct roce_qp *qp = c->qp[qi];
 	const struct rnic_params *p = &c->prm;
 	struct ibv_qp_attr a;
 	uint8_t mac[6];
@@ -232,7 +238,7 @@ connect_qp(void *arg, const struct perftest_dest *remote, int mtu_enum_peer)
 	a.port_num = 1;
 	a.qkey = RNIC_UD_QKEY;
 	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-	rc = roce_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+	rc = roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 					       (p->conn == RNIC_CONN_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
 	if (rc)
 		die("QP RESET->INIT failed: %s", strerror(rc > 0 ? rc : -rc));
@@ -254,20 +260,26 @@ connect_qp(void *arg, const struct perftest_dest *remote, int mtu_enum_peer)
 		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
 	if (p->conn == RNIC_CONN_RC)
 		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	rc = roce_modify_qp(c->qp, &a, mask);
+	rc = roce_modify_qp(qp, &a, mask);
 	if (rc == 0 && p->conn != RNIC_CONN_UD)
-		rc = roce_qp_set_remote_mac(c->qp, mac);
+		rc = roce_qp_set_remote_mac(qp, mac);
 	if (rc)
 		die("QP INIT->RTR failed: %s", strerror(rc > 0 ? rc : -rc));
 	if (p->conn == RNIC_CONN_UD) { /* UD sends name the peer in every WR: an AH and its QPN */
-		c->run.bench.ah = roce_create_ah(c->pd, &a.ah_attr, mac);
-		if (!c->run.bench.ah)
+		struct rnic_bench_qp *q = &c->run.bench.q[qi];
+
+		q->ah = roce_create_ah(c->pd, &a.ah_attr, mac);
+		if (!q->ah)
 			die("cannot create the UD address handle: %s", strerror(errno));
-		c->run.bench.remote_qpn = remote->qpn;
+		q->remote_qpn = remote->qpn;
+		if (qi == 0) {
+			c->run.bench.ah = q->ah;
+			c->run.bench.remote_qpn = q->remote_qpn;
+		}
 	}
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = c->psn;
+	a.sq_psn = c->psn[qi];
 	a.timeout = (uint8_t)p->qp_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
@@ -276,7 +288,7 @@ connect_qp(void *arg, const struct perftest_dest *remote, int mtu_enum_peer)
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN | (a.rate_limit ? IBV_QP_RATE_LIMIT : 0);
 	if (p->conn == RNIC_CONN_RC)
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
-	rc = roce_modify_qp(c->qp, &a, mask);
+	rc = roce_modify_qp(qp, &a, mask);
 	if (rc)
 		die("QP RTR->RTS failed: %s", strerror(rc > 0 ? rc : -rc));
 	return 0;
@@ -350,7 +362,14 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st)
 static void
 print_counters(struct rnic_ctx *c, struct roce_stats *st)
 {
-	roce_qp_stats(c->qp, st);
+	memset(st, 0, sizeof(*st));
+	for (unsigned int q = 0; q < c->prm.num_qps; q++) { /* the run's QPs added up */
+		struct roce_stats one;
+
+		roce_qp_stats(c->qp[q], &one);
+		for (int i = 0; i < ROCE_STAT__COUNT; i++)
+			st->v[i] += one.v[i];
+	}
 	fprintf(stderr, "rnic counters (nonzero):\n");
 	rnic_port_print_counters(&c->port, stderr);
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
@@ -378,13 +397,23 @@ main(int argc, char **argv)
 			fprintf(stderr, "rnic: %s\n", err);
 			return 2;
 		}
-		/* accepted by the option table, not served yet: refuse rather than run 1 QP on 1 lcore */
-		if (c.prm.num_qps > 1 || c.prm.lcores > 1) {
-			fprintf(stderr, "rnic: option %s %u: one QP on one lcore per process is all this "
-					"version runs (allowed: 1; several QPs and lcores are designed in "
-					"docs/performance.md, not built yet)\n",
-				c.prm.num_qps > 1 ? "-q" : "--lcores",
-				c.prm.num_qps > 1 ? c.prm.num_qps : c.prm.lcores);
+		/* accepted by the option table, not served yet: refuse rather than run less */
+		if (c.prm.lcores > 1) {
+			fprintf(stderr, "rnic: option --lcores %u: one lcore per process is all this "
+					"version runs (allowed: 1; several lcores are designed in "
+					"docs/performance.md, not built yet)\n", c.prm.lcores);
+			return 2;
+		}
+		if (c.prm.num_qps > 1 && (!rnic_mode_is_bw(c.prm.mode) || c.prm.flows)) {
+			fprintf(stderr, "rnic: option -q %u: several QPs run in the bandwidth modes "
+					"(write_bw, send_bw, read_bw, atomic_bw) without --flows; %s "
+					"runs one (allowed: 1)\n", c.prm.num_qps,
+				c.prm.flows ? "--flows" : rnic_mode_name(c.prm.mode));
+			return 2;
+		}
+		if (c.prm.num_qps > RNIC_MAX_QPS) {
+			fprintf(stderr, "rnic: option -q %u: at most %d QPs (perftest's limit too)\n",
+				c.prm.num_qps, RNIC_MAX_QPS);
 			return 2;
 		}
 	} else {
@@ -402,9 +431,11 @@ main(int argc, char **argv)
 	setup_objects(&c);
 
 	/* out-of-band: perftest's TCP exchange (kernel network stack), then the traffic */
-	c.run.bench = (struct rnic_bench){.port = &c.port, .prm = &c.prm, .cq = c.cq, .qp = c.qp,
+	c.run.bench = (struct rnic_bench){.port = &c.port, .prm = &c.prm, .cq = c.cq, .qp = c.qp[0],
 					  .mr = c.mr, .buf = c.buf, .buf_size = c.buf_size,
-					  .server = !c.prm.server[0]};
+					  .server = !c.prm.server[0], .nqps = c.prm.num_qps};
+	for (unsigned int i = 0; i < c.prm.num_qps; i++)
+		c.run.bench.q[i].qp = c.qp[i];
 	c.run.connect_qp = connect_qp;
 	c.run.connect_arg = &c;
 	if (c.prm.mode == RNIC_MODE_RC_PINGPONG) {

@@ -45,8 +45,12 @@ hook_connect(void *arg, const struct perftest_session *s)
 {
 	struct rnic_run *r = arg;
 
-	r->remote = s->remote[0];
-	return r->connect_qp(r->connect_arg, &s->remote[0], s->mtu);
+	for (unsigned int i = 0; i < s->p.num_qps; i++) {
+		r->remote[i] = s->remote[i];
+		if (r->connect_qp(r->connect_arg, i, &s->remote[i], s->mtu) != 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int
@@ -57,9 +61,10 @@ hook_post_recv(void *arg, const struct perftest_session *s, uint64_t size)
 	uint64_t n = b->prm->rx_depth < b->prm->iters ? b->prm->rx_depth : b->prm->iters;
 
 	(void)s;
-	for (r->pre_posted = 0; r->pre_posted < n; r->pre_posted++)
-		if (rnic_bench_post_recv(b, size, r->pre_posted) != 0)
-			return -1;
+	for (unsigned int k = 0; k < b->nqps; k++)
+		for (r->pre_posted = 0; r->pre_posted < n; r->pre_posted++)
+			if (rnic_bench_post_recv_qp(b, k, size, r->pre_posted) != 0)
+				return -1;
 	return 0;
 }
 
@@ -71,7 +76,7 @@ sample_rx(struct rnic_run *r, uint64_t now)
 
 	if (now < r->next_sample_ns || r->nsamples >= RNIC_MAX_SAMPLES)
 		return;
-	roce_qp_stats(r->bench.qp, &st);
+	roce_dev_stats(r->bench.port->dev, &st); /* every QP's */
 	r->samples[r->nsamples].t_ns = now;
 	r->samples[r->nsamples].rx_bytes = st.v[ROCE_STAT_RX_REQ_BYTES];
 	r->nsamples++;
@@ -109,8 +114,12 @@ hook_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct 
 	const struct rnic_params *p = b->prm;
 	int rc = 0;
 
-	b->raddr = r->remote.vaddr;
-	b->rkey = r->remote.rkey;
+	for (unsigned int k = 0; k < b->nqps; k++) {
+		b->q[k].raddr = r->remote[k].vaddr;
+		b->q[k].rkey = r->remote[k].rkey;
+	}
+	b->raddr = b->q[0].raddr;
+	b->rkey = b->q[0].rkey;
 	if (rnic_mode_is_bw(p->mode)) {
 		if (!b->server && p->flows)
 			rc = rnic_flows_run(b, &r->flows, &r->res);
@@ -188,8 +197,8 @@ pp_connect(void *arg, const struct pingpong_dest *remote)
 	int64_t n;
 
 	memcpy(d.gid, remote->gid, 16);
-	r->remote = d;
-	if (r->connect_qp(r->connect_arg, &d, mtu_enum(r->bench.prm->mtu)) != 0)
+	r->remote[0] = d;
+	if (r->connect_qp(r->connect_arg, 0, &d, mtu_enum(r->bench.prm->mtu)) != 0)
 		return -1;
 	n = rnic_bench_pingpong_prepare(&r->bench, r->bench.prm->size);
 	if (n < 0)
@@ -229,11 +238,11 @@ pp_client_exchange(struct rnic_run *run, struct oob_conn *c, const struct pingpo
 int
 rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *err, size_t errlen)
 {
-	struct pingpong_dest local = {.lid = 0, .qpn = run->local.qpn, .psn = run->local.psn}, remote;
+	struct pingpong_dest local = {.lid = 0, .qpn = run->local[0].qpn, .psn = run->local[0].psn}, remote;
 	struct oob_conn c;
 	int rc;
 
-	memcpy(local.gid, run->local.gid, 16);
+	memcpy(local.gid, run->local[0].gid, 16);
 	rc = oob_open(&c, p, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -292,7 +301,7 @@ rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_
 	if (rc < 0)
 		return rc;
 	perftest_params_default(&pp, test_of(p->mode), p->server[0] ? PERFTEST_CLIENT : PERFTEST_SERVER);
-	pp.num_qps = 1;
+	pp.num_qps = p->num_qps;
 	pp.duplex = p->bidirectional;
 	pp.run_all = p->all_sizes;
 	pp.size = p->size;
@@ -304,7 +313,7 @@ rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	rc = perftest_session_init(s, &c, &pp, &run->local, &run->remote);
+	rc = perftest_session_init(s, &c, &pp, run->local, run->remote);
 	/*
 	 * Step by step: the server reads first in every exchange, and after the
 	 * handshake the peer may be sending RoCE traffic that our engine must answer

@@ -19,13 +19,14 @@
 
 struct rnic_run {
 	struct rnic_bench bench;
-	struct perftest_dest local, remote;
+	struct perftest_dest local[RNIC_MAX_QPS], remote[RNIC_MAX_QPS]; /**< -q QPs */
 	struct rnic_bench_result res;
 	struct rnic_flows flows;     /**< --flows: per-flow records (client) */
 	struct perftest_report peer_report;
-	int (*connect_qp)(void *arg, const struct perftest_dest *remote, int mtu_enum);
+	/** Bring QP @p qi of bench.q[] to RTS towards @p remote. */
+	int (*connect_qp)(void *arg, unsigned int qi, const struct perftest_dest *remote, int mtu_enum);
 	void *connect_arg;
-	uint64_t pre_posted; /**< receives posted before the pre-run sync */
+	uint64_t pre_posted; /**< receives posted on each QP before the pre-run sync */
 	/* receiver side of write/read/atomic bw: goodput sampled over time */
 	struct {
 		uint64_t t_ns, rx_bytes;

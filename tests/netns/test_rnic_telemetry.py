@@ -70,10 +70,11 @@ def veth_h4():
 
 
 def rnic_cmd(ns, iface, prefix, ip, args):
-    # --file-prefix (not --in-memory) keeps the telemetry socket; --no-shconf does too
+    # --file-prefix (not --in-memory) keeps the telemetry socket; --no-shconf does too.
+    # 4096 ring frames ride out a receiver descheduled for ~10 ms (UC/UD do not resend)
     return (f"ip netns exec {ns} {RNIC} --no-huge -m 512 --no-shconf --no-pci "
             f"--file-prefix {prefix} --log-level=lib.eal:error "
-            f"--vdev net_af_packet0,iface={iface},framesz=2048,blocksz=4096,framecnt=1024 "
+            f"--vdev net_af_packet0,iface={iface},framesz=2048,blocksz=4096,framecnt=4096 "
             f"-- --ip {ip}/24 {args}")
 
 

@@ -52,7 +52,9 @@ def test_unreliable_bw(veth_h4, tmp_path, conn, mode, size):
         # on a lossless veth every SEND reaches a posted receive
         assert q["recv_completions"] == n and q["rx_no_recv_wqe"] == 0, q
     else:
-        assert q["rx_req_packets"] == n * (size // 1024), q
+        # UC does not resend: a frame lost to a full af_packet ring on a busy host loses
+        # its message, so allow a few
+        assert 0.9 * n * (size // 1024) <= q["rx_req_packets"] <= n * (size // 1024), q
 
 
 @pytest.mark.parametrize("conn", ["RC", "UD"])
@@ -63,15 +65,34 @@ def test_send_lat_longer_than_the_receive_queue(veth_h4, tmp_path, conn):
     assert 0 < r.client["lat_typical_us"] < 1e5
 
 
-@pytest.mark.parametrize("opt", ["-q 2", "--lcores 2"])
-def test_several_qps_or_lcores_refused(opt):
-    """Not built yet: one clear line and exit 2, never a silent run on one QP / lcore."""
+@pytest.mark.parametrize("opt,mode", [("--lcores 2", "write_bw"), ("-q 2", "write_lat"),
+                                      ("-q 65", "write_bw")])
+def test_several_qps_or_lcores_refused(opt, mode):
+    """Not built: one clear line and exit 2, never a silent run on fewer QPs / lcores."""
     if not os.path.exists(RNIC):
         pytest.fail(f"{RNIC} is not built")
-    r = subprocess.run(f"{RNIC} --no-huge -- --ip 10.52.0.11/24 {opt} write_bw", shell=True,
+    r = subprocess.run(f"{RNIC} --no-huge -- --ip 10.52.0.11/24 {opt} {mode}", shell=True,
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
-    assert opt.split()[0] in r.stderr and "allowed: 1" in r.stderr, r.stderr
+    assert opt.split()[0] in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("conn,mode,size", [
+    ("RC", "write_bw", 65536), ("RC", "send_bw", 4096), ("RC", "read_bw", 16384),
+    ("UD", "send_bw", 1024)])
+def test_several_qps(veth_h4, tmp_path, conn, mode, size):
+    """-q 4: perftest's four key lines each way, -n messages on every QP, one CQ."""
+    n, q = 100, 4
+    r = run_pair(veth_h4, tmp_path, f"-c {conn} -q {q} -s {size} -n {n} {mode}")
+    assert r.client["iters"] == n * q and r.client["qp_counters"]["send_completions"] == n * q
+    assert "Number of qps   : 4" in r.cout
+    if mode == "send_bw":
+        assert r.server["iters"] == n * q and r.server["qp_counters"]["recv_completions"] == n * q
+    dev = r.server["device_counters"]  # MTU 1024: size // 1024 packets a message
+    if mode == "read_bw":
+        assert dev["tx_read_responses"] == n * q * (size // 1024), dev
+    else:
+        assert dev["rx_req_packets"] == n * q * (size // 1024), dev
 
 
 def ip_in_addr_errors(ns):
