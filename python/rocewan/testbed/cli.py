@@ -394,7 +394,15 @@ def cmd_reduce(a):
     return 0
 
 
-REPRODUCTIONS = {"gbn-model": (repro_gbn_model, "seed 000 IV.A: Go-Back-N goodput over loss x RTT vs the formula")}
+def _swing_buffer(a):
+    from .swing import repro_swing_buffer
+    return repro_swing_buffer(a)
+
+
+REPRODUCTIONS = {
+    "gbn-model": (repro_gbn_model, "seed 000 IV.A: Go-Back-N goodput over loss x RTT vs the formula"),
+    "swing-buffer": (_swing_buffer, "seed 003: PFC-Relay with 1.0/0.9 BDP vs plain PFC with 1/2 BDP"),
+}
 
 
 def cmd_reproduce(a):

@@ -103,3 +103,30 @@ def slowdown_groups(records, rtt_s, rate_bps, groups=20):
         out.append({"group": g, "size_max_bytes": part[-1][0], "flows": len(part),
                     "slowdown_p50": percentile(sl, 50), "slowdown_p95": percentile(sl, 95)})
     return out
+
+
+def swing_phi_pfc(d_s, alpha, buffer_bytes, bw_bps):
+    """Seed 003 eq. (4): long-link utilisation (fraction of BW) of native PFC with a
+    buffer B_a at the far switch, one-way delay D and drain alpha x BW, XOFF =
+    B_a - 2 D BW (all headroom for the in-flight bytes), XON = XOFF:
+
+        t3 = X_off / (alpha BW)                                       (1)
+        phi = alpha (2 BW D alpha - B_a) / (2 BW D (-1 + alpha + alpha^2) - alpha B_a)
+              if t3 < 2D, else alpha                                   (4)
+
+    BW in bytes/s inside the formula. B_a >= 4 D BW (2 BDP) gives phi = alpha.
+    """
+    bw = bw_bps / 8
+    x_off = buffer_bytes - 2 * d_s * bw
+    if x_off < 0:
+        return float("nan")  # less than one BDP: not lossless, the formula does not apply
+    t3 = x_off / (alpha * bw)
+    if t3 >= 2 * d_s:
+        return alpha
+    return alpha * (2 * bw * d_s * alpha - buffer_bytes) / \
+        (2 * bw * d_s * (-1 + alpha + alpha * alpha) - alpha * buffer_bytes)
+
+
+def swing_phi_relay(alpha):
+    """Seed 003 eq. (6): with PFC-Relay the long link runs at the drain rate, phi = alpha."""
+    return alpha

@@ -33,25 +33,16 @@ def sh(cmd, check=True):
 
 def binary(name):
     path = {"rnic": os.path.join(BUILD, "app", "rnic", "rnic"),
-            "lossy-emu": os.path.join(BUILD, "app", "lossy-emu", "lossy-emu")}[name]
+            "lossy-emu": os.path.join(BUILD, "app", "lossy-emu", "lossy-emu"),
+            "pfc-relay": os.path.join(BUILD, "app", "pfc-relay", "pfc-relay")}[name]
     if not os.access(path, os.X_OK):
         raise TopoError(f"{path} is not built (run `make build`, or set ROCEWAN_BUILD)")
     return path
 
 
 def cleanup(prefix="tb"):
-    """Kill processes in, and delete, every namespace named <prefix>A/E/B."""
-    names = sh("ip netns list", check=False).stdout.split()
-    ours = [n for n in names if n.startswith(prefix) and n[len(prefix):] in ("A", "E", "B")]
-    for n in ours:
-        for pid in sh(f"ip netns pids {n}", check=False).stdout.split():
-            try:
-                os.kill(int(pid), signal.SIGKILL)
-            except (ProcessLookupError, ValueError):
-                pass
-    for n in ours:
-        sh(f"ip netns del {n}", check=False)
-    return ours
+    """Kill processes in, and delete, every namespace of the prefix's topologies."""
+    return cleanup_names(prefix, Chain.NAMES)
 
 
 class Topology:
@@ -182,3 +173,130 @@ class Topology:
         self.procs.append(p)
         time.sleep(0.5)
         return p
+
+
+class Chain:
+    """A line of boxes between rnic A and rnic B, each box in its own namespace,
+    consecutive boxes joined by a direct veth pair:
+
+        A ─ box1 ─ box2 ─ … ─ B        (e.g. A, relayA, wan, relayB, switch, B)
+
+    `boxes` is a list of (name, kind) with kind "emu" or "relay"; a box's left
+    port (toward A) is DPDK port 0, its right port port 1. Namespaces are
+    <prefix><name>; cleanup() removes them all (names must be listed in NAMES).
+    """
+
+    NAMES = ("A", "E", "B", "RA", "RB", "S", "W")
+
+    def __init__(self, boxes, prefix="tb", mtu=4096):
+        self.prefix = prefix
+        self.nodes = ["A"] + [n for n, _ in boxes] + ["B"]
+        self.kind = {n: k for n, k in boxes}
+        for n in self.nodes:
+            if n not in self.NAMES:
+                raise TopoError(f"box name {n!r} is not one of {self.NAMES}")
+        self.ns = {n: f"{prefix}{n}" for n in self.nodes}
+        # link i joins nodes[i] (its right port) and nodes[i+1] (its left port)
+        self.left, self.right = {}, {}
+        for i in range(len(self.nodes) - 1):
+            self.right[self.nodes[i]] = f"{prefix}{i}r"
+            self.left[self.nodes[i + 1]] = f"{prefix}{i}l"
+        self.kip = {"A": f"{SUBNET}.1", "B": f"{SUBNET}.2"}
+        self.rip = {"A": f"{SUBNET}.11", "B": f"{SUBNET}.12"}
+        self.link_mtu = 4200 if mtu > 2048 else 2200 if mtu > 1024 else 1500
+        self.framesz = 8192 if mtu > 2048 else 4096 if mtu > 1024 else 2048
+        self.procs = []
+
+    def iface(self, node):
+        return self.right["A"] if node == "A" else self.left["B"] if node == "B" else None
+
+    def up(self):
+        cleanup_names(self.prefix, self.NAMES)
+        for n in self.nodes:
+            sh(f"ip netns add {self.ns[n]}")
+        for i in range(len(self.nodes) - 1):
+            a, b = self.nodes[i], self.nodes[i + 1]
+            ra, lb = self.right[a], self.left[b]
+            sh(f"ip link add {ra} netns {self.ns[a]} mtu {self.link_mtu} type veth "
+               f"peer name {lb} netns {self.ns[b]} mtu {self.link_mtu}")
+            for n, ifn in ((a, ra), (b, lb)):
+                sh(f"ip -n {self.ns[n]} link set {ifn} up")
+                sh(f"ip netns exec {self.ns[n]} ethtool -K {ifn} tx off", check=False)
+        for n in self.nodes:
+            sh(f"ip -n {self.ns[n]} link set lo up")
+        sh(f"ip -n {self.ns['A']} addr add {self.kip['A']}/24 dev {self.iface('A')}")
+        sh(f"ip -n {self.ns['B']} addr add {self.kip['B']}/24 dev {self.iface('B')}")
+        return self
+
+    def down(self):
+        for p in self.procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                p.wait()
+        self.procs = []
+        cleanup_names(self.prefix, self.NAMES)
+
+    def __enter__(self):
+        return self.up()
+
+    def __exit__(self, *exc):
+        self.down()
+
+    def _vdevs(self, node):
+        v = f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=4096"
+        return (f"--vdev net_af_packet0,iface={self.left[node]},{v} "
+                f"--vdev net_af_packet1,iface={self.right[node]},{v}")
+
+    def start_box(self, node, args, json_path, lcores="0-1"):
+        """lossy-emu (args: its options) or pfc-relay (args: its options) in node's namespace."""
+        kind = self.kind[node]
+        exe = binary("lossy-emu") if kind == "emu" else binary("pfc-relay")
+        mem = 768 if kind == "emu" else 1024  # relay: buffers / 256 B mbufs per priority
+        cmd = (f"ip netns exec {self.ns[node]} {exe} -l {lcores} --no-huge -m {mem} --no-pci "
+               f"--file-prefix {self.prefix}{node} --log-level=lib.eal:error {self._vdevs(node)} -- "
+               f"{args} --json {json_path}")
+        p = subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, start_new_session=True)
+        self.procs.append(p)
+        time.sleep(0.3)
+        if p.poll() is not None:
+            raise TopoError(f"{kind} {node} exited ({p.returncode}):\n{p.stdout.read()}")
+        return p
+
+    def wait_path(self, timeout=20):
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            for p in self.procs:
+                if p.poll() is not None:
+                    raise TopoError(f"a box exited ({p.returncode}):\n{p.stdout.read()[-2000:]}")
+            r = sh(f"ip netns exec {self.ns['A']} ping -c 1 -W 1 {self.kip['B']}", check=False)
+            if r.returncode == 0:
+                return
+        raise TopoError(f"A cannot ping B through {' - '.join(self.nodes)} within {timeout} s")
+
+    stop = Topology.stop
+
+    def _eal_rnic(self, side):
+        return (f"--no-huge -m 512 --no-shconf --no-pci --file-prefix {self.prefix}{side} "
+                f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.iface(side)},"
+                f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=1024,qpairs=1")
+
+    rnic_pair = Topology.rnic_pair
+
+
+def cleanup_names(prefix, names):
+    """Kill processes in, and delete, namespaces <prefix><name> for the given names."""
+    listed = sh("ip netns list", check=False).stdout.split()
+    ours = [n for n in listed if n.startswith(prefix) and n[len(prefix):] in names]
+    for n in ours:
+        for pid in sh(f"ip netns pids {n}", check=False).stdout.split():
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+    for n in ours:
+        sh(f"ip netns del {n}", check=False)
+    return ours
