@@ -106,6 +106,8 @@ op_tx(void *ctx, const uint8_t *frame, size_t len)
 		s->refuse_tx--;
 		return -ENOBUFS;
 	}
+	if (s->lend && frame == s->lend)
+		s->lend_used++;
 	w->sent++;
 	copy = malloc(len);
 	memcpy(copy, frame, len);
@@ -169,6 +171,32 @@ static const struct roce_dev_ops tr_ops = {
 	.log = op_log,
 	.cq_event = op_cq_event,
 	.resolve_mac = op_resolve,
+};
+
+/*
+ * Zero-copy transmit (TR_TX_BUF=1): lend one buffer, poisoned at every loan, so a
+ * frame that comes back in it holds only what the engine wrote for that frame
+ * (a payload gathered for a refused frame must be gathered again).
+ */
+static uint8_t *
+op_tx_buf(void *ctx, size_t len)
+{
+	struct tr_side *s = ctx;
+
+	if (len > ROCE_MAX_FRAME)
+		return NULL;
+	s->lend_calls++;
+	memset(s->lend, 0xa5, ROCE_MAX_FRAME);
+	return s->lend;
+}
+
+static const struct roce_dev_ops tr_ops_lend = {
+	.tx = op_tx,
+	.now_ns = op_now,
+	.log = op_log,
+	.cq_event = op_cq_event,
+	.resolve_mac = op_resolve,
+	.tx_buf = op_tx_buf,
 };
 
 /* ---- queues ---- */
@@ -334,7 +362,9 @@ side_init(struct tr_wire *w, int idx, const struct tr_opts *o)
 	cfg.ecn = true;
 	if (o->cc)
 		snprintf(cfg.cc, sizeof(cfg.cc), "%s", o->cc);
-	s->dev = roce_dev_create(&cfg, &tr_ops, s);
+	if (getenv("TR_TX_BUF") && atoi(getenv("TR_TX_BUF")))
+		s->lend = malloc(ROCE_MAX_FRAME);
+	s->dev = roce_dev_create(&cfg, s->lend ? &tr_ops_lend : &tr_ops, s);
 	s->pd = roce_pd_alloc(s->dev);
 	s->buf_size = o->buf_size ? o->buf_size : TR_BUF_SIZE;
 	s->buf = aligned_alloc(64, s->buf_size);
@@ -458,6 +488,13 @@ tr_fini(struct tr_wire *w)
 			frame_free(w->held[d]);
 		roce_dev_destroy(w->side[d].dev);
 		free(w->side[d].buf);
+		/* every loan ends in a frame or in a later loan; asked but never used is a bug */
+		if (w->side[d].lend && w->side[d].lend_calls && !w->side[d].lend_used) {
+			fprintf(stderr, "TR_TX_BUF: side %c lent %llu buffers, no frame came back in one\n",
+				'A' + d, (unsigned long long)w->side[d].lend_calls);
+			abort();
+		}
+		free(w->side[d].lend);
 	}
 	memset(w, 0, sizeof(*w));
 }

@@ -74,6 +74,9 @@ struct tr_side {
 	union ibv_gid gid;
 	int refuse_tx;      /**< refuse this many next ops->tx calls (-ENOBUFS) */
 	unsigned int cq_events;
+	/* TR_TX_BUF=1: the engine builds payload frames in a buffer lent by ops->tx_buf */
+	uint8_t *lend;      /**< ROCE_MAX_FRAME bytes, poisoned at every loan */
+	uint64_t lend_calls, lend_used; /**< loans, and frames that came back in the loan */
 };
 
 /** Test knobs; zero means the harness default. */
