@@ -53,6 +53,12 @@ def check_row(row, cfg_name):
     else:
         assert row["emu_a2b_drop_loss"] == 0 and row["tx_retransmits"] == 0, row
     assert 0 < row["gbn_model_fraction"] <= 1
+    if "switch_pfc_sent" in row:
+        # the congested switch paced the sender through PFC; with relays, each PFC frame
+        # the switch sent toward relay B was relayed across the WAN
+        assert row["switch_pfc_sent"] > 0 and row["rnic_pfc_pauses"] > 0, row
+        if "relay_b_pfc_relayed" in row:
+            assert row["relay_b_pfc_relayed"] >= row["switch_pfc_sent"] * 0.9, row
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[os.path.basename(c)[:-5] for c in CONFIGS])

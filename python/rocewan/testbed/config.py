@@ -146,6 +146,17 @@ SCHEMA = {
         "cdf": ("", _cdf, "flows: size distribution (websearch, fb_hadoop or a path); empty = fixed size"),
         "load": (50, _int_range(0, 100), "flows: Poisson arrivals at this % of the link rate (0 = one at a time)"),
     },
+    "relay": {
+        "enabled": (False, lambda v: _bool(v), "put a pfc-relay at each end of the WAN link (Swing, seed 003)"),
+        "buffer": ("auto", lambda v: _relay_buffer(v), "relay B's Remote-ingress buffer: auto (1 BDP + 10 %) or a size"),
+        "lossless": (3, _int_range(0, 7), "the lossless priority (the rnic's is 3: DSCP 26)"),
+    },
+    "switch": {
+        "drain": ("", lambda v: _opt_rate(v), "a congested far-end switch before rnic B draining at this rate (empty: none)"),
+        "xoff": ("800K", _checked("xoff", parse_size), "the switch's PFC XOFF threshold (bytes)"),
+        "xon": ("100K", _checked("xon", parse_size), "the switch's PFC XON threshold (bytes)"),
+        "limit": ("4M", _checked("limit", parse_size), "the switch's buffer (bytes); beyond it: drops"),
+    },
     "lab": {
         "a_host": ("", _str, "lab mode: ssh destination of rnic A (user@host)"),
         "a_port": ("", _str, "lab mode: rnic A's DPDK port (PCI address, or EAL --vdev text)"),
@@ -171,6 +182,20 @@ def _frac(v):
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
         raise ValueError(f"{v!r} is not a fraction in (0, 1]")
     return float(v)
+
+
+def _relay_buffer(v):
+    if v == "auto":
+        return v
+    parse_size(v)
+    return v
+
+
+def _opt_rate(v):
+    if v in ("", None):
+        return ""
+    parse_rate(v)
+    return v
 
 
 def _bool(v):

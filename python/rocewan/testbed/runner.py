@@ -1,6 +1,7 @@
 """Run one experiment on a Topology and reduce the apps' JSON to one result row."""
 import json
 import os
+import subprocess
 import time
 
 from . import model
@@ -8,11 +9,19 @@ from .config import fmt_time, parse_rate, parse_size, parse_time
 from .topo import Topology, TopoError
 
 
+def chained(cfg):
+    """True when the topology has relays or a congested switch (the Chain topology)."""
+    return cfg["relay"]["enabled"] or bool(cfg["switch"]["drain"])
+
+
 def link_specs(cfg):
-    """The lossy-emu SPEC of each direction: delay (half the RTT), rate, limit, loss."""
+    """The lossy-emu SPEC of each direction: delay (half the RTT), rate, limit, loss.
+    With relays the relays pace the long link, so the emulator only delays; with
+    relays or a PFC switch, PFC frames cross the link with its delay (ctrl-delay)."""
     link = cfg["link"]
     half = fmt_time(parse_time(link["rtt"]) / 2)
-    base = f"delay {half} rate {link['rate']} limit {link['limit']}"
+    rate = "" if cfg["relay"]["enabled"] else f" rate {link['rate']}"
+    base = f"delay {half}{rate} limit {link['limit']}" + (" ctrl-delay" if chained(cfg) else "")
     spec = {}
     for d in ("a2b", "b2a"):
         s = base
@@ -55,6 +64,8 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
     timeout = 60 + (w["duration"] if w["kind"] == "bulk" else 0) * 3 + \
         (w["flows"] * 0.2 if w["kind"] == "flows" else 0)
     t0 = time.monotonic()
+    if chained(cfg):
+        return run_chain(cfg, outdir, tag, prefix, spec, js, timeout, capture, t0)
     with Topology(prefix, cfg["rnic"]["mtu"]) as topo:
         emu = topo.start_emu(spec["a2b"], spec["b2a"], cfg["run"]["seed"], js["emu"])
         cap = topo.capture("A", capture) if capture else None
@@ -118,4 +129,67 @@ def reduce(cfg, docs, spec):
     row["link_utilisation"] = row["goodput_gbps"] * 1e9 / rate
     payload_eff = mtu / (mtu + model.ROCE_OVERHEAD)
     row["goodput_model_gbps"] = rate * cfg["rnic"]["pace"] * payload_eff * row["gbn_model_fraction"] / 1e9
+    return row
+
+
+def run_chain(cfg, outdir, tag, prefix, spec, js, timeout, capture, t0):
+    """rnic A [- relay A] - WAN [- relay B] [- congested switch] - rnic B."""
+    from .topo import Chain
+    relay, sw = cfg["relay"], cfg["switch"]
+    boxes = ([("RA", "relay")] if relay["enabled"] else []) + [("E", "emu")] + \
+        ([("RB", "relay")] if relay["enabled"] else []) + ([("S", "emu")] if sw["drain"] else [])
+    for k in ("RA", "RB", "S"):
+        js[k] = os.path.join(outdir, f"{tag}-{k}.json")
+        if os.path.exists(js[k]):
+            os.unlink(js[k])
+    rate, rtt = cfg["link"]["rate"], cfg["link"]["rtt"]
+    common = (f"--link-rate {rate} --rtt {rtt} --lossless {relay['lossless']} --mbuf-size 8192 "
+              f"--local-rate {parse_rate(rate) * 2 / 1e9:g}gbit --pace-burst 200us")
+    with Chain(boxes, prefix, cfg["rnic"]["mtu"]) as ch:
+        if relay["enabled"]:
+            ch.start_box("RA", f"--local 0 --remote 1 {common} --xoff 128kb --xon 64kb --headroom 4mb",
+                         js["RA"], lcores="0")
+            buf = relay["buffer"] if relay["buffer"] == "auto" else f"{parse_size(relay['buffer'])}b"
+            ch.start_box("RB", f"--local 1 --remote 0 {common} --buffer {buf}", js["RB"], lcores="1")
+        ch.start_box("E", f"--a2b '{spec['a2b']}' --b2a '{spec['b2a']}' --link-rate {rate} "
+                          f"--mbuf-size 8192 --seed {cfg['run']['seed']}", js["emu"])
+        if sw["drain"]:
+            s_spec = (f"rate {sw['drain']} limit 5000 limit-bytes {parse_size(sw['limit'])}b "
+                      f"pfc xoff {parse_size(sw['xoff'])}b xon {parse_size(sw['xon'])}b prio {relay['lossless']}")
+            ch.start_box("S", f"--a2b '{s_spec}' --b2a '' --link-rate {rate} --mbuf-size 8192 --seed 1",
+                         js["S"])
+        ch.wait_path()
+        cap = None
+        if capture:
+            cap = subprocess.Popen(f"ip netns exec {ch.ns['A']} tcpdump -i {ch.iface('A')} -s 0 -U "
+                                   f"-w {capture} udp port 4791 2>/dev/null", shell=True,
+                                   start_new_session=True)
+            ch.procs.append(cap)
+            time.sleep(0.5)
+        opts = rnic_opts(cfg) + f" --link-rate {parse_rate(rate) / 1e9:g}"
+        rc_a, out_a, rc_b, out_b = ch.rnic_pair("write_bw", opts, js["rnicA"], js["rnicB"], timeout=timeout)
+        outs = [ch.stop(p) for p in list(ch.procs)]
+    if rc_a != 0 or rc_b != 0:
+        raise TopoError(f"{tag}: rnic A exit {rc_a}, rnic B exit {rc_b}\n--- rnic A:\n{out_a[-3000:]}"
+                        f"\n--- rnic B:\n{out_b[-2000:]}\n--- boxes:\n{''.join(o[-800:] for o in outs)}")
+    docs = {}
+    for k, p in js.items():
+        if k in ("RA", "RB") and not relay["enabled"] or k == "S" and not sw["drain"]:
+            continue
+        if not os.path.exists(p):
+            raise TopoError(f"{tag}: {k} wrote no JSON ({p})")
+        docs[k] = json.load(open(p))
+    row = reduce(cfg, {"emu": docs["emu"], "rnicA": docs["rnicA"], "rnicB": docs["rnicB"]}, spec)
+    row["rnic_pfc_pauses"] = docs["rnicA"]["results"]["port_counters"].get("pfc_pauses", 0)
+    if relay["enabled"]:
+        rb = docs["RB"]["results"]["r2l"]
+        row.update(relay_b_buffer_bytes=rb["limit_bytes"], relay_b_drops=rb["total"]["drops"],
+                   relay_b_hwm_bytes=rb["total"]["hwm_bytes"], relay_b_pfc_relayed=rb["pfc_relayed"],
+                   relay_a_drops=docs["RA"]["results"]["l2r"]["total"]["drops"])
+    if sw["drain"]:
+        s = docs["S"]["results"]["a2b"]
+        row.update(switch_pfc_sent=s.get("pfc_sent", 0), switch_drops=s["drop_queue"],
+                   switch_queue_max_bytes=s["queue_max_bytes"])
+    row["wall_s"] = round(time.monotonic() - t0, 1)
+    row["files"] = js
     return row
