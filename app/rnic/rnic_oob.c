@@ -92,9 +92,10 @@ serve_until_peer_speaks(struct rnic_run *r, int fd)
 	struct dp_backoff bo;
 
 	dp_backoff_init(&bo, b->prm->busy_poll);
-	while (!dp_quit) {
+	for (uint32_t i = 0; !dp_quit; i++) {
 		unsigned int w = rnic_port_poll(b->port);
-		if (poll(&pfd, 1, 0) > 0)
+		/* a system call per poll cost a busy-polling responder ~20 % of its CPU */
+		if ((i % 32 == 0 || bo.idle >= bo.spins) && poll(&pfd, 1, 0) > 0)
 			break;
 		sample_rx(r, rnic_now_ns(b->port));
 		rnic_port_idle(b->port, &bo, w);
