@@ -58,6 +58,9 @@ for p in "$NA $IA $KA" "$NB $IB $KB"; do
 done
 
 EAL="--no-huge -m 512 --no-shconf --no-pci --log-level=lib.eal:error"
+# -u 18: a 1.07 s local ACK timeout (8 tries: ~8.6 s) rides out the host descheduling a
+# process for half a second, which ended a write_lat run at perftest's default -u 14
+RNIC_OPTS="-u 18"
 VDEV=framesz=8192,blocksz=8192,framecnt=2048,qpairs=1
 stop() { kill -INT "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 
@@ -126,13 +129,13 @@ testpmd_pair() {
 rnic_pair() {
 	local opts=$1 tag=$2
 	ip netns exec $NB taskset -c 1 "$RNIC" --lcores 0@1 $EAL --file-prefix rbh4s$T \
-		--vdev net_af_packet0,iface=$IB,$VDEV -- --ip $RB/24 --busy-poll $opts \
+		--vdev net_af_packet0,iface=$IB,$VDEV -- --ip $RB/24 --busy-poll $RNIC_OPTS $opts \
 		--json "$OUT/bench_rnic_${tag}_server.json" >"$OUT/bench_rnic_${tag}_server.log" 2>&1 &
 	local srv=$!
 	PIDS+=($srv)
 	sleep 1
 	ip netns exec $NA taskset -c 0 "$RNIC" --lcores 0@0 $EAL --file-prefix rbh4c$T \
-		--vdev net_af_packet0,iface=$IA,$VDEV -- --ip $RA/24 --busy-poll $opts \
+		--vdev net_af_packet0,iface=$IA,$VDEV -- --ip $RA/24 --busy-poll $RNIC_OPTS $opts \
 		--json "$OUT/bench_rnic_${tag}_client.json" $KB \
 		>"$OUT/bench_rnic_${tag}_client.log" 2>&1 &
 	local cli=$!
