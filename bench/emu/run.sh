@@ -67,9 +67,10 @@ measure() {
 	OFF=$(awk "BEGIN{printf \"%.3f\", ($t2-$t1)/$DUR/1e6}")
 }
 
-# lossy-emu in ns E; $1: --tx-coalesce, $2: a2b SPEC, $3: --busy-poll or ""
+# lossy-emu in ns E; $1: --tx-coalesce, $2: a2b SPEC, $3: --busy-poll or "",
+# $4: EAL lcore layout (default: main and worker both on CPU 1)
 start_emu() {
-	ip netns exec $NE "$EMU" --lcores 0@1,1@1 $EAL -m 512 --file-prefix lbe$T $PORTS -- \
+	ip netns exec $NE "$EMU" ${4:---lcores 0@1,1@1} $EAL -m 512 --file-prefix lbe$T $PORTS -- \
 		$3 --tx-coalesce "$1" --seed 1 --a2b "$2" --json "$OUT/bench_emu_last.json" \
 		>"$OUT/bench_emu_lossy.log" 2>&1 &
 	FP=$!; PIDS+=($FP)
@@ -148,6 +149,15 @@ for size in 64 1024; do
 		stop $FP
 		row "$size" "lossy-emu delay 1ms, 100 kpps, ${mode:---idle back-off}" "$OFF" "$FWD" "$(emu_result)"
 	done
+	# the delay-accuracy configuration: one lcore (forwarding on the main lcore, alone on
+	# CPU 1), busy polling, no TX coalescing (a coalescing hold is release error by design)
+	start_emu 0 "delay 1ms" --busy-poll "-l 1"
+	sleep 1
+	paced "$size"
+	measure
+	wait $PACER || true
+	stop $FP
+	row "$size" "lossy-emu delay 1ms, 100 kpps, --busy-poll, -l 1, tx-coalesce 0" "$OFF" "$FWD" "$(emu_result)"
 done
 echo "]}" >>"$JSON"
 echo "results: $JSON"
