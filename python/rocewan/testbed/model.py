@@ -20,10 +20,9 @@ def gbn_goodput_fraction(error_rate, mtu, rate_bps, rtt_s):
     if error_rate <= 0:
         return 1.0
     bdp = rate_bps / 8 * rtt_s
-    e, total, k, weight = error_rate, 0.0, 1, error_rate
-    # sum until the geometric tail is negligible (1e-9 of the mass)
+    e, total, k = error_rate, 0.0, 1
+    # sum term by term until the geometric tail is negligible (P(k) < 1e-12 e)
     kmax = int(min(50 / e, 5e7))
-    # closed form is not elementary; sum in blocks for speed
     q = 1 - e
     pk = e  # P(k) = (1-e)^(k-1) e
     while k <= kmax:
