@@ -46,7 +46,7 @@ post_one(struct rnic_bench *b, const struct rnic_bench_qp *q, uint64_t size, uin
 	size_t slots = b->buf_size / (size ? size : 1);
 	size_t off = slots > 1 ? (size_t)(i % slots) * size : 0;
 	struct ibv_sge sge = {.addr = (uintptr_t)b->buf + off, .length = (uint32_t)size,
-			      .lkey = b->mr->lkey};
+			      .lkey = (q->mr ? q->mr : b->mr)->lkey};
 	struct ibv_send_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1,
 				 .opcode = wr_opcode(b->prm->mode, b->prm->atomic_type),
 				 .send_flags = IBV_SEND_SIGNALED}, *bad;
@@ -99,7 +99,7 @@ rnic_bench_post_recv_qp(struct rnic_bench *b, unsigned int qi, uint64_t size, ui
 	size_t slots = b->buf_size / (size ? size : 1);
 	size_t off = slots > 1 ? (size_t)(i % slots) * size : 0;
 	struct ibv_sge sge = {.addr = (uintptr_t)b->buf + off, .length = (uint32_t)size,
-			      .lkey = b->mr->lkey};
+			      .lkey = (b->q[qi].mr ? b->q[qi].mr : b->mr)->lkey};
 	struct ibv_recv_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1}, *bad;
 
 	return roce_post_recv(b->q[qi].qp, &wr, &bad);

@@ -25,6 +25,7 @@ struct rnic_bench_qp {
 	struct roce_ah *ah;   /**< UD: the peer's address handle */
 	uint32_t remote_qpn;  /**< UD: the peer's QPN */
 	uint64_t posted, done; /**< WRs of the current run */
+	struct roce_mr *mr;   /**< the buffer's MR on this QP's device; NULL: the bench's */
 };
 
 /**

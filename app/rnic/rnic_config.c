@@ -94,7 +94,7 @@ static const struct opt_def opts[] = {
 	 "a MAC of its own (the port's, locally administered, last bit flipped), port promiscuous: "
 	 "a kernel sharing the interface (af_packet) drops RoCE frames as not its own at once "
 	 "instead of routing each one"},
-	{"lcores", 0, T_U32, OFF(lcores), SZ(lcores), "1", 1, 64, NULL, true, "lcores serving QPs (one RX/TX queue each)"},
+	{"lcores", 0, T_U32, OFF(lcores), SZ(lcores), "1", 1, 64, NULL, true, "lcores serving QPs in the bw modes (QPs round-robin; each lcore one RX/TX queue: EAL -l with as many lcores, the port as many queues, e.g. af_packet qpairs=N; needs -q >= N)"},
 	{"seed", 0, T_U64, OFF(seed), SZ(seed), "1", 0, UINT64_MAX, NULL, true, "seed for PSNs, keys and test-only drops"},
 	{"rate_limit", 0, T_STR, OFF(rate_limit), SZ(rate_limit), "0", 0, 0, NULL, true,
 	 "pace each QP's requests to this many Gb/s of frames (IBV_QP_RATE_LIMIT; 0 = line rate)"},

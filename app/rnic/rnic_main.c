@@ -21,11 +21,14 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_ring.h>
 
 #include "dp_port.h"
 #include "net_hdr.h"
 #include "rnic_bench.h"
 #include "rnic_config.h"
+#include "rnic_lcores.h"
 #include "rnic_oob.h"
 #include "rnic_port.h"
 #include "rnic_tel.h"
@@ -54,6 +57,15 @@ struct rnic_ctx {
 	size_t buf_size;
 	uint32_t psn[RNIC_MAX_QPS];
 	struct rnic_run run;
+	/* --lcores L > 1: lcore l's port (queue l), device, PD, CQ and MR; index 0 = the above */
+	unsigned int nl;
+	struct rnic_port *lport[RNIC_MAX_LCORES];
+	struct rnic_port xport[RNIC_MAX_LCORES];
+	struct roce_pd *lpd[RNIC_MAX_LCORES];
+	struct roce_cq *lcq[RNIC_MAX_LCORES];
+	struct roce_mr *lmr[RNIC_MAX_LCORES];
+	struct rnic_steer steer;
+	struct rnic_lcores lc;
 };
 
 static void
@@ -73,7 +85,7 @@ static void
 setup_port(struct rnic_ctx *c)
 {
 	/* IP MTU for the largest RoCE frame: IPv6 + UDP + BTH + RETH/ImmDt + payload + ICRC */
-	struct dp_port_cfg pc = {.port_id = 0, .nb_queues = 1, .mtu = c->prm.mtu + 40 + 8 + 12 + 20 + 4};
+	struct dp_port_cfg pc = {.port_id = 0, .nb_queues = (uint16_t)c->prm.lcores, .mtu = c->prm.mtu + 40 + 8 + 12 + 20 + 4};
 	struct dp_port_info info;
 	char err[512];
 	struct roce_dev_cfg dc;
@@ -137,6 +149,35 @@ setup_port(struct rnic_ctx *c)
 	c->port.dev = roce_dev_create(&dc, &rnic_port_ops, &c->port);
 	if (!c->port.dev)
 		die("cannot create the RoCE device (MTU %u, window %u packets)", dc.mtu, dc.window_pkts);
+	c->nl = c->prm.lcores;
+	c->lport[0] = &c->port;
+	if (c->nl > 1) {
+		/* one queue, device and ring per lcore; QPN ranges name the owner */
+		c->steer.n = c->nl;
+		for (unsigned int l = 0; l < c->nl; l++) {
+			struct rnic_port *lp = l ? &c->xport[l] : &c->port;
+			char rn[32];
+
+			if (l) {
+				*lp = c->port; /* same addresses and PFC set-up; nothing owned yet */
+				memset(&lp->cnt, 0, sizeof(lp->cnt));
+				lp->queue = (uint16_t)l;
+				dc.first_qpn = ROCE_FIRST_QPN + l * RNIC_QPN_SPAN;
+				lp->dev = roce_dev_create(&dc, &rnic_port_ops, lp);
+				if (!lp->dev)
+					die("cannot create the RoCE device of lcore %u", l);
+			}
+			snprintf(rn, sizeof(rn), "rnic_steer%u", l);
+			c->steer.ring[l] = rte_ring_create(rn, 4096, (int)rte_socket_id(), RING_F_SC_DEQ);
+			if (!c->steer.ring[l])
+				die("cannot create the dispatch ring of lcore %u: %s", l,
+				    rte_strerror(rte_errno));
+			c->steer.port[l] = lp;
+			c->lport[l] = lp;
+			lp->steer = &c->steer;
+			lp->lcore_idx = l;
+		}
+	}
 	printf("rnic: port 0 %s (%s) MAC %02x:%02x:%02x:%02x:%02x:%02x, link %u Mb/s\n", info.name,
 	       info.driver, dc.mac[0], dc.mac[1], dc.mac[2], dc.mac[3], dc.mac[4], dc.mac[5],
 	       info.speed_mbps);
@@ -160,16 +201,22 @@ setup_objects(struct rnic_ctx *c)
 	if (!c->buf)
 		die("cannot allocate a %zu-byte buffer", c->buf_size);
 	memset(c->buf, 0x5a, c->buf_size);
-	c->pd = roce_pd_alloc(c->port.dev);
-	c->cq = roce_create_cq(c->port.dev, (int)((p->tx_depth + p->rx_depth) * p->num_qps + 64));
-	c->mr = c->pd ? roce_reg_mr(c->pd, c->buf, c->buf_size,
-				    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-					    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC) : NULL;
-	if (!c->pd || !c->cq || !c->mr)
-		die("cannot create PD/CQ/MR (%zu-byte buffer)", c->buf_size);
+	/* --lcores: every lcore's device has its PD, CQ and an MR of the same buffer */
+	for (unsigned int l = 0; l < c->nl; l++) {
+		struct roce_dev *dev = c->lport[l]->dev;
+
+		c->lpd[l] = roce_pd_alloc(dev);
+		c->lcq[l] = roce_create_cq(dev, (int)((p->tx_depth + p->rx_depth) * p->num_qps + 64));
+		c->lmr[l] = c->lpd[l] ? roce_reg_mr(c->lpd[l], c->buf, c->buf_size,
+						    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+						    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC) : NULL;
+		if (!c->lpd[l] || !c->lcq[l] || !c->lmr[l])
+			die("cannot create PD/CQ/MR (%zu-byte buffer)", c->buf_size);
+	}
+	c->pd = c->lpd[0];
+	c->cq = c->lcq[0];
+	c->mr = c->lmr[0];
 	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = roce_cq_ibv(c->cq);
-	ia.recv_cq = roce_cq_ibv(c->cq);
 	ia.cap.max_send_wr = p->tx_depth;
 	ia.cap.max_recv_wr = p->rx_depth;
 	ia.cap.max_send_sge = 1;
@@ -178,8 +225,11 @@ setup_objects(struct rnic_ctx *c)
 	ia.qp_type = qpt[p->conn];
 	for (unsigned int i = 0; i < p->num_qps; i++) {
 		struct perftest_dest *d = &c->run.local[i];
+		unsigned int l = i % c->nl; /* QPs round-robin over the lcores */
 
-		c->qp[i] = roce_create_qp(c->pd, &ia);
+		ia.send_cq = roce_cq_ibv(c->lcq[l]);
+		ia.recv_cq = roce_cq_ibv(c->lcq[l]);
+		c->qp[i] = roce_create_qp(c->lpd[l], &ia);
 		if (!c->qp[i])
 			die("cannot create QP %u of %u (send depth %u, receive depth %u)", i + 1,
 			    p->num_qps, p->tx_depth, p->rx_depth);
@@ -188,8 +238,8 @@ setup_objects(struct rnic_ctx *c)
 		memset(d, 0, sizeof(*d));
 		d->qpn = roce_qp_num(c->qp[i]);
 		d->psn = c->psn[i];
-		d->rkey = c->mr->rkey;
-		d->vaddr = c->mr->iova;
+		d->rkey = c->lmr[l]->rkey;
+		d->vaddr = c->lmr[l]->iova;
 		d->out_reads = (p->mode == RNIC_MODE_READ_BW || p->mode == RNIC_MODE_READ_LAT ||
 				p->mode == RNIC_MODE_ATOMIC_BW) ? p->outs : 1;
 		if (p->gid_index == 1)
@@ -268,7 +318,7 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 	if (p->conn == RNIC_CONN_UD) { /* UD sends name the peer in every WR: an AH and its QPN */
 		struct rnic_bench_qp *q = &c->run.bench.q[qi];
 
-		q->ah = roce_create_ah(c->pd, &a.ah_attr, mac);
+		q->ah = roce_create_ah(c->lpd[qi % c->nl], &a.ah_attr, mac);
 		if (!q->ah)
 			die("cannot create the UD address handle: %s", strerror(errno));
 		q->remote_qpn = remote->qpn;
@@ -342,15 +392,58 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st)
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
 		rw_uint(&w, roce_stat_name((enum roce_stat)i), st->v[i]);
 	rw_obj_end(&w);
-	rnic_port_json_device(&c->port, &w);
+	/* with --lcores every lcore's port and device counters, summed (and below, each) */
+	struct rnic_port_counters pcs;
+	struct roce_stats ds, one;
+
+	memset(&pcs, 0, sizeof(pcs));
+	memset(&ds, 0, sizeof(ds));
+	for (unsigned int l = 0; l < c->nl; l++) {
+		rnic_port_counters_add(&pcs, c->lport[l]);
+		roce_dev_stats(c->lport[l]->dev, &one);
+		for (int i = 0; i < ROCE_STAT__COUNT; i++)
+			ds.v[i] += one.v[i];
+	}
+	rw_obj_begin(&w, "device_counters");
+	for (int i = 0; i < ROCE_STAT__COUNT; i++)
+		rw_uint(&w, roce_stat_name((enum roce_stat)i), ds.v[i]);
+	rw_obj_end(&w);
 	rw_obj_begin(&w, "port_counters");
-#define RNIC_CNT_JSON(name, help) rw_uint(&w, #name, c->port.cnt.name);
+#define RNIC_CNT_JSON(name, help) rw_uint(&w, #name, pcs.name);
 	RNIC_PORT_COUNTERS(RNIC_CNT_JSON)
 #undef RNIC_CNT_JSON
 	rw_obj_end(&w);
+	if (c->nl > 1) {
+		rw_arr_begin(&w, "lcores");
+		for (unsigned int l = 0; l < c->nl; l++) {
+			const struct rnic_port *lp = c->lport[l];
+
+			rw_obj_begin(&w, NULL);
+			rw_uint(&w, "index", l);
+			rw_uint(&w, "queue", lp->queue);
+			rw_uint(&w, "first_qpn", ROCE_FIRST_QPN + l * RNIC_QPN_SPAN);
+			rw_arr_begin(&w, "qpns");
+			for (unsigned int q = l; q < c->prm.num_qps; q += c->nl)
+				rw_uint(&w, NULL, roce_qp_num(c->qp[q]));
+			rw_arr_end(&w);
+			rw_uint(&w, "iters", c->lc.w[l].res.iters);
+			/* handed over after the owner stopped polling (rx_from_ring + this = handoffs) */
+			rw_uint(&w, "ring_left", rte_ring_count(c->steer.ring[l]));
+			rw_obj_begin(&w, "port_counters");
+#define RNIC_CNT_JSON(name, help) rw_uint(&w, #name, lp->cnt.name);
+			RNIC_PORT_COUNTERS(RNIC_CNT_JSON)
+#undef RNIC_CNT_JSON
+			rw_obj_end(&w);
+			roce_dev_stats(lp->dev, &one);
+			rw_obj_begin(&w, "dev_counters");
+			for (int i = 0; i < ROCE_STAT__COUNT; i++)
+				rw_uint(&w, roce_stat_name((enum roce_stat)i), one.v[i]);
+			rw_obj_end(&w);
+			rw_obj_end(&w);
+		}
+		rw_arr_end(&w);
+	}
 	/* the device's counters also hold the receive path's early drops (ICRC, parse, QPN) */
-	struct roce_stats ds;
-	roce_dev_stats(c->port.dev, &ds);
 	rw_obj_begin(&w, "dev_counters");
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
 		rw_uint(&w, roce_stat_name((enum roce_stat)i), ds.v[i]);
@@ -371,7 +464,32 @@ print_counters(struct rnic_ctx *c, struct roce_stats *st)
 			st->v[i] += one.v[i];
 	}
 	fprintf(stderr, "rnic counters (nonzero):\n");
-	rnic_port_print_counters(&c->port, stderr);
+	if (c->nl > 1) {
+		/* each lcore's port counters, then the sum (and device drops) like one lcore */
+		struct rnic_port sum = c->port;
+
+		memset(&sum.cnt, 0, sizeof(sum.cnt));
+		for (unsigned int l = 0; l < c->nl; l++) {
+			fprintf(stderr, "  lcore %u (queue %u): rx_frames %" PRIu64 " rx_roce %" PRIu64
+				" tx_frames %" PRIu64 " handed over %" PRIu64 " taken from ring %" PRIu64
+				"\n", l, c->lport[l]->queue, c->lport[l]->cnt.rx_frames,
+				c->lport[l]->cnt.rx_roce, c->lport[l]->cnt.tx_frames,
+				c->lport[l]->cnt.rx_handoff, c->lport[l]->cnt.rx_from_ring);
+			rnic_port_counters_add(&sum.cnt, c->lport[l]);
+		}
+		rnic_port_print_counters(&sum, stderr);
+		for (unsigned int l = 1; l < c->nl; l++) {
+			struct roce_stats ds;
+
+			roce_dev_stats(c->lport[l]->dev, &ds);
+			for (int i = 0; i < ROCE_STAT__COUNT; i++)
+				if (ds.v[i] && strncmp(roce_stat_name((enum roce_stat)i), "rx_drop_", 8) == 0)
+					fprintf(stderr, "  lcore %u device %-15s %12" PRIu64 "\n", l,
+						roce_stat_name((enum roce_stat)i), ds.v[i]);
+		}
+	} else {
+		rnic_port_print_counters(&c->port, stderr);
+	}
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
 		if (st->v[i])
 			fprintf(stderr, "  %-22s %12" PRIu64 "  %s\n", roce_stat_name((enum roce_stat)i),
@@ -397,11 +515,18 @@ main(int argc, char **argv)
 			fprintf(stderr, "rnic: %s\n", err);
 			return 2;
 		}
-		/* accepted by the option table, not served yet: refuse rather than run less */
-		if (c.prm.lcores > 1) {
-			fprintf(stderr, "rnic: option --lcores %u: one lcore per process is all this "
-					"version runs (allowed: 1; several lcores are designed in "
-					"docs/performance.md, not built yet)\n", c.prm.lcores);
+		if (c.prm.lcores > 1 && (!rnic_mode_is_bw(c.prm.mode) || c.prm.flows ||
+					 c.prm.all_sizes || c.prm.bidirectional)) {
+			fprintf(stderr, "rnic: option --lcores %u: several lcores run the bandwidth "
+					"modes (write_bw, send_bw, read_bw, atomic_bw) without --flows, "
+					"-a or -b; this run needs --lcores 1\n", c.prm.lcores);
+			return 2;
+		}
+		if (c.prm.lcores > RNIC_MAX_LCORES || c.prm.lcores > c.prm.num_qps) {
+			fprintf(stderr, "rnic: option --lcores %u: at most %d lcores and at most one "
+					"per QP (-q %u; allowed: 1..%u)\n", c.prm.lcores, RNIC_MAX_LCORES,
+				c.prm.num_qps, c.prm.num_qps < RNIC_MAX_LCORES ? c.prm.num_qps :
+				RNIC_MAX_LCORES);
 			return 2;
 		}
 		if (c.prm.num_qps > 1 && (!rnic_mode_is_bw(c.prm.mode) || c.prm.flows)) {
@@ -423,6 +548,9 @@ main(int argc, char **argv)
 	}
 	if (rte_eal_init(n, argv) < 0)
 		die("EAL initialisation failed: %s", rte_strerror(rte_errno));
+	if (rte_lcore_count() < c.prm.lcores)
+		die("--lcores %u needs %u EAL lcores, the EAL has %u (give e.g. -l 0-%u)", c.prm.lcores,
+		    c.prm.lcores, rte_lcore_count(), c.prm.lcores - 1);
 	dp_signals_install();
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* 1 us: idle sleeps end on time (pacing, ACKs) */
 	setup_port(&c);
@@ -434,16 +562,29 @@ main(int argc, char **argv)
 	c.run.bench = (struct rnic_bench){.port = &c.port, .prm = &c.prm, .cq = c.cq, .qp = c.qp[0],
 					  .mr = c.mr, .buf = c.buf, .buf_size = c.buf_size,
 					  .server = !c.prm.server[0], .nqps = c.prm.num_qps};
-	for (unsigned int i = 0; i < c.prm.num_qps; i++)
+	for (unsigned int i = 0; i < c.prm.num_qps; i++) {
 		c.run.bench.q[i].qp = c.qp[i];
+		c.run.bench.q[i].mr = c.lmr[i % c.nl];
+	}
 	c.run.connect_qp = connect_qp;
 	c.run.connect_arg = &c;
+	if (c.nl > 1) {
+		c.lc.n = c.nl;
+		c.lc.steer = &c.steer;
+		for (unsigned int l = 0; l < c.nl; l++)
+			c.lc.w[l].bench = (struct rnic_bench){
+				.port = c.lport[l], .prm = &c.prm, .cq = c.lcq[l], .mr = c.lmr[l],
+				.buf = c.buf, .buf_size = c.buf_size, .server = !c.prm.server[0],
+				.nqps = (c.prm.num_qps - l + c.nl - 1) / c.nl};
+		c.run.lc = &c.lc;
+	}
 	if (c.prm.mode == RNIC_MODE_RC_PINGPONG) {
 		rc = rnic_oob_run_pingpong(&c.run, &c.prm, err, sizeof(err));
 	} else {
 		rnic_bench_print_header(stdout, &c.prm);
 		rc = rnic_oob_run(&c.run, &c.prm, err, sizeof(err));
 	}
+	rnic_lcores_stop(&c.lc); /* workers serve until the exchange ended */
 	if (rc < 0) {
 		fprintf(stderr, "rnic: %s\n", err);
 		print_counters(&c, &st);

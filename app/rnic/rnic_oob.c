@@ -79,8 +79,26 @@ sample_rx(struct rnic_run *r, uint64_t now)
 	roce_dev_stats(r->bench.port->dev, &st); /* every QP's */
 	r->samples[r->nsamples].t_ns = now;
 	r->samples[r->nsamples].rx_bytes = st.v[ROCE_STAT_RX_REQ_BYTES];
+	for (unsigned int l = 1; r->lc && l < r->lc->n; l++) { /* workers write, we only read */
+		roce_dev_stats(r->lc->w[l].bench.port->dev, &st);
+		r->samples[r->nsamples].rx_bytes += st.v[ROCE_STAT_RX_REQ_BYTES];
+	}
 	r->nsamples++;
 	r->next_sample_ns = now + RNIC_SAMPLE_NS;
+}
+
+/* --lcores: start the workers once every QP is connected and its receives posted */
+static void
+ensure_workers(struct rnic_run *r)
+{
+	char err[256];
+
+	if (!r->lc || r->lc->launched || r->lc_err)
+		return;
+	if (rnic_lcores_launch(r->lc, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rnic: %s\n", err);
+		r->lc_err = -1;
+	}
 }
 
 /* Serve the port until the peer's next TCP message is readable (it finished). */
@@ -91,6 +109,7 @@ serve_until_peer_speaks(struct rnic_run *r, int fd)
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	struct dp_backoff bo;
 
+	ensure_workers(r);
 	dp_backoff_init(&bo, b->prm->busy_poll);
 	for (uint32_t i = 0; !dp_quit; i++) {
 		unsigned int w = rnic_port_poll(b->port);
@@ -121,7 +140,41 @@ hook_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct 
 	}
 	b->raddr = b->q[0].raddr;
 	b->rkey = b->q[0].rkey;
-	if (rnic_mode_is_bw(p->mode)) {
+	if (r->lc) {
+		/* --lcores: each lcore's bench holds its QPs (q[i] of lcore i % n) */
+		for (unsigned int k = 0; k < b->nqps; k++) {
+			struct rnic_bench *lb = &r->lc->w[k % r->lc->n].bench;
+
+			lb->q[k / r->lc->n] = b->q[k]; /* QP, peer buffer, UD AH, MR */
+		}
+		for (unsigned int l = 0; l < r->lc->n; l++) {
+			struct rnic_bench *lb = &r->lc->w[l].bench;
+
+			lb->qp = lb->q[0].qp;
+			lb->raddr = lb->q[0].raddr;
+			lb->rkey = lb->q[0].rkey;
+			lb->ah = lb->q[0].ah;
+			lb->remote_qpn = lb->q[0].remote_qpn;
+		}
+		ensure_workers(r);
+		if (r->lc_err)
+			return -1;
+	}
+	if (rnic_mode_is_bw(p->mode) && r->lc && (!b->server || p->mode == RNIC_MODE_SEND_BW)) {
+		if (!b->server)
+			rc = rnic_lcores_run(r->lc, RNIC_JOB_REQUESTER, size, 0, 0, &r->res);
+		else
+			rc = rnic_lcores_run(r->lc, RNIC_JOB_RESPONDER, size, p->iters, r->pre_posted,
+					     &r->res);
+		if (rep) {
+			double k = p->report_gbits ? 8.0 * 1048576 / 1e9 : 1.0;
+			rep->size = size;
+			rep->iters = r->res.iters;
+			rep->bw_peak = r->res.bw_peak_mbps * k;
+			rep->bw_avg = r->res.bw_avg_mbps * k;
+			rep->msg_rate_avg = r->res.msg_rate_mpps;
+		}
+	} else if (rnic_mode_is_bw(p->mode)) {
 		if (!b->server && p->flows)
 			rc = rnic_flows_run(b, &r->flows, &r->res);
 		else if (!b->server)

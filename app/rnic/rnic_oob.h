@@ -13,6 +13,7 @@
 #include "perftest_xchg.h"
 #include "rnic_bench.h"
 #include "rnic_flows.h"
+#include "rnic_lcores.h"
 
 #define RNIC_SAMPLE_NS 100000000ull /* receiver goodput samples: every 100 ms */
 #define RNIC_MAX_SAMPLES 36000      /* one hour */
@@ -26,6 +27,8 @@ struct rnic_run {
 	/** Bring QP @p qi of bench.q[] to RTS towards @p remote. */
 	int (*connect_qp)(void *arg, unsigned int qi, const struct perftest_dest *remote, int mtu_enum);
 	void *connect_arg;
+	struct rnic_lcores *lc; /**< --lcores > 1, else NULL */
+	int lc_err;             /**< launching the workers failed */
 	uint64_t pre_posted; /**< receives posted on each QP before the pre-run sync */
 	/* receiver side of write/read/atomic bw: goodput sampled over time */
 	struct {

@@ -9,6 +9,7 @@
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
+#include <rte_ring.h>
 
 #include "net_bytes.h"
 #include "net_hdr.h"
@@ -284,6 +285,12 @@ resolve6(struct rnic_port *p, const uint8_t ip6[16], uint8_t mac[6])
 		return -EAFNOSUPPORT;
 	if (net_neigh6_lookup(&p->neigh6, ip6, mac, now))
 		return 0;
+	/* --lcores: lcore 0 resolves; during bring-up (only the main lcore runs) copy its entry */
+	if (p->steer && p->lcore_idx && !p->steer->running &&
+	    net_neigh6_lookup(&p->steer->port[0]->neigh6, ip6, mac, now)) {
+		net_neigh6_learn(&p->neigh6, ip6, mac, now);
+		return 0;
+	}
 	if (now - p->last_ns_ns > 100000000ull) {
 		send_nd_solicit(p, ip6);
 		p->last_ns_ns = now;
@@ -303,6 +310,11 @@ ops_resolve(void *ctx, const union ibv_gid *gid, uint8_t mac[6])
 	ip = next_hop(p, ip);
 	if (net_neigh_lookup(&p->neigh, ip, mac, now))
 		return 0;
+	if (p->steer && p->lcore_idx && !p->steer->running &&
+	    net_neigh_lookup(&p->steer->port[0]->neigh, ip, mac, now)) {
+		net_neigh_learn(&p->neigh, ip, mac, now);
+		return 0;
+	}
 	if (now - p->last_arp_ns > 100000000ull) {
 		send_arp_request(p, ip);
 		p->last_arp_ns = now;
@@ -389,11 +401,94 @@ handle_nd_advert(struct rnic_port *p, const uint8_t *f, size_t len)
 }
 
 unsigned int
+rnic_steer_owner(const struct rnic_steer *s, uint32_t qpn)
+{
+	uint32_t l = (qpn - ROCE_FIRST_QPN) / RNIC_QPN_SPAN;
+
+	return qpn >= ROCE_FIRST_QPN && l < s->n ? l : 0;
+}
+
+void
+rnic_port_counters_add(struct rnic_port_counters *sum, const struct rnic_port *p)
+{
+#define RNIC_CNT_ADD(name, help) sum->name += p->cnt.name;
+	RNIC_PORT_COUNTERS(RNIC_CNT_ADD)
+#undef RNIC_CNT_ADD
+}
+
+/*
+ * The lcore a received frame belongs to: RoCEv2 (UDP 4791) by the BTH's
+ * destination QPN (bytes 5..7 of the BTH, right after the UDP header), every
+ * other frame to lcore 0, which answers ARP, ICMP and ND and reads PFC.
+ */
+static unsigned int
+frame_owner(const struct rnic_steer *s, const uint8_t *f, size_t len)
+{
+	struct net_l2 l2;
+	const uint8_t *ip, *bth;
+
+	if (net_l2_parse(f, len, &l2) < 0)
+		return 0;
+	ip = f + l2.hlen;
+	if (l2.ethertype == NET_ETHERTYPE_IPV4 && len >= (size_t)l2.hlen + 20 && ip[9] == 17)
+		bth = ip + (ip[0] & 0xf) * 4 + 8;
+	else if (l2.ethertype == NET_ETHERTYPE_IPV6 && len >= (size_t)l2.hlen + 48 && ip[6] == 17)
+		bth = ip + 48;
+	else
+		return 0;
+	if ((size_t)(bth - f) + 12 > len || net_get_be16(bth - 6) != 4791)
+		return 0;
+	return rnic_steer_owner(s, (uint32_t)bth[5] << 16 | (uint32_t)bth[6] << 8 | bth[7]);
+}
+
+/*
+ * --lcores: keep this lcore's frames among rx[0..n), hand the others to their
+ * owner's ring (in order, one burst per owner would reorder nothing: a QP's
+ * frames all go to one ring). Returns the frames kept.
+ */
+static unsigned int
+steer_dispatch(struct rnic_port *p, struct rte_mbuf **rx, unsigned int n)
+{
+	struct rnic_steer *s = p->steer;
+	unsigned int keep = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = rx[i];
+		unsigned int o = rte_pktmbuf_is_contiguous(m) ?
+			frame_owner(s, rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m)) : 0;
+
+		if (o == p->lcore_idx) {
+			rx[keep++] = m;
+		} else if (rte_ring_mp_enqueue(s->ring[o], m) == 0) {
+			p->cnt.rx_handoff++;
+		} else {
+			p->cnt.rx_handoff_drop++;
+			rte_pktmbuf_free(m);
+		}
+	}
+	return keep;
+}
+
+static unsigned int poll_one(struct rnic_port *p);
+
+unsigned int
 rnic_port_poll(struct rnic_port *p)
 {
-	struct rte_mbuf *rx[RNIC_RX_EARLY + RNIC_BURST];
-	const uint8_t *frames[RNIC_RX_EARLY + RNIC_BURST];
-	size_t lens[RNIC_RX_EARLY + RNIC_BURST];
+	unsigned int work = 0;
+
+	/* bring-up, before the workers run: lcore 0 serves every lcore's queue */
+	if (p->steer && p->lcore_idx == 0 && !p->steer->running)
+		for (unsigned int l = 1; l < p->steer->n; l++)
+			work += poll_one(p->steer->port[l]);
+	return work + poll_one(p);
+}
+
+static unsigned int
+poll_one(struct rnic_port *p)
+{
+	struct rte_mbuf *rx[RNIC_RX_EARLY + 2 * RNIC_BURST];
+	const uint8_t *frames[RNIC_RX_EARLY + 2 * RNIC_BURST];
+	size_t lens[RNIC_RX_EARLY + 2 * RNIC_BURST];
 	unsigned int nroce = 0, n = p->nrx_early, fresh;
 	uint64_t now;
 
@@ -403,6 +498,13 @@ rnic_port_poll(struct rnic_port *p)
 	p->nrx_early = 0;
 	fresh = rte_eth_rx_burst(p->port_id, p->queue, rx + n, RNIC_BURST);
 	n += fresh;
+	if (p->steer) {
+		n = steer_dispatch(p, rx, n);
+		unsigned int r = rte_ring_sc_dequeue_burst(p->steer->ring[p->lcore_idx],
+							   (void **)(rx + n), RNIC_BURST, NULL);
+		n += r;
+		p->cnt.rx_from_ring += r;
+	}
 	now = rnic_now_ns(p);
 	p->cnt.polls++;
 	p->cnt.rx_frames += fresh;

@@ -61,7 +61,10 @@ struct dp_backoff;
 	X(pfc_overshoot_max_bytes, "largest overshoot of a single pause (bytes)")      \
 	X(pfc_overshoot_max_frames, "largest overshoot of a single pause (frames)")    \
 	X(pfc_xoff_window_bytes, "data handed to the PMD between the RX check before an XOFF and the one that read it") \
-	X(pfc_xoff_window_max_frames, "largest such window of a single pause (frames)")
+	X(pfc_xoff_window_max_frames, "largest such window of a single pause (frames)") \
+	X(rx_handoff, "--lcores: frames from this lcore's RX queue handed to another lcore's ring") \
+	X(rx_handoff_drop, "--lcores: frames dropped because the owner's ring was full") \
+	X(rx_from_ring, "--lcores: frames other lcores handed to this one")
 
 struct rnic_port_counters {
 #define RNIC_CNT_FIELD(name, help) uint64_t name;
@@ -69,8 +72,30 @@ struct rnic_port_counters {
 #undef RNIC_CNT_FIELD
 };
 
+#define RNIC_MAX_LCORES 16
+#define RNIC_QPN_SPAN 0x1000u /**< QPNs per lcore's device: lcore l owns ROCE_FIRST_QPN + l * span .. */
+
+/**
+ * --lcores > 1: one rnic_port (RX/TX queue, roce_dev) per lcore over the same
+ * DPDK port. A RoCE frame belongs to the lcore whose QPN range holds its BTH
+ * destination QPN; every other frame (ARP, ICMP, ND, PFC) to lcore 0. A frame
+ * read from another lcore's queue goes through the owner's ring.
+ */
+struct rnic_steer {
+	unsigned int n;                          /**< lcores */
+	struct rnic_port *port[RNIC_MAX_LCORES];
+	struct rte_ring *ring[RNIC_MAX_LCORES];  /**< frames for lcore l (MP enqueue, SC dequeue) */
+	/**
+	 * false while only the main lcore runs (bring-up): then lcore 0's poll
+	 * also polls the other lcores' queues, rings and engines itself.
+	 */
+	volatile bool running;
+};
+
 struct rnic_port {
 	uint16_t port_id;
+	struct rnic_steer *steer; /**< NULL with one lcore */
+	unsigned int lcore_idx;   /**< index in steer */
 	uint16_t queue;
 	struct rte_mempool *pool;
 	struct roce_dev *dev;
@@ -110,6 +135,12 @@ void rnic_port_pfc_init(struct rnic_port *p, bool obey, uint8_t lossless, uint64
 
 /** The roce_dev_ops the engine uses, with ctx = struct rnic_port *. */
 extern const struct roce_dev_ops rnic_port_ops;
+
+/** The lcore index that owns RoCE frames to @p qpn (0 for QPNs outside every range). */
+unsigned int rnic_steer_owner(const struct rnic_steer *s, uint32_t qpn);
+
+/** Add the port counters of @p p to @p sum (field by field). */
+void rnic_port_counters_add(struct rnic_port_counters *sum, const struct rnic_port *p);
 
 /** One iteration: RX burst, dispatch, engine timers, TX flush. Returns frames moved. */
 unsigned int rnic_port_poll(struct rnic_port *p);

@@ -6,6 +6,7 @@
 #include "rnic_tel.h"
 
 #include <errno.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include <rte_telemetry.h>
@@ -60,7 +61,18 @@ tel_port_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -EAGAIN;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_int(d, "port_id", p->port_id);
-#define RNIC_CNT_TEL(name, help) rte_tel_data_add_dict_u64(d, #name, rd(&p->cnt.name));
+	/* --lcores: every lcore's port counters and device counters, summed */
+	unsigned int nl = p->steer ? p->steer->n : 1;
+	struct rnic_port_counters sum;
+
+	memset(&sum, 0, sizeof(sum));
+	for (unsigned int l = 0; l < nl; l++) {
+		const struct rnic_port *q = p->steer ? p->steer->port[l] : p;
+#define RNIC_CNT_SUM(name, help) sum.name += rd(&q->cnt.name);
+		RNIC_PORT_COUNTERS(RNIC_CNT_SUM)
+#undef RNIC_CNT_SUM
+	}
+#define RNIC_CNT_TEL(name, help) rte_tel_data_add_dict_u64(d, #name, sum.name);
 	RNIC_PORT_COUNTERS(RNIC_CNT_TEL)
 #undef RNIC_CNT_TEL
 	dev = rte_tel_data_alloc();
@@ -68,6 +80,13 @@ tel_port_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -ENOMEM;
 	rte_tel_data_start_dict(dev);
 	roce_dev_stats(p->dev, &st);
+	for (unsigned int l = 1; l < nl; l++) {
+		struct roce_stats o;
+
+		roce_dev_stats(p->steer->port[l]->dev, &o);
+		for (int i = 0; i < ROCE_STAT__COUNT; i++)
+			st.v[i] += o.v[i];
+	}
 	add_roce_stats(dev, &st);
 	rte_tel_data_add_dict_container(d, "device", dev, 0);
 	return 0;

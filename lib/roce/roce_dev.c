@@ -22,6 +22,7 @@ roce_dev_cfg_init(struct roce_dev_cfg *cfg)
 	cfg->hop_limit = ROCE_DEFAULT_HOP_LIMIT;
 	cfg->mtu = ROCE_DEFAULT_MTU;
 	cfg->max_qp = ROCE_DEFAULT_MAX_QP;
+	cfg->first_qpn = ROCE_FIRST_QPN;
 	cfg->max_cq = ROCE_DEFAULT_MAX_CQ;
 	cfg->max_mr = ROCE_DEFAULT_MAX_MR;
 	cfg->max_pd = ROCE_DEFAULT_MAX_PD;
@@ -85,6 +86,8 @@ dev_cfg_check(struct roce_dev *dev, const struct roce_dev_cfg *c)
 	CFG_CHECK(dev, mtu_valid(c->mtu), "mtu %u is not 256, 512, 1024, 2048 or 4096", c->mtu);
 	CFG_CHECK(dev, c->max_qp >= 1 && c->max_qp <= ROCE_MAX_QP, "max_qp %u not in 1..%u",
 		  c->max_qp, ROCE_MAX_QP);
+	CFG_CHECK(dev, c->first_qpn >= 2 && c->first_qpn + c->max_qp - 1 < 0xffffffu,
+		  "first_qpn %u: QPNs first_qpn..first_qpn+max_qp-1 must lie in 2..0xfffffe", c->first_qpn);
 	CFG_CHECK(dev, c->max_mr >= 1 && c->max_mr <= ROCE_MAX_MR, "max_mr %u not in 1..%u",
 		  c->max_mr, ROCE_MAX_MR);
 	CFG_CHECK(dev, c->max_cq >= 1 && c->max_pd >= 1 && c->max_ah >= 1,

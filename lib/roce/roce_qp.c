@@ -87,9 +87,9 @@ roce_qp_stats(const struct roce_qp *qp, struct roce_stats *out)
 struct roce_qp *
 roce_qp_lookup(struct roce_dev *dev, uint32_t qpn)
 {
-	uint32_t i = qpn - ROCE_FIRST_QPN;
+	uint32_t i = qpn - dev->cfg.first_qpn;
 
-	if (qpn < ROCE_FIRST_QPN || i >= dev->cfg.max_qp)
+	if (qpn < dev->cfg.first_qpn || i >= dev->cfg.max_qp)
 		return NULL;
 	return dev->qp_tbl[i];
 }
@@ -234,7 +234,7 @@ roce_create_qp(struct roce_pd *pd, struct ibv_qp_init_attr *ia)
 	qp->scq = (struct roce_cq *)(void *)ia->send_cq;
 	qp->rcq = (struct roce_cq *)(void *)ia->recv_cq;
 	qp->context = ia->qp_context;
-	qp->qpn = ROCE_FIRST_QPN + idx;
+	qp->qpn = dev->cfg.first_qpn + idx;
 	qp->type = ia->qp_type;
 	qp->sq_sig_all = ia->sq_sig_all != 0;
 	qp->cap = ia->cap;
@@ -257,7 +257,7 @@ qp_unlink(struct roce_qp *qp)
 {
 	struct roce_dev *dev = qp->dev;
 
-	dev->qp_tbl[qp->qpn - ROCE_FIRST_QPN] = NULL;
+	dev->qp_tbl[qp->qpn - dev->cfg.first_qpn] = NULL;
 	dev->nqp--;
 	qp->pd->refs--;
 	qp->scq->refs--;

@@ -74,6 +74,12 @@ struct roce_dev_cfg {
 	uint8_t hop_limit;       /**< TTL / hop limit when the AH's hop_limit is 0 */
 	uint32_t mtu;            /**< port MTU in bytes (256..4096): caps path_mtu, UD size */
 	uint32_t max_qp, max_cq, max_mr, max_pd, max_ah; /**< object limits */
+	/**
+	 * First QPN handed out (default ROCE_FIRST_QPN); QPNs are first_qpn ..
+	 * first_qpn + max_qp - 1. Several devices on one port (one per lcore)
+	 * take disjoint ranges so a QPN names its device.
+	 */
+	uint32_t first_qpn;
 	uint32_t window_pkts;    /**< default RC in-flight packet window per QP */
 	uint32_t ackreq_every;   /**< requester: AckReq bit at least every N packets */
 	uint32_t ack_every;      /**< responder: ACK at least every N packets */

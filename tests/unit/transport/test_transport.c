@@ -536,6 +536,54 @@ new_qp(struct tr_side *s, enum ibv_qp_type type)
 	return roce_create_qp(s->pd, &ia);
 }
 
+static int
+fq_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+	(void)ctx, (void)frame, (void)len;
+	return 0;
+}
+
+static uint64_t
+fq_now(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+/* roce_dev_cfg.first_qpn: the default keeps ROCE_FIRST_QPN; a device per lcore gets its range */
+static void
+t_first_qpn(void)
+{
+	static const struct roce_dev_ops ops = {.tx = fq_tx, .now_ns = fq_now};
+	struct roce_dev_cfg cfg;
+	struct ibv_qp_init_attr ia;
+
+	roce_dev_cfg_init(&cfg);
+	CHECK_EQ(cfg.first_qpn, ROCE_FIRST_QPN);
+	for (uint32_t first = ROCE_FIRST_QPN; first <= ROCE_FIRST_QPN + 0x1000; first += 0x1000) {
+		cfg.first_qpn = first;
+		struct roce_dev *dev = roce_dev_create(&cfg, &ops, NULL);
+		CHECK(dev != NULL);
+		struct roce_pd *pd = roce_pd_alloc(dev);
+		struct roce_cq *cq = roce_create_cq(dev, 16);
+		CHECK(pd != NULL && cq != NULL);
+		memset(&ia, 0, sizeof(ia));
+		ia.send_cq = ia.recv_cq = roce_cq_ibv(cq);
+		ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+		ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+		ia.qp_type = IBV_QPT_RC;
+		struct roce_qp *q0 = roce_create_qp(pd, &ia), *q1 = roce_create_qp(pd, &ia);
+		CHECK(q0 != NULL && q1 != NULL);
+		CHECK_EQ(roce_qp_num(q0), first);
+		CHECK_EQ(roce_qp_num(q1), first + 1);
+		roce_dev_destroy(dev);
+	}
+	cfg.first_qpn = 1; /* QPN 1 is GSI's, 0 SMI's */
+	CHECK(roce_dev_create(&cfg, &ops, NULL) == NULL);
+	cfg.first_qpn = 0xffffff - 10; /* the range would pass 0xfffffe */
+	CHECK(roce_dev_create(&cfg, &ops, NULL) == NULL);
+}
+
 static void
 t_qp_state_machine(void)
 {
@@ -1151,7 +1199,7 @@ RW_TEST_MAIN(RW_TEST(t_send_recv), RW_TEST(t_write_read), RW_TEST(t_segmentation
 	     RW_TEST(t_atomics), RW_TEST(t_signaling), RW_TEST(t_solicited_event),
 	     RW_TEST(t_fence_and_rd_atomic_limit), RW_TEST(t_remote_access_errors),
 	     RW_TEST(t_recv_too_small), RW_TEST(t_rnr_then_recv), RW_TEST(t_rnr_retry_exhausted),
-	     RW_TEST(t_qp_state_machine), RW_TEST(t_modify_err_flushes), RW_TEST(t_sqd_drains),
+	     RW_TEST(t_qp_state_machine), RW_TEST(t_first_qpn), RW_TEST(t_modify_err_flushes), RW_TEST(t_sqd_drains),
 	     RW_TEST(t_uc), RW_TEST(t_ud), RW_TEST(t_ud_no_recv_and_small_buffer),
 	     RW_TEST(t_ipv6_vlan), RW_TEST(t_dispatch_drops), RW_TEST(t_tx_backpressure),
 	     RW_TEST(t_ecn_cnp), RW_TEST(t_ack_coalescing),
