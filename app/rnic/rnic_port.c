@@ -81,6 +81,30 @@ handle_pfc(struct rnic_port *p, const uint8_t *f, size_t len, uint64_t now)
  * a pause arrived stays within one TX burst (docs/pfc.md). Other frames are
  * set aside for the next rnic_port_poll() in their order.
  */
+/*
+ * --lcores: a PFC frame pauses the whole port, so every lcore's transmit gate
+ * must see it. The lcore that read it hands the same mbuf (reference counted,
+ * read-only) to every other lcore's ring; each applies it and frees its
+ * reference. Frames taken from a ring are never handed on again.
+ */
+static void
+pfc_fanout(struct rnic_port *p, struct rte_mbuf *m)
+{
+	struct rnic_steer *s = p->steer;
+
+	for (unsigned int l = 0; s && l < s->n; l++) {
+		if (l == p->lcore_idx)
+			continue;
+		rte_mbuf_refcnt_update(m, 1);
+		if (rte_ring_mp_enqueue(s->ring[l], m) == 0) {
+			p->cnt.pfc_fanout++;
+		} else {
+			rte_mbuf_refcnt_update(m, -1);
+			p->cnt.rx_handoff_drop++;
+		}
+	}
+}
+
 static void
 rx_check_early(struct rnic_port *p)
 {
@@ -105,6 +129,7 @@ rx_check_early(struct rnic_port *p)
 		size_t len = rte_pktmbuf_data_len(m);
 
 		if (rte_pktmbuf_is_contiguous(m) && pfc_is_mac_ctrl(f, len)) {
+			pfc_fanout(p, m);
 			handle_pfc(p, f, len, now);
 			p->cnt.pfc_rx_early++;
 			rte_pktmbuf_free(m);
@@ -454,10 +479,16 @@ steer_dispatch(struct rnic_port *p, struct rte_mbuf **rx, unsigned int n)
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = rx[i];
-		unsigned int o = rte_pktmbuf_is_contiguous(m) ?
-			frame_owner(s, rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m)) : 0;
+		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+		size_t len = rte_pktmbuf_data_len(m);
+		bool contig = rte_pktmbuf_is_contiguous(m);
+		unsigned int o = contig ? frame_owner(s, f, len) : 0;
 
-		if (o == p->lcore_idx) {
+		if (contig && pfc_is_mac_ctrl(f, len)) {
+			/* PFC: applied here and by every other lcore */
+			pfc_fanout(p, m);
+			rx[keep++] = m;
+		} else if (o == p->lcore_idx) {
 			rx[keep++] = m;
 		} else if (rte_ring_mp_enqueue(s->ring[o], m) == 0) {
 			p->cnt.rx_handoff++;

@@ -54,6 +54,7 @@ struct dp_backoff;
 	X(pfc_rx_bad, "MAC control frames that are not valid PFC/PAUSE")              \
 	X(pfc_pauses, "pauses started (a priority went from running to paused)")       \
 	X(pfc_rx_early, "PFC frames found by the RX check before a TX burst")           \
+	X(pfc_fanout, "--lcores: PFC frames handed to the other lcores' transmit gates") \
 	X(tx_paused_ns, "time the rnic's own priority was paused by PFC (ns)")         \
 	X(tx_pfc_held, "times the engine was told to hold a frame (its priority paused)") \
 	X(pfc_overshoot_bytes, "data bytes of a paused priority handed to the PMD after the XOFF was read (committed)") \

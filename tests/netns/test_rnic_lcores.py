@@ -11,6 +11,7 @@ single-lcore rnic is a valid peer).
 import json
 import os
 import subprocess
+import sys
 import time
 import uuid
 from types import SimpleNamespace
@@ -162,3 +163,49 @@ def test_single_lcore_peer(veth_h7, tmp_path, srv_l, cli_l):
     multi = r.client if cli_l > 1 else r.server
     assert "lcores" in multi and "lcores" not in (r.server if cli_l > 1 else r.client)
     check_lcores(multi, r.cout + r.sout, cli_l > 1)
+
+
+def test_pfc_reaches_every_lcore(veth_h7, tmp_path):
+    """A PFC frame lands on one af_packet queue (the fanout hash); the lcore that
+    reads it hands it to the others, so every lcore's transmit gate obeys it."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                    "dpdk", "emu"))
+    import lemu_net
+    from test_rnic_pfc import ns_socket
+    tag, ns, ifs = veth_h7
+    js = [tmp_path / "server.json", tmp_path / "client.json"]
+    opts = f"-q {Q} -s 65536 -n 2000 write_bw"
+    # B also reads what the injector sends on its interface: it ignores PFC
+    srv = subprocess.Popen(cmd(ns[1], ifs[1], f"rth7s{tag}", "10.57.0.12", 1,
+                               f"{opts} --pfc off --json {js[0]}"),
+                           shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    time.sleep(1)
+    cli = subprocess.Popen(cmd(ns[0], ifs[0], f"rth7c{tag}", "10.57.0.11", L,
+                               f"{opts} --json {js[1]} 10.57.0.2"),
+                           shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    inj = ns_socket(ns[1], ifs[1])
+    mac_b = bytes.fromhex("020000000b0b")
+    sent = 0
+    try:
+        time.sleep(0.8)
+        while cli.poll() is None and sent < 400:
+            # short pauses (1000 quanta = 51 us at the default 10 Gb/s): the run goes on
+            inj.send(lemu_net.pfc_frame(src=mac_b, prio=3, quanta=1000))
+            sent += 1
+            time.sleep(0.01)
+        cout, _ = cli.communicate(timeout=90)
+        sout, _ = srv.communicate(timeout=30)
+    finally:
+        for p in (cli, srv):
+            if p.poll() is None:
+                p.kill()
+        inj.close()
+    assert cli.returncode == 0 and srv.returncode == 0, f"{cout}\n{sout}"
+    c = json.load(open(js[1]))["results"]
+    got = [x["port_counters"]["pfc_rx_xoff"] for x in c["lcores"]]
+    fan = sum(x["port_counters"]["pfc_fanout"] for x in c["lcores"])
+    assert sent > 10, f"the transfer ended before PFC could be injected ({sent} frames)"
+    assert all(g > 0 for g in got), f"PFC reached only some lcores: pfc_rx_xoff per lcore {got}"
+    assert fan > 0, c["lcores"]
+    assert c["iters"] == 2000 * Q
+    print(f"PFC frames injected {sent}; pfc_rx_xoff per lcore {got}; handed to other lcores {fan}")
