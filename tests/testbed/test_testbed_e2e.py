@@ -5,6 +5,7 @@ figures; the demo prints its table and draws its plot; up/down and capture work.
 import glob
 import json
 import os
+import shutil
 import subprocess
 import time
 
@@ -130,6 +131,18 @@ def test_up_capture_down(tmp_path):
         v = json.load(open(tmp_path / "cap.pcap.json"))["results"]
         assert v["ok"] and v["roce_failed_pkts"] == 0, v
         assert v["roce_pkts"] >= 200 * 16, v  # 200 messages x 16 packets at MTU 4096, plus ACKs
+        # an independent decoder: tshark reads the rnic's RoCEv2 with no malformed frame
+        tshark = shutil.which("tshark")
+        assert tshark, "tshark is missing (scripts/bootstrap.sh installs it)"
+        t = subprocess.run([tshark, "-r", str(tmp_path / "cap.pcap"), "-d", "udp.port==4791,infiniband",
+                            "-T", "fields", "-e", "infiniband.bth.opcode", "-e", "_ws.malformed"],
+                           capture_output=True, text=True, timeout=120)
+        assert t.returncode == 0, t.stderr
+        rows = [l.split("\t") for l in t.stdout.splitlines() if l.strip()]
+        ops = {r[0] for r in rows if r[0]}
+        assert not any(len(r) > 1 and r[1] for r in rows), "tshark: malformed frames in the capture"
+        # RDMA WRITE first/middle/last (6, 7, 8) from rnic A, ACKs (17) from rnic B
+        assert {"6", "7", "8", "17"} <= ops, ops
     finally:
         rc, out = tb("down")
     assert rc == 0 and "removed 3 namespace(s)" in out, out

@@ -271,15 +271,31 @@ def validate(pcap):
 
 
 def cmd_capture(a):
-    ns = f"{a.prefix}{a.side}"
-    if ns not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout:
-        raise topo.TopoError(f"namespace {ns} does not exist: start a topology with `testbed up --prefix {a.prefix}`")
+    """tcpdump on the rnics' veths. The af_packet PMD sends with PACKET_QDISC_BYPASS,
+    so a tap on an rnic's interface sees only what that rnic *receives*: side A holds
+    B's frames, side B holds A's; "both" captures the two and merges them by time."""
+    sides = "AB" if a.side == "both" else a.side
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    for sd in sides:
+        if f"{a.prefix}{sd}" not in listed:
+            raise topo.TopoError(f"namespace {a.prefix}{sd} does not exist: start a topology with "
+                                 f"`testbed up --prefix {a.prefix}`")
     out = a.out or os.path.join(RESULTS, f"capture-{a.side}.pcap")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    ifn = f"{a.prefix}v{a.side}"
-    print(f"capturing RoCEv2 on {ifn} in {ns} for {a.seconds} s -> {out}")
-    subprocess.run(f"timeout -s INT {a.seconds} ip netns exec {ns} tcpdump -i {ifn} -s 0 -w {out} "
-                   f"'udp port 4791 or ether proto 0x8808'", shell=True)
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    parts = {sd: (out if len(sides) == 1 else f"{out}.{sd}") for sd in sides}
+    print(f"capturing RoCEv2 and MAC control received by rnic {' and '.join(sides)} "
+          f"for {a.seconds} s -> {out}")
+    procs = [subprocess.Popen(f"timeout -s INT {a.seconds} ip netns exec {a.prefix}{sd} tcpdump -i "
+                              f"{a.prefix}v{sd} -Q in -s 0 -w {parts[sd]} 'udp port 4791 or ether proto 0x8808'",
+                              shell=True, stderr=subprocess.DEVNULL) for sd in sides]
+    for p in procs:
+        p.wait()
+    if len(sides) == 2:
+        r = subprocess.run(["mergecap", "-w", out, parts["A"], parts["B"]], capture_output=True, text=True)
+        if r.returncode:
+            raise topo.TopoError(f"mergecap: {r.stderr.strip()}")
+        for f in parts.values():
+            os.unlink(f)
     res = validate(out)
     return 1 if res["failed"] else 0
 
@@ -449,7 +465,8 @@ def parser():
     u.set_defaults(func=cmd_up)
     sub.add_parser("down", help="remove the topology and its processes").set_defaults(func=cmd_down)
     c = sub.add_parser("capture", help="pcap of a running topology's link, then rocewan validate")
-    c.add_argument("--side", choices=["A", "B"], default="A")
+    c.add_argument("--side", choices=["A", "B", "both"], default="both",
+                   help="whose received frames (af_packet TX bypasses taps): A, B or both merged")
     c.add_argument("--seconds", type=int, default=5)
     c.add_argument("--out")
     c.set_defaults(func=cmd_capture)
