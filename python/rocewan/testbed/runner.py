@@ -1,12 +1,11 @@
 """Run one experiment on a Topology and reduce the apps' JSON to one result row."""
 import json
 import os
-import subprocess
 import time
 
 from . import model
 from .config import fmt_time, parse_rate, parse_size, parse_time
-from .topo import Topology, TopoError
+from .topo import Capture, Topology, TopoError
 
 
 def chained(cfg):
@@ -68,11 +67,11 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
         return run_chain(cfg, outdir, tag, prefix, spec, js, timeout, capture, t0)
     with Topology(prefix, cfg["rnic"]["mtu"]) as topo:
         emu = topo.start_emu(spec["a2b"], spec["b2a"], cfg["run"]["seed"], js["emu"])
-        cap = topo.capture("A", capture) if capture else None
+        cap = Capture(topo, capture) if capture else None
         rc_a, out_a, rc_b, out_b = topo.rnic_pair("write_bw", rnic_opts(cfg), js["rnicA"],
                                                   js["rnicB"], timeout=timeout)
         if cap:
-            topo.stop(cap, timeout=5)
+            cap.stop()
         emu_out = topo.stop(emu)
     if rc_a != 0 or rc_b != 0:
         raise TopoError(f"{tag}: rnic A exit {rc_a}, rnic B exit {rc_b}\n--- rnic A:\n{out_a[-3000:]}"
@@ -159,15 +158,11 @@ def run_chain(cfg, outdir, tag, prefix, spec, js, timeout, capture, t0):
             ch.start_box("S", f"--a2b '{s_spec}' --b2a '' --link-rate {rate} --mbuf-size 8192 --seed 1",
                          js["S"])
         ch.wait_path()
-        cap = None
-        if capture:
-            cap = subprocess.Popen(f"ip netns exec {ch.ns['A']} tcpdump -i {ch.iface('A')} -s 0 -U "
-                                   f"-w {capture} udp port 4791 2>/dev/null", shell=True,
-                                   start_new_session=True)
-            ch.procs.append(cap)
-            time.sleep(0.5)
+        cap = Capture(ch, capture) if capture else None
         opts = rnic_opts(cfg) + f" --link-rate {parse_rate(rate) / 1e9:g}"
         rc_a, out_a, rc_b, out_b = ch.rnic_pair("write_bw", opts, js["rnicA"], js["rnicB"], timeout=timeout)
+        if cap:
+            cap.stop()
         outs = [ch.stop(p) for p in list(ch.procs)]
     if rc_a != 0 or rc_b != 0:
         raise TopoError(f"{tag}: rnic A exit {rc_a}, rnic B exit {rc_b}\n--- rnic A:\n{out_a[-3000:]}"

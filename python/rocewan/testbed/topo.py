@@ -165,14 +165,40 @@ class Topology:
             out_b, _ = srv.communicate()
         return rc_a, out_a, srv.returncode, "".join(seen) + out_b
 
-    def capture(self, side, path, seconds=None):
-        """tcpdump on A's (or B's) veth; returns the Popen (stop with SIGINT)."""
-        ifn = self.ifs[side]
-        p = subprocess.Popen(f"ip netns exec {self.ns[side]} tcpdump -i {ifn} -s 0 -U -w {path} "
-                             f"udp port 4791 2>/dev/null", shell=True, start_new_session=True)
-        self.procs.append(p)
+    def rnic_iface(self, side):
+        return self.ifs[side]
+
+
+class Capture:
+    """tcpdump of what each rnic *receives* (the af_packet PMD transmits with
+    PACKET_QDISC_BYPASS, so its own frames never reach a tap), merged by time."""
+
+    def __init__(self, topo, path):
+        self.path, self.parts, self.procs = path, [], []
+        for side in "AB":
+            part = f"{path}.{side}"
+            self.parts.append(part)
+            p = subprocess.Popen(f"ip netns exec {topo.ns[side]} tcpdump -i {topo.rnic_iface(side)} -Q in "
+                                 f"-s 0 -U -w {part} 'udp port 4791 or ether proto 0x8808' 2>/dev/null",
+                                 shell=True, start_new_session=True)
+            self.procs.append(p)
         time.sleep(0.5)
-        return p
+
+    def stop(self):
+        for p in self.procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGINT)
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        r = subprocess.run(["mergecap", "-w", self.path] + self.parts, capture_output=True, text=True)
+        if r.returncode:
+            raise TopoError(f"mergecap: {r.stderr.strip()}")
+        for f in self.parts:
+            os.unlink(f)
+        return self.path
 
 
 class Chain:
@@ -209,6 +235,8 @@ class Chain:
 
     def iface(self, node):
         return self.right["A"] if node == "A" else self.left["B"] if node == "B" else None
+
+    rnic_iface = iface
 
     def up(self):
         cleanup_names(self.prefix, self.NAMES)
