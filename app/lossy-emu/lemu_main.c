@@ -27,8 +27,6 @@ struct lemu_app lemu_app = {.ctl_lock = PTHREAD_MUTEX_INITIALIZER};
 
 #define LEMU_DEFAULT_LINK_BPS 10000000000ull
 #define LEMU_PFC_RING 1024
-#define LEMU_SPIN_NS 30000u /* closer than this to a release: do not sleep */
-#define LEMU_WAKE_NS 20000u /* wake this early: nanosleep overshoots */
 
 /* ---- lcores ---------------------------------------------------------------------- */
 
@@ -37,36 +35,6 @@ struct lemu_worker {
 	unsigned n;
 	bool main_lcore; /* also prints --stats-interval tables */
 };
-
-/*
- * Idle back-off that never sleeps past the next release: dp_backoff sleeps
- * up to 500 us, longer than a delay line may wait, so its ceiling is lowered
- * to the time left (lib/dpdk has no deadline-aware variant).
- */
-static void
-lemu_idle(struct dp_backoff *b, uint32_t work, uint64_t next)
-{
-	uint64_t now, left;
-	uint32_t save;
-
-	if (work || b->busy_poll || next == UINT64_MAX) {
-		dp_backoff_step(b, work);
-		return;
-	}
-	now = lemu_now_ns();
-	left = next > now ? next - now : 0;
-	if (left < LEMU_SPIN_NS || (left - LEMU_WAKE_NS) / 1000 < b->min_us) {
-		dp_backoff_step(b, 1); /* due soon: keep polling */
-		return;
-	}
-	save = b->max_us;
-	if ((left - LEMU_WAKE_NS) / 1000 < b->max_us)
-		b->max_us = (uint32_t)((left - LEMU_WAKE_NS) / 1000);
-	if (b->sleep_us > b->max_us)
-		b->sleep_us = b->max_us;
-	dp_backoff_step(b, 0);
-	b->max_us = save;
-}
 
 static int
 worker_main(void *arg)
@@ -87,7 +55,7 @@ worker_main(void *arg)
 			if (nx < next)
 				next = nx;
 		}
-		lemu_idle(&b, work, next);
+		dp_backoff_until(&b, work, lemu_now_ns(), next); /* never past the next release */
 		if (unlikely(w->main_lcore && every && now >= next_print)) {
 			lemu_report_table(&lemu_app, stdout);
 			next_print = now + every;

@@ -22,34 +22,6 @@
 
 struct relay_app relay_app;
 
-#define RELAY_SPIN_NS 30000u /* closer than this to the next event: keep polling */
-#define RELAY_WAKE_NS 20000u /* wake this early: nanosleep overshoots */
-
-/* dp_backoff, with its sleep bounded by the next pacing/pause/refresh deadline. */
-static void
-relay_idle(struct dp_backoff *b, uint32_t work, uint64_t next)
-{
-	uint64_t now, left;
-	uint32_t save;
-
-	if (work || b->busy_poll || next == UINT64_MAX) {
-		dp_backoff_step(b, work);
-		return;
-	}
-	now = relay_now_ns();
-	left = next > now ? next - now : 0;
-	if (left < RELAY_SPIN_NS || (left - RELAY_WAKE_NS) / 1000 < b->min_us) {
-		dp_backoff_step(b, 1);
-		return;
-	}
-	save = b->max_us;
-	if ((left - RELAY_WAKE_NS) / 1000 < b->max_us)
-		b->max_us = (uint32_t)((left - RELAY_WAKE_NS) / 1000);
-	if (b->sleep_us > b->max_us)
-		b->sleep_us = b->max_us;
-	dp_backoff_step(b, 0);
-	b->max_us = save;
-}
 
 static int
 find_separator(int argc, char **argv)
@@ -222,7 +194,7 @@ main(int argc, char **argv)
 		uint32_t work = relay_dp_poll(app, &next);
 
 		app->loops++;
-		relay_idle(&b, work, next);
+		dp_backoff_until(&b, work, relay_now_ns(), next); /* bounded by the next pacing/pause/refresh deadline */
 		if (unlikely(prm->stats_json[0] && relay_now_ns() >= next_stats)) {
 			char tmp[300];
 

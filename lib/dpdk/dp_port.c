@@ -211,3 +211,28 @@ dp_backoff_step(struct dp_backoff *b, uint32_t work)
 	if (b->sleep_us < b->max_us)
 		b->sleep_us = b->sleep_us * 2 > b->max_us ? b->max_us : b->sleep_us * 2;
 }
+
+void
+dp_backoff_until(struct dp_backoff *b, uint32_t work, uint64_t now_ns, uint64_t next_ns)
+{
+	uint64_t left;
+	uint32_t save;
+
+	if (work || b->busy_poll || next_ns == UINT64_MAX) {
+		dp_backoff_step(b, work);
+		return;
+	}
+	left = next_ns > now_ns ? next_ns - now_ns : 0;
+	if (left < DP_SPIN_NS || (left - DP_WAKE_NS) / 1000 < b->min_us) {
+		dp_backoff_step(b, 1); /* due soon: keep polling */
+		return;
+	}
+	/* lower the ceiling to the time left, for this step only */
+	save = b->max_us;
+	if ((left - DP_WAKE_NS) / 1000 < b->max_us)
+		b->max_us = (uint32_t)((left - DP_WAKE_NS) / 1000);
+	if (b->sleep_us > b->max_us)
+		b->sleep_us = b->max_us;
+	dp_backoff_step(b, 0);
+	b->max_us = save;
+}

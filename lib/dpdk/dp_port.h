@@ -71,6 +71,18 @@ void dp_backoff_init(struct dp_backoff *b, bool busy_poll);
 /** Call once per loop iteration with the work done (packets moved). */
 void dp_backoff_step(struct dp_backoff *b, uint32_t work);
 
+/**
+ * dp_backoff_step() that never sleeps past @p next_ns (the loop's next timer:
+ * a release, a pacing slot, a pause expiry), @p now_ns and @p next_ns on the
+ * caller's clock (UINT64_MAX: no timer). Within DP_SPIN_NS of the deadline it
+ * keeps polling; otherwise it wakes DP_WAKE_NS early, because nanosleep
+ * overshoots.
+ */
+void dp_backoff_until(struct dp_backoff *b, uint32_t work, uint64_t now_ns, uint64_t next_ns);
+
+#define DP_SPIN_NS 30000u /* closer than this to the next timer: do not sleep */
+#define DP_WAKE_NS 20000u /* wake this early: nanosleep overshoots */
+
 /** Set by SIGINT/SIGTERM once dp_signals_install() ran. */
 extern volatile bool dp_quit;
 void dp_signals_install(void);
