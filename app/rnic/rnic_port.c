@@ -253,6 +253,18 @@ ops_tx(void *ctx, const uint8_t *frame, size_t len)
 		p->cnt.tx_pfc_held++;
 		return -EBUSY;
 	}
+	/*
+	 * The pre-TX RX check has set aside all it can hold (the engine sent many
+	 * bursts without a poll, e.g. perftest posting a deep queue of large
+	 * WRITEs): it can no longer see a PFC frame, so lossless data waits for
+	 * the next poll. This keeps the data sent after an XOFF arrived within the
+	 * one-burst bound however long the engine runs between polls.
+	 */
+	if (unlikely(p->nrx_early == RNIC_RX_EARLY) && p->pfc.obey && prio < PFC_NUM_PRIO &&
+	    (p->pfc.pause.lossless >> prio & 1)) {
+		p->cnt.tx_rx_behind_held++;
+		return -EBUSY;
+	}
 	return port_tx(p, frame, len, prio);
 }
 

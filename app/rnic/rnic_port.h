@@ -57,6 +57,7 @@ struct dp_backoff;
 	X(pfc_fanout, "--lcores: PFC frames handed to the other lcores' transmit gates") \
 	X(tx_paused_ns, "time the rnic's own priority was paused by PFC (ns)")         \
 	X(tx_pfc_held, "times the engine was told to hold a frame (its priority paused)") \
+	X(tx_rx_behind_held, "lossless frames held because the pre-TX RX check had no room left") \
 	X(pfc_overshoot_bytes, "data bytes of a paused priority handed to the PMD after the XOFF was read (committed)") \
 	X(pfc_overshoot_frames, "data frames of a paused priority handed to the PMD after the XOFF was read") \
 	X(pfc_overshoot_max_bytes, "largest overshoot of a single pause (bytes)")      \
