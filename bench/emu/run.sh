@@ -3,7 +3,9 @@
 # --forward-mode=io on the same veth ports in the same run (docs/performance.md).
 # Needs root. Takes about a minute.
 #
-#   bench/emu/run.sh [BUILD_DIR]        (DUR=seconds per point, default 4)
+#   bench/emu/run.sh [BUILD_DIR]        (DUR=seconds per point, default 4;
+#                                        ACC_ROUNDS=delay-accuracy rounds, default 3;
+#                                        ONLY=accuracy: the delay-accuracy rounds alone)
 #
 # Topology: ns A (veth a0) <-> ns E (a1, b1: the forwarder) <-> ns B (b0). The load is
 # dpdk-testpmd --forward-mode=txonly on a0 (net_af_packet), pinned to CPU 0; the
@@ -16,6 +18,7 @@ cd "$(dirname "$0")/../.."
 B=$(realpath "${1:-build}")
 DUR=${DUR:-4}
 EMU=$B/app/lossy-emu/lossy-emu
+JITTER=$B/bench/host_jitter
 OUT=$B/results
 T=$$
 NA=lbenchA$T NE=lbenchE$T NB=lbenchB$T
@@ -24,6 +27,7 @@ PIDS=()
 mkdir -p "$OUT"
 [ "$(id -u)" = 0 ] || { echo "bench/emu/run.sh: needs root (network namespaces)" >&2; exit 1; }
 [ -x "$EMU" ] || { echo "bench/emu/run.sh: $EMU not built" >&2; exit 1; }
+[ -x "$JITTER" ] || { echo "bench/emu/run.sh: $JITTER not built (meson -Dbench=true)" >&2; exit 1; }
 command -v dpdk-testpmd >/dev/null || { echo "bench/emu/run.sh: dpdk-testpmd missing" >&2; exit 1; }
 
 cleanup() {
@@ -85,6 +89,14 @@ e = d['delay_err_us']
 print('%.1f/%.1f/%.1f, burst %.1f' % (e['p50'], e['p99'], e['max'], d['tx_pkts'] / max(1, d['tx_bursts'])))"
 }
 
+# the host's busy-poll floor on CPU 1: p50/p99/max lateness (us) of a bare busy-wait
+floor() {
+	taskset -c 1 "$JITTER" "$DUR" 10000 | /usr/bin/python3 -c "
+import json, sys
+e = json.load(sys.stdin)['late_us']
+print('%.1f/%.1f/%.1f' % (e['p50'], e['p99'], e['max']))"
+}
+
 JSON="$OUT/bench_emu.json"
 echo "{\"schema\": \"rocewan/1\", \"app\": \"bench-emu\", \"cpus\": $(nproc), \"dur_s\": $DUR," \
 	"\"started_utc\": \"$(date -u +%FT%TZ)\", \"rows\": [" >"$JSON"
@@ -100,6 +112,7 @@ echo "$(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed '
 printf '%-6s %-46s %8s %8s  %s\n' size forwarder offered fwd "release error us p50/p99/max (Mpps)"
 
 for size in 64 1024; do
+	[ "${ONLY:-}" != accuracy ] || break
 	ip netns exec $NA dpdk-testpmd --lcores 0@0,1@0 $EAL -m 256 --file-prefix lbg$T \
 		--vdev net_af_packet0,iface=$A0 -- --forward-mode=txonly --txpkts="$size" \
 		--auto-start --total-num-mbufs=8192 --stats-period 1 >"$OUT/bench_emu_gen.log" 2>&1 &
@@ -141,6 +154,7 @@ while t < end:
 }
 for size in 64 1024; do
 	for mode in --busy-poll ""; do
+		[ "${ONLY:-}" != accuracy ] || break
 		start_emu 20us "delay 1ms" "$mode"
 		sleep 1
 		paced "$size"
@@ -150,14 +164,23 @@ for size in 64 1024; do
 		row "$size" "lossy-emu delay 1ms, 100 kpps, ${mode:---idle back-off}" "$OFF" "$FWD" "$(emu_result)"
 	done
 	# the delay-accuracy configuration: one lcore (forwarding on the main lcore, alone on
-	# CPU 1), busy polling, no TX coalescing (a coalescing hold is release error by design)
-	start_emu 0 "delay 1ms" --busy-poll "-l 1"
-	sleep 1
-	paced "$size"
-	measure
-	wait $PACER || true
-	stop $FP
-	row "$size" "lossy-emu delay 1ms, 100 kpps, --busy-poll, -l 1, tx-coalesce 0" "$OFF" "$FWD" "$(emu_result)"
+	# CPU 1), busy polling, no TX coalescing (a coalescing hold is release error by design).
+	# Each round is bracketed by the host's own floor on CPU 1 (host_jitter: a bare
+	# busy-wait for an event every 10 us, no I/O), so the emulator's p99 is read against
+	# what any busy-polling program could get from this CPU at that moment.
+	for round in $(seq "${ACC_ROUNDS:-3}"); do
+		floor_before=$(floor)
+		start_emu 0 "delay 1ms" --busy-poll "-l 1"
+		sleep 1
+		paced "$size"
+		measure
+		wait $PACER || true
+		stop $FP
+		floor_after=$(floor)
+		row "$size" "lossy-emu delay 1ms, 100 kpps, --busy-poll, -l 1, tx-coalesce 0 (round $round)" \
+			"$OFF" "$FWD" "$(emu_result)"
+		row "$size" "host floor on CPU 1 before / after (host_jitter)" 0 0 "$floor_before | $floor_after"
+	done
 done
 echo "]}" >>"$JSON"
 echo "results: $JSON"
