@@ -426,7 +426,18 @@ rnic_bench_pingpong(struct rnic_bench *b, uint64_t size, uint64_t posted, struct
 			if (wc[i].wr_id == PP_SEND_WRID) {
 				scnt++;
 			} else if (wc[i].wr_id == PP_RECV_WRID) {
-				if (!b->server) { /* the echo of message rcnt */
+				if (b->server && b->prm->chk) {
+					/* ibv_rc_pingpong -c: the client puts 0 at each page start */
+					for (uint64_t j = 0; j < size; j += 4096) {
+						if (b->buf[j] == 0)
+							continue;
+						if (r->data_mismatches++ == 0) {
+							r->first_mismatch_msg = rcnt;
+							r->first_mismatch_byte = j;
+						}
+						break;
+					}
+				} else if (!b->server) { /* the echo of message rcnt */
 					for (uint64_t j = 0; j < size; j++) {
 						if (b->buf[j] == pp_pattern(rcnt, j))
 							continue;

@@ -98,6 +98,9 @@ static const struct opt_def opts[] = {
 	{"seed", 0, T_U64, OFF(seed), SZ(seed), "1", 0, UINT64_MAX, NULL, true, "seed for PSNs, keys and test-only drops"},
 	{"rate_limit", 0, T_STR, OFF(rate_limit), SZ(rate_limit), "0", 0, 0, NULL, true,
 	 "pace each QP's requests to this many Gb/s of frames (IBV_QP_RATE_LIMIT; 0 = line rate)"},
+	{"chk", 0, T_FLAG, OFF(chk), 0, "false", 0, 0, NULL, false,
+	 "rc_pingpong server: check that each received message has 0 at every 4 KiB page start, "
+	 "as ibv_rc_pingpong -c sends (the rnic client always does; it checks every echo itself)"},
 	/* flow workload (write_bw client) */
 	{"flows", 0, T_U64, OFF(flows), SZ(flows), "0", 0, 10000000, NULL, true,
 	 "write_bw: run N flows (one RDMA WRITE each) and report per-flow completion times"},
@@ -518,6 +521,11 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "-c UD: message size %" PRIu64 " exceeds the MTU %u", p->size, p->mtu);
 		return -EINVAL;
 	}
+	if (p->chk && p->mode != RNIC_MODE_RC_PINGPONG) {
+		snprintf(err, errlen, "--chk is an rc_pingpong option (%s checks nothing per message)",
+			 rnic_mode_name(p->mode));
+		return -EINVAL;
+	}
 	if (p->mode == RNIC_MODE_ATOMIC_BW)
 		p->size = 8;
 	if (parse_gbps("rate_limit", p->rate_limit, &p->rate_gbps, err, errlen) < 0 ||
@@ -606,6 +614,7 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "max_inflight_pkts", p->max_inflight);
 	rw_bool(w, "busy_poll", p->busy_poll);
 	rw_bool(w, "own_mac", p->own_mac);
+	rw_bool(w, "chk", p->chk);
 	rw_uint(w, "lcores", p->lcores);
 	rw_dbl(w, "rate_limit_gbps", p->rate_gbps);
 	rw_uint(w, "flows", p->flows);

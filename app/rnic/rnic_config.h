@@ -79,6 +79,7 @@ struct rnic_params {
 	uint32_t max_inflight;  /**< --max-inflight packets per QP */
 	bool busy_poll;
 	bool own_mac;           /**< --own-mac: a MAC apart from the kernel interface's */
+	bool chk;               /**< --chk: rc_pingpong server checks each received message */
 	uint32_t lcores;        /**< QP-serving lcores */
 	char rate_limit[24];    /**< --rate_limit as given (perftest: Gb/s) */
 	double rate_gbps;       /**< parsed --rate_limit, 0 = unlimited */

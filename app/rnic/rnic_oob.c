@@ -328,7 +328,12 @@ rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *e
 		printf("%" PRIu64 " iters in %.2f seconds = %.2f usec/iter\n", r->iters, r->seconds,
 		       us / (double)r->iters);
 	}
-	if (run->res.data_mismatches)
+	if (run->res.data_mismatches && !p->server[0])
+		snprintf(err, errlen, "rc_pingpong --chk: %" PRIu64 " received message(s) without 0 at "
+			 "every 4 KiB page start (was the client run with -c?); first: message %" PRIu64
+			 ", invalid data in page %" PRIu64, run->res.data_mismatches,
+			 run->res.first_mismatch_msg, run->res.first_mismatch_byte / 4096);
+	else if (run->res.data_mismatches)
 		snprintf(err, errlen, "rc_pingpong: %" PRIu64 " echo(es) differ from what was sent; "
 			 "first: message %" PRIu64 " at byte %" PRIu64, run->res.data_mismatches,
 			 run->res.first_mismatch_msg, run->res.first_mismatch_byte);

@@ -359,10 +359,12 @@ def pingpong_result(out, who):
 @pytest.mark.parametrize("rnic_is_server", [False, True], ids=["rnic-client", "rnic-server"])
 def test_rc_pingpong(rxe_vm, tmp_path, rnic_is_server):
     """rdma-core's ibv_rc_pingpong (-g 1: IPv4-mapped GID, -c: check the buffer)
-    against `rnic rc_pingpong`; the rnic client checks every echo byte for byte."""
+    against `rnic rc_pingpong`; the rnic client checks every echo byte for byte, the
+    rnic server (--chk) each received message's page starts, as ibv_rc_pingpong does."""
     size, iters, mtu = 4096, 20, 1024
     tool = f"ibv_rc_pingpong -d rxe0 -g 1 -c -m {mtu} -s {size} -n {iters}"
-    run = run_pair(rxe_vm, tmp_path, "rc_pingpong", f"-s {size} -n {iters}", tool,
+    run = run_pair(rxe_vm, tmp_path, "rc_pingpong",
+                   f"-s {size} -n {iters}" + (" --chk" if rnic_is_server else ""), tool,
                    rnic_is_server, mtu=mtu)
     expect = (2 * size * iters, iters)
     assert pingpong_result(run.pout, "ibv_rc_pingpong") == expect, run.both()
@@ -407,3 +409,17 @@ def test_broken_rule_is_named(rxe_vm, tmp_path):
     print("\n[negative control] the suite reported:\n" + msg[:1500])
     assert re.search(r"rxe sent NAK: (remote access error|invalid request) \(rx_nak_\w+ = [1-9]", msg), msg
     assert re.search(r"peer sent NAK: \w[\w ]+ \(code \d\) at PSN 0x[0-9a-f]{6}", msg), msg
+
+
+def test_rc_pingpong_chk_catches_unmarked_data(rxe_vm, tmp_path):
+    """Negative control for --chk: ibv_rc_pingpong without -c sends its buffer as it
+    is (0x7b everywhere), so the rnic server must report the first bad page and fail."""
+    size, iters, mtu = 8192, 5, 1024
+    tool = f"ibv_rc_pingpong -d rxe0 -g 1 -m {mtu} -s {size} -n {iters}"
+    with pytest.raises(AssertionError) as e:
+        run_pair(rxe_vm, tmp_path, "rc_pingpong", f"-s {size} -n {iters} --chk", tool, True,
+                 mtu=mtu)
+    msg = str(e.value)
+    assert "rnic failed (exit 1)" in msg, msg
+    assert "rc_pingpong --chk: 5 received message(s) without 0 at every 4 KiB page start" in msg, msg
+    assert "invalid data in page 0" in msg, msg

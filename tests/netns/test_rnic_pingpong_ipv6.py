@@ -56,7 +56,10 @@ def pair(vp, tmp_path, mode, opts, side_opts=("", ""), timeout=60):
 
 def test_rc_pingpong_rnic_both_sides(veth_pair, tmp_path):
     size, iters = 4096, 200
-    rcs, out, res = pair(veth_pair, tmp_path, "rc_pingpong", f"-s {size} -n {iters}")
+    # the server checks each message's page starts (--chk), the client each echo
+    rcs, out, res = pair(veth_pair, tmp_path, "rc_pingpong", f"-s {size} -n {iters}",
+                         side_opts=("", "--chk"))
+    assert res[0]["config"]["chk"] is True
     assert rcs == [0, 0], f"exit codes {rcs}\n--- server:\n{out[0]}\n--- client:\n{out[1]}"
     for side, o, r in zip(("server", "client"), out, res):
         m = re.search(r"(\d+) bytes in [\d.]+ seconds = [\d.]+ Mbit/sec\n(\d+) iters in", o)
@@ -66,6 +69,13 @@ def test_rc_pingpong_rnic_both_sides(veth_pair, tmp_path):
         assert (q["send_completions"], q["recv_completions"]) == (iters, iters), (side, q)
         assert q["tx_req_packets"] == iters * 4 and q["rx_req_packets"] == iters * 4, (side, q)
         assert r["results"]["iters"] == iters and r["results"]["completion_errors"] == 0
+
+
+def test_chk_is_an_rc_pingpong_option(veth_pair, tmp_path):
+    r = subprocess.run(f"{RNIC} --no-huge --no-pci -- --ip 10.0.0.1/24 --chk write_bw",
+                       shell=True, capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0
+    assert "--chk is an rc_pingpong option (write_bw checks nothing per message)" in r.stderr, r.stderr
 
 
 def test_write_bw_over_ipv6(veth_pair, tmp_path):
