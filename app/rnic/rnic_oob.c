@@ -200,10 +200,27 @@ hook_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct 
 	return rc;
 }
 
+/* While the server waits for its client: serve the port (ARP, ND, ping), back off, see Ctrl-C. */
+struct accept_wait {
+	struct rnic_port *port;
+	struct dp_backoff bo;
+};
+
+static int
+accept_wait(void *arg)
+{
+	struct accept_wait *a = arg;
+
+	rnic_port_idle(a->port, &a->bo, rnic_port_poll(a->port));
+	return dp_quit;
+}
+
 /* Connect (client) or listen and accept one peer (server) on the kernel's TCP. */
 static int
-oob_open(struct oob_conn *c, const struct rnic_params *p, char *err, size_t errlen)
+oob_open(struct rnic_run *run, struct oob_conn *c, const struct rnic_params *p, char *err,
+	 size_t errlen)
 {
+	struct accept_wait aw = {.port = run->bench.port};
 	struct oob_listener l;
 	int rc;
 
@@ -223,8 +240,15 @@ oob_open(struct oob_conn *c, const struct rnic_params *p, char *err, size_t errl
 		return -EADDRINUSE;
 	printf(" Waiting for client to connect on TCP port %u... *\n", p->tcp_port);
 	fflush(stdout);
+	dp_backoff_init(&aw.bo, false); /* waiting for a person: never spin, even with --busy-poll */
+	l.wait = accept_wait;
+	l.wait_arg = &aw;
 	rc = oob_accept(&l, c, ACCEPT_TIMEOUT_MS, WAIT_TIMEOUT_MS);
 	oob_listener_close(&l);
+	if (rc == OOB_ERR_STOPPED) {
+		snprintf(err, errlen, "stopped while waiting for a client on TCP port %u", p->tcp_port);
+		return -EINTR;
+	}
 	if (rc != OOB_OK) {
 		snprintf(err, errlen, "no client connected on TCP port %u within %d s", p->tcp_port,
 			 ACCEPT_TIMEOUT_MS / 1000);
@@ -297,7 +321,7 @@ rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *e
 	int rc;
 
 	memcpy(local.gid, run->local[0].gid, 16);
-	rc = oob_open(&c, p, err, errlen);
+	rc = oob_open(run, &c, p, err, errlen);
 	if (rc < 0)
 		return rc;
 	print_pp_dest("local address: ", &local);
@@ -356,7 +380,7 @@ rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_
 	struct perftest_session *s;
 	int rc;
 
-	rc = oob_open(&c, p, err, errlen);
+	rc = oob_open(run, &c, p, err, errlen);
 	if (rc < 0)
 		return rc;
 	perftest_params_default(&pp, test_of(p->mode), p->server[0] ? PERFTEST_CLIENT : PERFTEST_SERVER);

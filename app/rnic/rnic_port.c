@@ -399,12 +399,18 @@ handle_arp(struct rnic_port *p, const uint8_t *f, size_t len)
 
 /* ICMPv6: answer Neighbor Solicitations for our address, learn from NS and NA. */
 static void
-handle_icmp6(struct rnic_port *p, const uint8_t *f, size_t len)
+handle_icmp6(struct rnic_port *p, uint8_t *f, size_t len)
 {
 	struct net_nd nd;
 	uint8_t out[128];
 	int n;
 
+	/* ping -6: answered in place, like the IPv4 echo */
+	if (p->has_ip6 && (n = net_icmp6_echo_reply(f, len, p->ip6, p->mac)) > 0) {
+		p->cnt.rx_icmp6_echo++;
+		port_tx(p, f, (size_t)n, 0xff);
+		return;
+	}
 	if (!p->has_ip6 || net_nd_parse(f, len, &nd) < 0 || memcmp(nd.target, p->ip6, 16) != 0) {
 		p->cnt.rx_nd_other++;
 		return;

@@ -35,6 +35,7 @@ struct dp_backoff;
 	X(rx_arp_reply, "ARP replies learned")                                       \
 	X(rx_arp_other, "ARP frames not for us")                                     \
 	X(rx_icmp_echo, "ICMP echo requests answered")                               \
+	X(rx_icmp6_echo, "ICMPv6 echo requests answered (--ip6)")                     \
 	X(rx_pfc, "PFC / PAUSE frames received")                                     \
 	X(rx_not_for_us, "IPv4/IPv6 frames to another address or protocol")          \
 	X(rx_other, "frames of another EtherType")                                   \

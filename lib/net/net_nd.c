@@ -48,6 +48,45 @@ icmp6_csum(const uint8_t src[16], const uint8_t dst[16], const uint8_t *msg, siz
 }
 
 int
+net_icmp6_echo_reply(uint8_t *frame, size_t len, const uint8_t my_ip[16], const uint8_t my_mac[6])
+{
+	struct net_l2 l2;
+	uint8_t *ip, *m, tmp[16];
+	size_t plen;
+	int rc = net_l2_parse(frame, len, &l2);
+
+	if (rc < 0)
+		return rc;
+	if (l2.ethertype != NET_ETHERTYPE_IPV6)
+		return -NET_E_BAD_ETHERTYPE;
+	if (len - l2.hlen < NET_IPV6_HLEN)
+		return -NET_E_TRUNC_IP;
+	ip = frame + l2.hlen;
+	if ((ip[0] >> 4) != 6)
+		return -NET_E_BAD_IP_VERSION;
+	plen = net_get_be16(ip + 4);
+	if (plen > len - l2.hlen - NET_IPV6_HLEN)
+		return -NET_E_BAD_IP_LEN;
+	if (ip[6] != NET_IPPROTO_ICMPV6 || memcmp(ip + 24, my_ip, 16) != 0 || plen < 8)
+		return -NET_E_INVAL;
+	m = ip + NET_IPV6_HLEN;
+	if (m[0] != NET_ICMP6_ECHO_REQUEST || m[1] != 0)
+		return -NET_E_INVAL;
+	if (icmp6_csum(ip + 8, ip + 24, m, plen) != 0)
+		return -NET_E_INVAL;
+	memcpy(frame, frame + 6, 6);
+	memcpy(frame + 6, my_mac, 6);
+	memcpy(tmp, ip + 8, 16);
+	memcpy(ip + 8, ip + 24, 16);
+	memcpy(ip + 24, tmp, 16);
+	ip[7] = 64;
+	m[0] = NET_ICMP6_ECHO_REPLY;
+	net_put_be16(m + 2, 0);
+	net_put_be16(m + 2, icmp6_csum(ip + 8, ip + 24, m, plen));
+	return (int)(l2.hlen + NET_IPV6_HLEN + plen);
+}
+
+int
 net_nd_parse(const uint8_t *frame, size_t len, struct net_nd *nd)
 {
 	struct net_l2 l2;

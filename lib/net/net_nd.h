@@ -61,6 +61,18 @@ int net_nd_build_ns(uint8_t *buf, size_t cap, const uint8_t my_mac[6], const uin
 int net_nd_build_na(uint8_t *buf, size_t cap, const uint8_t my_mac[6], const uint8_t my_ip[16],
 		    const struct net_nd *ns, int vlan_tci);
 
+#define NET_ICMP6_ECHO_REQUEST 128
+#define NET_ICMP6_ECHO_REPLY 129
+
+/**
+ * If @p frame is a valid ICMPv6 echo request (RFC 4443 4.1: code 0, checksum
+ * right, no extension headers) addressed to @p my_ip, turn it in place into
+ * the echo reply (RFC 4443 4.2: MACs and addresses swapped, type 129, hop
+ * limit 64, checksum recomputed, identifier, sequence and data kept) and
+ * return its length; otherwise -NET_E_*.
+ */
+int net_icmp6_echo_reply(uint8_t *frame, size_t len, const uint8_t my_ip[16], const uint8_t my_mac[6]);
+
 /** A small IPv6 -> MAC neighbour table, LRU replacement. */
 #define NET_NEIGH6_SLOTS 16
 struct net_neigh6 {

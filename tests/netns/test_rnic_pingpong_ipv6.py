@@ -93,6 +93,51 @@ def test_write_bw_over_ipv6(veth_pair, tmp_path):
     assert srv["results"]["dev_counters"]["rx_drop_not_for_us"] == 0
 
 
+def test_rnic_answers_ping6(veth_pair, tmp_path):
+    """The kernel in ns[0] pings the rnic's --ip6 address: neighbour discovery, then
+    ICMPv6 echo (RFC 4443), answered by the rnic while it waits for a perftest client
+    (and its IPv4 address too); Ctrl-C ends that wait at once."""
+    vp = veth_pair
+    srv = subprocess.Popen(
+        f"exec ip netns exec {vp.ns[1]} {RNIC} {eal(vp.ifs[1], 'h1p6')} -- --ip {vp.rip[1]}/24 "
+        f"--ip6 {IP6[1]} -x 1 --json {tmp_path / 's.json'} write_bw",
+        shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        seen, t0 = "", time.monotonic()
+        while "Waiting for client" not in seen and time.monotonic() - t0 < 30:
+            line = srv.stdout.readline()
+            if not line:
+                break
+            seen += line
+        assert "Waiting for client" in seen, seen
+        # the kernel side needs its own link-local address to send from (DAD takes a moment)
+        ping = subprocess.run(
+            f"ip netns exec {vp.ns[0]} ping -6 -c 3 -i 0.3 -w 15 {IP6[1]}%{vp.ifs[0]}",
+            shell=True, capture_output=True, text=True, timeout=30)
+        ping4 = subprocess.run(f"ip netns exec {vp.ns[0]} ping -c 2 -i 0.3 -w 10 {vp.rip[1]}",
+                               shell=True, capture_output=True, text=True, timeout=30)
+        wrong = subprocess.run(
+            f"ip netns exec {vp.ns[0]} ping -6 -c 1 -w 2 fe80::99%{vp.ifs[0]}",
+            shell=True, capture_output=True, text=True, timeout=30)
+    finally:
+        srv.send_signal(2)
+        try:
+            out, _ = srv.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            srv.kill()
+            out, _ = srv.communicate()
+    out = seen + out
+    # the first requests may go while the kernel still resolves the address (ping -w
+    # keeps sending until 3 replies came back)
+    assert re.search(r"\d+ packets transmitted, 3 received", ping.stdout), (
+        f"ping -6 to the rnic:\n{ping.stdout}{ping.stderr}\n--- rnic:\n{out}")
+    assert " 0 received" in wrong.stdout, f"someone answered for fe80::99:\n{wrong.stdout}"
+    assert re.search(r"\d+ packets transmitted, 2 received", ping4.stdout), ping4.stdout
+    m = re.search(r"rx_icmp6_echo\s+(\d+)", out)
+    assert m and int(m.group(1)) >= 3, f"the rnic's rx_icmp6_echo counter:\n{out}"
+    assert "stopped while waiting for a client on TCP port 18515" in out, out
+
+
 def test_gid_family_mismatch_is_one_clear_line(veth_pair, tmp_path):
     rcs, out, _ = pair(veth_pair, tmp_path, "write_bw", "-s 4096 -n 10",
                        side_opts=(f"--ip6 {IP6[0]} -x 1", ""), timeout=30)

@@ -107,6 +107,51 @@ test_tagged_and_invalid(void)
 	CHECK_EQ(net_nd_parse(g, 86, &nd), -NET_E_BAD_ETHERTYPE);
 }
 
+/* Scapy 2.5: Ether()/IPv6(src=fe80::2, dst=fe80::1, hlim=64)/ICMPv6EchoRequest(id=0x1234,
+ * seq=7, data=b"rocewan!"), and the ICMPv6EchoReply with the addresses swapped */
+static const uint8_t scapy_echo_req[70] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x02,
+	0x86, 0xdd, 0x60, 0x00, 0x00, 0x00, 0x00, 0x10, 0x3a, 0x40, 0xfe, 0x80,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x02, 0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x80, 0x00, 0xb5, 0x1d, 0x12, 0x34,
+	0x00, 0x07, 0x72, 0x6f, 0x63, 0x65, 0x77, 0x61, 0x6e, 0x21,
+};
+static const uint8_t scapy_echo_rep[70] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+	0x86, 0xdd, 0x60, 0x00, 0x00, 0x00, 0x00, 0x10, 0x3a, 0x40, 0xfe, 0x80,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x01, 0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x81, 0x00, 0xb4, 0x1d, 0x12, 0x34,
+	0x00, 0x07, 0x72, 0x6f, 0x63, 0x65, 0x77, 0x61, 0x6e, 0x21,
+};
+
+static void
+test_echo_reply_matches_scapy(void)
+{
+	uint8_t f[80];
+
+	memcpy(f, scapy_echo_req, sizeof(scapy_echo_req));
+	CHECK_EQ(net_icmp6_echo_reply(f, sizeof(scapy_echo_req), ip_me, me), 70);
+	CHECK_MEM(f, scapy_echo_rep, sizeof(scapy_echo_rep));
+	/* the reply is no request: nothing to answer */
+	CHECK_EQ(net_icmp6_echo_reply(f, sizeof(scapy_echo_rep), ip_me, me), -NET_E_INVAL);
+	/* not our address */
+	memcpy(f, scapy_echo_req, sizeof(scapy_echo_req));
+	CHECK_EQ(net_icmp6_echo_reply(f, sizeof(scapy_echo_req), ip_peer, me), -NET_E_INVAL);
+	/* a wrong checksum, a nonzero code */
+	f[57] ^= 1;
+	CHECK_EQ(net_icmp6_echo_reply(f, sizeof(scapy_echo_req), ip_me, me), -NET_E_INVAL);
+	memcpy(f, scapy_echo_req, sizeof(scapy_echo_req));
+	f[55] = 1;
+	CHECK_EQ(net_icmp6_echo_reply(f, sizeof(scapy_echo_req), ip_me, me), -NET_E_INVAL);
+	/* a payload length beyond the frame, every truncation */
+	memcpy(f, scapy_echo_req, sizeof(scapy_echo_req));
+	for (size_t n = 0; n < sizeof(scapy_echo_req); n++)
+		CHECK(net_icmp6_echo_reply(f, n, ip_me, me) < 0);
+	CHECK_MEM(f, scapy_echo_req, sizeof(scapy_echo_req)); /* refused frames stay untouched */
+}
+
 static void
 test_solicited_node_and_table(void)
 {
@@ -137,4 +182,5 @@ test_solicited_node_and_table(void)
 }
 
 RW_TEST_MAIN(RW_TEST(test_ns_matches_scapy), RW_TEST(test_na_answers_ns),
-	     RW_TEST(test_tagged_and_invalid), RW_TEST(test_solicited_node_and_table))
+	     RW_TEST(test_tagged_and_invalid), RW_TEST(test_solicited_node_and_table),
+	     RW_TEST(test_echo_reply_matches_scapy))

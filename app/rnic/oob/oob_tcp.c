@@ -189,6 +189,8 @@ int oob_listen(struct oob_listener *l, const char *bind_addr, uint16_t port, cha
 {
 	l->fd = -1;
 	l->port = 0;
+	l->wait = NULL;
+	l->wait_arg = NULL;
 	char service[8];
 	snprintf(service, sizeof(service), "%u", port);
 	struct addrinfo hints = {
@@ -246,12 +248,20 @@ int oob_accept(struct oob_listener *l, struct oob_conn *c, int accept_timeout_ms
 	int64_t deadline = accept_timeout_ms > 0 ? now_ms() + accept_timeout_ms : -1;
 	for (;;) {
 		struct pollfd p = {.fd = l->fd, .events = POLLIN};
-		int r = poll(&p, 1, left_ms(deadline));
-		if (r < 0 && errno == EINTR)
+		int r = poll(&p, 1, l->wait ? 0 : left_ms(deadline));
+		if (r < 0 && errno == EINTR && !l->wait)
 			continue;
-		if (r < 0)
+		if (r < 0 && errno != EINTR)
 			return oob_fail(c, OOB_ERR_SYS, "accept on port %u: %s", l->port,
 					strerror(errno));
+		if (r <= 0 && l->wait) {
+			if (l->wait(l->wait_arg))
+				return oob_fail(c, OOB_ERR_STOPPED, "stopped while waiting for a client "
+						"on port %u", l->port);
+			if (deadline < 0 || now_ms() < deadline)
+				continue;
+			r = 0;
+		}
 		if (r == 0)
 			return oob_fail(c, OOB_ERR_TIMEOUT,
 					"no client connected to port %u within %d ms", l->port,

@@ -28,6 +28,7 @@ enum oob_rc {
 	OOB_ERR_EOF = -3,     /**< the peer closed (or reset) the connection */
 	OOB_ERR_PROTO = -4,   /**< the peer sent something malformed or unexpected */
 	OOB_ERR_ARG = -5,     /**< bad argument from the caller */
+	OOB_ERR_STOPPED = -6, /**< the listener's wait hook asked to stop (e.g. Ctrl-C) */
 };
 
 /** One connected TCP stream to the peer. */
@@ -44,6 +45,15 @@ struct oob_conn {
 struct oob_listener {
 	int fd;
 	uint16_t port; /**< the bound port (useful with port 0) */
+	/**
+	 * Optional (oob_listen clears it): called over and over while no peer
+	 * has connected, instead of sleeping in poll(), so that the caller can
+	 * serve other work meanwhile (the rnic answers ARP, ND and ping on its
+	 * port) and pace itself; a nonzero return stops oob_accept with
+	 * OOB_ERR_STOPPED.
+	 */
+	int (*wait)(void *arg);
+	void *wait_arg;
 };
 
 /** Connect options; zero-initialise for the defaults. */

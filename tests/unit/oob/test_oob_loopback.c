@@ -9,6 +9,8 @@
  * ibv_rc_pingpong's exchange, our client against our server.
  */
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "oob_test_util.h"
@@ -285,4 +287,55 @@ static void t_pingpong(void)
 	CHECK_EQ(sv.connected_before_reply, 1);
 }
 
-RW_TEST_MAIN(RW_TEST(t_all_variants), RW_TEST(t_pingpong))
+/* oob_listener.wait: called while nobody connects; nonzero stops the accept */
+struct wait_count {
+	int calls, stop_after;
+	const char *connect_port; /* connect from the hook at call 3 (NULL: never) */
+	struct oob_conn c;
+};
+
+static int
+count_wait(void *arg)
+{
+	struct wait_count *w = arg;
+
+	if (++w->calls == 3 && w->connect_port) {
+		struct oob_connect_opts o = test_connect_opts(3000);
+
+		CHECK_EQ(oob_connect(&w->c, "127.0.0.1", (uint16_t)atoi(w->connect_port), &o), OOB_OK);
+	}
+	return w->stop_after && w->calls >= w->stop_after;
+}
+
+static void
+t_accept_wait_hook(void)
+{
+	struct oob_listener lst;
+	struct oob_conn sv;
+	char err[128], port[8];
+	struct wait_count w = {.stop_after = 5};
+
+	CHECK_EQ(oob_listen(&lst, "127.0.0.1", 0, err, sizeof(err)), OOB_OK);
+	lst.wait = count_wait;
+	lst.wait_arg = &w;
+	CHECK_EQ(oob_accept(&lst, &sv, 3000, 3000), OOB_ERR_STOPPED);
+	CHECK_EQ(w.calls, 5);
+	CHECK(strstr(sv.err, "stopped while waiting") != NULL);
+
+	/* a client that connects while the hook runs is accepted */
+	snprintf(port, sizeof(port), "%u", lst.port);
+	w = (struct wait_count){.connect_port = port};
+	oob_conn_init(&w.c);
+	CHECK_EQ(oob_accept(&lst, &sv, 3000, 3000), OOB_OK);
+	CHECK(w.calls >= 3);
+	oob_close(&sv);
+	oob_close(&w.c);
+
+	/* the deadline still holds: a hook that never stops times out */
+	w = (struct wait_count){0};
+	CHECK_EQ(oob_accept(&lst, &sv, 50, 3000), OOB_ERR_TIMEOUT);
+	CHECK(w.calls > 1);
+	oob_listener_close(&lst);
+}
+
+RW_TEST_MAIN(RW_TEST(t_all_variants), RW_TEST(t_pingpong), RW_TEST(t_accept_wait_hook))
