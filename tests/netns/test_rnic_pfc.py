@@ -179,7 +179,10 @@ def test_pfc_pauses_sender_and_xon_resumes(tmp_path):
                       f"(first {(late[0] - t3) / ms:.3f} ms after it, pause {(ton - t3) / ms:.0f} ms)")
     assert resumed, "A never resumed after XON"
     resume_ms = (resumed[0] - ton) / 1e6
-    assert resume_ms < 20, f"A resumed {resume_ms:.3f} ms after XON"
+    # on a quiet host 0.1-0.7 ms; the bound leaves room for a loaded kernel's delivery delay
+    # (5 ms seen with three busy loops on two cores) and still tells an XON that worked
+    # from the pause timer running out (~330 ms after the XON here)
+    assert resume_ms < 50, f"A resumed {resume_ms:.3f} ms after XON"
     last_ms = (after3[-1] - t3) / 1e6 if after3 else 0.0
     print(f"wire: {len(after3)} data frames after XOFF (last {last_ms:.3f} ms after it), "
           f"resume {resume_ms:.3f} ms after XON, {before} frames in the {(t3 - t5) / 1e6:.1f} ms "
