@@ -47,27 +47,44 @@ icmp6_csum(const uint8_t src[16], const uint8_t dst[16], const uint8_t *msg, siz
 	return net_csum_fold(sum);
 }
 
+/*
+ * The IPv6 header of an Ethernet frame carrying ICMPv6 (no extension headers):
+ * its offset in @p frame and its payload length, after the checks both NS/NA
+ * and echo parsing need. @return 0 or -NET_E_*.
+ */
+static int
+icmp6_locate(const uint8_t *frame, size_t len, struct net_l2 *l2, size_t *plen)
+{
+	const uint8_t *ip;
+	int rc = net_l2_parse(frame, len, l2);
+
+	if (rc < 0)
+		return rc;
+	if (l2->ethertype != NET_ETHERTYPE_IPV6)
+		return -NET_E_BAD_ETHERTYPE;
+	if (len - l2->hlen < NET_IPV6_HLEN)
+		return -NET_E_TRUNC_IP;
+	ip = frame + l2->hlen;
+	if ((ip[0] >> 4) != 6)
+		return -NET_E_BAD_IP_VERSION;
+	*plen = net_get_be16(ip + 4);
+	if (*plen > len - l2->hlen - NET_IPV6_HLEN)
+		return -NET_E_BAD_IP_LEN;
+	return ip[6] == NET_IPPROTO_ICMPV6 ? 0 : -NET_E_INVAL;
+}
+
 int
 net_icmp6_echo_reply(uint8_t *frame, size_t len, const uint8_t my_ip[16], const uint8_t my_mac[6])
 {
 	struct net_l2 l2;
 	uint8_t *ip, *m, tmp[16];
 	size_t plen;
-	int rc = net_l2_parse(frame, len, &l2);
+	int rc = icmp6_locate(frame, len, &l2, &plen);
 
 	if (rc < 0)
 		return rc;
-	if (l2.ethertype != NET_ETHERTYPE_IPV6)
-		return -NET_E_BAD_ETHERTYPE;
-	if (len - l2.hlen < NET_IPV6_HLEN)
-		return -NET_E_TRUNC_IP;
 	ip = frame + l2.hlen;
-	if ((ip[0] >> 4) != 6)
-		return -NET_E_BAD_IP_VERSION;
-	plen = net_get_be16(ip + 4);
-	if (plen > len - l2.hlen - NET_IPV6_HLEN)
-		return -NET_E_BAD_IP_LEN;
-	if (ip[6] != NET_IPPROTO_ICMPV6 || memcmp(ip + 24, my_ip, 16) != 0 || plen < 8)
+	if (memcmp(ip + 24, my_ip, 16) != 0 || plen < 8)
 		return -NET_E_INVAL;
 	m = ip + NET_IPV6_HLEN;
 	if (m[0] != NET_ICMP6_ECHO_REQUEST || m[1] != 0)
@@ -92,22 +109,13 @@ net_nd_parse(const uint8_t *frame, size_t len, struct net_nd *nd)
 	struct net_l2 l2;
 	const uint8_t *ip, *m;
 	size_t plen;
-	int rc = net_l2_parse(frame, len, &l2);
+	int rc = icmp6_locate(frame, len, &l2, &plen);
 
 	if (rc < 0)
 		return rc;
-	if (l2.ethertype != NET_ETHERTYPE_IPV6)
-		return -NET_E_BAD_ETHERTYPE;
-	if (len - l2.hlen < NET_IPV6_HLEN)
-		return -NET_E_TRUNC_IP;
 	ip = frame + l2.hlen;
-	if ((ip[0] >> 4) != 6)
-		return -NET_E_BAD_IP_VERSION;
-	plen = net_get_be16(ip + 4);
-	if (plen > len - l2.hlen - NET_IPV6_HLEN)
-		return -NET_E_BAD_IP_LEN;
 	/* RFC 4861 7.1.1 / 7.1.2: next header ICMPv6 (no extension headers here), hop limit 255 */
-	if (ip[6] != NET_IPPROTO_ICMPV6 || ip[7] != 255 || plen < 24)
+	if (ip[7] != 255 || plen < 24)
 		return -NET_E_INVAL;
 	m = ip + NET_IPV6_HLEN;
 	if ((m[0] != NET_ND_NS && m[0] != NET_ND_NA) || m[1] != 0)

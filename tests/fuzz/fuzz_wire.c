@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for every parser a peer can reach: RoCEv2 frames (with and
- * without ICRC verification), PFC/PAUSE, ARP, ICMP echo. Built with
+ * without ICRC verification), PFC/PAUSE, ARP, ICMP echo, IPv6 ND, ICMPv6 echo. Built with
  * clang -fsanitize=fuzzer,address,undefined by scripts/fuzz.sh; the seed corpus
  * is the golden pcaps' frames.
  */
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "net_arp.h"
+#include "net_nd.h"
 #include "pfc.h"
 #include "roce_pkt.h"
 
@@ -21,7 +22,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct roce_pkt p;
 	struct pfc_frame f;
 	struct net_arp a;
+	struct net_nd nd;
 	uint8_t *copy;
+	static const uint8_t ip6[16] = {0xfe, 0x80, [15] = 1};
 
 	if (roce_parse(data, size, &p, 0) == 0) {
 		/*
@@ -46,6 +49,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	copy = malloc(size ? size : 1);
 	memcpy(copy, data, size);
 	net_icmp_echo_reply(copy, size, 0x0a000001, (const uint8_t *)"\x02\0\0\0\0\x01");
+	net_nd_parse(data, size, &nd);
+	memcpy(copy, data, size);
+	net_icmp6_echo_reply(copy, size, ip6, (const uint8_t *)"\x02\0\0\0\0\x01");
 	free(copy);
 	return 0;
 }
