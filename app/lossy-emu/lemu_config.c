@@ -2,10 +2,8 @@
 /* lossy-emu options: one table drives the command line, --config, --help and --json. */
 #include "lemu_config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +12,7 @@
 #include "emu_rng.h"
 #include "emu_units.h"
 #include "rw_json.h"
+#include "rw_opts.h"
 
 static const char *const dir_names[LEMU_NDIR] = {"a2b", "b2a"};
 
@@ -35,31 +34,31 @@ lemu_dir_parse(const char *s)
 	return -1;
 }
 
-enum opt_type { T_SPEC, T_U32, T_U64, T_FLAG, T_STR, T_RATE, T_TIME, T_CONFIG, T_HELP };
-
-/* One row per option: the single source of parsing, --help and the JSON dump. */
-struct opt_def {
-	const char *name;
-	enum opt_type type;
-	size_t off;       /* offset in struct lemu_params; T_SPEC: the direction */
-	size_t size;      /* T_STR capacity */
-	const char *def;  /* default as text (NULL: none) */
-	uint64_t min, max;
-	const char *arg;  /* argument name for --help, NULL for flags */
-	const char *help;
+/* The table's types: the library's, then lossy-emu's own (converted by apply_opt()). */
+enum {
+	T_U32 = RW_OPT_U32,
+	T_STR = RW_OPT_STR,
+	T_FLAG = RW_OPT_BOOL,
+	T_CONFIG = RW_OPT_CONFIG,
+	T_HELP = RW_OPT_HELP,
+	T_SPEC = RW_OPT_APP, /* off: the direction, LEMU_NDIR for both */
+	T_SEED,              /* uint64_t that also marks the seed as given */
+	T_RATE,
+	T_TIME,
 };
 
 #define OFF(f) offsetof(struct lemu_params, f)
 #define SZ(f) sizeof(((struct lemu_params *)0)->f)
 
-static const struct opt_def opts[] = {
+/* One row per option: the single source of parsing, --help and the JSON dump. */
+static const struct rw_opt opts[] = {
 	{"both", T_SPEC, LEMU_NDIR, 0, NULL, 0, 0, "SPEC",
 	 "impairment SPEC of both directions (tc-netem grammar, see docs/lossy-emu.md)"},
 	{"a2b", T_SPEC, LEMU_A2B, 0, "", 0, 0, "SPEC",
 	 "SPEC of port A -> port B; replaces what an earlier --both set"},
 	{"b2a", T_SPEC, LEMU_B2A, 0, "", 0, 0, "SPEC",
 	 "SPEC of port B -> port A; replaces what an earlier --both set"},
-	{"seed", T_U64, OFF(seed), 0, NULL, 0, UINT64_MAX, "N",
+	{"seed", T_SEED, OFF(seed), 0, NULL, 0, UINT64_MAX, "N",
 	 "seed of every random draw (same seed + same input = same drops); default: from the clock, printed"},
 	{"json", T_STR, OFF(json), SZ(json), "", 0, 0, "FILE",
 	 "write counters and delay error (rocewan/1) to FILE at exit"},
@@ -89,36 +88,6 @@ static const struct opt_def opts[] = {
 
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
 
-__attribute__((format(printf, 3, 4))) static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static const struct opt_def *
-find_opt(const char *name, size_t len)
-{
-	for (size_t i = 0; i < N_OPTS; i++)
-		if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
-			return &opts[i];
-	return NULL;
-}
-
-static void
-list_opts(char *buf, size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < N_OPTS && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", opts[i].name);
-}
-
 void
 lemu_spec_text(const struct emu_spec *s, char *buf, size_t len)
 {
@@ -135,11 +104,11 @@ set_spec(struct lemu_params *p, unsigned dir, const char *text, const char *ctx,
 	int rc;
 
 	if (strlen(text) >= EMU_SPEC_MAX_LEN)
-		return fail(err, errlen, "%s: SPEC longer than %d characters", ctx,
-			    EMU_SPEC_MAX_LEN - 1);
+		return rw_opts_err(err, errlen, "%s: SPEC longer than %d characters", ctx,
+				   EMU_SPEC_MAX_LEN - 1);
 	rc = emu_spec_parse(&s, text, msg, sizeof(msg));
 	if (rc < 0)
-		return fail(err, errlen, "%s: %s", ctx, msg);
+		return rw_opts_err(err, errlen, "%s: %s", ctx, msg);
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
 		if (dir != LEMU_NDIR && dir != d)
 			continue;
@@ -149,231 +118,99 @@ set_spec(struct lemu_params *p, unsigned dir, const char *text, const char *ctx,
 	return 0;
 }
 
+/* lossy-emu's own types; rw_opts converts the rest. */
 static int
-parse_bool(const char *v, bool *out)
+apply_opt(const struct rw_opt *o, const char *val, void *obj, const char *ctx, char *err,
+	  size_t errlen)
 {
-	static const char *const yes[] = {"1", "true", "yes", "on"};
-	static const char *const no[] = {"0", "false", "no", "off"};
-
-	for (size_t i = 0; i < 4; i++) {
-		if (strcasecmp(v, yes[i]) == 0)
-			return *out = true, 0;
-		if (strcasecmp(v, no[i]) == 0)
-			return *out = false, 0;
-	}
-	return -EINVAL;
-}
-
-static int apply_opt(const struct opt_def *o, const char *val, struct lemu_params *p,
-		     const char *ctx, char *err, size_t errlen, int depth);
-
-static void
-defaults_into(struct lemu_params *p)
-{
-	char err[64];
-
-	for (size_t i = 0; i < N_OPTS; i++)
-		if (opts[i].def != NULL && opts[i].type != T_CONFIG)
-			apply_opt(&opts[i], opts[i].def, p, opts[i].name, err, sizeof(err), 0);
-}
-
-void
-lemu_params_defaults(struct lemu_params *p)
-{
-	memset(p, 0, sizeof(*p));
-	defaults_into(p);
-}
-
-static int read_file(const char *path, struct lemu_params *p, char *err, size_t errlen,
-		     int depth);
-
-static int
-apply_opt(const struct opt_def *o, const char *val, struct lemu_params *p, const char *ctx,
-	  char *err, size_t errlen, int depth)
-{
-	void *f = (char *)p + o->off;
+	struct lemu_params *p = obj;
+	uint64_t *f = (uint64_t *)((char *)p + o->off);
 	uint64_t v;
-	bool b;
 	int rc;
 
 	switch (o->type) {
 	case T_SPEC:
 		return set_spec(p, (unsigned)o->off, val, ctx, err, errlen);
-	case T_U32:
-	case T_U64:
-		rc = emu_parse_uint(val, o->max, &v);
-		if (rc < 0 || v < o->min)
-			return fail(err, errlen, "%s: \"%s\" is not an integer in %" PRIu64 "..%" PRIu64,
-				    ctx, val, o->min, o->max);
-		if (o->type == T_U32)
-			*(uint32_t *)f = (uint32_t)v;
-		else
-			*(uint64_t *)f = v;
-		if (o->off == OFF(seed))
-			p->seed_set = true;
+	case T_SEED:
+		rc = rw_opts_uint(o, val, &v, ctx, err, errlen);
+		if (rc < 0)
+			return rc;
+		*f = v;
+		p->seed_set = true;
 		return 0;
 	case T_RATE:
 		if (strcmp(val, "0") == 0) {
-			*(uint64_t *)f = 0;
+			*f = 0;
 			return 0;
 		}
 		rc = emu_parse_rate(val, &v);
 		if (rc < 0)
-			return fail(err, errlen, "%s: \"%s\" %s (a rate: %s)", ctx, val,
-				    emu_err_str(rc), EMU_RATE_UNITS);
-		*(uint64_t *)f = v;
+			return rw_opts_err(err, errlen, "%s: \"%s\" %s (a rate: %s)", ctx, val,
+					   emu_err_str(rc), EMU_RATE_UNITS);
+		*f = v;
 		return 0;
 	case T_TIME:
 		rc = emu_parse_time(val, &v);
 		if (rc < 0 || v > o->max)
-			return fail(err, errlen, "%s: \"%s\" %s (a time up to 1s: %s)", ctx, val,
-				    rc < 0 ? emu_err_str(rc) : "is too long", EMU_TIME_UNITS);
-		*(uint64_t *)f = v;
+			return rw_opts_err(err, errlen, "%s: \"%s\" %s (a time up to 1s: %s)", ctx,
+					   val, rc < 0 ? emu_err_str(rc) : "is too long",
+					   EMU_TIME_UNITS);
+		*f = v;
 		return 0;
-	case T_FLAG:
-		if (parse_bool(val, &b) < 0)
-			return fail(err, errlen, "%s: \"%s\" is not a boolean (true/false, yes/no, 1/0)",
-				    ctx, val);
-		*(bool *)f = b;
-		return 0;
-	case T_STR:
-		if (strlen(val) >= o->size)
-			return fail(err, errlen, "%s: value longer than %zu characters", ctx,
-				    o->size - 1);
-		snprintf((char *)f, o->size, "%s", val);
-		return 0;
-	case T_CONFIG:
-		if (depth > 0)
-			return fail(err, errlen, "%s: a config file cannot include another", ctx);
-		rc = read_file(val, p, err, errlen, depth + 1);
-		if (rc == 0)
-			snprintf((char *)f, o->size, "%s", val);
-		return rc;
-	case T_HELP:
-		return 1;
 	}
 	return -EINVAL;
+}
+
+static const char usage[] =
+	"usage: lossy-emu <EAL args> -- [options]\n"
+	"A two-port DPDK bump-in-the-wire: port A <-> port B, each direction with its own\n"
+	"impairment pipeline: loss/dup/corrupt -> bottleneck queue (rate, limit, RED/ECN,\n"
+	"PFC) -> delay line -> TX. SPEC is tc-netem's grammar plus extensions, e.g.\n"
+	"  --a2b \"delay 20ms 2ms distribution normal loss gemodel 1% 25% rate 1gbit\"\n"
+	"Options (also \"key = value\" lines of --config FILE, applied in order):\n";
+
+static const char footer[] =
+	"SPEC keywords: limit delay distribution loss (random|gemodel|state) ecn duplicate\n"
+	"  corrupt reorder gap rate seed; extensions: limit-bytes red jitter-no-reorder\n"
+	"  corrupt-recompute pfc. Run-time control: DPDK telemetry /lossy_emu/set \"a2b,SPEC\",\n"
+	"  /lossy_emu/get, /lossy_emu/stats (dpdk-telemetry.py -f PREFIX).\n";
+
+static const struct rw_opts lemu_opts = {
+	.opt = opts,
+	.n = N_OPTS,
+	.apply = apply_opt,
+	.usage = usage,
+	.footer = footer,
+	.help_width = 24,
+	.list_prefix = "",
+	/* a full SPEC plus room for its key; longer lines are refused, not cut */
+	.line_max = EMU_SPEC_MAX_LEN + 254,
+};
+
+void
+lemu_params_defaults(struct lemu_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	rw_opts_defaults(&lemu_opts, p);
 }
 
 int
 lemu_parse_args(int argc, char **argv, struct lemu_params *p, char *err, size_t errlen)
 {
-	char names[512], ctx[64];
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *name, *eq, *val = NULL;
-		const struct opt_def *o;
-		int rc;
-
-		if (strcmp(a, "-h") == 0) {
-			lemu_print_help(stdout);
-			return 1;
-		}
-		if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
-			return fail(err, errlen,
-				    "unexpected argument \"%s\": options start with -- (EAL options go "
-				    "before the \"--\" separator)", a);
-		name = a + 2;
-		eq = strchr(name, '=');
-		o = find_opt(name, eq ? (size_t)(eq - name) : strlen(name));
-		if (o == NULL) {
-			list_opts(names, sizeof(names));
-			return fail(err, errlen, "unknown option \"%s\" (options: %s)", a, names);
-		}
-		snprintf(ctx, sizeof(ctx), "--%s", o->name);
-		if (eq) {
-			val = eq + 1;
-		} else if (o->type == T_FLAG) {
-			val = "true";
-		} else if (o->type != T_HELP) {
-			if (i + 1 >= argc)
-				return fail(err, errlen, "%s needs a value (%s)", ctx, o->arg);
-			val = argv[++i];
-		}
-		if (o->type == T_HELP) {
-			lemu_print_help(stdout);
-			return 1;
-		}
-		rc = apply_opt(o, val, p, ctx, err, errlen, 0);
-		if (rc != 0)
-			return rc;
-	}
-	return 0;
+	return rw_opts_parse_args(&lemu_opts, argc, argv, p, err, errlen);
 }
 
-static char *
-trim(char *s)
+int
+lemu_parse_main(int argc, char **argv, struct lemu_params *p, int *eal_argc, char *err,
+		size_t errlen)
 {
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-static int
-read_file(const char *path, struct lemu_params *p, char *err, size_t errlen, int depth)
-{
-	char line[EMU_SPEC_MAX_LEN + 256], ctx[320], names[512];
-	FILE *f = fopen(path, "r");
-	unsigned lineno = 0;
-	int rc = 0;
-
-	if (f == NULL)
-		return fail(err, errlen, "--config %s: cannot open: %s", path, strerror(errno));
-	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
-		char *hash, *eq, *key, *val;
-		size_t vl;
-		const struct opt_def *o;
-
-		lineno++;
-		if (strchr(line, '\n') == NULL && !feof(f)) {
-			rc = fail(err, errlen, "%s:%u: line longer than %zu characters", path, lineno,
-				  sizeof(line) - 2);
-			break;
-		}
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		key = trim(line);
-		if (*key == '\0')
-			continue;
-		eq = strchr(key, '=');
-		if (eq == NULL) {
-			rc = fail(err, errlen, "%s:%u: \"%s\" is not \"key = value\"", path, lineno, key);
-			break;
-		}
-		*eq = '\0';
-		key = trim(key);
-		val = trim(eq + 1);
-		vl = strlen(val);
-		if (vl >= 2 && val[0] == '"' && val[vl - 1] == '"') {
-			val[vl - 1] = '\0';
-			val++;
-		}
-		o = find_opt(key, strlen(key));
-		if (o == NULL || o->type == T_HELP) {
-			list_opts(names, sizeof(names));
-			rc = fail(err, errlen, "%s:%u: unknown key \"%s\" (keys: %s)", path, lineno, key,
-				  names);
-			break;
-		}
-		snprintf(ctx, sizeof(ctx), "%s:%u: %s", path, lineno, o->name);
-		rc = apply_opt(o, val, p, ctx, err, errlen, depth);
-	}
-	if (rc == 0 && ferror(f))
-		rc = fail(err, errlen, "%s: read error: %s", path, strerror(errno));
-	fclose(f);
-	return rc;
+	return rw_opts_parse_main(&lemu_opts, argc, argv, p, eal_argc, err, errlen);
 }
 
 int
 lemu_config_file(const char *path, struct lemu_params *p, char *err, size_t errlen)
 {
-	int rc = read_file(path, p, err, errlen, 1);
+	int rc = rw_opts_file(&lemu_opts, path, p, err, errlen);
 
 	if (rc == 0)
 		snprintf(p->config, sizeof(p->config), "%s", path);
@@ -384,13 +221,13 @@ int
 lemu_configure(struct lemu_params *p, char *err, size_t errlen)
 {
 	if (p->port_a == p->port_b)
-		return fail(err, errlen, "--port-a and --port-b are both %u: give two ports",
-			    p->port_a);
+		return rw_opts_err(err, errlen, "--port-a and --port-b are both %u: give two ports",
+				   p->port_a);
 	if (p->mtu != 0 && p->mtu + 18 > p->mbuf_size)
-		return fail(err, errlen,
-			    "--mtu %u does not fit --mbuf-size %u: frames need MTU + 18 bytes "
-			    "(Ethernet + VLAN); raise --mbuf-size to %u",
-			    p->mtu, p->mbuf_size, p->mtu + 18);
+		return rw_opts_err(err, errlen,
+				   "--mtu %u does not fit --mbuf-size %u: frames need MTU + 18 "
+				   "bytes (Ethernet + VLAN); raise --mbuf-size to %u",
+				   p->mtu, p->mbuf_size, p->mtu + 18);
 	if (!p->seed_set) {
 		struct timespec ts;
 		uint64_t x;
@@ -414,29 +251,7 @@ lemu_dir_seed(const struct lemu_params *p, unsigned d)
 void
 lemu_print_help(FILE *f)
 {
-	fputs("usage: lossy-emu <EAL args> -- [options]\n"
-		"A two-port DPDK bump-in-the-wire: port A <-> port B, each direction with its own\n"
-		"impairment pipeline: loss/dup/corrupt -> bottleneck queue (rate, limit, RED/ECN,\n"
-		"PFC) -> delay line -> TX. SPEC is tc-netem's grammar plus extensions, e.g.\n"
-		"  --a2b \"delay 20ms 2ms distribution normal loss gemodel 1% 25% rate 1gbit\"\n"
-		"Options (also \"key = value\" lines of --config FILE, applied in order):\n",
-	      f);
-	for (size_t i = 0; i < N_OPTS; i++) {
-		const struct opt_def *o = &opts[i];
-		char left[48];
-
-		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
-			 o->arg ? o->arg : "");
-		fprintf(f, "  %-24s %s", left, o->help);
-		if (o->def && o->type != T_SPEC && o->type != T_FLAG && o->def[0])
-			fprintf(f, " [%s]", o->def);
-		fputc('\n', f);
-	}
-	fputs("SPEC keywords: limit delay distribution loss (random|gemodel|state) ecn duplicate\n"
-		"  corrupt reorder gap rate seed; extensions: limit-bytes red jitter-no-reorder\n"
-		"  corrupt-recompute pfc. Run-time control: DPDK telemetry /lossy_emu/set \"a2b,SPEC\",\n"
-		"  /lossy_emu/get, /lossy_emu/stats (dpdk-telemetry.py -f PREFIX).\n",
-	      f);
+	rw_opts_help(&lemu_opts, f);
 }
 
 void
@@ -445,15 +260,12 @@ lemu_params_json(const struct lemu_params *p, struct rw_json *w)
 	char buf[EMU_SPEC_MAX_LEN], key[32];
 
 	for (size_t i = 0; i < N_OPTS; i++) {
-		const struct opt_def *o = &opts[i];
+		const struct rw_opt *o = &opts[i];
 		const void *f = (const char *)p + o->off;
 
-		/* JSON keys use underscores (docs/results.md); rates are in bit/s */
-		snprintf(key, sizeof(key), "%s%s", o->name,
-			 o->type == T_RATE ? "_bps" : o->type == T_TIME ? "_ns" : "");
-		for (char *c = key; *c; c++)
-			if (*c == '-')
-				*c = '_';
+		/* rates are in bit/s, times in ns */
+		rw_opts_json_key(o, o->type == T_RATE ? "_bps" : o->type == T_TIME ? "_ns" : "",
+				 key, sizeof(key));
 		switch (o->type) {
 		case T_SPEC:
 			if (o->off < LEMU_NDIR) {
@@ -464,7 +276,7 @@ lemu_params_json(const struct lemu_params *p, struct rw_json *w)
 		case T_U32:
 			rw_uint(w, key, *(const uint32_t *)f);
 			break;
-		case T_U64:
+		case T_SEED:
 		case T_RATE:
 		case T_TIME:
 			rw_uint(w, key, *(const uint64_t *)f);

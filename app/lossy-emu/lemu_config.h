@@ -4,8 +4,9 @@
  * lossy-emu's configuration: one typed params struct, one option table (name,
  * type, default, range, help) from which the command line, the --config file,
  * --help and the JSON dump of the effective configuration are generated, and
- * lemu_configure() that validates the whole. DPDK-free: the EAL arguments are
- * split off before this parser sees the rest.
+ * lemu_configure() that validates the whole. The generic parsing is
+ * lib/common's rw_opts; SPEC, rate and time values are converted here.
+ * DPDK-free: the EAL arguments are split off before this parser sees the rest.
  *
  *   lossy-emu <EAL args> -- [--both SPEC] [--a2b SPEC] [--b2a SPEC] [--seed N]
  *             [--json FILE] [--config FILE] [--busy-poll] [...] [--help]
@@ -68,6 +69,14 @@ void lemu_params_defaults(struct lemu_params *p);
  * bad token.
  */
 int lemu_parse_args(int argc, char **argv, struct lemu_params *p, char *err, size_t errlen);
+
+/**
+ * The whole command line "lossy-emu <EAL args> -- <options>": parses what
+ * follows "--" as lemu_parse_args(); without "--" only looks for --help/-h.
+ * @p eal_argc gets the count of arguments before "--".
+ */
+int lemu_parse_main(int argc, char **argv, struct lemu_params *p, int *eal_argc, char *err,
+		    size_t errlen);
 
 /**
  * Read a "key = value" file (keys are the long option names; # starts a

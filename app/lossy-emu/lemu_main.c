@@ -160,15 +160,6 @@ port_rate(uint16_t port, uint64_t forced)
 	return LEMU_DEFAULT_LINK_BPS;
 }
 
-static int
-find_separator(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			return i;
-	return -1;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -179,30 +170,16 @@ main(int argc, char **argv)
 	struct lemu_worker wk[LEMU_NDIR];
 	uint16_t port[LEMU_NDIR];
 	bool started[LEMU_NDIR] = {false}, dir_ok[LEMU_NDIR] = {false};
-	char err[512], *app_argv0 = argv[0];
-	int sep = find_separator(argc, argv), eal_argc = sep < 0 ? argc : sep, rc, status = 1;
+	char err[512];
+	int eal_argc, rc, status = 1;
 	unsigned lcore, nworkers = 0;
 
 	/* 1. everything the user typed is checked before anything starts */
 	lemu_params_defaults(prm);
-	if (sep < 0) {
-		for (int i = 1; i < argc; i++)
-			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-				lemu_print_help(stdout);
-				return 0;
-			}
-	} else {
-		argv[sep] = app_argv0;
-		rc = lemu_parse_args(argc - sep, argv + sep, prm, err, sizeof(err));
-		argv[sep] = (char *)"--";
-		if (rc == 1)
-			return 0;
-		if (rc < 0) {
-			fprintf(stderr, "lossy-emu: %s\n", err);
-			return 2;
-		}
-	}
-	if (lemu_configure(prm, err, sizeof(err)) < 0) {
+	rc = lemu_parse_main(argc, argv, prm, &eal_argc, err, sizeof(err));
+	if (rc == 1)
+		return 0;
+	if (rc < 0 || lemu_configure(prm, err, sizeof(err)) < 0) {
 		fprintf(stderr, "lossy-emu: %s\n", err);
 		return 2;
 	}
@@ -210,12 +187,10 @@ main(int argc, char **argv)
 	/* 2. EAL */
 	if (lemu_ctl_telemetry_register() != 0)
 		fprintf(stderr, "lossy-emu: warning: telemetry commands not registered\n");
-	rc = rte_eal_init(eal_argc, argv);
-	if (rc < 0) {
-		fprintf(stderr, "lossy-emu: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+	if (dp_eal_start(eal_argc, argv, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lossy-emu: %s\n", err);
 		return 1;
 	}
-	dp_signals_install();
 	lemu_clock_init();
 	app->started_ns = lemu_now_ns();
 	app->lcores = rte_lcore_count();

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,25 +11,27 @@
 #include "emu_units.h"
 #include "relay_core.h"
 #include "rw_json.h"
+#include "rw_opts.h"
 
-enum opt_type { T_U32, T_RATE, T_TIME, T_SIZE, T_BUFFER, T_PRIOS, T_TRUST, T_WD, T_STR, T_FLAG,
-		T_HELP };
-
-struct opt_def {
-	const char *name;
-	enum opt_type type;
-	size_t off;
-	size_t size;     /* T_STR capacity */
-	const char *def; /* default as text (NULL: required or none) */
-	uint64_t min, max;
-	const char *arg;
-	const char *help;
+/* The table's types: the library's, then the relay's own (converted by apply_opt()). */
+enum {
+	T_U32 = RW_OPT_U32,
+	T_STR = RW_OPT_STR,
+	T_HELP = RW_OPT_HELP,
+	T_RATE = RW_OPT_APP,
+	T_TIME,
+	T_SIZE,
+	T_BUFFER, /* a size or "auto" (0) */
+	T_PRIOS,
+	T_TRUST,
+	T_WD,
+	T_FLAG, /* stricter than RW_OPT_BOOL: only true/false/1/0, as documented */
 };
 
 #define OFF(f) offsetof(struct relay_params, f)
 #define SZ(f) sizeof(((struct relay_params *)0)->f)
 
-static const struct opt_def opts[] = {
+static const struct rw_opt opts[] = {
 	{"local", T_U32, OFF(local_port), 0, "0", 0, 1023, "PORT",
 	 "DPDK port facing the local datacenter switch"},
 	{"remote", T_U32, OFF(remote_port), 0, "1", 0, 1023, "PORT",
@@ -85,17 +86,6 @@ static const struct opt_def opts[] = {
 
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
 
-__attribute__((format(printf, 3, 4))) static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 int
 relay_parse_prio_list(const char *s, uint8_t *mask)
 {
@@ -126,7 +116,7 @@ parse_wd(const char *v, struct relay_params *p, const char *ctx, char *err, size
 		return 0;
 	}
 	if (strlen(v) >= sizeof(buf))
-		return fail(err, errlen, "%s: value too long", ctx);
+		return rw_opts_err(err, errlen, "%s: value too long", ctx);
 	snprintf(buf, sizeof(buf), "%s", v);
 	p->wd_on = true;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -135,47 +125,42 @@ parse_wd(const char *v, struct relay_params *p, const char *ctx, char *err, size
 		int a;
 
 		if (eq == NULL)
-			return fail(err, errlen,
-				    "%s: \"%s\" is not key=value (keys: detect, restore, action; or "
-				    "\"off\")", ctx, tok);
+			return rw_opts_err(err, errlen,
+					   "%s: \"%s\" is not key=value (keys: detect, restore, "
+					   "action; or \"off\")", ctx, tok);
 		*eq++ = '\0';
 		if (strcmp(tok, "detect") == 0 || strcmp(tok, "restore") == 0) {
 			if (emu_parse_time(eq, &ns) < 0 || ns == 0 || ns > 60000000000ull)
-				return fail(err, errlen,
-					    "%s: %s=\"%s\" is not a time in 1ns..60s (%s)", ctx, tok,
-					    eq, EMU_TIME_UNITS);
+				return rw_opts_err(err, errlen,
+						   "%s: %s=\"%s\" is not a time in 1ns..60s (%s)",
+						   ctx, tok, eq, EMU_TIME_UNITS);
 			*(tok[0] == 'd' ? &p->wd_detect_ns : &p->wd_restore_ns) = ns;
 		} else if (strcmp(tok, "action") == 0) {
 			a = pfc_wd_action_parse(eq);
 			if (a < 0)
-				return fail(err, errlen,
-					    "%s: action=\"%s\" is not drop, forward or alert", ctx, eq);
+				return rw_opts_err(err, errlen, "%s: action=\"%s\" is not drop, "
+						   "forward or alert", ctx, eq);
 			p->wd_action = (enum pfc_wd_action)a;
 		} else {
-			return fail(err, errlen,
-				    "%s: unknown key \"%s\" (keys: detect, restore, action; or \"off\")",
-				    ctx, tok);
+			return rw_opts_err(err, errlen,
+					   "%s: unknown key \"%s\" (keys: detect, restore, "
+					   "action; or \"off\")", ctx, tok);
 		}
 	}
 	return 0;
 }
 
+/* The relay's own types; rw_opts converts the rest. */
 static int
-apply_opt(const struct opt_def *o, const char *val, struct relay_params *p, const char *ctx,
-	  char *err, size_t errlen)
+apply_opt(const struct rw_opt *o, const char *val, void *obj, const char *ctx, char *err,
+	  size_t errlen)
 {
+	struct relay_params *p = obj;
 	void *f = (char *)p + o->off;
 	uint64_t v;
 	int rc;
 
 	switch (o->type) {
-	case T_U32:
-		rc = emu_parse_uint(val, o->max, &v);
-		if (rc < 0 || v < o->min)
-			return fail(err, errlen, "%s: \"%s\" is not an integer in %" PRIu64 "..%" PRIu64,
-				    ctx, val, o->min, o->max);
-		*(uint32_t *)f = (uint32_t)v;
-		return 0;
 	case T_RATE:
 		if (strcmp(val, "0") == 0 && o->min == 0) {
 			*(uint64_t *)f = 0;
@@ -183,16 +168,19 @@ apply_opt(const struct opt_def *o, const char *val, struct relay_params *p, cons
 		}
 		rc = emu_parse_rate(val, &v);
 		if (rc < 0 || v == 0)
-			return fail(err, errlen, "%s: \"%s\" %s (a rate above 0: %s)", ctx, val,
-				    rc < 0 ? emu_err_str(rc) : "is zero", EMU_RATE_UNITS);
+			return rw_opts_err(err, errlen, "%s: \"%s\" %s (a rate above 0: %s)", ctx,
+					   val, rc < 0 ? emu_err_str(rc) : "is zero",
+					   EMU_RATE_UNITS);
 		*(uint64_t *)f = v;
 		return 0;
 	case T_TIME:
 		rc = emu_parse_time(val, &v);
 		if (rc < 0 || v < o->min || v > o->max)
-			return fail(err, errlen, "%s: \"%s\" %s (a time in %" PRIu64 "ns..%" PRIu64
-				    "ns: %s)", ctx, val, rc < 0 ? emu_err_str(rc) : "is out of range",
-				    o->min, o->max, EMU_TIME_UNITS);
+			return rw_opts_err(err, errlen,
+					   "%s: \"%s\" %s (a time in %" PRIu64 "ns..%" PRIu64
+					   "ns: %s)", ctx, val,
+					   rc < 0 ? emu_err_str(rc) : "is out of range", o->min,
+					   o->max, EMU_TIME_UNITS);
 		*(uint64_t *)f = v;
 		return 0;
 	case T_BUFFER:
@@ -204,17 +192,17 @@ apply_opt(const struct opt_def *o, const char *val, struct relay_params *p, cons
 	case T_SIZE:
 		rc = emu_parse_size(val, &v);
 		if (rc < 0 || v < o->min)
-			return fail(err, errlen, "%s: \"%s\" %s (a size%s: %s%s)", ctx, val,
-				    rc < 0 ? emu_err_str(rc) : "is too small",
-				    o->min ? " above 0" : "", EMU_SIZE_UNITS,
-				    o->type == T_BUFFER ? ", or auto" : "");
+			return rw_opts_err(err, errlen, "%s: \"%s\" %s (a size%s: %s%s)", ctx, val,
+					   rc < 0 ? emu_err_str(rc) : "is too small",
+					   o->min ? " above 0" : "", EMU_SIZE_UNITS,
+					   o->type == T_BUFFER ? ", or auto" : "");
 		*(uint64_t *)f = v;
 		return 0;
 	case T_PRIOS:
 		if (relay_parse_prio_list(val, (uint8_t *)f) < 0)
-			return fail(err, errlen,
-				    "%s: \"%s\" is not a list of priorities 0..7 separated by commas "
-				    "(e.g. 3 or 3,4)", ctx, val);
+			return rw_opts_err(err, errlen,
+					   "%s: \"%s\" is not a list of priorities 0..7 "
+					   "separated by commas (e.g. 3 or 3,4)", ctx, val);
 		return 0;
 	case T_TRUST:
 		if (strcmp(val, "dscp") == 0)
@@ -222,119 +210,82 @@ apply_opt(const struct opt_def *o, const char *val, struct relay_params *p, cons
 		else if (strcmp(val, "pcp") == 0)
 			p->trust = PFC_TRUST_PCP;
 		else
-			return fail(err, errlen, "%s: \"%s\" is not dscp or pcp", ctx, val);
+			return rw_opts_err(err, errlen, "%s: \"%s\" is not dscp or pcp", ctx, val);
 		return 0;
 	case T_WD:
 		return parse_wd(val, p, ctx, err, errlen);
-	case T_STR:
-		if (strlen(val) >= o->size)
-			return fail(err, errlen, "%s: value longer than %zu characters", ctx,
-				    o->size - 1);
-		snprintf((char *)f, o->size, "%s", val);
-		return 0;
 	case T_FLAG:
 		if (strcmp(val, "true") == 0 || strcmp(val, "1") == 0)
 			*(bool *)f = true;
 		else if (strcmp(val, "false") == 0 || strcmp(val, "0") == 0)
 			*(bool *)f = false;
 		else
-			return fail(err, errlen, "%s: \"%s\" is not true/false", ctx, val);
+			return rw_opts_err(err, errlen, "%s: \"%s\" is not true/false", ctx, val);
 		return 0;
-	case T_HELP:
-		return 1;
 	}
 	return -EINVAL;
 }
 
+static const char usage[] =
+	"usage: pfc-relay <EAL args> -- --local PORT --remote PORT --link-rate RATE --rtt TIME "
+	"[options]\n"
+	"The Swing PFC-Relay (docs/pfc-relay.md): PFC received on the Local port is relayed\n"
+	"at once out of the Remote port (own source MAC, quanta converted between the port\n"
+	"rates); the Remote-ingress buffer holds one BDP per priority; toward the local\n"
+	"switch it is a normal PFC device (XOFF/XON thresholds, headroom).\n"
+	"Options:\n";
+
+static const struct rw_opts relay_opts = {
+	.opt = opts,
+	.n = N_OPTS,
+	.apply = apply_opt,
+	.usage = usage,
+	.footer = "Telemetry: /pfc_relay/stats (dpdk-telemetry.py -f PREFIX).\n",
+	.help_width = 28,
+	.list_prefix = "--",
+};
+
 void
 relay_params_defaults(struct relay_params *p)
 {
-	char err[64];
-
 	memset(p, 0, sizeof(*p));
-	for (size_t i = 0; i < N_OPTS; i++)
-		if (opts[i].def != NULL)
-			apply_opt(&opts[i], opts[i].def, p, opts[i].name, err, sizeof(err));
-}
-
-static const struct opt_def *
-find_opt(const char *name, size_t len)
-{
-	for (size_t i = 0; i < N_OPTS; i++)
-		if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
-			return &opts[i];
-	return NULL;
+	rw_opts_defaults(&relay_opts, p);
 }
 
 int
 relay_parse_args(int argc, char **argv, struct relay_params *p, char *err, size_t errlen)
 {
-	char ctx[64], names[600];
+	return rw_opts_parse_args(&relay_opts, argc, argv, p, err, errlen);
+}
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *name, *eq, *val = NULL;
-		const struct opt_def *o;
-		int rc;
-
-		if (strcmp(a, "-h") == 0) {
-			relay_print_help(stdout);
-			return 1;
-		}
-		if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
-			return fail(err, errlen,
-				    "unexpected argument \"%s\": options start with -- (EAL options go "
-				    "before the \"--\" separator)", a);
-		name = a + 2;
-		eq = strchr(name, '=');
-		o = find_opt(name, eq ? (size_t)(eq - name) : strlen(name));
-		if (o == NULL) {
-			size_t used = 0;
-
-			names[0] = '\0';
-			for (size_t k = 0; k < N_OPTS; k++)
-				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s--%s",
-							 k ? ", " : "", opts[k].name);
-			return fail(err, errlen, "unknown option \"%s\" (options: %s)", a, names);
-		}
-		snprintf(ctx, sizeof(ctx), "--%s", o->name);
-		if (o->type == T_HELP) {
-			relay_print_help(stdout);
-			return 1;
-		}
-		if (eq) {
-			val = eq + 1;
-		} else if (o->type == T_FLAG) {
-			val = "true";
-		} else {
-			if (i + 1 >= argc)
-				return fail(err, errlen, "%s needs a value (%s)", ctx, o->arg);
-			val = argv[++i];
-		}
-		rc = apply_opt(o, val, p, ctx, err, errlen);
-		if (rc != 0)
-			return rc;
-	}
-	return 0;
+int
+relay_parse_main(int argc, char **argv, struct relay_params *p, int *eal_argc, char *err,
+		 size_t errlen)
+{
+	return rw_opts_parse_main(&relay_opts, argc, argv, p, eal_argc, err, errlen);
 }
 
 int
 relay_configure(struct relay_params *p, char *err, size_t errlen)
 {
 	if (p->local_port == p->remote_port)
-		return fail(err, errlen, "--local and --remote are both port %u: give two ports",
-			    p->local_port);
+		return rw_opts_err(err, errlen,
+				   "--local and --remote are both port %u: give two ports",
+				   p->local_port);
 	if (p->link_bps == 0 && (p->local_bps == 0 || p->remote_bps == 0))
-		return fail(err, errlen,
-			    "--link-rate is required (or both --local-rate and --remote-rate), "
-			    "e.g. --link-rate 10gbit");
+		return rw_opts_err(err, errlen,
+				   "--link-rate is required (or both --local-rate and "
+				   "--remote-rate), e.g. --link-rate 10gbit");
 	if (p->rtt_ns == 0)
-		return fail(err, errlen, "--rtt is required: the long link's round-trip time, e.g. "
-			    "--rtt 20ms");
+		return rw_opts_err(err, errlen,
+				   "--rtt is required: the long link's round-trip time, e.g. "
+				   "--rtt 20ms");
 	if (p->lossless == 0)
-		return fail(err, errlen, "--lossless: give at least one priority 0..7");
+		return rw_opts_err(err, errlen, "--lossless: give at least one priority 0..7");
 	if (p->xon_bytes >= p->xoff_bytes)
-		return fail(err, errlen, "--xon %" PRIu64 " must be below --xoff %" PRIu64 " bytes",
-			    p->xon_bytes, p->xoff_bytes);
+		return rw_opts_err(err, errlen,
+				   "--xon %" PRIu64 " must be below --xoff %" PRIu64 " bytes",
+				   p->xon_bytes, p->xoff_bytes);
 	p->eff_local_bps = p->local_bps ? p->local_bps : p->link_bps;
 	p->eff_remote_bps = p->remote_bps ? p->remote_bps : p->link_bps;
 	p->bdp_bytes = relay_bdp_bytes(p->eff_remote_bps, p->rtt_ns);
@@ -343,39 +294,21 @@ relay_configure(struct relay_params *p, char *err, size_t errlen)
 				      ? relay_auto_buffer(p->eff_remote_bps, p->rtt_ns, p->mbuf_size)
 				      : p->buffer_bytes;
 	if (p->eff_buffer_bytes < p->mbuf_size)
-		return fail(err, errlen,
-			    "--buffer %" PRIu64 " is smaller than one frame (--mbuf-size %u)",
-			    p->eff_buffer_bytes, p->mbuf_size);
+		return rw_opts_err(err, errlen,
+				   "--buffer %" PRIu64 " is smaller than one frame "
+				   "(--mbuf-size %u)", p->eff_buffer_bytes, p->mbuf_size);
 	if (p->mtu != 0 && p->mtu + 18 > p->mbuf_size)
-		return fail(err, errlen,
-			    "--mtu %u does not fit --mbuf-size %u: frames need MTU + 18 bytes; raise "
-			    "--mbuf-size to %u", p->mtu, p->mbuf_size, p->mtu + 18);
+		return rw_opts_err(err, errlen,
+				   "--mtu %u does not fit --mbuf-size %u: frames need MTU + 18 "
+				   "bytes; raise --mbuf-size to %u", p->mtu, p->mbuf_size,
+				   p->mtu + 18);
 	return 0;
 }
 
 void
 relay_print_help(FILE *f)
 {
-	fputs("usage: pfc-relay <EAL args> -- --local PORT --remote PORT --link-rate RATE --rtt TIME "
-	      "[options]\n"
-	      "The Swing PFC-Relay (docs/pfc-relay.md): PFC received on the Local port is relayed\n"
-	      "at once out of the Remote port (own source MAC, quanta converted between the port\n"
-	      "rates); the Remote-ingress buffer holds one BDP per priority; toward the local\n"
-	      "switch it is a normal PFC device (XOFF/XON thresholds, headroom).\n"
-	      "Options:\n",
-	      f);
-	for (size_t i = 0; i < N_OPTS; i++) {
-		const struct opt_def *o = &opts[i];
-		char left[64];
-
-		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
-			 o->arg ? o->arg : "");
-		fprintf(f, "  %-28s %s", left, o->help);
-		if (o->def && o->type != T_FLAG && o->def[0])
-			fprintf(f, " [%s]", o->def);
-		fputc('\n', f);
-	}
-	fputs("Telemetry: /pfc_relay/stats (dpdk-telemetry.py -f PREFIX).\n", f);
+	rw_opts_help(&relay_opts, f);
 }
 
 void
@@ -384,15 +317,12 @@ relay_params_json(const struct relay_params *p, struct rw_json *w)
 	char key[40], buf[32];
 
 	for (size_t i = 0; i < N_OPTS; i++) {
-		const struct opt_def *o = &opts[i];
+		const struct rw_opt *o = &opts[i];
 		const void *f = (const char *)p + o->off;
 
-		snprintf(key, sizeof(key), "%s%s", o->name,
-			 o->type == T_RATE ? "_bps" : o->type == T_TIME ? "_ns"
-				: o->type == T_SIZE || o->type == T_BUFFER ? "_bytes" : "");
-		for (char *c = key; *c; c++)
-			if (*c == '-')
-				*c = '_';
+		rw_opts_json_key(o, o->type == T_RATE ? "_bps" : o->type == T_TIME ? "_ns"
+				 : o->type == T_SIZE || o->type == T_BUFFER ? "_bytes" : "",
+				 key, sizeof(key));
 		switch (o->type) {
 		case T_U32:
 			rw_uint(w, key, *(const uint32_t *)f);

@@ -5,7 +5,9 @@
  * type, default, help) from which the command line, --help and the JSON dump of
  * the effective configuration are generated, and relay_configure() that
  * validates everything and derives the effective values (port rates, buffer).
- * DPDK-free: the EAL arguments are split off before this parser runs.
+ * The generic parsing is lib/common's rw_opts; rates, times, sizes, priority
+ * lists, trust and watchdog strings are converted here. DPDK-free: the EAL
+ * arguments are split off before this parser runs.
  *
  *   pfc-relay <EAL args> -- --local PORT --remote PORT --link-rate RATE
  *             [--local-rate RATE --remote-rate RATE] --rtt TIME
@@ -65,6 +67,14 @@ void relay_params_defaults(struct relay_params *p);
  * the option, the bad value and what is allowed.
  */
 int relay_parse_args(int argc, char **argv, struct relay_params *p, char *err, size_t errlen);
+
+/**
+ * The whole command line "pfc-relay <EAL args> -- <options>": parses what
+ * follows "--" as relay_parse_args(); without "--" only looks for --help/-h.
+ * @p eal_argc gets the count of arguments before "--" (argc: no "--").
+ */
+int relay_parse_main(int argc, char **argv, struct relay_params *p, int *eal_argc, char *err,
+		     size_t errlen);
 
 /** Cross-option checks and derived values; nothing starts unless this returns 0. */
 int relay_configure(struct relay_params *p, char *err, size_t errlen);

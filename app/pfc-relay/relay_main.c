@@ -12,7 +12,6 @@
 #include <sys/prctl.h>
 
 #include <rte_eal.h>
-#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
@@ -21,16 +20,6 @@
 #include "relay_app.h"
 
 struct relay_app relay_app;
-
-
-static int
-find_separator(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			return i;
-	return -1;
-}
 
 static int
 make_paths(struct relay_app *app)
@@ -86,28 +75,21 @@ main(int argc, char **argv)
 	struct relay_app *app = &relay_app;
 	struct relay_params *prm = &app->prm;
 	bool started[RELAY_NPORT] = {false}, paths = false;
-	char err[640], sz[32], *argv0 = argv[0];
-	int sep = find_separator(argc, argv), eal_argc = sep < 0 ? argc : sep, rc, status = 1;
+	char err[640], sz[32];
+	int eal_argc, rc, status = 1;
 	struct dp_backoff b;
 	uint64_t next_stats;
 
 	/* 1. everything the user typed is checked before anything starts */
 	relay_params_defaults(prm);
-	if (sep < 0) {
-		for (int i = 1; i < argc; i++)
-			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-				relay_print_help(stdout);
-				return 0;
-			}
+	rc = relay_parse_main(argc, argv, prm, &eal_argc, err, sizeof(err));
+	if (rc == 1)
+		return 0;
+	if (rc == 0 && eal_argc == argc) {
 		fprintf(stderr, "pfc-relay: missing \"--\" and the relay options after the EAL "
 				"arguments (--help lists them)\n");
 		return 2;
 	}
-	argv[sep] = argv0;
-	rc = relay_parse_args(argc - sep, argv + sep, prm, err, sizeof(err));
-	argv[sep] = (char *)"--";
-	if (rc == 1)
-		return 0;
 	if (rc < 0 || (rc = relay_configure(prm, err, sizeof(err))) < 0) {
 		fprintf(stderr, "pfc-relay: %s\n", err);
 		return 2;
@@ -116,12 +98,10 @@ main(int argc, char **argv)
 	/* 2. EAL */
 	if (relay_ctl_telemetry_register() != 0)
 		fprintf(stderr, "pfc-relay: warning: telemetry command not registered\n");
-	rc = rte_eal_init(eal_argc, argv);
-	if (rc < 0) {
-		fprintf(stderr, "pfc-relay: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+	if (dp_eal_start(eal_argc, argv, err, sizeof(err)) < 0) {
+		fprintf(stderr, "pfc-relay: %s\n", err);
 		return 1;
 	}
-	dp_signals_install();
 	/* the clock starts at 1 s: pfc_state reads time 0 as "unset" */
 	app->tsc0 = rte_rdtsc() - rte_get_tsc_hz();
 	app->tsc_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rte_get_tsc_hz());

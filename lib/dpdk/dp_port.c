@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
@@ -49,6 +51,17 @@ dp_signals_install(void)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+int
+dp_eal_start(int eal_argc, char **argv, char *err, size_t errlen)
+{
+	if (rte_eal_init(eal_argc, argv) < 0) {
+		snprintf(err, errlen, "EAL initialisation failed: %s", rte_strerror(rte_errno));
+		return -1;
+	}
+	dp_signals_install();
+	return 0;
 }
 
 #define ERR(fmt, ...) snprintf(err, errlen, fmt, ##__VA_ARGS__)

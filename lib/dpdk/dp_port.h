@@ -87,4 +87,11 @@ void dp_backoff_until(struct dp_backoff *b, uint32_t work, uint64_t now_ns, uint
 extern volatile bool dp_quit;
 void dp_signals_install(void);
 
+/**
+ * rte_eal_init() on an app's arguments before its "--", then
+ * dp_signals_install(). Returns 0, or -1 with "EAL initialisation failed:
+ * REASON" in @p err.
+ */
+int dp_eal_start(int eal_argc, char **argv, char *err, size_t errlen);
+
 #endif /* DP_PORT_H */
