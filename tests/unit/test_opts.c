@@ -69,7 +69,8 @@ parse(int n, const char **args)
 {
 	const char *argv[16] = {"t"};
 
-	memcpy(argv + 1, args, (size_t)n * sizeof(*args));
+	if (n > 0) /* parse(0, NULL): memcpy's source must not be NULL even for 0 bytes */
+		memcpy(argv + 1, args, (size_t)n * sizeof(*args));
 	memset(&p, 0, sizeof(p));
 	rw_opts_defaults(&table, &p);
 	err[0] = '\0';
