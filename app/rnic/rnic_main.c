@@ -257,6 +257,15 @@ gid_str(const uint8_t gid[16])
 	return inet_ntop(AF_INET6, gid, s, sizeof(s)) ? s : "?";
 }
 
+static const char *
+ip4_str(uint32_t ip)
+{
+	static char s[INET_ADDRSTRLEN];
+	struct in_addr in = {.s_addr = htonl(ip)};
+
+	return inet_ntop(AF_INET, &in, s, sizeof(s)) ? s : "?";
+}
+
 static int
 connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int mtu_enum_peer)
 {
@@ -276,8 +285,19 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 	if (p->gid_index == 0) {
 		rc = rnic_port_resolve(&c->port, peer_ip, mac, 3000);
 		if (rc < 0) {
-			struct in_addr in = {.s_addr = htonl(peer_ip)};
-			die("peer %s does not answer ARP on the DPDK port (3 s)", inet_ntoa(in));
+			char peer[INET_ADDRSTRLEN], via[INET_ADDRSTRLEN];
+
+			snprintf(peer, sizeof(peer), "%s", ip4_str(peer_ip));
+			if (c->port.gw && !net_same_subnet(peer_ip, c->port.ip, c->port.prefix)) {
+				snprintf(via, sizeof(via), "%s", ip4_str(c->port.gw));
+				die("the gateway %s (--gw, next hop to peer %s) does not answer ARP on "
+				    "the DPDK port (3 s)", via, peer);
+			}
+			if (!net_same_subnet(peer_ip, c->port.ip, c->port.prefix))
+				die("peer %s is not in our subnet (--ip %s/%u) and does not answer ARP "
+				    "on the DPDK port (3 s): give --gw with the next hop's address",
+				    peer, ip4_str(c->port.ip), c->port.prefix);
+			die("peer %s does not answer ARP on the DPDK port (3 s)", peer);
 		}
 	} else if (rnic_port_resolve6(&c->port, remote->gid, mac, 3000) < 0) {
 		die("peer %s does not answer IPv6 neighbour solicitations on the DPDK port (3 s)",
