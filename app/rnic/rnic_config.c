@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "net_arp.h"
+#include "net_nd.h"
 #include "pfc_tx.h"
 #include "rw_json.h"
 
@@ -55,8 +56,11 @@ static const struct opt_def opts[] = {
 	/* identity */
 	{"ip", 0, T_IP4, OFF(ip), 0, NULL, 0, 0, NULL, true,
 	 "A.B.C.D/N: the rnic's IPv4 address and prefix (GID ::ffff:A.B.C.D); required"},
-	{"ip6", 0, T_IP6, OFF(ip6), 0, NULL, 0, 0, NULL, true, "IPv6 address (adds an IPv6 GID)"},
+	{"ip6", 0, T_IP6, OFF(ip6), 0, NULL, 0, 0, NULL, true,
+	 "ADDR[/N]: IPv6 address (adds an IPv6 GID) and on-link prefix (default /64)"},
 	{"gw", 0, T_IP4, OFF(gw), 0, NULL, 0, 0, NULL, true, "next hop for peers off the subnet"},
+	{"gw6", 0, T_IP6, OFF(gw6), 0, NULL, 0, 0, NULL, true,
+	 "IPv6 next hop for peers off --ip6's prefix (link-local or in the prefix)"},
 	{"vlan", 0, T_U32, OFF(vlan), SZ(vlan), "-1", 0, 4094, NULL, true, "802.1Q VLAN ID for RoCE traffic (-1: untagged)"},
 	{"pcp", 0, T_U32, OFF(pcp), SZ(pcp), "3", 0, 7, NULL, true, "802.1p priority in the VLAN tag"},
 	{"dscp", 0, T_U32, OFF(dscp), SZ(dscp), "26", 0, 63, NULL, true, "DSCP of RoCE packets (26 = AF31, priority 3)"},
@@ -299,13 +303,32 @@ apply(const struct opt_def *o, const char *val, struct rnic_params *p, char *err
 			p->prefix = slash ? (uint8_t)pre : 24;
 		return 0;
 	}
-	case T_IP6:
-		if (inet_pton(AF_INET6, val, f) != 1) {
+	case T_IP6: {
+		char a[INET6_ADDRSTRLEN + 8];
+		const char *slash = strchr(val, '/');
+		unsigned long n = 64;
+		char *end;
+
+		snprintf(a, sizeof(a), "%.*s", slash ? (int)(slash - val) : (int)strlen(val), val);
+		if (inet_pton(AF_INET6, a, f) != 1) {
 			snprintf(err, errlen, "option --%s: \"%s\" is not an IPv6 address", o->name, val);
 			return -EINVAL;
 		}
-		p->has_ip6 = true;
+		if (slash && (o->off != OFF(ip6) || !slash[1] ||
+			      (n = strtoul(slash + 1, &end, 10), *end) || n < 1 || n > 128)) {
+			snprintf(err, errlen, "option --%s: \"%s\": %s", o->name, val,
+				 o->off == OFF(ip6) ? "the prefix length after / must be 1..128"
+						    : "give the address alone, without /N");
+			return -EINVAL;
+		}
+		if (o->off == OFF(ip6)) {
+			p->has_ip6 = true;
+			p->ip6_prefix = (uint8_t)n;
+		} else {
+			p->has_gw6 = true;
+		}
 		return 0;
+	}
 	case T_IGNORED:
 		fprintf(stderr, "rnic: warning: option --%s (-%c) is accepted and ignored\n", o->name,
 			o->letter);
@@ -501,6 +524,19 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "option --gw: next hop is not inside --ip's /%u subnet", p->prefix);
 		return -EINVAL;
 	}
+	if (p->has_gw6 && !p->has_ip6) {
+		snprintf(err, errlen, "--gw6 needs --ip6 (the rnic's own IPv6 address)");
+		return -EINVAL;
+	}
+	if (p->has_gw6 && !net_ip6_on_link(p->gw6, p->ip6, p->ip6_prefix)) {
+		char g[INET6_ADDRSTRLEN], a[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, p->gw6, g, sizeof(g));
+		inet_ntop(AF_INET6, p->ip6, a, sizeof(a));
+		snprintf(err, errlen, "--gw6 %s is not on-link: it must be link-local (fe80::/10) or "
+			 "in --ip6 %s/%u", g, a, p->ip6_prefix);
+		return -EINVAL;
+	}
 	if (p->gid_index > (p->has_ip6 ? 1u : 0u)) {
 		snprintf(err, errlen, "option --gid-index: %u does not exist (0 = IPv4-mapped%s)",
 			 p->gid_index, p->has_ip6 ? ", 1 = --ip6" : "; give --ip6 for index 1");
@@ -586,6 +622,13 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	if (p->has_ip6) {
 		inet_ntop(AF_INET6, p->ip6, ip, sizeof(ip));
 		rw_str(w, "ip6", ip);
+		rw_uint(w, "ip6_prefix", p->ip6_prefix);
+		if (p->has_gw6) {
+			inet_ntop(AF_INET6, p->gw6, ip, sizeof(ip));
+			rw_str(w, "gw6", ip);
+		} else {
+			rw_null(w, "gw6");
+		}
 	} else {
 		rw_null(w, "ip6");
 	}

@@ -49,6 +49,9 @@ struct rnic_params {
 	uint8_t prefix;
 	uint8_t ip6[16];
 	bool has_ip6;
+	uint8_t ip6_prefix;     /**< --ip6 ADDR/N: the on-link prefix (default 64) */
+	uint8_t gw6[16];        /**< --gw6: IPv6 next hop for peers off --ip6's prefix */
+	bool has_gw6;
 	uint32_t gw;            /**< next hop, 0 = none (peers on-link) */
 	int vlan;               /**< -1 = untagged */
 	uint32_t pcp;

@@ -122,6 +122,9 @@ setup_port(struct rnic_ctx *c)
 	c->port.tsc_hz = rte_get_tsc_hz();
 	c->port.has_ip6 = c->prm.has_ip6;
 	memcpy(c->port.ip6, c->prm.ip6, 16);
+	c->port.ip6_prefix = c->prm.ip6_prefix;
+	c->port.has_gw6 = c->prm.has_gw6;
+	memcpy(c->port.gw6, c->prm.gw6, 16);
 	net_neigh6_init(&c->port.neigh6);
 	memcpy(c->port.mac, info.mac.addr_bytes, 6);
 	net_neigh_init(&c->port.neigh);
@@ -300,8 +303,18 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 			die("peer %s does not answer ARP on the DPDK port (3 s)", peer);
 		}
 	} else if (rnic_port_resolve6(&c->port, remote->gid, mac, 3000) < 0) {
-		die("peer %s does not answer IPv6 neighbour solicitations on the DPDK port (3 s)",
-		    gid_str(remote->gid));
+		bool on_link = net_ip6_on_link(remote->gid, c->port.ip6, c->port.ip6_prefix);
+		char peer[INET6_ADDRSTRLEN];
+
+		snprintf(peer, sizeof(peer), "%s", gid_str(remote->gid));
+		if (!on_link && c->port.has_gw6)
+			die("the gateway %s (--gw6, next hop to peer %s) does not answer IPv6 neighbour "
+			    "solicitations on the DPDK port (3 s)", gid_str(c->port.gw6), peer);
+		if (!on_link)
+			die("peer %s is not on-link (--ip6 %s/%u) and does not answer IPv6 neighbour "
+			    "solicitations on the DPDK port (3 s): give --gw6 with the next hop's address",
+			    peer, gid_str(c->port.ip6), c->port.ip6_prefix);
+		die("peer %s does not answer IPv6 neighbour solicitations on the DPDK port (3 s)", peer);
 	}
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;

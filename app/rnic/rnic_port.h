@@ -111,6 +111,9 @@ struct rnic_port {
 	uint64_t last_arp_ns;
 	uint8_t ip6[16];   /**< --ip6 (GID index 1), valid if has_ip6 */
 	bool has_ip6;
+	uint8_t ip6_prefix; /**< on-link prefix of ip6 */
+	uint8_t gw6[16];    /**< --gw6, valid if has_gw6 */
+	bool has_gw6;
 	struct net_neigh6 neigh6;
 	uint64_t last_ns_ns;
 	struct rte_mbuf *tx[RNIC_BURST];

@@ -253,3 +253,15 @@ net_neigh6_lookup(struct net_neigh6 *n, const uint8_t ip[16], uint8_t mac[6], ui
 		}
 	return false;
 }
+
+bool
+net_ip6_on_link(const uint8_t a[16], const uint8_t mine[16], unsigned int prefix)
+{
+	unsigned int full = (prefix > 128 ? 128 : prefix) / 8, rest = prefix % 8;
+
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return true;
+	if (memcmp(a, mine, full) != 0)
+		return false;
+	return prefix >= 128 || rest == 0 || ((a[full] ^ mine[full]) >> (8 - rest)) == 0;
+}

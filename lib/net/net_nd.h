@@ -73,6 +73,13 @@ int net_nd_build_na(uint8_t *buf, size_t cap, const uint8_t my_mac[6], const uin
  */
 int net_icmp6_echo_reply(uint8_t *frame, size_t len, const uint8_t my_ip[16], const uint8_t my_mac[6]);
 
+/**
+ * Whether @p a is on-link for an interface with address @p mine / @p prefix:
+ * link-local (fe80::/10, RFC 4291 2.5.6) or in the same prefix. Off-link
+ * peers are reached through the gateway (rnic --gw6).
+ */
+bool net_ip6_on_link(const uint8_t a[16], const uint8_t mine[16], unsigned int prefix);
+
 /** A small IPv6 -> MAC neighbour table, LRU replacement. */
 #define NET_NEIGH6_SLOTS 16
 struct net_neigh6 {

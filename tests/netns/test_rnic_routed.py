@@ -1,4 +1,4 @@
-"""Two rnics in different subnets, joined by a Linux router (--gw).
+"""Two rnics in different subnets, joined by a Linux router (--gw, and --gw6 for IPv6).
 
   ns A: kernel 10.61.1.2, rnic 10.61.1.11 --gw 10.61.1.1
         veth a0 ─── a1 (10.61.1.1)  ns R (ip_forward)  b1 (10.61.2.1) ─── b0
@@ -40,6 +40,9 @@ def routed():
         # kernel TCP through an af_packet port needs filled checksums
         sh(f"ip netns exec {n} ethtool -K {i} tx off", check=False)
     sh(f"ip netns exec {ns['r']} sysctl -qw net.ipv4.ip_forward=1")
+    sh(f"ip netns exec {ns['r']} sysctl -qw net.ipv6.conf.all.forwarding=1")
+    sh(f"ip -n {ns['r']} -6 addr add fd00:61:1::1/64 dev {ifs['a1']} nodad")
+    sh(f"ip -n {ns['r']} -6 addr add fd00:61:2::1/64 dev {ifs['b1']} nodad")
     sh(f"ip -n {ns['a']} route add 10.61.2.0/24 via 10.61.1.1")
     sh(f"ip -n {ns['b']} route add 10.61.1.0/24 via 10.61.2.1")
     yield ns, ifs
@@ -96,6 +99,47 @@ def test_write_bw_through_a_router(routed, tmp_path):
     ns, _ = routed
     fwd = int(sh(f"ip netns exec {ns['r']} cat /proc/net/snmp").stdout.split("Ip: ")[2].split()[5])
     assert fwd >= 200 * 64, f"the router forwarded only {fwd} datagrams"
+
+
+def test_write_bw_over_ipv6_through_a_router(routed, tmp_path):
+    """RoCEv2 over IPv6 across the router (--ip6 ADDR/64, --gw6): the router resolves the
+    rnics by ND, decrements the hop limit (masked in the ICRC) and forwards."""
+    crc, cout, src, sout, (rs, rc) = run(
+        routed, tmp_path, "--ip6 fd00:61:1::11/64 --gw6 fd00:61:1::1 -x 1",
+        "--ip6 fd00:61:2::12/64 --gw6 fd00:61:2::1 -x 1")
+    assert crc == 0 and src == 0, f"client {crc}:\n{cout}\nserver {src}:\n{sout}"
+    assert rc["results"]["iters"] == 200 and rc["results"]["completion_errors"] == 0, cout
+    assert rs["results"]["qp_counters"]["rx_req_bytes"] == 200 * 65536
+    assert rc["config"]["gw6"] == "fd00:61:1::1" and rc["config"]["ip6_prefix"] == 64
+    for side, r in (("client", rc), ("server", rs)):
+        d = r["results"]["dev_counters"]
+        bad = {k: v for k, v in d.items() if k.startswith("rx_drop") and v}
+        assert not bad, f"{side} dropped received frames: {bad}"
+        p = r["results"]["port_counters"]
+        assert p["nd_solicits_sent"] >= 1 and p["rx_nd_advert"] >= 1, (side, p)
+    ns, _ = routed
+    snmp6 = sh(f"ip netns exec {ns['r']} cat /proc/net/snmp6").stdout
+    fwd = int(next(l.split()[1] for l in snmp6.splitlines() if l.startswith("Ip6OutForwDatagrams")))
+    assert fwd >= 200 * 64, f"the router forwarded only {fwd} IPv6 datagrams"
+
+
+def test_off_link_ipv6_peer_without_gw6(routed, tmp_path):
+    crc, cout, _, _, _ = run(routed, tmp_path, "--ip6 fd00:61:1::11/64 -x 1",
+                             "--ip6 fd00:61:2::12/64 --gw6 fd00:61:2::1 -x 1",
+                             opts="-s 4096 -n 10", timeout=60)
+    assert crc != 0, cout
+    assert ("rnic: peer fd00:61:2::12 is not on-link (--ip6 fd00:61:1::11/64) and does not "
+            "answer IPv6 neighbour solicitations on the DPDK port (3 s): give --gw6 with the "
+            "next hop's address") in cout, cout
+
+
+def test_gw6_must_be_on_link(routed, tmp_path):
+    r = subprocess.run(f"{RNIC} --no-huge --no-pci -- --ip 10.0.0.1/24 --ip6 fd00:61:1::11/64 "
+                       f"--gw6 fd00:99::1 write_bw", shell=True, capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode != 0
+    assert ("--gw6 fd00:99::1 is not on-link: it must be link-local (fe80::/10) or in --ip6 "
+            "fd00:61:1::11/64") in r.stderr, r.stderr
 
 
 def test_off_link_peer_without_gw_is_one_clear_line(routed, tmp_path):

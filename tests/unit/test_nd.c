@@ -7,6 +7,8 @@
  *   Ether(src=me, dst=peer)/IPv6(src="fe80::1", dst="fe80::2", hlim=255)/
  *     ICMPv6ND_NA(tgt="fe80::1", R=0, S=1, O=1)/ICMPv6NDOptDstLLAddr(lladdr=me)
  */
+#include <arpa/inet.h>
+
 #include "net_bytes.h"
 #include "net_hdr.h"
 #include "net_nd.h"
@@ -181,6 +183,29 @@ test_solicited_node_and_table(void)
 	CHECK(net_neigh6_lookup(&n, x15, mac, 101));
 }
 
+static void
+test_on_link(void)
+{
+	uint8_t mine[16], a[16];
+
+	inet_pton(AF_INET6, "fd00:61:1::11", mine);
+	inet_pton(AF_INET6, "fd00:61:1::1", a);
+	CHECK(net_ip6_on_link(a, mine, 64));
+	inet_pton(AF_INET6, "fd00:61:2::12", a);
+	CHECK(!net_ip6_on_link(a, mine, 64));
+	CHECK(net_ip6_on_link(a, mine, 46)); /* fd00:61:0::/46 holds both (the 3rd group differs in bit 46..47) */
+	CHECK(!net_ip6_on_link(a, mine, 47));
+	CHECK(net_ip6_on_link(a, mine, 1));
+	CHECK(!net_ip6_on_link(a, mine, 128));
+	CHECK(net_ip6_on_link(mine, mine, 128));
+	inet_pton(AF_INET6, "fe80::99", a); /* link-local is always on-link */
+	CHECK(net_ip6_on_link(a, mine, 64));
+	inet_pton(AF_INET6, "febf::1", a);
+	CHECK(net_ip6_on_link(a, mine, 64));
+	inet_pton(AF_INET6, "fec0::1", a); /* outside fe80::/10 */
+	CHECK(!net_ip6_on_link(a, mine, 64));
+}
+
 RW_TEST_MAIN(RW_TEST(test_ns_matches_scapy), RW_TEST(test_na_answers_ns),
 	     RW_TEST(test_tagged_and_invalid), RW_TEST(test_solicited_node_and_table),
-	     RW_TEST(test_echo_reply_matches_scapy))
+	     RW_TEST(test_echo_reply_matches_scapy), RW_TEST(test_on_link))

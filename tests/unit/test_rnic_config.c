@@ -56,6 +56,14 @@ test_defaults_and_perftest_letters(void)
 	CHECK_EQ(p.size, 8);
 	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00::1 -x 1 --vlan 100 --pcp 5 read_bw h"), 0);
 	CHECK(p.has_ip6);
+	CHECK_EQ(p.ip6_prefix, 64); /* the default */
+	CHECK(!p.has_gw6);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00:1::11/48 --gw6 fd00:1:0:7::1 write_bw"), 0);
+	CHECK_EQ(p.ip6_prefix, 48);
+	CHECK(p.has_gw6);
+	CHECK_EQ(p.gw6[7], 7);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00:1::11 --gw6 fe80::1 write_bw"), 0);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00::1 -x 1 --vlan 100 --pcp 5 read_bw h"), 0);
 	CHECK_EQ(p.vlan, 100);
 	CHECK_EQ(p.pcp, 5);
 }
@@ -95,6 +103,16 @@ test_errors_name_the_option(void)
 	CHECK(parse(&p, err, "--ip 10.0.0.1/24 -x 1 write_bw") < 0);
 	CHECK(strstr(err, "--ip6") != NULL);
 	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --gw 10.0.1.1 write_bw") < 0);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00::1/129 write_bw") < 0);
+	CHECK(strstr(err, "the prefix length after / must be 1..128") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00::1/ write_bw") < 0);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00::1/6x write_bw") < 0);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00::1 --gw6 fd00::2/64 write_bw") < 0);
+	CHECK(strstr(err, "give the address alone, without /N") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --gw6 fe80::1 write_bw") < 0);
+	CHECK(strstr(err, "--gw6 needs --ip6") != NULL);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00:1::11/64 --gw6 fd00:2::1 write_bw") < 0);
+	CHECK(strstr(err, "is not on-link") != NULL);
 	CHECK(parse(&p, err, "--ip 10.0.0.1/24 write_bw a b") < 0);
 	CHECK(strstr(err, "unexpected argument \"b\"") != NULL);
 }
