@@ -5,7 +5,8 @@
 #
 #   bench/emu/run.sh [BUILD_DIR]        (DUR=seconds per point, default 4;
 #                                        ACC_ROUNDS=delay-accuracy rounds, default 3;
-#                                        ONLY=accuracy: the delay-accuracy rounds alone)
+#                                        ONLY=accuracy: the delay-accuracy rounds alone;
+#                                        PACE_BURST=frames per send burst of the 100 kpps sender, 25)
 #
 # Topology: ns A (veth a0) <-> ns E (a1, b1: the forwarder) <-> ns B (b0). The load is
 # dpdk-testpmd --forward-mode=txonly on a0 (net_af_packet), pinned to CPU 0; the
@@ -139,15 +140,16 @@ for size in 64 1024; do
 	stop $GEN
 done
 
-paced() { # $1: frame size; 25 frames every 250 us = 100 kpps, pinned to CPU 0
+paced() { # $1: frame size; PACE_BURST frames (default 25) every PACE_BURST x 10 us = 100 kpps, on CPU 0
 	ip netns exec $NA taskset -c 0 /usr/bin/python3 -c "
 import socket, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); s.bind(('$A0', 0))
 f = bytes.fromhex('02000000000b02000000000a0800') + bytes($1 - 14)
+n = ${PACE_BURST:-25}
 end = time.perf_counter() + 1 + $DUR; t = time.perf_counter()
 while t < end:
-    for _ in range(25): s.send(f)
-    t += 0.00025
+    for _ in range(n): s.send(f)
+    t += n * 0.00001
     while time.perf_counter() < t: pass
 " &
 	PACER=$!; PIDS+=($PACER)
