@@ -200,18 +200,18 @@ hook_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct 
 	return rc;
 }
 
-/* While the server waits for its client: serve the port (ARP, ND, ping), back off, see Ctrl-C. */
-struct accept_wait {
-	struct rnic_port *port;
-	struct dp_backoff bo;
-};
-
+/*
+ * While the TCP exchange waits (for a client to connect, or for the peer's next
+ * message): serve the port, so ARP, ND and ping are answered (a peer like rxe
+ * resolves our MAC while it connects its QP, before it sends its next line),
+ * back off, and see Ctrl-C.
+ */
 static int
-accept_wait(void *arg)
+port_wait(void *arg)
 {
-	struct accept_wait *a = arg;
+	struct rnic_run *r = arg;
 
-	rnic_port_idle(a->port, &a->bo, rnic_port_poll(a->port));
+	rnic_port_idle(r->bench.port, &r->wait_bo, rnic_port_poll(r->bench.port));
 	return dp_quit;
 }
 
@@ -220,10 +220,10 @@ static int
 oob_open(struct rnic_run *run, struct oob_conn *c, const struct rnic_params *p, char *err,
 	 size_t errlen)
 {
-	struct accept_wait aw = {.port = run->bench.port};
 	struct oob_listener l;
 	int rc;
 
+	dp_backoff_init(&run->wait_bo, false); /* waiting for a peer: never spin, even with --busy-poll */
 	oob_conn_init(c);
 	if (p->server[0]) {
 		struct oob_connect_opts o = {.connect_timeout_ms = 3000, .retries = 40,
@@ -233,6 +233,8 @@ oob_open(struct rnic_run *run, struct oob_conn *c, const struct rnic_params *p, 
 			snprintf(err, errlen, "%s", c->err);
 			return -ECONNREFUSED;
 		}
+		c->wait = port_wait;
+		c->wait_arg = run;
 		return 0;
 	}
 	rc = oob_listen(&l, NULL, (uint16_t)p->tcp_port, err, errlen);
@@ -240,9 +242,8 @@ oob_open(struct rnic_run *run, struct oob_conn *c, const struct rnic_params *p, 
 		return -EADDRINUSE;
 	printf(" Waiting for client to connect on TCP port %u... *\n", p->tcp_port);
 	fflush(stdout);
-	dp_backoff_init(&aw.bo, false); /* waiting for a person: never spin, even with --busy-poll */
-	l.wait = accept_wait;
-	l.wait_arg = &aw;
+	l.wait = port_wait;
+	l.wait_arg = run;
 	rc = oob_accept(&l, c, ACCEPT_TIMEOUT_MS, WAIT_TIMEOUT_MS);
 	oob_listener_close(&l);
 	if (rc == OOB_ERR_STOPPED) {
@@ -254,6 +255,8 @@ oob_open(struct rnic_run *run, struct oob_conn *c, const struct rnic_params *p, 
 			 ACCEPT_TIMEOUT_MS / 1000);
 		return -ETIMEDOUT;
 	}
+	c->wait = port_wait;
+	c->wait_arg = run;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #ifndef RNIC_OOB_H
 #define RNIC_OOB_H
 
+#include "dp_port.h"
 #include "oob_tcp.h"
 #include "perftest_xchg.h"
 #include "rnic_bench.h"
@@ -36,6 +37,8 @@ struct rnic_run {
 	} samples[RNIC_MAX_SAMPLES];
 	uint32_t nsamples;
 	uint64_t next_sample_ns;
+	/* serving the port while the TCP exchange waits (rnic_oob.c port_wait) */
+	struct dp_backoff wait_bo;
 };
 
 /**

@@ -154,6 +154,10 @@ def run_pair(vm, tmp_path, mode, rnic_opts, tool_cmd, rnic_is_server, mtu=1024, 
     """Run the rnic and TOOL_CMD (in the VM) against each other; return a Run."""
     js = tmp_path / f"{mode}.json"
     t0 = time.monotonic()
+    # the guest forgets the rnic's MAC, so rxe resolves it by ARP/ND while it connects its QP,
+    # in the middle of the TCP exchange: the rnic must serve its port while it waits for the
+    # next line (CI once saw rxe fail to reach RTR there; this did not reproduce it at will)
+    vm.run("ip neigh flush dev eth0", timeout=30)
     before = rxe_counters(vm)
     if rnic_is_server:
         srv = subprocess.Popen(rnic_cmd(vm, mode, rnic_opts, js, mtu=mtu, ip6=ip6), shell=True,

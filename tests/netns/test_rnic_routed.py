@@ -92,10 +92,8 @@ def test_write_bw_through_a_router(routed, tmp_path):
         d = r["results"]["dev_counters"]
         bad = {k: v for k, v in d.items() if k.startswith("rx_drop") and v}
         assert not bad, f"{side} dropped received frames: {bad}"
-        p = r["results"]["port_counters"]
-        # the gateway, not the off-link peer, was resolved
-        assert p["arp_requests_sent"] >= 1, (side, p)
-    # the router forwarded the RoCE traffic: its counters saw it
+    # the router forwarded the RoCE traffic: its counters saw it (each rnic sent to the
+    # gateway's MAC; it may have learnt it from the router's own ARP request, RFC 826)
     ns, _ = routed
     fwd = int(sh(f"ip netns exec {ns['r']} cat /proc/net/snmp").stdout.split("Ip: ")[2].split()[5])
     assert fwd >= 200 * 64, f"the router forwarded only {fwd} datagrams"
@@ -115,8 +113,6 @@ def test_write_bw_over_ipv6_through_a_router(routed, tmp_path):
         d = r["results"]["dev_counters"]
         bad = {k: v for k, v in d.items() if k.startswith("rx_drop") and v}
         assert not bad, f"{side} dropped received frames: {bad}"
-        p = r["results"]["port_counters"]
-        assert p["nd_solicits_sent"] >= 1 and p["rx_nd_advert"] >= 1, (side, p)
     ns, _ = routed
     snmp6 = sh(f"ip netns exec {ns['r']} cat /proc/net/snmp6").stdout
     fwd = int(next(l.split()[1] for l in snmp6.splitlines() if l.startswith("Ip6OutForwDatagrams")))

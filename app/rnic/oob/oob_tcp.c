@@ -347,10 +347,18 @@ int oob_read_full_timeout(struct oob_conn *c, void *buf, size_t n, const char *w
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			struct pollfd pf = {.fd = c->fd, .events = POLLIN};
-			int pr = poll(&pf, 1, left_ms(deadline));
+			int pr = poll(&pf, 1, c->wait ? 0 : left_ms(deadline));
 			if (pr < 0 && errno != EINTR)
 				return oob_fail(c, OOB_ERR_SYS, "reading %s from %s: %s", what,
 						c->peer, strerror(errno));
+			if (pr <= 0 && c->wait) {
+				if (c->wait(c->wait_arg))
+					return oob_fail(c, OOB_ERR_STOPPED, "stopped while waiting for "
+							"%s from %s", what, c->peer);
+				if (deadline < 0 || now_ms() < deadline)
+					continue;
+				pr = 0;
+			}
 			if (pr == 0)
 				return oob_fail(c, OOB_ERR_TIMEOUT,
 						"timed out after %d ms waiting for %s "

@@ -39,6 +39,15 @@ struct oob_conn {
 	size_t got;              /**< bytes a failed read did receive */
 	int last_rc;             /**< enum oob_rc of the last failure */
 	char err[OOB_ERR_LEN];   /**< message of the last failure */
+	/**
+	 * Optional (cleared by connect/accept; set it afterwards): called over
+	 * and over while a read waits for the peer, instead of sleeping in
+	 * poll(), so that the caller serves other work meanwhile (the rnic's
+	 * port: the peer may need our ARP/ND answer before it can reply). A
+	 * nonzero return stops the read with OOB_ERR_STOPPED.
+	 */
+	int (*wait)(void *arg);
+	void *wait_arg;
 };
 
 /** A listening socket waiting for one peer. */
