@@ -87,7 +87,10 @@ def test_write_bw_through_a_router(routed, tmp_path):
     assert crc == 0 and src == 0, f"client {crc}:\n{cout}\nserver {src}:\n{sout}"
     assert rc["results"]["iters"] == 200 and rc["results"]["completion_errors"] == 0, cout
     assert rs["results"]["qp_counters"]["rx_req_bytes"] == 200 * 65536
-    assert rs["results"]["qp_counters"]["rx_dup_requests"] == 0
+    # a loaded router may drop (its veth backlog is finite): Go-Back-N then resends, and
+    # every duplicate the server saw is one the client sent again (no phantom duplicates)
+    dups = rs["results"]["qp_counters"]["rx_dup_requests"]
+    assert dups <= rc["results"]["qp_counters"]["tx_retransmits"], (rs, rc)
     for side, r in (("client", rc), ("server", rs)):
         d = r["results"]["dev_counters"]
         bad = {k: v for k, v in d.items() if k.startswith("rx_drop") and v}
