@@ -88,7 +88,7 @@ apply_cfg(struct lemu_dir *d, const struct lemu_dir_cfg *c)
 	struct emu_pfcgen op = d->pfc;
 	uint64_t last_exit = d->dist.last_departure_ns;
 	bool first = d->cur == NULL, was_pausing = !first && d->has_pfc &&
-						   op.state == EMU_PFC_PAUSING;
+						   emu_pfcgen_state(&op) == EMU_PFC_PAUSING;
 	struct emu_pfcgen_params pp = s->pfc;
 
 	if (!first)
@@ -108,8 +108,8 @@ apply_cfg(struct lemu_dir *d, const struct lemu_dir_cfg *c)
 	pp.link_bps = d->link_bps;
 	d->has_pfc = pp.enabled && emu_pfcgen_init(&d->pfc, &pp, &d->ec) == 0;
 	if (d->has_pfc && was_pausing) {
-		d->pfc.state = EMU_PFC_PAUSING;
-		d->pfc.last_xoff_ns = op.last_xoff_ns;
+		d->pfc.gen.pausing = true;
+		d->pfc.gen.last_xoff_ns = op.gen.last_xoff_ns;
 	} else if (!d->has_pfc && was_pausing) {
 		emit_pfc(d, op.p.prio, 0); /* release the sender we paused */
 		d->ec.v[EMU_CNT_PFC_XON]++;

@@ -2,17 +2,10 @@
 /**
  * @file emu_pfcgen.h
  * PFC generation by the bottleneck queue (extension "pfc xoff BYTES xon BYTES
- * [prio N]"): one priority, driven by the queue backlog and the clock.
- *
- * State machine (IEEE 802.1Q clause 36 / 802.3 Annex 31D semantics; the
- * thresholds as in switch MMUs):
- *   RUNNING --(q >= xoff)--> PAUSING   send XOFF, quanta = 0xffff
- *   PAUSING --(q <= xon)---> RUNNING   send XON,  quanta = 0
- *   PAUSING --(now - last_xoff >= pause / 2)--> PAUSING  re-send XOFF
- * pause = quanta * 512 bit times at the link rate of the port the frame
- * leaves on (pfc_quanta_to_ns()); refreshing at half the pause time, as common
- * switches do, keeps the sender paused even if one frame is lost. Between xon
- * and xoff nothing is sent (hysteresis).
+ * [prio N]"): one priority, driven by the queue backlog in bytes and the
+ * clock. The state machine (XOFF at xoff, XON at xon, refresh at half the
+ * pause time) is lib/net's pfc_gen.h; this adds the emulator's parameters
+ * and counters.
  */
 #ifndef EMU_PFCGEN_H
 #define EMU_PFCGEN_H
@@ -22,6 +15,7 @@
 
 #include "emu_err.h"
 #include "emu_counters.h"
+#include "pfc_gen.h"
 
 /** RoCE's usual lossless priority (pfc_relay.md: DSCP 26 -> priority 3). */
 #define EMU_PFC_DEFAULT_PRIO 3
@@ -50,12 +44,16 @@ struct emu_pfc_action {
 
 struct emu_pfcgen {
 	struct emu_pfcgen_params p;
-	enum emu_pfc_state state;
-	uint64_t pause_ns;   /**< duration of one XOFF */
-	uint64_t refresh_ns; /**< pause_ns / 2 */
-	uint64_t last_xoff_ns;
+	struct pfc_gen gen; /**< state, pause_ns, refresh_ns, last_xoff_ns */
 	struct emu_counters *cnt;
 };
+
+/** RUNNING or PAUSING. */
+static inline enum emu_pfc_state
+emu_pfcgen_state(const struct emu_pfcgen *g)
+{
+	return g->gen.pausing ? EMU_PFC_PAUSING : EMU_PFC_RUNNING;
+}
 
 /** Initialise. 0, -EMU_E_RANGE (xon >= xoff, prio > 7, link_bps == 0) or -EMU_E_INVAL. */
 int emu_pfcgen_init(struct emu_pfcgen *g, const struct emu_pfcgen_params *p,

@@ -30,15 +30,15 @@ test_sequence(void)
 	/* 0xffff quanta * 512 bit / 100 Gbit/s = 335,539.2 ns; refresh at half */
 	const uint64_t pause = 335539, refresh = pause / 2, t0 = 2000;
 
-	CHECK_EQ(g.pause_ns, pause);
-	CHECK_EQ(g.refresh_ns, refresh);
-	CHECK_EQ(g.pause_ns, pfc_quanta_to_ns(0xffff, LINK));
+	CHECK_EQ(g.gen.pause_ns, pause);
+	CHECK_EQ(g.gen.refresh_ns, refresh);
+	CHECK_EQ(g.gen.pause_ns, pfc_quanta_to_ns(0xffff, LINK));
 	CHECK(!emu_pfcgen_poll(&g, 0, 0, &a));
 	CHECK(!emu_pfcgen_poll(&g, 1000, XOFF - 1, &a)); /* below xoff: nothing */
 	CHECK_EQ(emu_pfcgen_deadline(&g), UINT64_MAX);
 	CHECK(emu_pfcgen_poll(&g, t0, XOFF, &a)); /* reaches xoff: XOFF */
 	CHECK(a.send && a.prio == 3 && a.quanta == 0xffff);
-	CHECK_EQ(g.state, EMU_PFC_PAUSING);
+	CHECK_EQ(emu_pfcgen_state(&g), EMU_PFC_PAUSING);
 	CHECK_EQ(emu_pfcgen_deadline(&g), t0 + refresh);
 	CHECK(!emu_pfcgen_poll(&g, t0 + 1000, XOFF + 5000, &a)); /* already paused */
 	CHECK(!emu_pfcgen_poll(&g, t0 + refresh - 1, XOFF, &a));
@@ -52,7 +52,7 @@ test_sequence(void)
 	/* down to xon: XON (quanta 0) once */
 	CHECK(emu_pfcgen_poll(&g, t0 + 2 * refresh + 100, XON, &a));
 	CHECK(a.send && a.quanta == 0 && a.prio == 3);
-	CHECK_EQ(g.state, EMU_PFC_RUNNING);
+	CHECK_EQ(emu_pfcgen_state(&g), EMU_PFC_RUNNING);
 	CHECK(!emu_pfcgen_poll(&g, t0 + 2 * refresh + 200, XON, &a));
 	CHECK(!emu_pfcgen_poll(&g, t0 + 2 * refresh + 300, XOFF - 1, &a)); /* running: below xoff */
 	CHECK(emu_pfcgen_poll(&g, t0 + 2 * refresh + 400, XOFF + 1, &a)); /* pause again */
@@ -78,8 +78,8 @@ test_never_lapses(void)
 			last = t;
 		}
 	}
-	CHECK(max_gap < g.pause_ns);
-	CHECK(max_gap >= g.refresh_ns);
+	CHECK(max_gap < g.gen.pause_ns);
+	CHECK(max_gap >= g.gen.refresh_ns);
 	/* first XOFF at 0, then one every ceil(refresh / 1 us) us */
 	CHECK_EQ(frames, 1 + 10000000 / 168000);
 	CHECK_EQ(cnt.v[EMU_CNT_PFC_XON], 0);
@@ -103,7 +103,7 @@ test_params(void)
 	p.link_bps = 10000000000ull; /* 10G: 0xffff quanta = 3.355 ms */
 	p.quanta = 1000;
 	CHECK_EQ(emu_pfcgen_init(&g, &p, &cnt), 0);
-	CHECK_EQ(g.pause_ns, 51200); /* 1000 * 512 bit / 10 Gbit/s */
+	CHECK_EQ(g.gen.pause_ns, 51200); /* 1000 * 512 bit / 10 Gbit/s */
 	CHECK(emu_pfcgen_poll(&g, 0, 100, &a) && a.quanta == 1000 && a.prio == 7);
 	p.enabled = false;
 	CHECK_EQ(emu_pfcgen_init(&g, &p, &cnt), 0);
