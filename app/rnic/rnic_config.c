@@ -121,6 +121,17 @@ static const struct opt_def opts[] = {
 	{"lossless", 0, T_STR, OFF(lossless), SZ(lossless), "", 0, 0, NULL, true,
 	 "lossless priorities that obey PFC, e.g. 3 or 3,4 (default: the rnic's own priority, "
 	 "--pcp with --vlan, else --dscp >> 3)"},
+	{"pfc-xoff", 0, T_U32, OFF(pfc_xoff), SZ(pfc_xoff), "0", 0, 1u << 20, NULL, true,
+	 "send PFC XOFF for the --lossless priorities when the receive backlog reaches FRAMES "
+	 "(0: never send PFC). The backlog is the PMD's RX queue count where it has one, else the "
+	 "frames read in back-to-back full RX bursts (docs/pfc.md)"},
+	{"pfc-xon", 0, T_U32, OFF(pfc_xon), SZ(pfc_xon), "31", 0, 1u << 20, NULL, true,
+	 "send XON when the backlog is down to FRAMES (below --pfc-xoff; 31: one RX burst not full)"},
+	{"pfc-quanta", 0, T_U32, OFF(pfc_quanta), SZ(pfc_quanta), "65535", 1, 65535, NULL, true,
+	 "pause time of each XOFF the rnic sends, in 512-bit quanta at --link-rate; refreshed at half"},
+	{"slow-rx-us", 0, T_U32, OFF(slow_rx_us), SZ(slow_rx_us), "0", 0, 100000, NULL, true,
+	 "test aid: sleep N us after each RX burst that returned frames, a receive path that falls "
+	 "behind (for --pfc-xoff tests)"},
 	/* perftest options accepted and ignored, and refused ones */
 	{"ib-dev", 'd', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored: the device is the DPDK port"},
 	{"ib-port", 'i', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored"},
@@ -501,6 +512,16 @@ configure_pfc(struct rnic_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "option --lossless: %s", why);
 		return -EINVAL;
 	}
+	if (p->pfc_xoff && p->pfc_xon >= p->pfc_xoff) {
+		snprintf(err, errlen, "option --pfc-xon: %u frames must be below --pfc-xoff %u "
+			 "(hysteresis: XON only once the backlog fell under XOFF)", p->pfc_xon, p->pfc_xoff);
+		return -EINVAL;
+	}
+	if (p->pfc_xoff && p->lcores > 1) {
+		snprintf(err, errlen, "option --pfc-xoff needs --lcores 1: each lcore has its own RX "
+			 "queue, and one lcore's XON would resume a peer another lcore still needs paused");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -671,4 +692,8 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 			rw_uint(w, NULL, n);
 	rw_arr_end(w);
 	rw_uint(w, "priority", p->own_prio);
+	rw_uint(w, "pfc_xoff", p->pfc_xoff);
+	rw_uint(w, "pfc_xon", p->pfc_xon);
+	rw_uint(w, "pfc_quanta", p->pfc_quanta);
+	rw_uint(w, "slow_rx_us", p->slow_rx_us);
 }

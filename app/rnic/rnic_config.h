@@ -101,6 +101,10 @@ struct rnic_params {
 	uint8_t lossless_mask;  /**< bit n = priority n obeys PFC */
 	uint8_t own_prio;       /**< priority of the rnic's RoCE frames: --pcp with --vlan, else DSCP >> 3 */
 	double pfc_link_gbps;   /**< --link-rate if given (quanta -> time), 0 = the port's speed */
+	uint32_t pfc_xoff;      /**< --pfc-xoff: send XOFF at this RX backlog (frames), 0 = never */
+	uint32_t pfc_xon;       /**< --pfc-xon: send XON at this backlog, < pfc_xoff */
+	uint32_t pfc_quanta;    /**< --pfc-quanta: pause time of each XOFF sent */
+	uint32_t slow_rx_us;    /**< --slow-rx-us: test aid, sleep after each RX burst */
 	struct rnic_cdf cdf;    /**< loaded from flow_cdf by rnic_configure() */
 };
 

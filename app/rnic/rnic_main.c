@@ -132,6 +132,11 @@ setup_port(struct rnic_ctx *c)
 	uint64_t pfc_bps = c->prm.pfc_link_gbps > 0 ? (uint64_t)(c->prm.pfc_link_gbps * 1e9) :
 			   info.speed_mbps ? (uint64_t)info.speed_mbps * 1000000u : 10000000000ull;
 	rnic_port_pfc_init(&c->port, c->prm.pfc_on, c->prm.lossless_mask, pfc_bps, c->prm.own_prio);
+	c->port.slow_rx_us = c->prm.slow_rx_us;
+	if (c->prm.pfc_xoff &&
+	    rnic_port_pfc_send_init(&c->port, c->prm.pfc_xoff, c->prm.pfc_xon,
+				    (uint16_t)c->prm.pfc_quanta, pfc_bps, c->prm.lossless_mask) < 0)
+		die("--pfc-xon %u must be below --pfc-xoff %u", c->prm.pfc_xon, c->prm.pfc_xoff);
 
 	roce_dev_cfg_init(&dc);
 	memcpy(dc.mac, info.mac.addr_bytes, 6);
@@ -377,8 +382,9 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 	return 0;
 }
 
+/* --json: the results, or with @p error (a run that failed) what was measured up to then */
 static void
-write_json(struct rnic_ctx *c, const struct roce_stats *st)
+write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 {
 	struct rw_json w;
 	FILE *f = fopen(c->prm.json, "w");
@@ -389,6 +395,7 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st)
 	rw_doc_begin(&w, "rnic");
 	rnic_params_json(&c->prm, &w);
 	rw_doc_results(&w, true, c->prm.seed);
+	rw_str(&w, "error", error);
 	rw_uint(&w, "size_bytes", c->run.res.size);
 	rw_uint(&w, "iters", c->run.res.iters);
 	rw_dbl(&w, "duration_s", c->run.res.seconds);
@@ -621,6 +628,8 @@ main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "rnic: %s\n", err);
 		print_counters(&c, &st);
+		if (c.prm.json[0])
+			write_json(&c, &st, err);
 		return 1;
 	}
 	if (c.run.bench.server && rnic_mode_is_bw(c.prm.mode) && c.prm.mode != RNIC_MODE_SEND_BW) {
@@ -643,7 +652,7 @@ main(int argc, char **argv)
 			roce_wc_status_str(c.run.res.first_error));
 	print_counters(&c, &st);
 	if (c.prm.json[0])
-		write_json(&c, &st);
+		write_json(&c, &st, NULL);
 	rte_eal_cleanup();
 	return rc < 0 || c.run.res.errors ? 1 : 0;
 }

@@ -42,6 +42,73 @@ rnic_port_pfc_init(struct rnic_port *p, bool obey, uint8_t lossless, uint64_t li
 	p->own_prio = own_prio;
 }
 
+int
+rnic_port_pfc_send_init(struct rnic_port *p, uint32_t xoff, uint32_t xon, uint16_t quanta,
+			uint64_t link_bps, uint8_t mask)
+{
+	if (pfc_gen_init(&p->pfc_gen, xoff, xon, quanta, link_bps) < 0)
+		return -EINVAL;
+	p->pfc_send = true;
+	p->pfc_send_mask = mask;
+	p->rx_run = 0;
+	/* real NICs report their descriptor ring's fill level; af_packet and af_xdp do not */
+	p->rxq_count = rte_eth_rx_queue_count(p->port_id, p->queue) >= 0;
+	return 0;
+}
+
+/*
+ * A full RX burst means the ring still held at least a burst: the rnic has not
+ * caught up. Frames read in back-to-back full bursts are a lower bound of the
+ * backlog for PMDs that cannot report their ring's fill level.
+ */
+static inline void
+rx_run_note(struct rnic_port *p, unsigned int got, unsigned int asked)
+{
+	p->rx_run = got == asked ? p->rx_run + got : got;
+}
+
+static int port_tx(struct rnic_port *p, const uint8_t *frame, size_t len, uint8_t prio);
+
+/*
+ * --pfc-xoff: the receive path fell behind, so pause the peer's lossless
+ * priorities before the ring overflows (pfc_gen.h: XOFF at xoff, refresh at
+ * half the pause, XON at xon). The frame goes out at once, ahead of any data.
+ */
+static void
+pfc_send_tick(struct rnic_port *p, uint64_t now)
+{
+	uint16_t q[PFC_NUM_PRIO] = {0};
+	uint64_t level = p->rx_run;
+	enum pfc_gen_event ev;
+	uint8_t f[64];
+	int n;
+
+	if (p->rxq_count) {
+		int c = rte_eth_rx_queue_count(p->port_id, p->queue);
+
+		if (c >= 0)
+			level = (uint64_t)c;
+	}
+	if (level > p->cnt.rx_backlog_max)
+		p->cnt.rx_backlog_max = level;
+	ev = pfc_gen_poll(&p->pfc_gen, now, level);
+	if (ev == PFC_GEN_NONE)
+		return;
+	for (unsigned int i = 0; i < PFC_NUM_PRIO; i++)
+		if (p->pfc_send_mask >> i & 1)
+			q[i] = pfc_gen_quanta(&p->pfc_gen, ev);
+	n = pfc_build(f, sizeof(f), p->mac, p->pfc_send_mask, q);
+	if (n <= 0 || port_tx(p, f, (size_t)n, 0xff) < 0)
+		return;
+	rnic_port_flush(p);
+	if (ev == PFC_GEN_XOFF)
+		p->cnt.pfc_sent_xoff++;
+	else if (ev == PFC_GEN_REFRESH)
+		p->cnt.pfc_sent_refresh++;
+	else
+		p->cnt.pfc_sent_xon++;
+}
+
 /* Copy the PFC meter's counters into the port's (the ones telemetry and --json read). */
 static void
 pfc_sync_counters(struct rnic_port *p, uint64_t now)
@@ -105,17 +172,29 @@ pfc_fanout(struct rnic_port *p, struct rte_mbuf *m)
 	}
 }
 
+/* --slow-rx-us (test aid): a receive path that falls behind, after every read that got frames */
+static inline void
+slow_rx(struct rnic_port *p, unsigned int got)
+{
+	if (likely(p->slow_rx_us == 0) || got == 0)
+		return;
+	rte_delay_us_sleep(p->slow_rx_us);
+	p->cnt.rx_slow_sleeps++;
+}
+
 static void
 rx_check_early(struct rnic_port *p)
 {
-	unsigned int room = RNIC_RX_EARLY - p->nrx_early, keep = p->nrx_early;
+	unsigned int room = RNIC_RX_EARLY - p->nrx_early, keep = p->nrx_early, want;
 	uint64_t now;
 	uint16_t n;
 
 	if (room == 0)
 		return; /* the poll loop is behind: the next poll finds the PFC */
-	n = rte_eth_rx_burst(p->port_id, p->queue, p->rx_early + keep,
-			     (uint16_t)(room < RNIC_BURST ? room : RNIC_BURST));
+	want = room < RNIC_BURST ? room : RNIC_BURST;
+	n = rte_eth_rx_burst(p->port_id, p->queue, p->rx_early + keep, (uint16_t)want);
+	rx_run_note(p, n, want);
+	slow_rx(p, n);
 	if (n == 0) {
 		pfc_tx_rx_done(&p->pfc);
 		return;
@@ -549,6 +628,7 @@ poll_one(struct rnic_port *p)
 		memcpy(rx, p->rx_early, n * sizeof(rx[0]));
 	p->nrx_early = 0;
 	fresh = rte_eth_rx_burst(p->port_id, p->queue, rx + n, RNIC_BURST);
+	rx_run_note(p, fresh, RNIC_BURST);
 	n += fresh;
 	if (p->steer) {
 		n = steer_dispatch(p, rx, n);
@@ -620,6 +700,8 @@ poll_one(struct rnic_port *p)
 		}
 	}
 	pfc_tx_rx_done(&p->pfc); /* the engine's frames from here on are after this RX check */
+	if (p->pfc_send)
+		pfc_send_tick(p, now);
 	if (nroce) {
 		roce_dev_rx_burst(p->dev, frames, lens, nroce);
 		p->cnt.rx_roce += nroce;
@@ -630,6 +712,7 @@ poll_one(struct rnic_port *p)
 	unsigned int work = n + p->ntx;
 	rnic_port_flush(p);
 	pfc_sync_counters(p, rnic_now_ns(p));
+	slow_rx(p, fresh);
 	return work;
 }
 
@@ -671,6 +754,8 @@ rnic_port_idle(struct rnic_port *p, struct dp_backoff *bo, unsigned int work)
 
 	if (resume < d) /* a pause that ends by its timer resumes the engine on time */
 		d = resume;
+	if (p->pfc_send && pfc_gen_deadline(&p->pfc_gen) < d) /* our XOFF's refresh */
+		d = pfc_gen_deadline(&p->pfc_gen);
 
 	if (d != UINT64_MAX && !work) {
 		uint64_t us = d > now ? (d - now) / 1000 : 0;

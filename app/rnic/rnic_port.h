@@ -17,6 +17,7 @@
 #include "net_arp.h"
 #include "net_nd.h"
 #include "pfc.h"
+#include "pfc_gen.h"
 #include "pfc_tx.h"
 #include "roce_verbs.h"
 
@@ -65,6 +66,11 @@ struct dp_backoff;
 	X(pfc_overshoot_max_frames, "largest overshoot of a single pause (frames)")    \
 	X(pfc_xoff_window_bytes, "data handed to the PMD between the RX check before an XOFF and the one that read it") \
 	X(pfc_xoff_window_max_frames, "largest such window of a single pause (frames)") \
+	X(pfc_sent_xoff, "--pfc-xoff: XOFF frames sent (the receive backlog reached --pfc-xoff)") \
+	X(pfc_sent_refresh, "--pfc-xoff: XOFF frames re-sent at half the pause time while still behind") \
+	X(pfc_sent_xon, "--pfc-xoff: XON frames sent (the backlog fell to --pfc-xon)")  \
+	X(rx_backlog_max, "--pfc-xoff: largest receive backlog seen (frames)")          \
+	X(rx_slow_sleeps, "--slow-rx-us: sleeps after an RX burst (test aid)")          \
 	X(rx_handoff, "--lcores: frames from this lcore's RX queue handed to another lcore's ring") \
 	X(rx_handoff_drop, "--lcores: frames dropped because the owner's ring was full") \
 	X(rx_from_ring, "--lcores: frames other lcores handed to this one")
@@ -125,6 +131,13 @@ struct rnic_port {
 	struct pfc_classifier pfc_cls; /**< priority of a RoCE frame (PCP with --vlan, else DSCP) */
 	struct pfc_tx pfc;
 	uint8_t own_prio;          /**< the priority of the rnic's RoCE traffic */
+	/* --pfc-xoff: the rnic sends PFC when its own receive path falls behind (docs/pfc.md) */
+	struct pfc_gen pfc_gen;
+	bool pfc_send;
+	uint8_t pfc_send_mask;     /**< priorities the rnic's XOFF/XON name (--lossless) */
+	bool rxq_count;            /**< the PMD reports its RX queue's fill level */
+	uint32_t rx_run;           /**< frames read in back-to-back full RX bursts */
+	uint32_t slow_rx_us;       /**< --slow-rx-us (test aid) */
 	struct rte_mbuf *rx_early[RNIC_RX_EARLY]; /**< frames taken by the RX check before a TX burst */
 	unsigned int nrx_early;
 	uint64_t tsc_hz;
@@ -138,6 +151,15 @@ struct rnic_port {
  */
 void rnic_port_pfc_init(struct rnic_port *p, bool obey, uint8_t lossless, uint64_t link_bps,
 			uint8_t own_prio);
+
+/**
+ * Send PFC for the @p mask priorities when the receive backlog reaches @p xoff
+ * frames (XON at @p xon), each XOFF asking for @p quanta at @p link_bps. The
+ * backlog is rte_eth_rx_queue_count() where the PMD has it, else the frames read
+ * in back-to-back full RX bursts. 0, or -EINVAL if xon >= xoff.
+ */
+int rnic_port_pfc_send_init(struct rnic_port *p, uint32_t xoff, uint32_t xon, uint16_t quanta,
+			    uint64_t link_bps, uint8_t mask);
 
 /** The roce_dev_ops the engine uses, with ctx = struct rnic_port *. */
 extern const struct roce_dev_ops rnic_port_ops;

@@ -1,6 +1,8 @@
 """Fixtures for end-to-end tests in network namespaces (root only; CI runs as root)."""
+import json
 import os
 import subprocess
+import time
 import uuid
 
 import pytest
@@ -60,3 +62,43 @@ def veth_pair_jumbo():
     vp = VethPair(mtu=4200, subnet="10.51.0")
     yield vp
     vp.close()
+
+
+RNIC = os.path.join(BUILD, "app", "rnic", "rnic")
+
+
+def eal(iface, prefix):
+    return (f"--no-huge -m 512 --no-shconf --no-pci --file-prefix {prefix} "
+            f"--log-level=lib.eal:error --vdev net_af_packet0,iface={iface},"
+            f"framesz=2048,blocksz=4096,framecnt=1024,qpairs=1")
+
+
+def rnic_pair(vp, tmp_path, mode, opts, side_opts=("", ""), timeout=60):
+    """Server in ns[1], client in ns[0]; returns (rc, out, json) per side [server, client]."""
+    if not os.path.exists(RNIC):
+        pytest.fail(f"{RNIC} is not built (run `make build`)")
+    js = [tmp_path / "server.json", tmp_path / "client.json"]
+    srv = subprocess.Popen(
+        f"ip netns exec {vp.ns[1]} {RNIC} {eal(vp.ifs[1], 'h1ps')} -- --ip {vp.rip[1]}/24 "
+        f"{side_opts[1]} {opts} --json {js[0]} {mode}",
+        shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen = ""
+    t0 = time.monotonic()
+    while "Waiting for client" not in seen and time.monotonic() - t0 < 30:
+        line = srv.stdout.readline()
+        if not line:
+            break
+        seen += line
+    cli = subprocess.run(
+        f"ip netns exec {vp.ns[0]} {RNIC} {eal(vp.ifs[0], 'h1pc')} -- --ip {vp.rip[0]}/24 "
+        f"{side_opts[0]} {opts} --json {js[1]} {mode} {vp.kip[1]}",
+        shell=True, capture_output=True, text=True, timeout=timeout)
+    try:
+        sout, _ = srv.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        srv.kill()
+        sout, _ = srv.communicate()
+    out = [seen + sout, cli.stdout + cli.stderr]
+    rcs = [srv.returncode, cli.returncode]
+    res = [json.load(open(j)) if j.exists() else None for j in js]
+    return rcs, out, res

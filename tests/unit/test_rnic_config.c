@@ -243,6 +243,25 @@ test_pfc_options(void)
 	CHECK(strstr(err, "--lossless") && strstr(err, "0..7"));
 	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --pfc maybe write_bw") < 0);
 	CHECK(strstr(err, "--pfc") && strstr(err, "on|off"));
+	/* sending PFC: off by default; XON below XOFF; one lcore */
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 write_bw"), 0);
+	CHECK_EQ(p.pfc_xoff, 0);
+	CHECK_EQ(p.pfc_xon, 31);
+	CHECK_EQ(p.pfc_quanta, 65535);
+	CHECK_EQ(p.slow_rx_us, 0);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --pfc-xoff 64 --pfc-xon 8 --pfc-quanta 1000 "
+				"--slow-rx-us 300 write_bw"), 0);
+	CHECK_EQ(p.pfc_xoff, 64);
+	CHECK_EQ(p.pfc_xon, 8);
+	CHECK_EQ(p.pfc_quanta, 1000);
+	CHECK_EQ(p.slow_rx_us, 300);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --pfc-xoff 31 write_bw") < 0);
+	CHECK(strstr(err, "--pfc-xon: 31 frames must be below --pfc-xoff 31"));
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --pfc-xoff 64 --lcores 2 -q 2 write_bw") < 0);
+	CHECK(strstr(err, "--pfc-xoff needs --lcores 1"));
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --pfc-quanta 0 write_bw") < 0);
+	CHECK(strstr(err, "--pfc-quanta"));
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --pfc-xon 100 write_bw"), 0); /* unused without xoff */
 }
 
 RW_TEST_MAIN(RW_TEST(test_defaults_and_perftest_letters), RW_TEST(test_pfc_options), RW_TEST(test_errors_name_the_option),

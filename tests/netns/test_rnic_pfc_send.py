@@ -1,0 +1,86 @@
+"""The rnic sends PFC when its own receive path falls behind (--pfc-xoff).
+
+rnic B (the write_bw server) is made slow on purpose: --slow-rx-us 300 sleeps
+300 us after every RX burst, so it reads at most ~100k frames/s while rnic A
+sends 64 KiB WRITEs as fast as the veth takes them. B's af_packet ring (1024
+frames) overflows and the kernel drops frames; A's Go-Back-N resends them.
+With --pfc-xoff 64, B pauses A's priority 3 while its backlog (frames read in
+back-to-back full bursts: af_packet cannot report its ring's fill level) is
+at least 64 frames and resumes it once a burst comes back short, and A, which
+obeys PFC, stops in time: no frame is lost. Every XOFF is answered by an XON.
+"""
+import subprocess
+
+import pytest
+
+from conftest import RNIC, rnic_pair
+
+OPTS = "-s 65536 -n 200"
+SLOW = "--slow-rx-us 1000"
+PACE = "--rate_limit 1"
+
+
+def run(vp, tmp_path, srv_opts):
+    rcs, out, res = rnic_pair(vp, tmp_path, "write_bw", OPTS, side_opts=(PACE, srv_opts))
+    assert rcs == [0, 0], f"exit codes {rcs}\n--- server:\n{out[0]}\n--- client:\n{out[1]}"
+    srv, cli = res
+    assert cli["results"]["iters"] == 200 and cli["results"]["completion_errors"] == 0
+    # every byte placed exactly once, whatever was lost and resent
+    assert srv["results"]["qp_counters"]["rx_req_bytes"] == 200 * 65536
+    assert srv["results"]["port_counters"]["rx_slow_sleeps"] > 0
+    return srv, cli
+
+
+def test_slow_receiver_without_pfc_loses(veth_pair, tmp_path):
+    """The negative control: the same slow receiver without --pfc-xoff overflows its ring."""
+    rcs, out, (srv, cli) = rnic_pair(veth_pair, tmp_path, "write_bw", OPTS, side_opts=(PACE, SLOW))
+    assert cli is not None, f"no client JSON (exit {rcs[1]}):\n{out[1]}"
+    q, cp = cli["results"]["qp_counters"], cli["results"]["port_counters"]
+    assert q["tx_retransmits"] > 0, q
+    assert cp["pfc_pauses"] == 0 and cli["config"]["pfc_xoff"] == 0
+    if rcs != [0, 0]:
+        # Go-Back-N resends everything after a loss into the same full ring; it may run
+        # out of retries (IBV_WC_RETRY_EXC_ERR): the collapse PFC prevents
+        assert q["retry_exceeded"] >= 1 and cli["results"]["error"] is not None, out[1]
+    else:
+        sp = srv["results"]["port_counters"]
+        assert sp["pfc_sent_xoff"] == 0 and sp["rx_slow_sleeps"] > 0, sp
+
+
+def test_slow_receiver_pauses_its_sender(veth_pair, tmp_path):
+    """With --pfc-xoff the pause holds A back: zero retransmissions. A loaded machine
+    can still deschedule B for longer than its ring lasts, so up to three tries."""
+    tries = []
+    for i in range(3):
+        d = tmp_path / f"try{i}"
+        d.mkdir()
+        srv, cli = run(veth_pair, d, f"{SLOW} --pfc-xoff 64")
+        sp, cp = srv["results"]["port_counters"], cli["results"]["port_counters"]
+        q = cli["results"]["qp_counters"]
+        assert srv["config"]["pfc_xoff"] == 64 and srv["config"]["pfc_xon"] == 31
+        # B paused A at least once, and every pause it started it also ended
+        assert sp["pfc_sent_xoff"] >= 1, sp
+        assert sp["pfc_sent_xon"] == sp["pfc_sent_xoff"], sp
+        assert sp["rx_backlog_max"] >= 64, sp
+        # A obeyed: each frame B sent arrived (XOFF and refreshes pause, XONs resume)
+        assert cp["pfc_rx_xoff"] == sp["pfc_sent_xoff"] + sp["pfc_sent_refresh"], (sp, cp)
+        assert cp["pfc_rx_xon"] == sp["pfc_sent_xon"], (sp, cp)
+        # (a refresh that arrives after the pause ran out, e.g. B descheduled, starts a new one)
+        assert 1 <= cp["pfc_pauses"] <= cp["pfc_rx_xoff"], (sp, cp)
+        assert cp["tx_paused_ns"] > 0 and cp["pfc_overshoot_max_frames"] <= 32, cp
+        tries.append((q["tx_retransmits"], q["timeouts"]))
+        if tries[-1] == (0, 0):
+            break
+    assert tries[-1] == (0, 0), f"A retransmitted in every try (retransmits, timeouts): {tries}"
+
+
+def test_pfc_xon_must_be_below_xoff(tmp_path):
+    r = subprocess.run(f"{RNIC} --no-huge --no-pci -- --ip 10.0.0.1/24 --pfc-xoff 16 write_bw",
+                       shell=True, capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0
+    assert ("option --pfc-xon: 31 frames must be below --pfc-xoff 16 (hysteresis: XON only "
+            "once the backlog fell under XOFF)") in r.stderr, r.stderr
+
+
+if __name__ == "__main__":
+    pytest.main([__file__, "-v"])
