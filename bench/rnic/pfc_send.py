@@ -18,8 +18,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "netns"))
+from conftest import eal, serve_and_connect  # noqa: E402  (the netns tests' rnic launcher)
 
 B = os.path.realpath(sys.argv[1] if len(sys.argv) > 1 else "build")
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -34,38 +36,17 @@ def sh(cmd):
     subprocess.run(cmd, shell=True, check=True, capture_output=True)
 
 
-def eal(iface, prefix):
-    return (f"--no-huge -m 512 --no-shconf --no-pci --file-prefix {prefix} "
-            f"--log-level=lib.eal:error --vdev net_af_packet0,iface={iface},"
-            f"framesz=2048,blocksz=4096,framecnt=1024,qpairs=1")
-
-
 def one(ns, ifs, cli_opts, srv_opts, d):
     js = [os.path.join(d, "s.json"), os.path.join(d, "c.json")]
     opts = f"-s 65536 -n {ITERS}"
-    srv = subprocess.Popen(
+    rcs, _ = serve_and_connect(
         f"ip netns exec {ns[1]} {RNIC} {eal(ifs[1], 'pbs')} -- --ip 10.79.0.12/24 {srv_opts} "
-        f"{opts} --json {js[0]} write_bw", shell=True, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True)
-    t0 = time.monotonic()
-    seen = ""
-    while "Waiting for client" not in seen and time.monotonic() - t0 < 30:
-        line = srv.stdout.readline()
-        if not line:
-            break
-        seen += line
-    cli = subprocess.run(
+        f"{opts} --json {js[0]} write_bw",
         f"ip netns exec {ns[0]} {RNIC} {eal(ifs[0], 'pbc')} -- --ip 10.79.0.11/24 {cli_opts} "
-        f"{opts} --json {js[1]} write_bw 10.79.0.2", shell=True, capture_output=True,
-        text=True, timeout=120)
-    try:
-        srv.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        srv.kill()
-        srv.communicate()
+        f"{opts} --json {js[1]} write_bw 10.79.0.2", timeout=120)
     s = json.load(open(js[0]))["results"] if os.path.exists(js[0]) else None
     c = json.load(open(js[1]))["results"] if os.path.exists(js[1]) else None
-    row = {"rc": [srv.returncode, cli.returncode]}
+    row = {"rc": rcs}
     if c:
         row.update(goodput_gbps=c["goodput_gbps"], retx=c["qp_counters"]["tx_retransmits"],
                    timeouts=c["qp_counters"]["timeouts"], paused_ms=c["port_counters"]["tx_paused_ns"] / 1e6)

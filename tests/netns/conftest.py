@@ -4,6 +4,7 @@ import os
 import subprocess
 import time
 import uuid
+from types import SimpleNamespace
 
 import pytest
 
@@ -73,15 +74,11 @@ def eal(iface, prefix):
             f"framesz=2048,blocksz=4096,framecnt=1024,qpairs=1")
 
 
-def rnic_pair(vp, tmp_path, mode, opts, side_opts=("", ""), timeout=60):
-    """Server in ns[1], client in ns[0]; returns (rc, out, json) per side [server, client]."""
-    if not os.path.exists(RNIC):
-        pytest.fail(f"{RNIC} is not built (run `make build`)")
-    js = [tmp_path / "server.json", tmp_path / "client.json"]
-    srv = subprocess.Popen(
-        f"ip netns exec {vp.ns[1]} {RNIC} {eal(vp.ifs[1], 'h1ps')} -- --ip {vp.rip[1]}/24 "
-        f"{side_opts[1]} {opts} --json {js[0]} {mode}",
-        shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def serve_and_connect(srv_cmd, cli_cmd, timeout=60):
+    """Start the server command, wait until it listens (perftest's "Waiting for client"
+    line), run the client; returns [server rc, client rc], [server output, client output]."""
+    srv = subprocess.Popen(srv_cmd, shell=True, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
     seen = ""
     t0 = time.monotonic()
     while "Waiting for client" not in seen and time.monotonic() - t0 < 30:
@@ -89,16 +86,40 @@ def rnic_pair(vp, tmp_path, mode, opts, side_opts=("", ""), timeout=60):
         if not line:
             break
         seen += line
-    cli = subprocess.run(
-        f"ip netns exec {vp.ns[0]} {RNIC} {eal(vp.ifs[0], 'h1pc')} -- --ip {vp.rip[0]}/24 "
-        f"{side_opts[0]} {opts} --json {js[1]} {mode} {vp.kip[1]}",
-        shell=True, capture_output=True, text=True, timeout=timeout)
+    try:
+        cli = subprocess.run(cli_cmd, shell=True, capture_output=True, text=True, timeout=timeout)
+        cout, crc = cli.stdout + cli.stderr, cli.returncode
+    except subprocess.TimeoutExpired as e:
+        cout, crc = f"client timed out after {timeout} s: {e.stdout or ''}{e.stderr or ''}", -9
     try:
         sout, _ = srv.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         srv.kill()
         sout, _ = srv.communicate()
-    out = [seen + sout, cli.stdout + cli.stderr]
-    rcs = [srv.returncode, cli.returncode]
+    return [srv.returncode, crc], [seen + sout, cout]
+
+
+def pair_results(rcs, out, js):
+    """Both sides exited 0 and wrote rocewan/1 JSON without completion errors."""
+    assert rcs[1] == 0, f"client failed:\n{out[1]}\nserver:\n{out[0]}"
+    assert rcs[0] == 0, f"server failed:\n{out[0]}\nclient:\n{out[1]}"
+    docs = [json.load(open(j)) for j in js]
+    for d in docs:
+        assert d["schema"] == "rocewan/1" and d["app"] == "rnic"
+        assert d["results"]["completion_errors"] == 0, d["results"]
+    return SimpleNamespace(server=docs[0]["results"], client=docs[1]["results"],
+                           config=docs[0]["config"], docs=docs, sout=out[0], cout=out[1])
+
+
+def rnic_pair(vp, tmp_path, mode, opts, side_opts=("", ""), timeout=60):
+    """Server in ns[1], client in ns[0]; returns (rc, out, json) per side [server, client]."""
+    if not os.path.exists(RNIC):
+        pytest.fail(f"{RNIC} is not built (run `make build`)")
+    js = [tmp_path / "server.json", tmp_path / "client.json"]
+    rcs, out = serve_and_connect(
+        f"ip netns exec {vp.ns[1]} {RNIC} {eal(vp.ifs[1], 'h1ps')} -- --ip {vp.rip[1]}/24 "
+        f"{side_opts[1]} {opts} --json {js[0]} {mode}",
+        f"ip netns exec {vp.ns[0]} {RNIC} {eal(vp.ifs[0], 'h1pc')} -- --ip {vp.rip[0]}/24 "
+        f"{side_opts[0]} {opts} --json {js[1]} {mode} {vp.kip[1]}", timeout)
     res = [json.load(open(j)) if j.exists() else None for j in js]
     return rcs, out, res

@@ -14,11 +14,10 @@ import subprocess
 import sys
 import time
 import uuid
-from types import SimpleNamespace
 
 import pytest
 
-from conftest import BUILD, sh
+from conftest import BUILD, pair_results, serve_and_connect, sh
 
 RNIC = os.path.join(BUILD, "app", "rnic", "rnic")
 N, Q, L = 100, 4, 2
@@ -56,25 +55,11 @@ def run_pair(veth, tmp_path, opts, srv_lcores, cli_lcores, timeout=90):
         pytest.fail(f"{RNIC} is not built (run `make build`)")
     tag, ns, ifs = veth
     js = [tmp_path / "server.json", tmp_path / "client.json"]
-    srv = subprocess.Popen(cmd(ns[1], ifs[1], f"rth7s{tag}", "10.57.0.12", srv_lcores,
-                               f"{opts} --json {js[0]}"),
-                           shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    time.sleep(1)
-    cli = subprocess.run(cmd(ns[0], ifs[0], f"rth7c{tag}", "10.57.0.11", cli_lcores,
-                             f"{opts} --json {js[1]} 10.57.0.2"),
-                         shell=True, capture_output=True, text=True, timeout=timeout)
-    try:
-        sout, _ = srv.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        srv.kill()
-        sout, _ = srv.communicate()
-    cout = cli.stdout + cli.stderr
-    assert cli.returncode == 0, f"client failed:\n{cout}\nserver:\n{sout}"
-    assert srv.returncode == 0, f"server failed:\n{sout}\nclient:\n{cout}"
-    docs = [json.load(open(j)) for j in js]
-    s, c = (d["results"] for d in docs)
-    assert s["completion_errors"] == 0 and c["completion_errors"] == 0
-    return SimpleNamespace(server=s, client=c, cout=cout, sout=sout)
+    rcs, out = serve_and_connect(
+        cmd(ns[1], ifs[1], f"rth7s{tag}", "10.57.0.12", srv_lcores, f"{opts} --json {js[0]}"),
+        cmd(ns[0], ifs[0], f"rth7c{tag}", "10.57.0.11", cli_lcores,
+            f"{opts} --json {js[1]} 10.57.0.2"), timeout)
+    return pair_results(rcs, out, js)
 
 
 def check_lcores(res, out, requester, rx=True, tx=True):

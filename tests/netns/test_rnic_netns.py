@@ -4,14 +4,13 @@ The perftest TCP exchange runs over the namespaces' kernel IPs (.1/.2); RoCEv2
 runs between the rnic IPs (.11/.12) through DPDK. Every mode must complete with
 exit 0, print perftest's table, and write a JSON result whose counters agree.
 """
-import json
 import os
 import subprocess
 import time
 
 import pytest
 
-from conftest import BUILD, ROOT
+from conftest import BUILD, ROOT, pair_results, serve_and_connect
 
 RNIC = os.path.join(BUILD, "app", "rnic", "rnic")
 
@@ -26,27 +25,13 @@ def run_pair(vp, tmp_path, mode, opts, framesz=2048, timeout=60):
     if not os.path.exists(RNIC):
         pytest.fail(f"{RNIC} is not built (run `make build`)")
     js = [tmp_path / "server.json", tmp_path / "client.json"]
-    srv = subprocess.Popen(
+    rcs, out = serve_and_connect(
         f"ip netns exec {vp.ns[1]} {RNIC} {eal(vp.ifs[1], 'rs', framesz)} -- "
         f"--ip {vp.rip[1]}/24 {opts} --json {js[0]} {mode}",
-        shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    time.sleep(1.5)
-    cli = subprocess.run(
         f"ip netns exec {vp.ns[0]} {RNIC} {eal(vp.ifs[0], 'rc', framesz)} -- "
-        f"--ip {vp.rip[0]}/24 {opts} --json {js[1]} {mode} {vp.kip[1]}",
-        shell=True, capture_output=True, text=True, timeout=timeout)
-    try:
-        sout, _ = srv.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        srv.kill()
-        sout, _ = srv.communicate()
-    cout = cli.stdout + cli.stderr
-    assert cli.returncode == 0, f"client failed:\n{cout}\nserver:\n{sout}"
-    assert srv.returncode == 0, f"server failed:\n{sout}\nclient:\n{cout}"
-    res = [json.load(open(j)) for j in js]
-    for r in res:
-        assert r["schema"] == "rocewan/1" and r["app"] == "rnic"
-    return cout, sout, res
+        f"--ip {vp.rip[0]}/24 {opts} --json {js[1]} {mode} {vp.kip[1]}", timeout)
+    r = pair_results(rcs, out, js)
+    return r.cout, r.sout, r.docs
 
 
 @pytest.mark.parametrize("mode,opts", [

@@ -4,14 +4,12 @@ UD sends name their peer in every WR (an address handle and the remote QPN) and
 land behind a 40-byte GRH; UC has no ACKs. Every message must complete at both
 ends with no completion error.
 """
-import json
 import os
 import subprocess
-import time
-from types import SimpleNamespace
 
 import pytest
 
+from conftest import pair_results, serve_and_connect
 from test_rnic_telemetry import RNIC, rnic_cmd, veth_h4  # noqa: F401 (fixture)
 
 
@@ -20,24 +18,11 @@ def run_pair(veth, tmp_path, opts, timeout=90):
         pytest.fail(f"{RNIC} is not built (run `make build`)")
     tag, ns, ifs = veth
     js = [tmp_path / "server.json", tmp_path / "client.json"]
-    srv = subprocess.Popen(rnic_cmd(ns[1], ifs[1], f"rth4s{tag}", "10.52.0.12", f"{opts} --json {js[0]}"),
-                           shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    time.sleep(1)
-    cli = subprocess.run(rnic_cmd(ns[0], ifs[0], f"rth4c{tag}", "10.52.0.11",
-                                  f"{opts} --json {js[1]} 10.52.0.2"),
-                         shell=True, capture_output=True, text=True, timeout=timeout)
-    try:
-        sout, _ = srv.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        srv.kill()
-        sout, _ = srv.communicate()
-    cout = cli.stdout + cli.stderr
-    assert cli.returncode == 0, f"client failed:\n{cout}\nserver:\n{sout}"
-    assert srv.returncode == 0, f"server failed:\n{sout}\nclient:\n{cout}"
-    docs = [json.load(open(j)) for j in js]
-    s, c = (d["results"] for d in docs)
-    assert s["completion_errors"] == 0 and c["completion_errors"] == 0
-    return SimpleNamespace(server=s, client=c, config=docs[0]["config"], cout=cout, sout=sout)
+    rcs, out = serve_and_connect(
+        rnic_cmd(ns[1], ifs[1], f"rth4s{tag}", "10.52.0.12", f"{opts} --json {js[0]}"),
+        rnic_cmd(ns[0], ifs[0], f"rth4c{tag}", "10.52.0.11", f"{opts} --json {js[1]} 10.52.0.2"),
+        timeout)
+    return pair_results(rcs, out, js)
 
 
 @pytest.mark.parametrize("conn,mode,size", [
