@@ -145,3 +145,13 @@ def test_lab_commands():
     with pytest.raises(ConfigError) as e:
         cli.lab_commands(cfg)
     assert "b_port" in str(e.value)
+
+
+def test_rnic_pfc_xoff_reaches_the_command_line(tmp_path):
+    from rocewan.testbed import runner
+    cfg = config.defaults()
+    assert cfg["rnic"]["pfc_xoff"] == 0 and "--pfc-xoff" not in runner.rnic_opts(cfg)
+    assert "--pfc-xoff 64" in runner.rnic_opts(config.override(cfg, "rnic.pfc_xoff=64"))
+    with pytest.raises(ConfigError) as e:
+        config.load(write(tmp_path, '[rnic]\npfc_xoff = -1\n'))
+    assert "rnic.pfc_xoff" in str(e.value)

@@ -137,6 +137,8 @@ SCHEMA = {
         "pace": (0.98, lambda v: _frac(v), "requester rate limit as a fraction of the link rate"),
         "max_inflight": (65536, _int_range(1, 8388608), "packets in flight per QP"),
         "qp_timeout": (14, _int_range(1, 31), "local ACK timeout exponent (4.096 us x 2^N)"),
+        "pfc_xoff": (0, _int_range(0, 1 << 20), "rnic B sends PFC XOFF when its receive backlog "
+                     "reaches this many frames, XON when a read comes back short (0: never; docs/pfc.md)"),
     },
     "workload": {
         "kind": ("bulk", _choice(["bulk", "flows"]), "bulk: perftest write_bw for a duration; flows: per-flow FCT"),

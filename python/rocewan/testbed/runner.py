@@ -38,6 +38,9 @@ def rnic_opts(cfg):
     o = (f"-m {r['mtu']} --recovery {r['recovery']} --cc {r['cc']} "
          f"--max-inflight {r['max_inflight']} --qp-timeout {r['qp_timeout']} "
          f"--rate_limit {rate_gbps * r['pace']:.6g} --seed {cfg['run']['seed']}")
+    if r["pfc_xoff"]:
+        # both ends get it; only B receives data (A's ACK stream never reaches a backlog)
+        o += f" --pfc-xoff {r['pfc_xoff']}"
     if w["kind"] == "bulk":
         # keep about 4 BDPs posted: enough to fill the pipe, little to drain after -D
         size = parse_size(w["size"])
@@ -107,6 +110,9 @@ def reduce(cfg, docs, spec):
         "emu_b2a_drop_loss": e["b2a"]["drop_loss"], "emu_a2b_rx_pkts": e["a2b"]["rx_pkts"],
     }
     row["rx_goodput_samples"] = b.get("rx_goodput_samples", [])  # receiver, every 100 ms
+    # PFC: pauses rnic A obeyed, XOFFs rnic B sent itself ([rnic] pfc_xoff)
+    row["rnic_pfc_pauses"] = a["port_counters"].get("pfc_pauses", 0)
+    row["rnic_b_pfc_sent_xoff"] = b["port_counters"].get("pfc_sent_xoff", 0)
     mean_loss, events = model.ge_params(link["loss"]) if link["loss"] else (0.0, 0.0)
     row["loss_rate_model"] = mean_loss
     row["loss_rate_measured"] = e["a2b"]["drop_loss"] / e["a2b"]["rx_pkts"] if e["a2b"]["rx_pkts"] else 0
@@ -175,7 +181,6 @@ def run_chain(cfg, outdir, tag, prefix, spec, js, timeout, capture, t0):
             raise TopoError(f"{tag}: {k} wrote no JSON ({p})")
         docs[k] = json.load(open(p))
     row = reduce(cfg, {"emu": docs["emu"], "rnicA": docs["rnicA"], "rnicB": docs["rnicB"]}, spec)
-    row["rnic_pfc_pauses"] = docs["rnicA"]["results"]["port_counters"].get("pfc_pauses", 0)
     if relay["enabled"]:
         rb = docs["RB"]["results"]["r2l"]
         row.update(relay_b_buffer_bytes=rb["limit_bytes"], relay_b_drops=rb["total"]["drops"],
