@@ -517,11 +517,6 @@ configure_pfc(struct rnic_params *p, char *err, size_t errlen)
 			 "(hysteresis: XON only once the backlog fell under XOFF)", p->pfc_xon, p->pfc_xoff);
 		return -EINVAL;
 	}
-	if (p->pfc_xoff && p->lcores > 1) {
-		snprintf(err, errlen, "option --pfc-xoff needs --lcores 1: each lcore has its own RX "
-			 "queue, and one lcore's XON would resume a peer another lcore still needs paused");
-		return -EINVAL;
-	}
 	return 0;
 }
 

@@ -69,25 +69,47 @@ rx_run_note(struct rnic_port *p, unsigned int got, unsigned int asked)
 
 static int port_tx(struct rnic_port *p, const uint8_t *frame, size_t len, uint8_t prio);
 
+/* This lcore's receive backlog in frames: the ring's fill level, else the full-burst run. */
+static uint32_t
+rx_level(const struct rnic_port *p)
+{
+	if (p->rxq_count) {
+		int c = rte_eth_rx_queue_count(p->port_id, p->queue);
+
+		if (c >= 0)
+			return (uint32_t)c;
+	}
+	return p->rx_run;
+}
+
 /*
  * --pfc-xoff: the receive path fell behind, so pause the peer's lossless
  * priorities before the ring overflows (pfc_gen.h: XOFF at xoff, refresh at
  * half the pause, XON at xon). The frame goes out at once, ahead of any data.
+ * With --lcores, PFC pauses the whole port: every lcore publishes its own
+ * backlog, and lcore 0 alone runs the generator on the largest of them, so
+ * the peer resumes only once every queue has caught up.
  */
 static void
 pfc_send_tick(struct rnic_port *p, uint64_t now)
 {
 	uint16_t q[PFC_NUM_PRIO] = {0};
-	uint64_t level = p->rx_run;
+	uint64_t level = rx_level(p);
 	enum pfc_gen_event ev;
 	uint8_t f[64];
 	int n;
 
-	if (p->rxq_count) {
-		int c = rte_eth_rx_queue_count(p->port_id, p->queue);
+	if (p->steer) {
+		if (p->lcore_idx != 0) {
+			__atomic_store_n(&p->rx_level_pub, (uint32_t)level, __ATOMIC_RELAXED);
+			return;
+		}
+		for (unsigned int l = 1; l < p->steer->n; l++) {
+			uint32_t o = __atomic_load_n(&p->steer->port[l]->rx_level_pub, __ATOMIC_RELAXED);
 
-		if (c >= 0)
-			level = (uint64_t)c;
+			if (o > level)
+				level = o;
+		}
 	}
 	if (level > p->cnt.rx_backlog_max)
 		p->cnt.rx_backlog_max = level;

@@ -137,6 +137,7 @@ struct rnic_port {
 	uint8_t pfc_send_mask;     /**< priorities the rnic's XOFF/XON name (--lossless) */
 	bool rxq_count;            /**< the PMD reports its RX queue's fill level */
 	uint32_t rx_run;           /**< frames read in back-to-back full RX bursts */
+	uint32_t rx_level_pub;     /**< --lcores: this lcore's backlog, read by lcore 0 */
 	uint32_t slow_rx_us;       /**< --slow-rx-us (test aid) */
 	struct rte_mbuf *rx_early[RNIC_RX_EARLY]; /**< frames taken by the RX check before a TX burst */
 	unsigned int nrx_early;
@@ -156,7 +157,8 @@ void rnic_port_pfc_init(struct rnic_port *p, bool obey, uint8_t lossless, uint64
  * Send PFC for the @p mask priorities when the receive backlog reaches @p xoff
  * frames (XON at @p xon), each XOFF asking for @p quanta at @p link_bps. The
  * backlog is rte_eth_rx_queue_count() where the PMD has it, else the frames read
- * in back-to-back full RX bursts. 0, or -EINVAL if xon >= xoff.
+ * in back-to-back full RX bursts. With --lcores, lcore 0 sends for the
+ * largest backlog of all lcores. 0, or -EINVAL if xon >= xoff.
  */
 int rnic_port_pfc_send_init(struct rnic_port *p, uint32_t xoff, uint32_t xon, uint16_t quanta,
 			    uint64_t link_bps, uint8_t mask);

@@ -50,13 +50,14 @@ def cmd(ns, iface, prefix, ip, lcores, args):
             f"framecnt=4096 -- --ip {ip}/24 {args}" + (f" --lcores {lcores}" if lcores > 1 else ""))
 
 
-def run_pair(veth, tmp_path, opts, srv_lcores, cli_lcores, timeout=90):
+def run_pair(veth, tmp_path, opts, srv_lcores, cli_lcores, timeout=90, srv_extra=""):
     if not os.path.exists(RNIC):
         pytest.fail(f"{RNIC} is not built (run `make build`)")
     tag, ns, ifs = veth
     js = [tmp_path / "server.json", tmp_path / "client.json"]
     rcs, out = serve_and_connect(
-        cmd(ns[1], ifs[1], f"rth7s{tag}", "10.57.0.12", srv_lcores, f"{opts} --json {js[0]}"),
+        cmd(ns[1], ifs[1], f"rth7s{tag}", "10.57.0.12", srv_lcores,
+            f"{opts} {srv_extra} --json {js[0]}"),
         cmd(ns[0], ifs[0], f"rth7c{tag}", "10.57.0.11", cli_lcores,
             f"{opts} --json {js[1]} 10.57.0.2"), timeout)
     return pair_results(rcs, out, js)
@@ -194,3 +195,33 @@ def test_pfc_reaches_every_lcore(veth_h7, tmp_path):
     assert fan > 0, c["lcores"]
     assert c["iters"] == 2000 * Q
     print(f"PFC frames injected {sent}; pfc_rx_xoff per lcore {got}; handed to other lcores {fan}")
+
+
+def test_pfc_xoff_with_two_lcores(veth_h7, tmp_path):
+    """B reads with two lcores, each slowed to ~32 frames per ms (--slow-rx-us 1000),
+    while A sends 4 QPs paced to 1 Gb/s in all. Each lcore publishes its backlog and
+    lcore 0 pauses A for the larger one (--pfc-xoff): A resumes only when both caught
+    up, and retransmits nothing (best of three: a loaded host can still deschedule B
+    for longer than its rings last)."""
+    tries = []
+    for i in range(3):
+        d = tmp_path / f"try{i}"
+        d.mkdir()
+        r = run_pair(veth_h7, d, f"-q {Q} -s 65536 -n {N} write_bw --rate_limit 0.25", L, 1,
+                     srv_extra="--slow-rx-us 1000 --pfc-xoff 64")
+        sp = r.server["port_counters"]
+        per = r.server["lcores"]
+        assert all(x["port_counters"]["rx_slow_sleeps"] > 0 for x in per), per
+        # only lcore 0 sends PFC, and every pause it started it ended
+        assert sp["pfc_sent_xoff"] >= 1 and sp["pfc_sent_xon"] == sp["pfc_sent_xoff"], sp
+        assert per[1]["port_counters"]["pfc_sent_xoff"] == 0, per[1]
+        cp = r.client["port_counters"]
+        assert cp["pfc_rx_xon"] == sp["pfc_sent_xon"] and cp["pfc_pauses"] >= 1, (sp, cp)
+        assert r.server["qp_counters"]["rx_req_bytes"] == N * Q * 65536
+        print("pfc_sent", sp["pfc_sent_xoff"], sp["pfc_sent_refresh"], sp["pfc_sent_xon"], "backlog_max", sp["rx_backlog_max"],
+              "rx per lcore", [x["port_counters"]["rx_frames"] for x in per], "pauses", cp["pfc_pauses"],
+              "paused ms", cp["tx_paused_ns"] // 1000000, "retx", r.client["qp_counters"]["tx_retransmits"])
+        tries.append(r.client["qp_counters"]["tx_retransmits"])
+        if tries[-1] == 0:
+            break
+    assert tries[-1] == 0, f"A retransmitted in every try: {tries}"
