@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Build the wire-parser fuzz target with clang's libFuzzer + ASan + UBSan and run
-# it for ${FUZZ_SECONDS:-30} s from a seed corpus cut out of the golden pcaps.
-# Any crash, leak or sanitizer report fails the run (the reproducer is kept).
+# Build the fuzz targets with clang's libFuzzer + ASan + UBSan and run them:
+#  - fuzz_wire, every frame parser a peer reaches, for ${FUZZ_SECONDS:-30} s from a
+#    seed corpus cut out of the golden pcaps;
+#  - fuzz_text, the text parsers (netem SPEC, CDF files, perftest / rc_pingpong key
+#    lines, priority lists), for ${FUZZ_TEXT_SECONDS:-FUZZ_SECONDS / 2} s.
+# Any crash, leak, sanitizer report or broken round trip fails the run (the
+# reproducer is kept in build-fuzz/artifacts*).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=build-fuzz
@@ -34,7 +38,36 @@ for h in ("3333ff00000202000000000186dd6000000000203afffe80000000000000000000000
     frame = bytes.fromhex(h)
     open(os.path.join(out, hashlib.sha1(frame).hexdigest()), 'wb').write(frame)
 PY
+text_src=(lib/emu/emu_spec.c lib/emu/emu_spec_format.c lib/emu/emu_units.c lib/emu/emu_err.c
+	lib/emu/emu_dist.c lib/emu/emu_loss.c lib/net/net_hdr.c
+	lib/net/pfc.c lib/net/pfc_state.c lib/net/pfc_tx.c app/rnic/rnic_cdf.c
+	app/rnic/oob/oob_tcp.c app/rnic/oob/perftest_xchg.c app/rnic/oob/pingpong_xchg.c
+	tests/fuzz/fuzz_text.c)
+clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-Ilib/emu -Ilib/net -Ilib/common -Iapp/rnic -Iapp/rnic/oob "${text_src[@]}" -lm \
+	-o "$out/fuzz_text"
+mkdir -p "$out/corpus_text" "$out/artifacts_text"
+/usr/bin/python3 - "$out/corpus_text" configs/cdf/*.cdf <<'PY'
+import hashlib, os, sys
+out = sys.argv[1]
+seeds = [b"\0delay 10ms 2ms 25% distribution normal loss gemodel 0.02% 20% rate 1gbit limit 5000",
+         b"\0rate 10gbit red 30000 90000 0.1 ecn pfc xoff 800000b xon 100000b prio 3 ctrl-delay",
+         b"\0loss 0.1% 25% duplicate 1% corrupt 0.1% reorder 25% 50% gap 5 slot 1ms",
+         b"\2" + b"0000:0010:000123:abcdef:12345678:00007f0000001000:" + b"00:" * 10 + b"ff:ff:0a:09:00:03:" + b"00000000:\0",
+         b"\3" + b"0000:0010:000123:abcdef:12345678:00007f0000001000:00000000\0",
+         b"\4" + b"0000:000123:abcdef:" + b"00000000000000000000ffff0a090003" + b"\0",
+         b"\5" + b"3,4", b"\5" + b"0,1,2,3,4,5,6,7"]
+for path in sys.argv[2:]:
+    seeds.append(b"\1" + open(path, "rb").read())
+for s in seeds:
+    open(os.path.join(out, hashlib.sha1(s).hexdigest()), "wb").write(s)
+PY
 echo "fuzz: $(ls "$out/corpus" | wc -l) seed frames, ${FUZZ_SECONDS:-30} s"
 "$out/fuzz_wire" -max_total_time="${FUZZ_SECONDS:-30}" -max_len=9000 -print_final_stats=1 \
 	-artifact_prefix="$out/artifacts/" "$out/corpus" > "$out/fuzz.log" 2>&1 || { tail -40 "$out/fuzz.log"; exit 1; }
 tail -6 "$out/fuzz.log"
+tsec=${FUZZ_TEXT_SECONDS:-$(( ${FUZZ_SECONDS:-30} / 2 ))}
+echo "fuzz: $(ls "$out/corpus_text" | wc -l) text seeds, $tsec s"
+"$out/fuzz_text" -max_total_time="$tsec" -max_len=4096 -print_final_stats=1 \
+	-artifact_prefix="$out/artifacts_text/" "$out/corpus_text" > "$out/fuzz_text.log" 2>&1 || { tail -40 "$out/fuzz_text.log"; exit 1; }
+tail -6 "$out/fuzz_text.log"
