@@ -22,7 +22,7 @@ fi
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
 run asan bash -c 'ninja -C build-asan >/dev/null && meson test -C build-asan --suite unit --print-errorlogs --num-processes 2'
 
-step "fuzz: wire parsers (libFuzzer + ASan + UBSan, ${FUZZ_SECONDS:-20} s)"
+step "fuzz: wire parsers ${FUZZ_SECONDS:-20} s, text parsers half that (libFuzzer + ASan + UBSan)"
 run fuzz env FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
 
 if [ -d tests/python ]; then
