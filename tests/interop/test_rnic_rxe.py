@@ -149,9 +149,29 @@ class Run:
                 f"\n--- rxe counter deltas: {self.rxe}")
 
 
+# perftest calibrates its cycle counter against gettimeofday() (get_clock.c: a linear
+# fit of 200 samples) and gives up when r^2 < 0.9. In the TCG guest a host that
+# preempts the vCPU during those 0.2 s spoils the fit (CI saw r^2 = 0.68): the
+# transfer itself completed, but the tool prints no report and exits 1. That is
+# the guest's clock, not RoCE, so such a run is repeated (twice at most).
+PERFTEST_CLOCK = ("Correlation coefficient r^2", "Can't produce a report")
+
+
 def run_pair(vm, tmp_path, mode, rnic_opts, tool_cmd, rnic_is_server, mtu=1024, ip6=False,
              timeout=240):
     """Run the rnic and TOOL_CMD (in the VM) against each other; return a Run."""
+    for attempt in range(3):
+        try:
+            return run_pair_once(vm, tmp_path, mode, rnic_opts, tool_cmd, rnic_is_server, mtu,
+                                 ip6, timeout)
+        except AssertionError as e:
+            if attempt == 2 or not all(m in str(e) for m in PERFTEST_CLOCK):
+                raise
+            print(f"\n[{mode}] perftest in the guest could not calibrate its clock "
+                  f"(r^2 < 0.9): run again")
+
+
+def run_pair_once(vm, tmp_path, mode, rnic_opts, tool_cmd, rnic_is_server, mtu, ip6, timeout):
     js = tmp_path / f"{mode}.json"
     t0 = time.monotonic()
     # the guest forgets the rnic's MAC, so rxe resolves it by ARP/ND while it connects its QP,
@@ -427,3 +447,34 @@ def test_rc_pingpong_chk_catches_unmarked_data(rxe_vm, tmp_path):
     assert "rnic failed (exit 1)" in msg, msg
     assert "rc_pingpong --chk: 5 received message(s) without 0 at every 4 KiB page start" in msg, msg
     assert "invalid data in page 0" in msg, msg
+
+
+def test_perftest_clock_failure_is_run_again(monkeypatch):
+    """run_pair repeats a run only for perftest's clock calibration failure, at most twice."""
+    import sys
+    mod = sys.modules[__name__]
+    clock = AssertionError("rxe's ib_send_bw failed (exit 1)\nCorrelation coefficient r^2: 0.678051"
+                           " < 0.9\nCan't produce a report")
+    calls = []
+
+    def fake(outcomes):
+        def once(*a):
+            calls.append(a)
+            o = outcomes[len(calls) - 1]
+            if isinstance(o, Exception):
+                raise o
+            return o
+        return once
+
+    monkeypatch.setattr(mod, "run_pair_once", fake([clock, "ok"]))
+    assert run_pair(None, None, "send_bw", "", "ib_send_bw", True) == "ok" and len(calls) == 2
+    calls.clear()
+    monkeypatch.setattr(mod, "run_pair_once", fake([clock, clock, clock]))
+    with pytest.raises(AssertionError, match="Correlation"):
+        run_pair(None, None, "send_bw", "", "ib_send_bw", True)
+    assert len(calls) == 3
+    calls.clear()
+    monkeypatch.setattr(mod, "run_pair_once", fake([AssertionError("transport errors: NAK")]))
+    with pytest.raises(AssertionError, match="transport errors"):
+        run_pair(None, None, "send_bw", "", "ib_send_bw", True)
+    assert len(calls) == 1

@@ -101,15 +101,21 @@ class TestBridgedPair:
         for vm in vm_pair:
             _rxe_active(vm)
         args = "-d rxe0 -x 1 -s 4096 -n 20"
-        job = srv.run_bg(f"ib_write_bw {args}")
-        try:
-            srv.wait_tcp_listen(18515, timeout=60)
-            t0 = time.monotonic()
-            crc, cout = cli.run(f"ib_write_bw {args} {srv.addr}", timeout=120)
-            src, sout = job.wait(60)
-        finally:
-            if job.rc is None:
-                job.kill()
+        for attempt in range(3):
+            job = srv.run_bg(f"ib_write_bw {args}")
+            try:
+                srv.wait_tcp_listen(18515, timeout=60)
+                t0 = time.monotonic()
+                crc, cout = cli.run(f"ib_write_bw {args} {srv.addr}", timeout=120)
+                src, sout = job.wait(60)
+            finally:
+                if job.rc is None:
+                    job.kill()
+            # perftest's clock calibration (r^2 >= 0.9) can fail in a preempted TCG
+            # guest after a good transfer: repeat such a run (test_rnic_rxe.PERFTEST_CLOCK)
+            if not any("Can't produce a report" in o for o in (cout, sout)):
+                break
+            print("\n[interop] perftest could not calibrate its clock in the guest: run again")
         assert crc == 0, f"client failed ({crc}):\n{cout}"
         assert src == 0, f"server failed ({src}):\n{sout}"
         res = parse_perftest_bw(cout)
