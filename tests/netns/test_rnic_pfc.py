@@ -221,6 +221,11 @@ def test_pfc_off_ignores_pause(tmp_path):
     assert before > 0, cout
     assert during > 0.3 * before, (before, during)
     pc = rc["results"]["port_counters"]
-    assert pc["pfc_rx_ignored"] == pc["rx_pfc"] > 60
+    # every PFC frame the capture saw leave B's end reached A and was ignored there; how many
+    # refreshes Python managed to send in the 300 ms depends on the host's load, so the count
+    # is taken from the wire, not from the plan
+    n_pfc = sum(1 for _, _, f in frames if f[12:14] == b"\x88\x08")
+    assert n_pfc > 11, n_pfc  # the ten priority-5 XOFFs, at least one priority-3 XOFF, the XON
+    assert pc["pfc_rx_ignored"] == pc["rx_pfc"] == n_pfc, (pc["pfc_rx_ignored"], pc["rx_pfc"], n_pfc)
     assert pc["pfc_pauses"] == 0 and pc["tx_paused_ns"] == 0 and pc["tx_pfc_held"] == 0
     assert rc["config"]["pfc"] is False
