@@ -13,13 +13,12 @@
 #include "pfc.h"
 #include "roce_pkt.h"
 
-struct lemu_clock lemu_clk;
+struct dp_clock lemu_clk;
 
 void
 lemu_clock_init(void)
 {
-	lemu_clk.tsc0 = rte_rdtsc();
-	lemu_clk.mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rte_get_tsc_hz());
+	dp_clock_init(&lemu_clk, rte_get_tsc_hz(), rte_rdtsc());
 }
 
 /* ---- frame helpers ---------------------------------------------------------- */

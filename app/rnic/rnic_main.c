@@ -119,7 +119,6 @@ setup_port(struct rnic_ctx *c)
 	c->port.prefix = c->prm.prefix;
 	c->port.gw = c->prm.gw;
 	c->port.vlan_tci = c->prm.vlan < 0 ? -1 : (int)net_vlan_tci(c->prm.pcp, (uint16_t)c->prm.vlan);
-	c->port.tsc_hz = rte_get_tsc_hz();
 	c->port.has_ip6 = c->prm.has_ip6;
 	memcpy(c->port.ip6, c->prm.ip6, 16);
 	c->port.ip6_prefix = c->prm.ip6_prefix;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "rnic_port.h"
 
+#include "dp_clock.h"
 #include "dp_port.h"
 
 #include <errno.h>
@@ -17,20 +18,18 @@
 #include "rw_json.h"
 
 /*
- * ns = cycles * 10^9 / hz as a multiply and a shift: a 128-bit division costs
- * tens of ns, and the clock is read several times per poll. mult has 32
- * fractional bits (relative error < 2^-32 * hz / 10^9); the TSC rate is one
+ * One clock per process (lib/dpdk dp_clock, epoch at boot); the TSC rate is one
  * machine-wide constant, so a benign race on the lazy init writes one value.
  */
+static struct dp_clock rnic_clk;
+
 uint64_t
 rnic_now_ns(const struct rnic_port *p)
 {
-	static uint64_t mult;
-	uint64_t c = rte_get_tsc_cycles();
-
-	if (unlikely(mult == 0))
-		mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / p->tsc_hz);
-	return (uint64_t)(((unsigned __int128)c * mult) >> 32);
+	(void)p;
+	if (unlikely(rnic_clk.mult == 0))
+		dp_clock_init(&rnic_clk, rte_get_tsc_hz(), 0);
+	return dp_clock_now(&rnic_clk);
 }
 
 void

@@ -141,7 +141,6 @@ struct rnic_port {
 	uint32_t slow_rx_us;       /**< --slow-rx-us (test aid) */
 	struct rte_mbuf *rx_early[RNIC_RX_EARLY]; /**< frames taken by the RX check before a TX burst */
 	unsigned int nrx_early;
-	uint64_t tsc_hz;
 	struct rnic_port_counters cnt;
 };
 
@@ -178,7 +177,7 @@ unsigned int rnic_port_poll(struct rnic_port *p);
 /** Send any batched TX frames now. */
 void rnic_port_flush(struct rnic_port *p);
 
-/** Nanoseconds since boot from the TSC. */
+/** Nanoseconds since boot from the TSC (lib/dpdk dp_clock; one clock per process). */
 uint64_t rnic_now_ns(const struct rnic_port *p);
 
 /**

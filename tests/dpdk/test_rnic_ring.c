@@ -97,7 +97,6 @@ make_side(struct side *s, const char *name, uint32_t ip, uint8_t last)
 	s->port.ip = ip;
 	s->port.prefix = 24;
 	s->port.vlan_tci = -1;
-	s->port.tsc_hz = rte_get_tsc_hz();
 	uint8_t mac[6] = {0x02, 0, 0, 0, 0, last};
 	memcpy(s->port.mac, mac, 6);
 	net_neigh_init(&s->port.neigh);
