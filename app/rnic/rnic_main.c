@@ -7,7 +7,8 @@
  * Control plane (this file): EAL and port bring-up, the verbs objects, the
  * out-of-band exchange with the peer (perftest's TCP protocol, app/rnic/oob),
  * QP bring-up, then the measurement loop (rnic_bench.c), results and counters.
- * Data plane: rnic_port.c (dispatch, TX batching) and lib/roce (the engine).
+ * Data plane: the DPDK-free core (rnic_core.h: dispatch, neighbours, PFC,
+ * steering), its DPDK shell (rnic_poll.c, rnic_port.c) and lib/roce (the engine).
  */
 #include <arpa/inet.h>
 #include <errno.h>

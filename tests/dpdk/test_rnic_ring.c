@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Two rnic data paths (app/rnic/rnic_port.c + the lib/roce engine) in one
+ * Two rnic data paths (app/rnic: the core and its DPDK shell, + the lib/roce engine) in one
  * process, on two net_ring ports. Between them the test is the wire: it moves
  * frames from A's TX ring to B's RX ring and back, and can drop chosen frames.
  * Checks ARP resolution, ICMP echo, and RC WRITE/SEND/READ/atomics with and
