@@ -23,6 +23,7 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 #include <rte_ring.h>
 
 #include "dp_port.h"
@@ -154,6 +155,11 @@ setup_port(struct rnic_ctx *c)
 	dc.window_pkts = c->prm.max_inflight;
 	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery);
 	snprintf(dc.cc, sizeof(dc.cc), "%s", c->prm.cc);
+	/* EAL --log-level=rnic.roce:debug: every responder / completer transition (ROCE_LOG_TRACE) */
+	int roce_lt = rte_log_register_type_and_pick_level("rnic.roce", RTE_LOG_INFO);
+
+	if (roce_lt >= 0 && rte_log_can_log((uint32_t)roce_lt, RTE_LOG_DEBUG))
+		dc.log_level = ROCE_LOG_TRACE;
 	c->port.dev = roce_dev_create(&dc, &rnic_port_ops, &c->port);
 	if (!c->port.dev)
 		die("cannot create the RoCE device (MTU %u, window %u packets)", dc.mtu, dc.window_pkts);

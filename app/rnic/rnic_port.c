@@ -231,7 +231,7 @@ ops_log(void *ctx, enum roce_log_level level, const char *msg)
 {
 	(void)ctx;
 	fprintf(stderr, "rnic.roce: %s: %s\n", level <= ROCE_LOG_ERR ? "error" :
-		level == ROCE_LOG_WARNING ? "warning" : "info", msg);
+		level == ROCE_LOG_WARNING ? "warning" : level == ROCE_LOG_TRACE ? "trace" : "info", msg);
 }
 
 static int
