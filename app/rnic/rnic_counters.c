@@ -21,8 +21,8 @@ rnic_port_counters_add(struct rnic_port_counters *sum, const struct rnic_port *p
 void
 rnic_port_print_counters(const struct rnic_port *p, FILE *f)
 {
-#define RNIC_CNT_PRINT(name, help) \
-	if (p->cnt.name)           \
+#define RNIC_CNT_PRINT(name, help)                                                                 \
+	if (p->cnt.name)                                                                           \
 		fprintf(f, "  %-22s %12llu  %s\n", #name, (unsigned long long)p->cnt.name, help);
 	RNIC_PORT_COUNTERS(RNIC_CNT_PRINT)
 #undef RNIC_CNT_PRINT

@@ -50,8 +50,8 @@ resolve6(struct rnic_port *p, const uint8_t peer[16], uint8_t mac[6])
 {
 	uint64_t now = rnic_now_ns(p);
 	/* next hop: the peer itself on-link, else the gateway */
-	const uint8_t *ip6 = p->has_gw6 && !net_ip6_on_link(peer, p->ip6, p->ip6_prefix) ? p->gw6
-											  : peer;
+	const uint8_t *ip6 =
+	    p->has_gw6 && !net_ip6_on_link(peer, p->ip6, p->ip6_prefix) ? p->gw6 : peer;
 
 	if (!p->has_ip6)
 		return -EAFNOSUPPORT;

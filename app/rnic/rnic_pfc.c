@@ -74,7 +74,8 @@ rnic_pfc_send_poll(struct rnic_port *p, uint64_t now, uint32_t own_level, uint8_
 			return 0;
 		}
 		for (unsigned int l = 1; l < p->steer->n; l++) {
-			uint32_t o = __atomic_load_n(&p->steer->port[l]->rx_level_pub, __ATOMIC_RELAXED);
+			uint32_t o =
+			    __atomic_load_n(&p->steer->port[l]->rx_level_pub, __ATOMIC_RELAXED);
 
 			if (o > level)
 				level = o;

@@ -89,7 +89,7 @@ steer_dispatch(struct rnic_port *p, struct rte_mbuf **rx, unsigned int n)
 		size_t len = rte_pktmbuf_data_len(m);
 		struct net_frame fr;
 		enum net_frame_kind k =
-			rte_pktmbuf_is_contiguous(m) ? rnic_classify(f, len, &fr) : NET_FRAME_BAD_L2;
+		    rte_pktmbuf_is_contiguous(m) ? rnic_classify(f, len, &fr) : NET_FRAME_BAD_L2;
 		unsigned int o = k == NET_FRAME_ROCE ? rnic_steer_frame(s, &fr) : 0;
 
 		if (k == NET_FRAME_MAC_CTRL) {
@@ -202,7 +202,8 @@ rnic_port_resolve(struct rnic_port *p, uint32_t ip, uint8_t mac[6], unsigned int
 }
 
 int
-rnic_port_resolve6(struct rnic_port *p, const uint8_t ip6[16], uint8_t mac[6], unsigned int timeout_ms)
+rnic_port_resolve6(struct rnic_port *p, const uint8_t ip6[16], uint8_t mac[6],
+		   unsigned int timeout_ms)
 {
 	uint64_t start = rnic_now_ns(p);
 

@@ -99,11 +99,11 @@ const char *
 net_frame_kind_name(enum net_frame_kind k)
 {
 	static const char *const names[] = {
-		[NET_FRAME_BAD_L2] = "bad_l2", [NET_FRAME_OTHER] = "other",
-		[NET_FRAME_ARP] = "arp",       [NET_FRAME_MAC_CTRL] = "mac_ctrl",
-		[NET_FRAME_IP] = "ip",         [NET_FRAME_ICMP] = "icmp",
-		[NET_FRAME_ICMPV6] = "icmpv6", [NET_FRAME_UDP] = "udp",
-		[NET_FRAME_ROCE] = "roce",
+	    [NET_FRAME_BAD_L2] = "bad_l2", [NET_FRAME_OTHER] = "other",
+	    [NET_FRAME_ARP] = "arp",	   [NET_FRAME_MAC_CTRL] = "mac_ctrl",
+	    [NET_FRAME_IP] = "ip",	   [NET_FRAME_ICMP] = "icmp",
+	    [NET_FRAME_ICMPV6] = "icmpv6", [NET_FRAME_UDP] = "udp",
+	    [NET_FRAME_ROCE] = "roce",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "unknown";

@@ -23,21 +23,21 @@
 enum net_frame_kind {
 	NET_FRAME_BAD_L2,   /**< shorter than its Ethernet header and tags */
 	NET_FRAME_OTHER,    /**< another EtherType (including a third tag) */
-	NET_FRAME_ARP,      /**< EtherType 0x0806 */
+	NET_FRAME_ARP,	    /**< EtherType 0x0806 */
 	NET_FRAME_MAC_CTRL, /**< EtherType 0x8808: PAUSE, PFC */
-	NET_FRAME_IP,       /**< IPv4/IPv6 EtherType, no more specific kind below (maybe truncated) */
-	NET_FRAME_ICMP,     /**< IPv4 protocol 1, whole 20-byte header */
-	NET_FRAME_ICMPV6,   /**< IPv6 next header 58, whole 40-byte header */
-	NET_FRAME_UDP,      /**< IP protocol 17 with a whole UDP header, to another port */
-	NET_FRAME_ROCE,     /**< UDP to port 4791 (RoCEv2, IBTA Annex A17.2.1) */
+	NET_FRAME_IP,	  /**< IPv4/IPv6 EtherType, no more specific kind below (maybe truncated) */
+	NET_FRAME_ICMP,	  /**< IPv4 protocol 1, whole 20-byte header */
+	NET_FRAME_ICMPV6, /**< IPv6 next header 58, whole 40-byte header */
+	NET_FRAME_UDP,	  /**< IP protocol 17 with a whole UDP header, to another port */
+	NET_FRAME_ROCE,	  /**< UDP to port 4791 (RoCEv2, IBTA Annex A17.2.1) */
 };
 
 /** The headers of a frame as far as net_frame_classify() found them. */
 struct net_frame {
 	enum net_frame_kind kind;
-	uint8_t ntags;                        /**< VLAN tags before the EtherType: 0..2 */
-	uint16_t tpid[NET_FRAME_MAX_TAGS];    /**< each tag's TPID (0x8100 or 0x88A8), outer first */
-	uint16_t tci[NET_FRAME_MAX_TAGS];     /**< each tag's PCP | DEI | VID */
+	uint8_t ntags;			   /**< VLAN tags before the EtherType: 0..2 */
+	uint16_t tpid[NET_FRAME_MAX_TAGS]; /**< each tag's TPID (0x8100 or 0x88A8), outer first */
+	uint16_t tci[NET_FRAME_MAX_TAGS];  /**< each tag's PCP | DEI | VID */
 	uint16_t ethertype; /**< after the tags; a truncated tag's TPID for NET_FRAME_BAD_L2 */
 	uint16_t l3_off;    /**< where the EtherType's payload starts (14 + 4 per tag) */
 	/**
@@ -46,13 +46,13 @@ struct net_frame {
 	 */
 	bool ip;
 	bool ip_version_ok; /**< version nibble 4 / 6 as the EtherType says */
-	uint8_t proto;      /**< IPv4 protocol / IPv6 next header */
+	uint8_t proto;	    /**< IPv4 protocol / IPv6 next header */
 	/** after the IP header (IPv4: IHL * 4); 0 if the IHL is below 5 or runs past the frame */
 	uint16_t l4_off;
-	bool udp;           /**< proto 17 and the whole UDP header is in the frame */
+	bool udp; /**< proto 17 and the whole UDP header is in the frame */
 	uint16_t udp_dport;
-	bool has_bth;       /**< RoCE: the 12-byte BTH follows the UDP header in the frame */
-	uint32_t bth_dqpn;  /**< RoCE with has_bth: the BTH destination QP (24 bit) */
+	bool has_bth;	   /**< RoCE: the 12-byte BTH follows the UDP header in the frame */
+	uint32_t bth_dqpn; /**< RoCE with has_bth: the BTH destination QP (24 bit) */
 };
 
 /**

@@ -30,10 +30,10 @@ test_one_ghz_is_identity(void)
 static void
 test_against_division(void)
 {
-	static const uint64_t hz[] = {1000000u, 1999999999u, 2100000000u, 2994375000u,
+	static const uint64_t hz[] = {1000000u,	   1999999999u, 2100000000u,	 2994375000u,
 				      3600000000u, 4999999999u, 1000000000000ull};
-	static const uint64_t tsc[] = {0, 1, 999, 1000000007u, 3ull << 33, 86400ull * 4000000000ull,
-				       (uint64_t)1 << 60};
+	static const uint64_t tsc[] = {
+	    0, 1, 999, 1000000007u, 3ull << 33, 86400ull * 4000000000ull, (uint64_t)1 << 60};
 
 	for (unsigned h = 0; h < sizeof(hz) / sizeof(hz[0]); h++) {
 		struct dp_clock c;

@@ -291,7 +291,8 @@ test_vlan_in_vlan(void)
 {
 	static const uint16_t ad_q[] = {NET_ETHERTYPE_QINQ, NET_ETHERTYPE_VLAN};
 	static const uint16_t q_q[] = {NET_ETHERTYPE_VLAN, NET_ETHERTYPE_VLAN};
-	static const uint16_t q_q_q[] = {NET_ETHERTYPE_VLAN, NET_ETHERTYPE_VLAN, NET_ETHERTYPE_VLAN};
+	static const uint16_t q_q_q[] = {NET_ETHERTYPE_VLAN, NET_ETHERTYPE_VLAN,
+					 NET_ETHERTYPE_VLAN};
 	static const uint16_t q_ad[] = {NET_ETHERTYPE_VLAN, NET_ETHERTYPE_QINQ};
 	uint8_t f[256];
 	struct net_frame fr;

@@ -217,7 +217,7 @@ test_icmp_echo(void)
 	CHECK_MEM(sent[0] + 6, my_mac, 6);
 	CHECK_EQ(net_get_be32(sent[0] + 26), MY_IP);
 	CHECK_EQ(net_get_be32(sent[0] + 30), PEER_IP);
-	CHECK_EQ(sent[0][34], 0); /* echo reply */
+	CHECK_EQ(sent[0][34], 0);		/* echo reply */
 	CHECK_MEM(sent[0] + 38, want + 38, 12); /* id, sequence, data */
 	/* to another address: not for us, no reply */
 	len = icmp_echo(f, 0x0a000063);
@@ -375,7 +375,7 @@ test_steering(void)
 	CHECK_EQ(rnic_steer_owner(&s, ROCE_FIRST_QPN), 0);
 	CHECK_EQ(rnic_steer_owner(&s, ROCE_FIRST_QPN + 2 * RNIC_QPN_SPAN + 5), 2);
 	CHECK_EQ(rnic_steer_owner(&s, ROCE_FIRST_QPN + 4 * RNIC_QPN_SPAN), 0); /* past the last */
-	CHECK_EQ(rnic_steer_owner(&s, 1), 0);                                  /* QP1, below */
+	CHECK_EQ(rnic_steer_owner(&s, 1), 0);				       /* QP1, below */
 	len = roce_frame(f, sizeof(f), 4, -1, ROCE_FIRST_QPN + 3 * RNIC_QPN_SPAN);
 	CHECK_EQ(rnic_classify(f, len, &fr), NET_FRAME_ROCE);
 	CHECK_EQ(rnic_steer_frame(&s, &fr), 3);

@@ -76,20 +76,20 @@ static void
 t_write_one(void)
 {
 	static const char *const resp[] = {
-		"responder PSN 0x000100: CHECK_PSN -> CHECK_OP_SEQ",
-		"responder PSN 0x000100: CHECK_OP_SEQ -> CHECK_OP",
-		"responder PSN 0x000100: CHECK_OP -> CHECK_LENGTH",
-		"responder PSN 0x000100: CHECK_LENGTH -> CHECK_RKEY",
-		"responder PSN 0x000100: CHECK_RKEY -> EXECUTE",
-		"responder PSN 0x000100: EXECUTE -> COMPLETE",
-		"responder PSN 0x000100: COMPLETE -> ACK",
-		"responder PSN 0x000100: ACK -> DONE",
+	    "responder PSN 0x000100: CHECK_PSN -> CHECK_OP_SEQ",
+	    "responder PSN 0x000100: CHECK_OP_SEQ -> CHECK_OP",
+	    "responder PSN 0x000100: CHECK_OP -> CHECK_LENGTH",
+	    "responder PSN 0x000100: CHECK_LENGTH -> CHECK_RKEY",
+	    "responder PSN 0x000100: CHECK_RKEY -> EXECUTE",
+	    "responder PSN 0x000100: EXECUTE -> COMPLETE",
+	    "responder PSN 0x000100: COMPLETE -> ACK",
+	    "responder PSN 0x000100: ACK -> DONE",
 	};
 	static const char *const comp[] = {
-		"completer PSN 0x000100: CHECK_PSN -> CLASSIFY",
-		"completer PSN 0x000100: CLASSIFY -> ACK",
-		"completer PSN 0x000100: ACK -> PROGRESS",
-		"completer PSN 0x000100: PROGRESS -> DONE",
+	    "completer PSN 0x000100: CHECK_PSN -> CLASSIFY",
+	    "completer PSN 0x000100: CLASSIFY -> ACK",
+	    "completer PSN 0x000100: ACK -> PROGRESS",
+	    "completer PSN 0x000100: PROGRESS -> DONE",
 	};
 	struct tr_opts o = opts(ROCE_LOG_TRACE);
 	struct tr_wire w;
@@ -110,9 +110,10 @@ t_write_one(void)
 }
 
 static const char *const exec_path[] = {
-	"CHECK_PSN -> CHECK_OP_SEQ", "CHECK_OP_SEQ -> CHECK_OP", "CHECK_OP -> CHECK_LENGTH",
-	"CHECK_LENGTH -> CHECK_RKEY", "CHECK_RKEY -> EXECUTE",   "EXECUTE -> COMPLETE",
-	"COMPLETE -> ACK",           "ACK -> DONE",
+    "CHECK_PSN -> CHECK_OP_SEQ", "CHECK_OP_SEQ -> CHECK_OP",
+    "CHECK_OP -> CHECK_LENGTH",	 "CHECK_LENGTH -> CHECK_RKEY",
+    "CHECK_RKEY -> EXECUTE",	 "EXECUTE -> COMPLETE",
+    "COMPLETE -> ACK",		 "ACK -> DONE",
 };
 
 /*
@@ -126,11 +127,11 @@ t_write_lost(void)
 	static char want_r[28][96], want_c[9][96];
 	const char *wr[28], *wc[9];
 	static const char *const comp_nak[] = {
-		"CHECK_PSN -> CLASSIFY", "CLASSIFY -> NAK_SEQ", "NAK_SEQ -> PROGRESS",
-		"PROGRESS -> RETRY",     "RETRY -> DONE",
+	    "CHECK_PSN -> CLASSIFY", "CLASSIFY -> NAK_SEQ", "NAK_SEQ -> PROGRESS",
+	    "PROGRESS -> RETRY",     "RETRY -> DONE",
 	};
-	static const char *const comp_ack[] = {
-		"CHECK_PSN -> CLASSIFY", "CLASSIFY -> ACK", "ACK -> PROGRESS", "PROGRESS -> DONE"};
+	static const char *const comp_ack[] = {"CHECK_PSN -> CLASSIFY", "CLASSIFY -> ACK",
+					       "ACK -> PROGRESS", "PROGRESS -> DONE"};
 	struct tr_opts o = opts(ROCE_LOG_TRACE);
 	struct tr_wire w;
 	unsigned int n = 0;
@@ -155,9 +156,8 @@ t_write_lost(void)
 	tr_init(&w, &o);
 	tr_rule(&w, TR_A, TR_REQ, 0x100, TR_DROP, 1);
 	tr_fill(&w.side[TR_A], 0, 3000, 2);
-	CHECK_EQ(tr_post_send(&w.side[TR_A], IBV_WR_RDMA_WRITE, 1, 0, 3000, 8192,
-			      IBV_SEND_SIGNALED),
-		 0);
+	CHECK_EQ(
+	    tr_post_send(&w.side[TR_A], IBV_WR_RDMA_WRITE, 1, 0, 3000, 8192, IBV_SEND_SIGNALED), 0);
 	RUN(&w);
 	CHECK_MEM(w.side[TR_B].buf + 8192, w.side[TR_A].buf, 3000);
 	CHECK_EQ(n, 28);
@@ -178,9 +178,8 @@ t_default_silent(void)
 	tr_init(&w, &o);
 	tr_rule(&w, TR_A, TR_REQ, 0x100, TR_DROP, 1);
 	tr_fill(&w.side[TR_A], 0, 3000, 3);
-	CHECK_EQ(tr_post_send(&w.side[TR_A], IBV_WR_RDMA_WRITE, 1, 0, 3000, 8192,
-			      IBV_SEND_SIGNALED),
-		 0);
+	CHECK_EQ(
+	    tr_post_send(&w.side[TR_A], IBV_WR_RDMA_WRITE, 1, 0, 3000, 8192, IBV_SEND_SIGNALED), 0);
 	RUN(&w);
 	CHECK_MEM(w.side[TR_B].buf + 8192, w.side[TR_A].buf, 3000);
 	CHECK_EQ(nother, 0);
