@@ -9,6 +9,7 @@ PKGS=(
   libibverbs-dev rdma-core ibverbs-utils ibverbs-providers perftest librdmacm-dev
   libisal-dev libbpf-dev libxdp-dev libelf-dev zlib1g-dev libpcap-dev
   libbenchmark-dev
+  clang-format
   python3-scapy python3-pytest python3-matplotlib python3-numpy
   iproute2 ethtool iperf3 tcpdump tshark iputils-ping procps psmisc
   qemu-system-x86 busybox-static cpio kmod

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=build-fuzz
 mkdir -p "$out/corpus" "$out/artifacts"
-src=(lib/net/net_hdr.c lib/net/net_arp.c lib/net/net_nd.c lib/net/pfc.c lib/roce/roce_opcode.c lib/roce/roce_icrc.c
+src=(lib/net/net_hdr.c lib/net/net_frame.c lib/net/net_arp.c lib/net/net_nd.c lib/net/pfc.c lib/roce/roce_opcode.c lib/roce/roce_icrc.c
      lib/roce/roce_pkt.c tests/fuzz/fuzz_wire.c)
 clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Ilib/net -Ilib/roce "${src[@]}" -lisal -o "$out/fuzz_wire"
@@ -39,7 +39,7 @@ for h in ("3333ff00000202000000000186dd6000000000203afffe80000000000000000000000
     open(os.path.join(out, hashlib.sha1(frame).hexdigest()), 'wb').write(frame)
 PY
 text_src=(lib/emu/emu_spec.c lib/emu/emu_spec_format.c lib/emu/emu_units.c lib/emu/emu_err.c
-	lib/emu/emu_dist.c lib/emu/emu_loss.c lib/net/net_hdr.c
+	lib/emu/emu_dist.c lib/emu/emu_loss.c lib/net/net_hdr.c lib/net/net_frame.c
 	lib/net/pfc.c lib/net/pfc_state.c lib/net/pfc_tx.c app/rnic/rnic_cdf.c
 	app/rnic/oob/oob_tcp.c app/rnic/oob/perftest_xchg.c app/rnic/oob/pingpong_xchg.c
 	tests/fuzz/fuzz_text.c)

@@ -22,6 +22,9 @@ fi
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1
 run asan bash -c 'ninja -C build-asan >/dev/null && meson test -C build-asan --suite unit --print-errorlogs --num-processes 2'
 
+step "format: clang-format --dry-run --Werror on the files in scripts/format-files.txt"
+run format bash -c 'clang-format --dry-run --Werror $(grep -v "^#" scripts/format-files.txt)'
+
 step "fuzz: wire parsers ${FUZZ_SECONDS:-20} s, text parsers half that (libFuzzer + ASan + UBSan)"
 run fuzz env FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
 

@@ -9,47 +9,30 @@
 #include <rte_ethdev.h>
 
 #include "net_bytes.h"
+#include "net_frame.h"
 #include "net_hdr.h"
 #include "pfc.h"
 #include "roce_pkt.h"
 
-struct lemu_clock lemu_clk;
+struct dp_clock lemu_clk;
 
 void
 lemu_clock_init(void)
 {
-	lemu_clk.tsc0 = rte_rdtsc();
-	lemu_clk.mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rte_get_tsc_hz());
+	dp_clock_init(&lemu_clk, rte_get_tsc_hz(), rte_rdtsc());
 }
 
 /* ---- frame helpers ---------------------------------------------------------- */
 
-/* EtherType after at most one tag, and the L3 offset; 0 if too short. */
-static inline uint16_t
-frame_l3(const uint8_t *f, uint32_t len, uint32_t *l3)
-{
-	uint16_t et;
-
-	if (unlikely(len < NET_ETH_HLEN))
-		return 0;
-	et = net_get_be16(f + 12);
-	*l3 = NET_ETH_HLEN;
-	if ((et == NET_ETHERTYPE_VLAN || et == NET_ETHERTYPE_QINQ) && len >= NET_ETH_HLEN + 4) {
-		et = net_get_be16(f + 16);
-		*l3 = NET_ETH_HLEN + 4;
-	}
-	return et;
-}
-
-/* Is there an IPv4/IPv6 header at l3 whose ECN we may read and set? */
+/*
+ * Is there an IPv4/IPv6 header whose ECN we may read and set (lib/net's
+ * classifier)? The emulator looks inside at most one tag (802.1Q or 802.1ad):
+ * a VLAN-in-VLAN frame is forwarded as data that is not IP.
+ */
 static inline bool
-frame_is_ip(const uint8_t *f, uint32_t len, uint16_t et, uint32_t l3)
+frame_is_ip(const struct net_frame *fr)
 {
-	if (et == NET_ETHERTYPE_IPV4)
-		return len >= l3 + NET_IPV4_HLEN && f[l3] >> 4 == 4;
-	if (et == NET_ETHERTYPE_IPV6)
-		return len >= l3 + NET_IPV6_HLEN && f[l3] >> 4 == 6;
-	return false;
+	return fr->ip && fr->ip_version_ok && fr->ntags <= 1;
 }
 
 static inline uint8_t
@@ -351,14 +334,14 @@ be16(const uint8_t *p)
  * RoCEv2 frames without payload are then left intact (corrupt_skipped).
  */
 static __rte_noinline void
-corrupt(struct lemu_dir *d, uint8_t *f, uint32_t len, uint16_t et, uint32_t l3)
+corrupt(struct lemu_dir *d, uint8_t *f, uint32_t len, const struct net_frame *fr)
 {
 	struct roce_pkt rp;
-	uint32_t lo = l3, hi = len;
+	uint32_t l3 = fr->l3_off, lo = l3, hi = len;
 	bool roce = false;
 	uint64_t bit;
 
-	if (frame_is_ip(f, len, et, l3)) {
+	if (frame_is_ip(fr)) {
 		const uint8_t *ip = f + l3;
 		uint32_t hlen, tot;
 		uint8_t proto;
@@ -414,12 +397,12 @@ corrupt(struct lemu_dir *d, uint8_t *f, uint32_t len, uint16_t et, uint32_t l3)
 
 /* Apply a stage-1 verdict's edits (CE, bit flip) to a kept packet. */
 static inline void
-edit(struct lemu_dir *d, struct rte_mbuf *m, unsigned v, uint8_t *ip, uint16_t et, uint32_t l3)
+edit(struct lemu_dir *d, struct rte_mbuf *m, unsigned v, uint8_t *ip, const struct net_frame *fr)
 {
 	if ((v & EMU_V_MARK_CE) && ip != NULL)
 		net_ip_set_ecn(ip, NET_ECN_CE);
 	if (unlikely(v & EMU_V_CORRUPT))
-		corrupt(d, rte_pktmbuf_mtod(m, uint8_t *), m->data_len, et, l3);
+		corrupt(d, rte_pktmbuf_mtod(m, uint8_t *), m->data_len, fr);
 }
 
 static inline void
@@ -439,13 +422,14 @@ stage1(struct lemu_dir *d, struct rte_mbuf *m, uint64_t now)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *), *ip = NULL, *cip = NULL, ecn = 0;
 	struct rte_mbuf *copy = NULL;
-	uint32_t len = m->data_len, l3 = 0;
-	uint16_t et = frame_l3(f, len, &l3);
+	struct net_frame fr;
 	unsigned v, cv;
+
+	net_frame_classify(f, m->data_len, &fr);
 
 	d->stat[LEMU_ST_RX_PKTS]++;
 	d->stat[LEMU_ST_RX_BYTES] += m->pkt_len;
-	if (unlikely(et == NET_ETHERTYPE_MAC_CTRL)) {
+	if (unlikely(fr.kind == NET_FRAME_MAC_CTRL && fr.ntags <= 1)) {
 		/* PFC / PAUSE: no loss, no queue, ahead of all data; no delay unless ctrl-delay */
 		d->stat[LEMU_ST_MAC_CTRL_FWD]++;
 		if (d->ctrl_delay_ns) {
@@ -464,8 +448,8 @@ stage1(struct lemu_dir *d, struct rte_mbuf *m, uint64_t now)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (frame_is_ip(f, len, et, l3)) {
-		ip = f + l3;
+	if (frame_is_ip(&fr)) {
+		ip = f + fr.l3_off;
 		ecn = ip_ecn(ip);
 	}
 	v = emu_impair_decide(&d->im, ecn);
@@ -487,13 +471,13 @@ stage1(struct lemu_dir *d, struct rte_mbuf *m, uint64_t now)
 			rte_pktmbuf_free(copy);
 			copy = NULL;
 		} else if (ip != NULL) {
-			cip = rte_pktmbuf_mtod(copy, uint8_t *) + l3;
+			cip = rte_pktmbuf_mtod(copy, uint8_t *) + fr.l3_off;
 		}
 	}
-	edit(d, m, v & EMU_V_CORRUPT, ip, et, l3);
+	edit(d, m, v & EMU_V_CORRUPT, ip, &fr);
 	to_queue(d, m, ip, v & EMU_V_REORDER, now);
 	if (unlikely(copy != NULL)) {
-		edit(d, copy, cv, cip, et, l3);
+		edit(d, copy, cv, cip, &fr);
 		to_queue(d, copy, cip, cv & EMU_V_REORDER, now);
 	}
 }

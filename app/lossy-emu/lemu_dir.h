@@ -33,6 +33,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "dp_clock.h"
 #include "emu_counters.h"
 #include "emu_dist.h"
 #include "emu_impair.h"
@@ -48,22 +49,15 @@
 #define LEMU_TX_MAX 512   /**< data frames waiting for the TX port */
 #define LEMU_CTRL_MAX 128 /**< control frames waiting for the TX port */
 
-/** ns clock from the TSC: ns = (tsc - tsc0) * mult >> 32. */
-struct lemu_clock {
-	uint64_t tsc0;
-	uint64_t mult;
-};
-
-extern struct lemu_clock lemu_clk;
+/** The emulator's clock (lib/dpdk dp_clock), ns since lemu_clock_init(). */
+extern struct dp_clock lemu_clk;
 
 void lemu_clock_init(void);
 
 static inline uint64_t
 lemu_now_ns(void)
 {
-	uint64_t d = rte_rdtsc() - lemu_clk.tsc0;
-
-	return (uint64_t)(((unsigned __int128)d * lemu_clk.mult) >> 32);
+	return dp_clock_now(&lemu_clk);
 }
 
 /**

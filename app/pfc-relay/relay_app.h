@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "dp_clock.h"
 #include "relay_config.h"
 #include "relay_core.h"
 
@@ -46,7 +47,7 @@ struct relay_app {
 	uint32_t pool_mbufs;
 	bool running;
 	uint64_t started_ns;
-	uint64_t tsc0, tsc_mult;      /**< ns = (tsc - tsc0) * mult >> 32 */
+	struct dp_clock clk;          /**< relay_now_ns() (lib/dpdk dp_clock) */
 	/* PFC relay latency inside the relay: RX burst returned -> TX burst returned */
 	uint64_t relay_lat_n, relay_lat_sum_ns, relay_lat_max_ns;
 	uint64_t loops, sleeps;
@@ -57,8 +58,7 @@ extern struct relay_app relay_app;
 static inline uint64_t
 relay_now_ns(void)
 {
-	return (uint64_t)(((unsigned __int128)(rte_rdtsc() - relay_app.tsc0) * relay_app.tsc_mult) >>
-			  32);
+	return dp_clock_now(&relay_app.clk);
 }
 
 /** Data path: one poll of both ports; returns the work done (frames moved). */

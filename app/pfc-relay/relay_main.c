@@ -103,8 +103,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	/* the clock starts at 1 s: pfc_state reads time 0 as "unset" */
-	app->tsc0 = rte_rdtsc() - rte_get_tsc_hz();
-	app->tsc_mult = (uint64_t)(((unsigned __int128)1000000000u << 32) / rte_get_tsc_hz());
+	dp_clock_init(&app->clk, rte_get_tsc_hz(), rte_rdtsc() - rte_get_tsc_hz());
 	app->started_ns = relay_now_ns();
 	app->port[RELAY_LOCAL].id = (uint16_t)prm->local_port;
 	app->port[RELAY_REMOTE].id = (uint16_t)prm->remote_port;

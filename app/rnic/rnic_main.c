@@ -7,7 +7,8 @@
  * Control plane (this file): EAL and port bring-up, the verbs objects, the
  * out-of-band exchange with the peer (perftest's TCP protocol, app/rnic/oob),
  * QP bring-up, then the measurement loop (rnic_bench.c), results and counters.
- * Data plane: rnic_port.c (dispatch, TX batching) and lib/roce (the engine).
+ * Data plane: the DPDK-free core (rnic_core.h: dispatch, neighbours, PFC,
+ * steering), its DPDK shell (rnic_poll.c, rnic_port.c) and lib/roce (the engine).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 #include <rte_ring.h>
 
 #include "dp_port.h"
@@ -119,7 +121,6 @@ setup_port(struct rnic_ctx *c)
 	c->port.prefix = c->prm.prefix;
 	c->port.gw = c->prm.gw;
 	c->port.vlan_tci = c->prm.vlan < 0 ? -1 : (int)net_vlan_tci(c->prm.pcp, (uint16_t)c->prm.vlan);
-	c->port.tsc_hz = rte_get_tsc_hz();
 	c->port.has_ip6 = c->prm.has_ip6;
 	memcpy(c->port.ip6, c->prm.ip6, 16);
 	c->port.ip6_prefix = c->prm.ip6_prefix;
@@ -154,6 +155,11 @@ setup_port(struct rnic_ctx *c)
 	dc.window_pkts = c->prm.max_inflight;
 	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery);
 	snprintf(dc.cc, sizeof(dc.cc), "%s", c->prm.cc);
+	/* EAL --log-level=rnic.roce:debug: every responder / completer transition (ROCE_LOG_TRACE) */
+	int roce_lt = rte_log_register_type_and_pick_level("rnic.roce", RTE_LOG_INFO);
+
+	if (roce_lt >= 0 && rte_log_can_log((uint32_t)roce_lt, RTE_LOG_DEBUG))
+		dc.log_level = ROCE_LOG_TRACE;
 	c->port.dev = roce_dev_create(&dc, &rnic_port_ops, &c->port);
 	if (!c->port.dev)
 		die("cannot create the RoCE device (MTU %u, window %u packets)", dc.mtu, dc.window_pkts);

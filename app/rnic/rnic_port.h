@@ -5,14 +5,25 @@
  * ICMP echo, MAC control (PFC/PAUSE) or the RoCEv2 engine; frames from the
  * engine batched into TX bursts; peers' MACs resolved by ARP. Every frame that
  * is not handled is counted by reason.
+ *
+ * The port's state and counters, and the API the rest of the rnic uses. The
+ * header needs no DPDK (mbufs, mempools and rings are opaque here), so the
+ * DPDK-free core (rnic_core.h) and its unit test share the struct. Who does
+ * what:
+ *   rnic_rx.c        frame classification and dispatch (core)
+ *   rnic_neigh.c     ARP, ICMP echo, IPv6 ND and ICMPv6 echo (core)
+ *   rnic_pfc.c       PFC obeyed and sent: the decisions (core)
+ *   rnic_steer.c     --lcores: which lcore owns a frame (core)
+ *   rnic_counters.c  port counters: sum, text, JSON (core)
+ *   rnic_poll.c      the poll loop: RX bursts, lcore rings, idle back-off (DPDK)
+ *   rnic_port.c      clock, TX batching, the engine's ops table (DPDK)
  */
 #ifndef RNIC_PORT_H
 #define RNIC_PORT_H
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#include <rte_mbuf.h>
+#include <stdio.h>
 
 #include "net_arp.h"
 #include "net_nd.h"
@@ -22,6 +33,9 @@
 #include "roce_verbs.h"
 
 struct dp_backoff;
+struct rte_mbuf;
+struct rte_mempool;
+struct rte_ring;
 
 #define RNIC_BURST 32
 #define RNIC_RX_EARLY (4 * RNIC_BURST) /**< frames the pre-TX RX check may set aside */
@@ -141,7 +155,6 @@ struct rnic_port {
 	uint32_t slow_rx_us;       /**< --slow-rx-us (test aid) */
 	struct rte_mbuf *rx_early[RNIC_RX_EARLY]; /**< frames taken by the RX check before a TX burst */
 	unsigned int nrx_early;
-	uint64_t tsc_hz;
 	struct rnic_port_counters cnt;
 };
 
@@ -172,13 +185,35 @@ unsigned int rnic_steer_owner(const struct rnic_steer *s, uint32_t qpn);
 /** Add the port counters of @p p to @p sum (field by field). */
 void rnic_port_counters_add(struct rnic_port_counters *sum, const struct rnic_port *p);
 
+/*
+ * A full RX burst means the ring still held at least a burst: the rnic has not
+ * caught up. Frames read in back-to-back full bursts are a lower bound of the
+ * backlog for PMDs that cannot report their ring's fill level.
+ */
+static inline void
+rnic_port_rx_run_note(struct rnic_port *p, unsigned int got, unsigned int asked)
+{
+	p->rx_run = got == asked ? p->rx_run + got : got;
+}
+
+/**
+ * --lcores: a PFC frame pauses the whole port, so every lcore's transmit gate
+ * must see it. The lcore that read it hands the same mbuf (reference counted,
+ * read-only) to every other lcore's ring; each applies it and frees its
+ * reference. Frames taken from a ring are never handed on again.
+ */
+void rnic_port_pfc_fanout(struct rnic_port *p, struct rte_mbuf *m);
+
+/** --slow-rx-us (test aid): a receive path that falls behind, after every read that got frames */
+void rnic_port_slow_rx(struct rnic_port *p, unsigned int got);
+
 /** One iteration: RX burst, dispatch, engine timers, TX flush. Returns frames moved. */
 unsigned int rnic_port_poll(struct rnic_port *p);
 
 /** Send any batched TX frames now. */
 void rnic_port_flush(struct rnic_port *p);
 
-/** Nanoseconds since boot from the TSC. */
+/** Nanoseconds since boot from the TSC (lib/dpdk dp_clock; one clock per process). */
 uint64_t rnic_now_ns(const struct rnic_port *p);
 
 /**

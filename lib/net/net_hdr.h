@@ -29,7 +29,11 @@
 #define NET_ETHERTYPE_IPV6 0x86DD
 #define NET_ETHERTYPE_MAC_CTRL 0x8808 /**< 802.3 MAC Control (PAUSE, PFC) */
 
+#define NET_IPPROTO_ICMP 1
 #define NET_IPPROTO_UDP 17
+#define NET_IPPROTO_ICMPV6 58
+
+#define NET_UDP_PORT_ROCEV2 4791 /**< RoCEv2's UDP destination port (IBTA Annex A17.2.1) */
 
 /** ECN codepoints (RFC 3168), the low two bits of TOS / traffic class. */
 enum net_ecn {

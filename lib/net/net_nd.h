@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NET_IPPROTO_ICMPV6 58
+#include "net_hdr.h" /* NET_IPPROTO_ICMPV6 */
+
 #define NET_ND_NS 135 /**< Neighbor Solicitation */
 #define NET_ND_NA 136 /**< Neighbor Advertisement */
 #define NET_ND_LEN 32  /**< NS/NA body (24) + one link-layer address option (8) */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "net_bytes.h"
+#include "net_frame.h"
 #include "net_hdr.h"
 
 const uint8_t pfc_dst_mac[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
@@ -44,9 +45,10 @@ pause_build(uint8_t *buf, size_t cap, const uint8_t src[6], uint16_t quanta)
 bool
 pfc_is_mac_ctrl(const uint8_t *buf, size_t len)
 {
-	struct net_l2 l2;
+	struct net_frame fr;
 
-	return net_l2_parse(buf, len, &l2) == 0 && l2.ethertype == NET_ETHERTYPE_MAC_CTRL;
+	/* what pfc_parse() reads: untagged or one 802.1Q tag */
+	return net_frame_classify(buf, len, &fr) == NET_FRAME_MAC_CTRL && net_frame_dot1q_only(&fr);
 }
 
 int

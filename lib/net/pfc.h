@@ -56,7 +56,7 @@ int pause_build(uint8_t *buf, size_t cap, const uint8_t src[6], uint16_t quanta)
  */
 int pfc_parse(const uint8_t *buf, size_t len, struct pfc_frame *f);
 
-/** True if the frame's EtherType (after an optional tag) is MAC Control. */
+/** True if the frame is MAC Control, untagged or in one 802.1Q tag (lib/net net_frame_classify). */
 bool pfc_is_mac_ctrl(const uint8_t *buf, size_t len);
 
 /** Pause duration of @p quanta at @p link_bps, in nanoseconds (rounded down). */

@@ -458,8 +458,11 @@ comp_error(struct comp_ctx *c)
 static void
 comp_run(struct comp_ctx *c, enum comp_state s)
 {
+	enum comp_state from;
+
 	c->old_una = c->qp->comp.una;
 	while (s != COMP_DONE) {
+		from = s;
 		switch (s) {
 		case COMP_CHECK_PSN:
 			s = comp_check_psn(c);
@@ -502,6 +505,9 @@ comp_run(struct comp_ctx *c, enum comp_state s)
 			s = COMP_DONE;
 			break;
 		}
+		if (roce_tracing(c->qp))
+			roce_trace(c->qp, "completer", c->rx ? c->psn : c->old_una, comp_state_name(from),
+				   comp_state_name(s));
 	}
 }
 

@@ -35,6 +35,7 @@ roce_dev_cfg_init(struct roce_dev_cfg *cfg)
 	cfg->check_dst_mac = true;
 	snprintf(cfg->recovery, sizeof(cfg->recovery), "%s", roce_recovery_gbn.name);
 	snprintf(cfg->cc, sizeof(cfg->cc), "%s", roce_cc_none.name);
+	cfg->log_level = ROCE_LOG_DEBUG;
 }
 
 void
@@ -43,7 +44,7 @@ roce_log(struct roce_dev *dev, enum roce_log_level level, const char *fmt, ...)
 	char msg[256];
 	va_list ap;
 
-	if (!dev->ops.log)
+	if (!dev->ops.log || level > dev->cfg.log_level)
 		return;
 	/* peers can trigger most messages: at most ROCE_LOG_PER_SEC per second */
 	if (dev->now - dev->log_window >= ROCE_NS_PER_SEC) {
@@ -56,6 +57,19 @@ roce_log(struct roce_dev *dev, enum roce_log_level level, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	dev->ops.log(dev->ctx, level, msg);
+}
+
+void
+roce_trace(const struct roce_qp *qp, const char *machine, uint32_t psn, const char *from,
+	   const char *to)
+{
+	char msg[128];
+
+	if (!qp->dev->ops.log)
+		return;
+	snprintf(msg, sizeof(msg), "qp 0x%06x: %s PSN 0x%06x: %s -> %s", qp->qpn, machine, psn,
+		 from, to);
+	qp->dev->ops.log(qp->dev->ctx, ROCE_LOG_TRACE, msg);
 }
 
 static bool

@@ -12,7 +12,9 @@
 
 #include <stdint.h>
 
-#define ROCE_UDP_DPORT 4791
+#include "net_hdr.h"
+
+#define ROCE_UDP_DPORT NET_UDP_PORT_ROCEV2
 #define ROCE_DEFAULT_PKEY 0xffff
 #define ROCE_ICRC_LEN 4
 

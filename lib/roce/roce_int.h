@@ -311,6 +311,13 @@ void roce_log(struct roce_dev *dev, enum roce_log_level level, const char *fmt, 
 #define qp_log(qp, level, fmt, ...)                                                          \
 	roce_log((qp)->dev, (level), "qp 0x%06x: " fmt, (qp)->qpn, ##__VA_ARGS__)
 
+/** One ROCE_LOG_TRACE line "qp Q: MACHINE PSN P: FROM -> TO" (not rate limited). */
+void roce_trace(const struct roce_qp *qp, const char *machine, uint32_t psn, const char *from,
+		const char *to);
+
+/** Is the transition trace on (roce_dev_cfg.log_level ROCE_LOG_TRACE)? One load and compare. */
+#define roce_tracing(qp) roce_unlikely((qp)->dev->cfg.log_level >= ROCE_LOG_TRACE)
+
 /** Run a QP's transmit side: responses first (they are ordered), then requests. */
 void roce_qp_run(struct roce_qp *qp);
 /** True if the QP could transmit now (used by roce_dev_busy). */

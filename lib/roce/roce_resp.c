@@ -757,9 +757,10 @@ resp_uc_abort(struct resp_ctx *c)
 static void
 resp_machine(struct resp_ctx *c)
 {
-	enum resp_state s = RESP_CHECK_PSN;
+	enum resp_state s = RESP_CHECK_PSN, from;
 
 	while (s != RESP_DONE) {
+		from = s;
 		switch (s) {
 		case RESP_CHECK_PSN:
 			s = resp_check_psn(c);
@@ -811,6 +812,9 @@ resp_machine(struct resp_ctx *c)
 			s = RESP_DONE;
 			break;
 		}
+		if (roce_tracing(c->qp))
+			roce_trace(c->qp, "responder", c->rx->psn, resp_state_name(from),
+				   resp_state_name(s));
 	}
 }
 

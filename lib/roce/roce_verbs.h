@@ -54,6 +54,12 @@ enum roce_log_level {
 	ROCE_LOG_WARNING = 4,
 	ROCE_LOG_INFO = 6,
 	ROCE_LOG_DEBUG = 7,
+	/**
+	 * Every state transition of the responder and the completer, one line
+	 * each, as rxe logs them; only with roce_dev_cfg.log_level = ROCE_LOG_TRACE
+	 * and never rate limited (a trace with holes is no trace).
+	 */
+	ROCE_LOG_TRACE = 8,
 };
 
 /**
@@ -89,6 +95,8 @@ struct roce_dev_cfg {
 	bool check_dst_mac;      /**< drop frames whose destination MAC is not ours */
 	char recovery[16];       /**< default loss recovery by name ("gbn") */
 	char cc[16];             /**< default congestion control by name ("none") */
+	/** most verbose level handed to ops->log (default ROCE_LOG_DEBUG: all but the trace) */
+	enum roce_log_level log_level;
 };
 
 /**

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Two rnic data paths (app/rnic/rnic_port.c + the lib/roce engine) in one
+ * Two rnic data paths (app/rnic: the core and its DPDK shell, + the lib/roce engine) in one
  * process, on two net_ring ports. Between them the test is the wire: it moves
  * frames from A's TX ring to B's RX ring and back, and can drop chosen frames.
  * Checks ARP resolution, ICMP echo, and RC WRITE/SEND/READ/atomics with and
@@ -97,7 +97,6 @@ make_side(struct side *s, const char *name, uint32_t ip, uint8_t last)
 	s->port.ip = ip;
 	s->port.prefix = 24;
 	s->port.vlan_tci = -1;
-	s->port.tsc_hz = rte_get_tsc_hz();
 	uint8_t mac[6] = {0x02, 0, 0, 0, 0, last};
 	memcpy(s->port.mac, mac, 6);
 	net_neigh_init(&s->port.neigh);

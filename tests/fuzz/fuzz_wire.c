@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for every parser a peer can reach: RoCEv2 frames (with and
- * without ICRC verification), PFC/PAUSE, ARP, ICMP echo, IPv6 ND, ICMPv6 echo. Built with
+ * without ICRC verification), PFC/PAUSE, ARP, ICMP echo, IPv6 ND, ICMPv6 echo,
+ * and the frame classifier every receive path starts with. Built with
  * clang -fsanitize=fuzzer,address,undefined by scripts/fuzz.sh; the seed corpus
  * is the golden pcaps' frames.
  */
@@ -10,11 +11,37 @@
 #include <string.h>
 
 #include "net_arp.h"
+#include "net_frame.h"
 #include "net_nd.h"
 #include "pfc.h"
 #include "roce_pkt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * The classifier stays inside the frame, and agrees with the RoCE parser: a
+ * frame roce_parse() accepts (untagged or one 802.1Q tag) is RoCE to the
+ * classifier, with the same offsets and destination QP.
+ */
+static void
+fuzz_classify(const uint8_t *data, size_t size)
+{
+	struct net_frame fr;
+	struct roce_pkt p;
+	enum net_frame_kind k = net_frame_classify(data, size, &fr);
+
+	if (k != fr.kind || fr.l3_off > size || fr.ntags > NET_FRAME_MAX_TAGS ||
+	    (fr.ip && fr.l3_off + (fr.ethertype == NET_ETHERTYPE_IPV4 ? 20u : 40u) > size) ||
+	    (fr.l4_off && fr.l4_off > size) || (fr.udp && fr.l4_off + 8u > size) ||
+	    (fr.has_bth && fr.l4_off + 20u > size) || (k == NET_FRAME_ROCE && !fr.udp) ||
+	    (k >= NET_FRAME_IP && fr.ethertype != NET_ETHERTYPE_IPV4 &&
+	     fr.ethertype != NET_ETHERTYPE_IPV6))
+		abort();
+	if (roce_parse(data, size, &p, ROCE_PARSE_NO_ICRC | ROCE_PARSE_NO_IP_CSUM) == 0 &&
+	    (k != NET_FRAME_ROCE || !net_frame_dot1q_only(&fr) || !fr.has_bth ||
+	     fr.l3_off != p.l3_off || fr.l4_off + 8u != p.bth_off || fr.bth_dqpn != p.h.bth.dqpn))
+		abort();
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -44,6 +71,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(out);
 	}
 	roce_parse(data, size, &p, ROCE_PARSE_NO_ICRC | ROCE_PARSE_ANY_PORT | ROCE_PARSE_NO_IP_CSUM);
+	fuzz_classify(data, size);
 	pfc_parse(data, size, &f);
 	net_arp_parse(data, size, &a);
 	copy = malloc(size ? size : 1);

@@ -139,9 +139,13 @@ op_now(void *ctx)
 	return ((struct tr_side *)ctx)->w->now;
 }
 
+void (*tr_log_hook)(int side, enum roce_log_level level, const char *msg);
+
 static void
 op_log(void *ctx, enum roce_log_level level, const char *msg)
 {
+	if (tr_log_hook)
+		tr_log_hook(((struct tr_side *)ctx)->idx, level, msg);
 	if (getenv("TR_LOG"))
 		fprintf(stderr, "[%c%d] %s\n", 'A' + ((struct tr_side *)ctx)->idx, level, msg);
 }
@@ -360,6 +364,8 @@ side_init(struct tr_wire *w, int idx, const struct tr_opts *o)
 	cfg.pcp = 3;
 	cfg.dscp = 26;
 	cfg.ecn = true;
+	if (o->log_level)
+		cfg.log_level = o->log_level;
 	if (o->cc)
 		snprintf(cfg.cc, sizeof(cfg.cc), "%s", o->cc);
 	if (getenv("TR_TX_BUF") && atoi(getenv("TR_TX_BUF")))

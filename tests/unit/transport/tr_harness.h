@@ -102,7 +102,11 @@ struct tr_opts {
 	const char *cc;        /**< congestion control by name */
 	uint32_t buf_size;     /**< default TR_BUF_SIZE */
 	uint32_t mr_guard;     /**< bytes at both ends of the buffer left out of the MR */
+	enum roce_log_level log_level; /**< devices' roce_dev_cfg.log_level (0: the default) */
 };
+
+/** Every log line of both devices (side TR_A / TR_B) goes here too when set. */
+extern void (*tr_log_hook)(int side, enum roce_log_level level, const char *msg);
 
 struct tr_wire {
 	struct tr_opts opts;

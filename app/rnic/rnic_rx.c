@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rnic_rx.c
+ * Frame classification and dispatch (rnic_core.h): one lib/net classification
+ * per received frame, then ARP, ICMP, ND / ICMPv6 and PFC to their handlers,
+ * RoCEv2 back to the caller for the engine, the rest counted by reason.
+ */
+#include "rnic_core.h"
+
+enum net_frame_kind
+rnic_classify(const uint8_t *f, size_t len, struct net_frame *fr)
+{
+	if (net_frame_classify(f, len, fr) != NET_FRAME_BAD_L2 && !net_frame_dot1q_only(fr))
+		fr->kind = NET_FRAME_OTHER;
+	return fr->kind;
+}
+
+bool
+rnic_rx_frame(struct rnic_port *p, uint8_t *f, size_t len, uint64_t now)
+{
+	struct net_frame fr;
+
+	switch (rnic_classify(f, len, &fr)) {
+	case NET_FRAME_ARP:
+		rnic_neigh_arp_rx(p, f, len);
+		break;
+	case NET_FRAME_MAC_CTRL:
+		rnic_pfc_rx(p, f, len, now);
+		break;
+	case NET_FRAME_ICMP:
+		rnic_neigh_icmp_rx(p, f, len);
+		break;
+	case NET_FRAME_ICMPV6:
+		rnic_neigh_icmp6_rx(p, f, len);
+		break;
+	case NET_FRAME_ROCE:
+		return true; /* the engine checks everything else */
+	case NET_FRAME_IP:
+	case NET_FRAME_UDP:
+		p->cnt.rx_not_for_us++;
+		break;
+	case NET_FRAME_BAD_L2:
+	case NET_FRAME_OTHER:
+	default:
+		p->cnt.rx_other++;
+	}
+	return false;
+}
