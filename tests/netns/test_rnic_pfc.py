@@ -86,8 +86,9 @@ class PcapStream(threading.Thread):
         super().__init__(daemon=True)
         self.proc = subprocess.Popen(
             ["ip", "netns", "exec", ns, "tcpdump", "-i", ifn, "-s", "64", "-B", "65536", "-U",
-             "-w", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             "--time-stamp-precision=nano", "-w", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.frames = []
+        self.ts = []  # kernel timestamps (ns), for bench/rnic/pfc_wire.py only
         self.cond = threading.Condition()
         self.start()
 
@@ -99,8 +100,9 @@ class PcapStream(threading.Thread):
             h = f.read(16)
             if len(h) < 16:
                 break
-            _, _, incl, orig = struct.unpack("<IIII", h)
+            sec, nsec, incl, orig = struct.unpack("<IIII", h)
             with self.cond:
+                self.ts.append(sec * 1000000000 + nsec)
                 self.frames.append((orig, f.read(incl)))
                 self.cond.notify_all()
 
@@ -196,6 +198,7 @@ def run_with_pfc(tmp_path, a_opts, control=False):
         if control:
             assert flowed, "with --pfc off, A's data did not keep flowing after the XOFF"
         rc, rs = (json.load(open(j)) for j in (js[1], js[0]))
+        run_with_pfc.last_ts = cap.ts
         return rc, rs, cap.frames, cout
     finally:
         for p in procs:
