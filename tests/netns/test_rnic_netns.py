@@ -58,16 +58,36 @@ def test_modes(veth_pair, tmp_path, mode, opts):
         assert "t_typical" in cout
     q = rc["results"]["qp_counters"]
     assert q["tx_packets"] > 0 and q["rx_packets"] > 0
-    # the server's engine saw at least as many request packets as the client sent first time
-    if mode in ("write_bw", "send_bw"):
-        assert rs["results"]["qp_counters"]["rx_req_packets"] >= iters
+    # exact counts: the requester sent each request packet once for the first time and the
+    # responder accepted each once in order, whatever was lost and resent in between
+    # (retransmissions are tx_retransmits, duplicates rx_dup_requests)
+    n = request_packets(mode, rc)
+    assert q["tx_req_packets"] == n, (mode, n, q)
+    assert rs["results"]["qp_counters"]["rx_req_packets"] == n, (mode, n, rs["results"]["qp_counters"])
+    if mode in ("write_bw", "send_bw", "read_bw"):
+        assert rs["results"]["qp_counters"]["rx_req_bytes"] == (
+            0 if mode == "read_bw" else iters * rc["results"]["size_bytes"])
+
+
+def request_packets(mode, rc):
+    """Request packets one run needs: -n messages of ceil(size / MTU) packets (WRITE, SEND),
+    one request per READ or atomic, in each direction of a ping-pong (_lat) run."""
+    r = rc["results"]
+    ppm = max(1, -(-r["size_bytes"] // rc["config"]["mtu_bytes"]))
+    if mode in ("read_bw", "atomic_bw", "read_lat"):
+        ppm = 1
+    return r["iters"] * ppm
 
 
 def test_write_bw_mtu4096(veth_pair_jumbo, tmp_path):
-    cout, _, (_, rc) = run_pair(veth_pair_jumbo, tmp_path, "write_bw",
+    cout, _, (rs, rc) = run_pair(veth_pair_jumbo, tmp_path, "write_bw",
                                 "-s 65536 -n 200 -m 4096", framesz=8192)
     assert rc["results"]["iters"] == 200
     assert rc["config"]["mtu_bytes"] == 4096
+    # 64 KiB at MTU 4096: exactly 16 request packets per message, each accepted once
+    assert rc["results"]["qp_counters"]["tx_req_packets"] == 200 * 16
+    assert rs["results"]["qp_counters"]["rx_req_packets"] == 200 * 16
+    assert rs["results"]["qp_counters"]["rx_req_bytes"] == 200 * 65536
 
 
 def test_bad_command_line_one_clear_line():

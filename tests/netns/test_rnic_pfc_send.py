@@ -47,31 +47,44 @@ def test_slow_receiver_without_pfc_loses(veth_pair, tmp_path):
         assert sp["pfc_sent_xoff"] == 0 and sp["rx_slow_sleeps"] > 0, sp
 
 
+def check_retransmits_explained(cli, srv):
+    """Every retransmission A made has a counted cause, and every NAK a counted gap at B:
+    Go-Back-N resends only in a retry round (lib/roce/roce_comp.c, comp_retry):
+    it starts on a timeout, a sequence NAK or an implied NAK, and B NAKs only a PSN gap."""
+    q, sq = cli["results"]["qp_counters"], srv["results"]["qp_counters"]
+    assert q["retries"] <= q["timeouts"] + q["rx_nak_seq_err"] + q["implied_naks"], q
+    assert q["tx_retransmits"] == 0 or q["retries"] > 0, q
+    assert q["rx_nak_seq_err"] <= sq["tx_nak_seq_err"], (q, sq)
+    assert sq["tx_nak_seq_err"] == 0 or sq["rx_out_of_sequence"] > 0, sq
+    # a duplicate at B is a packet A sent again (the veth invents none)
+    assert sq["rx_dup_requests"] <= q["tx_retransmits"], (q, sq)
+
+
 def test_slow_receiver_pauses_its_sender(veth_pair, tmp_path):
-    """With --pfc-xoff the pause holds A back: zero retransmissions. A loaded machine
-    can still deschedule B for longer than its ring lasts, so up to three tries."""
-    tries = []
-    for i in range(3):
-        d = tmp_path / f"try{i}"
-        d.mkdir()
-        srv, cli = run(veth_pair, d, f"{SLOW} --pfc-xoff 64")
-        sp, cp = srv["results"]["port_counters"], cli["results"]["port_counters"]
-        q = cli["results"]["qp_counters"]
-        assert srv["config"]["pfc_xoff"] == 64 and srv["config"]["pfc_xon"] == 31
-        # B paused A at least once, and every pause it started it also ended
-        assert sp["pfc_sent_xoff"] >= 1, sp
-        assert sp["pfc_sent_xon"] == sp["pfc_sent_xoff"], sp
-        assert sp["rx_backlog_max"] >= 64, sp
-        # A obeyed: each frame B sent arrived (XOFF and refreshes pause, XONs resume)
-        assert cp["pfc_rx_xoff"] == sp["pfc_sent_xoff"] + sp["pfc_sent_refresh"], (sp, cp)
-        assert cp["pfc_rx_xon"] == sp["pfc_sent_xon"], (sp, cp)
-        # (a refresh that arrives after the pause ran out, e.g. B descheduled, starts a new one)
-        assert 1 <= cp["pfc_pauses"] <= cp["pfc_rx_xoff"], (sp, cp)
-        assert cp["tx_paused_ns"] > 0 and cp["pfc_overshoot_max_frames"] <= 32, cp
-        tries.append((q["tx_retransmits"], q["timeouts"]))
-        if tries[-1] == (0, 0):
-            break
-    assert tries[-1] == (0, 0), f"A retransmitted in every try (retransmits, timeouts): {tries}"
+    """With --pfc-xoff, B pauses A and A obeys: the PFC exchange reconciles frame for frame
+    and every byte is placed once. That A then retransmits nothing holds only while the host
+    does not deschedule B for longer than its ring lasts, so it is a `make bench` claim
+    (bench/rnic/pfc_send.py, pass rate in docs/claims.md); here every retransmission must be
+    explained by a counted timeout or NAK instead. One run, no retries."""
+    srv, cli = run(veth_pair, tmp_path, f"{SLOW} --pfc-xoff 64")
+    sp, cp = srv["results"]["port_counters"], cli["results"]["port_counters"]
+    q = cli["results"]["qp_counters"]
+    assert srv["config"]["pfc_xoff"] == 64 and srv["config"]["pfc_xon"] == 31
+    # B paused A at least once, and every pause it started it also ended
+    assert sp["pfc_sent_xoff"] >= 1, sp
+    assert sp["pfc_sent_xon"] == sp["pfc_sent_xoff"], sp
+    assert sp["rx_backlog_max"] >= 64, sp
+    # A obeyed: each frame B sent arrived (XOFF and refreshes pause, XONs resume)
+    assert cp["pfc_rx_xoff"] == sp["pfc_sent_xoff"] + sp["pfc_sent_refresh"], (sp, cp)
+    assert cp["pfc_rx_xon"] == sp["pfc_sent_xon"], (sp, cp)
+    # (a refresh that arrives after the pause ran out, e.g. B descheduled, starts a new one)
+    assert 1 <= cp["pfc_pauses"] <= cp["pfc_rx_xoff"], (sp, cp)
+    assert cp["tx_paused_ns"] > 0 and cp["pfc_overshoot_max_frames"] <= 32, cp
+    assert cp["pfc_xoff_window_max_frames"] <= 32, cp
+    # exact counts: 200 messages of 64 request packets, each sent once first, accepted once
+    assert q["tx_req_packets"] == 200 * 64 and srv["results"]["qp_counters"]["rx_req_packets"] == 200 * 64
+    check_retransmits_explained(cli, srv)
+    print("retransmits", q["tx_retransmits"], "timeouts", q["timeouts"], "naks", q["rx_nak_seq_err"])
 
 
 def test_pfc_xon_must_be_below_xoff(tmp_path):

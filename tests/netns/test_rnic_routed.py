@@ -4,7 +4,9 @@
         veth a0 ─── a1 (10.61.1.1)  ns R (ip_forward)  b1 (10.61.2.1) ─── b0
   ns B: kernel 10.61.2.2, rnic 10.61.2.12 --gw 10.61.2.1
 
-The perftest exchange crosses the router in the kernels; RoCEv2 crosses it as
+The perftest exchange crosses the router in the kernels, on separate management
+links (10.61.3.0/24 and 10.61.4.0/24, so no kernel ARPs a gateway where the rnic
+can overhear the reply); RoCEv2 crosses it as
 routed UDP: each rnic resolves the gateway by ARP (not the peer) and the router
 decrements the TTL and rewrites the MACs and the IPv4 checksum, which the ICRC
 does not cover (IBTA Annex A17: TTL and header checksum are masked). A run with
@@ -43,8 +45,28 @@ def routed():
     sh(f"ip netns exec {ns['r']} sysctl -qw net.ipv6.conf.all.forwarding=1")
     sh(f"ip -n {ns['r']} -6 addr add fd00:61:1::1/64 dev {ifs['a1']} nodad")
     sh(f"ip -n {ns['r']} -6 addr add fd00:61:2::1/64 dev {ifs['b1']} nodad")
-    sh(f"ip -n {ns['a']} route add 10.61.2.0/24 via 10.61.1.1")
-    sh(f"ip -n {ns['b']} route add 10.61.1.0/24 via 10.61.2.1")
+    # Neighbour caches, so that each rnic can learn its gateway's MAC only from its own
+    # ARP request / neighbour solicitation, whichever side resolves first:
+    #  - the kernels' traffic (the perftest TCP exchange) crosses the router on separate
+    #    management links (10.61.3/24, 10.61.4/24): the rnic shares its veth and MAC with
+    #    its kernel and learns from every ARP reply it sees, so a kernel asking for the
+    #    same gateway on the rnic's link would resolve it for the rnic;
+    #  - the router knows the rnics' addresses (permanent entries, the MAC the af_packet
+    #    port takes from its veth), so it never asks for them: its request, sent when the
+    #    first data reaches it, would teach the later rnic the gateway (RFC 826 merge).
+    for side, sub in (("a", 3), ("b", 4)):
+        m0, m1 = f"rm{side}0{tag}", f"rm{side}1{tag}"
+        sh(f"ip link add {m0} netns {ns[side]} type veth peer name {m1} netns {ns['r']}")
+        for n, i, ip in ((ns[side], m0, f"10.61.{sub}.2"), (ns["r"], m1, f"10.61.{sub}.1")):
+            sh(f"ip -n {n} addr add {ip}/24 dev {i}")
+            sh(f"ip -n {n} link set {i} up")
+    sh(f"ip -n {ns['a']} route add 10.61.2.0/24 via 10.61.3.1")
+    sh(f"ip -n {ns['b']} route add 10.61.3.0/24 via 10.61.4.1")
+    mac = {i: sh(f"ip -n {ns[i[0]]} -br link show {ifs[i]}").stdout.split()[2] for i in ("a0", "b0")}
+    for side, ip4, ip6 in (("a", "10.61.1.11", "fd00:61:1::11"), ("b", "10.61.2.12", "fd00:61:2::12")):
+        rtr = ifs[f"{side}1"]
+        sh(f"ip -n {ns['r']} neigh replace {ip4} lladdr {mac[side + '0']} dev {rtr} nud permanent")
+        sh(f"ip -n {ns['r']} -6 neigh replace {ip6} lladdr {mac[side + '0']} dev {rtr} nud permanent")
     yield ns, ifs
     for n in ns.values():
         sh(f"ip netns pids {n} | xargs -r kill -9", check=False)
@@ -95,8 +117,12 @@ def test_write_bw_through_a_router(routed, tmp_path):
         d = r["results"]["dev_counters"]
         bad = {k: v for k, v in d.items() if k.startswith("rx_drop") and v}
         assert not bad, f"{side} dropped received frames: {bad}"
-    # the router forwarded the RoCE traffic: its counters saw it (each rnic sent to the
-    # gateway's MAC; it may have learnt it from the router's own ARP request, RFC 826)
+        p = r["results"]["port_counters"]
+        # the gateway, not the off-link peer, was resolved, by the rnic's own ARP (the
+        # router never asked: see the fixture), and the reply came from it
+        assert p["arp_requests_sent"] >= 1 and p["rx_arp_reply"] >= 1, (side, p)
+        assert p["rx_arp_req"] == 0, (side, p)
+    # the router forwarded the RoCE traffic: its counters saw it
     ns, _ = routed
     fwd = int(sh(f"ip netns exec {ns['r']} cat /proc/net/snmp").stdout.split("Ip: ")[2].split()[5])
     assert fwd >= 200 * 64, f"the router forwarded only {fwd} datagrams"
@@ -116,6 +142,10 @@ def test_write_bw_over_ipv6_through_a_router(routed, tmp_path):
         d = r["results"]["dev_counters"]
         bad = {k: v for k, v in d.items() if k.startswith("rx_drop") and v}
         assert not bad, f"{side} dropped received frames: {bad}"
+        p = r["results"]["port_counters"]
+        # the gateway was resolved by the rnic's own solicitation (the router never asked)
+        assert p["nd_solicits_sent"] >= 1 and p["rx_nd_advert"] >= 1, (side, p)
+        assert p["rx_nd_solicit"] == 0, (side, p)
     ns, _ = routed
     snmp6 = sh(f"ip netns exec {ns['r']} cat /proc/net/snmp6").stdout
     fwd = int(next(l.split()[1] for l in snmp6.splitlines() if l.startswith("Ip6OutForwDatagrams")))

@@ -2,10 +2,11 @@
 5 ms each way, PFC delayed too) - pfc-relay B - congested switch (lossy-emu
 draining at half the link rate, sending PFC) - rnic B. The relay's one-BDP
 buffer absorbs what is in flight when the far switch pauses; a smaller one
-drops; plain PFC (no relays) with 2 BDP at the switch is lossless. Margins
-(1.1 and 0.15 BDP) keep the assertions clear of this machine's scheduling noise
-(relay B's peak need varied 0.74-1.0 BDP between runs); `testbed reproduce
-swing-buffer` measures the peak and 0.9 BDP (docs/testbed.md).
+drops; plain PFC (no relays) with 2 BDP at the switch is lossless. Those are
+timing claims (how soon six processes on two shared cores react to PFC):
+bench/testbed/swing_bracket.py brackets them over 10 rounds (docs/claims.md).
+make test checks what holds every time: the PFC chain's events, queue limits,
+and relay B's frame reconciliation.
 """
 import os
 
@@ -32,35 +33,32 @@ def run(mode, buf, tmp_path):
                            duration=3)
 
 
-def test_relay_one_bdp_is_lossless(tmp_path):
-    # best of two runs: a multi-millisecond stall of one of six processes on two
-    # shared cores overshoots any buffer (one run in ten here); two in a row is a bug
-    for attempt in range(2):
-        r = run("relay", 1.1, tmp_path / str(attempt))
-        if r["drops"] == 0:
-            break
+def test_relay_chain_pauses_and_reconciles(tmp_path):
+    """One run at 1.1 BDP, no retries. Whether relay B drops nothing depends on how soon
+    six processes on two shared cores react to PFC (relay B's peak need varied 0.74-1.0
+    BDP between runs): the Swing buffer claim, bracketed at 0.5/0.6/0.9/1.0/1.1 BDP, is a
+    `make bench` claim (bench/testbed/swing_bracket.py, docs/claims.md). What holds here
+    every time: the PFC chain worked, relay B's queue never held more than its buffer, and
+    relay B reconciles: every data frame in was queued or dropped by a counted cause, and
+    every queued frame left."""
+    r = run("relay", 1.1, tmp_path)
     # the chain worked as designed: the switch paused relay B, B relayed it, A paused rnic A
     assert r["s_pfc_sent"] > 0 and r["relay_b_pfc_relayed"] > 0, r
     assert r["relay_a_xoff_to_rnic"] > 0 and r["rnic_pfc_pauses"] > 0, r
-    assert r["drops"] == 0 and r["rnic_retransmits"] == 0, r
-    # relay B never held more than its buffer, and it did hold a good part of a BDP
-    assert 0.45 < r["relay_hwm_bdp"] <= 1.1, r
-    # the long link carried at most the switch's drain rate, and a good part of it
-    assert 0.3 * 0.5 < r["utilisation"] <= 0.5 * 1.05, r
+    assert r["relay_hwm_bytes"] <= r["relay_buffer_bytes"], r
+    assert r["relay_buffer_bytes"] == int(1.1 * r["bdp_bytes"]), r
+    assert r["relay_b_in"] == r["relay_b_enq"] + r["relay_drops"], r
+    assert r["relay_b_enq"] == r["relay_b_out"] and r["relay_b_queued_end"] == 0, r
+    # the long link carried no more than the switch's drain rate
+    assert r["utilisation"] <= 0.5 * 1.05, r
+    print("relay 1.1 BDP: drops %d, peak %.2f BDP, retransmits %d" % (
+        r["drops"], r["relay_hwm_bdp"], r["rnic_retransmits"]))
 
 
-def test_relay_small_buffer_drops(tmp_path):
-    # how much is in flight when a pause begins depends on the phase of the PFC cycles
-    # (0.4-1.0 BDP seen); 0.15 BDP is exceeded in every run seen, two tries for margin
-    for attempt in range(2):
-        r = run("relay", 0.15, tmp_path / str(attempt))
-        if r["relay_drops"] > 0:
-            break
-    assert r["relay_drops"] > 0, r
-    assert r["relay_hwm_bdp"] <= 0.15 + 1e-6, r
-
-
-def test_plain_pfc_two_bdp_is_lossless(tmp_path):
+def test_plain_pfc_two_bdp_pauses(tmp_path):
+    """Native PFC with 2 BDP at the switch: the switch paused rnic A, its queue never held
+    more than its limit. Zero drops with 2 BDP is a timing claim (bench, docs/claims.md)."""
     r = run("plain", 2.0, tmp_path)
     assert r["s_pfc_sent"] > 0 and r["rnic_pfc_pauses"] > 0, r
-    assert r["s_drop_queue"] == 0 and r["rnic_retransmits"] == 0, r
+    assert r["s_queue_max_bytes"] <= r["s_limit_bytes"], r
+    print("plain 2 BDP: switch drops %d, retransmits %d" % (r["s_drop_queue"], r["rnic_retransmits"]))

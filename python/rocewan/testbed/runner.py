@@ -108,6 +108,13 @@ def reduce(cfg, docs, spec):
         "completion_errors": a["completion_errors"],
         "emu_a2b_drop_loss": e["a2b"]["drop_loss"], "emu_a2b_drop_queue": e["a2b"]["drop_queue"],
         "emu_b2a_drop_loss": e["b2a"]["drop_loss"], "emu_a2b_rx_pkts": e["a2b"]["rx_pkts"],
+        # for reconciling A's retransmissions with what B saw (tests/testbed)
+        "retries": qa["retries"], "implied_naks": qa["implied_naks"],
+        "window_pkts": docs["rnicA"]["config"]["max_inflight_pkts"],
+        "b_rx_req_packets": b["qp_counters"]["rx_req_packets"],
+        "b_rx_dup_requests": b["qp_counters"]["rx_dup_requests"],
+        "b_rx_out_of_sequence": b["qp_counters"]["rx_out_of_sequence"],
+        "b_tx_nak_seq_err": b["qp_counters"]["tx_nak_seq_err"],
     }
     row["rx_goodput_samples"] = b.get("rx_goodput_samples", [])  # receiver, every 100 ms
     # PFC: pauses rnic A obeyed, XOFFs rnic B sent itself ([rnic] pfc_xoff)

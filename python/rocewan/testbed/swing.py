@@ -112,6 +112,10 @@ def swing_run(mode, buf_bdp, alpha, d_s, out, tag, prefix="tb", duration=4, log=
     if relay:
         rb = docs["RB"]["r2l"]
         ra = docs["RA"]
+        rrx = docs["RB"]["remote"]
+        row.update(relay_b_in=rrx["rx_pkts"] - rrx["rx_pfc"] - rrx["rx_pfc_bad"] - rrx["rx_pause_ignored"],
+                   relay_b_enq=rb["total"]["enq_pkts"], relay_b_out=rb["total"]["tx_pkts"],
+                   relay_b_queued_end=rb["total"]["queued_bytes"])
         row.update(relay_buffer_bytes=rb["limit_bytes"], relay_drops=rb["total"]["drops"],
                    relay_hwm_bytes=rb["total"]["hwm_bytes"],
                    relay_hwm_bdp=rb["total"]["hwm_bytes"] / bdp,

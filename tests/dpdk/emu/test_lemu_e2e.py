@@ -157,7 +157,9 @@ def t_loss_random(c):
 
 
 def t_delay(c):
-    """b2a delay 20ms: one-way delay median within 1 ms of 20 ms at 1 kpps."""
+    """b2a delay 20ms at 1 kpps: every probe arrives once, in order, and none before its
+    20 ms. How close to 20 ms they arrive is the emulator's delay accuracy, a timing claim
+    that a loaded host can break: bench/emu/run.sh measures it (docs/claims.md)."""
     n, run = 300, c.new_run()
     c.quiet()
     send_probes(c.b, run, n, rate_pps=1000, src=ln.MAC_B, dst=ln.MAC_A, stamp=True)
@@ -167,8 +169,11 @@ def t_delay(c):
     d = sorted((ts - tx) / 1e6 for ts, _, tx, _ in got)
     med, p99 = statistics.median(d), d[int(0.99 * (len(d) - 1))]
     c.note("delay 20ms: one-way median %.3f ms, p99 %.3f ms, max %.3f ms" % (med, p99, d[-1]))
-    check(abs(med - 20.0) < 1.0, "median one-way delay %.3f ms is not 20 +- 1 ms" % med)
-    check(d[0] >= 19.9, "a packet left early: %.3f ms" % d[0])
+    seqs = [g[1] for g in sorted(got)]
+    check(seqs == list(range(n)), "a constant delay reordered or duplicated probes")
+    # the probe's stamp is taken before send() and the RX timestamp after the release, on
+    # the same clock: no probe can show less than its delay unless it was released early
+    check(d[0] >= 20.0, "a packet left early: %.3f ms" % d[0])
     c.delay_median_ms, c.delay_p99_ms = med, p99
 
 
@@ -595,10 +600,11 @@ def t_exit_json(c):
           "a2b counters")
     check(0 <= b["delay_err_us"]["p50"] <= b["delay_err_us"]["p99"] <= b["delay_err_us"]["max"],
           "delay_err_us order")
-    # the tail reflects the host: on a shared VM wake-ups come ms late now and then
-    check(b["delay_err_us"]["p50"] < 1000 and b["delay_err_us"]["p99"] < 100000,
-          "b2a release error p50 %.0f us, p99 %.0f us" % (b["delay_err_us"]["p50"],
-                                                          b["delay_err_us"]["p99"]))
+    # the release error's size is a timing claim (bench/emu/run.sh, docs/claims.md); what
+    # holds here is that the delay line measured its releases: t_delay's 300 at least, and
+    # no more than b2a released
+    check(300 <= b["delay_err_us"]["samples"] <= b["tx_pkts"],
+          "b2a release error samples %s, frames released %d" % (b["delay_err_us"], b["tx_pkts"]))
     c.note("json: b2a delay_err_us p50 %.1f p99 %.1f max %.1f; a2b drop_loss %d, loss_bursts %s"
            % (b["delay_err_us"]["p50"], b["delay_err_us"]["p99"], b["delay_err_us"]["max"],
               a["drop_loss"], bursts[:4]))
