@@ -156,6 +156,7 @@ enum comp_state {
 	COMP_RETRY,        /* report a loss to the recovery and charge retry_cnt */
 	COMP_RNR_WAIT,     /* charge rnr_retry and start the RNR timer */
 	COMP_ERROR,        /* complete the oldest WQE in error, QP to ERR */
+	COMP_NOTICE,       /* RACK / SACK: cumulative ACK, then the PSN received to the recovery */
 	COMP_DONE,
 };
 
@@ -166,6 +167,7 @@ static const char *const comp_state_names[] = {
 	[COMP_NAK_RNR] = "NAK_RNR",     [COMP_NAK_FATAL] = "NAK_FATAL",
 	[COMP_PROGRESS] = "PROGRESS",   [COMP_RETRY] = "RETRY",
 	[COMP_RNR_WAIT] = "RNR_WAIT",   [COMP_ERROR] = "ERROR",
+	[COMP_NOTICE] = "NOTICE",
 	[COMP_DONE] = "DONE",
 };
 
@@ -183,6 +185,8 @@ struct comp_ctx {
 	bool loss;                /* a loss to report after PROGRESS */
 	enum roce_loss_kind loss_kind;
 	bool rnr;                 /* an RNR wait to start after PROGRESS */
+	enum roce_rx_notice notice; /* a RACK/SACK to hand the recovery after PROGRESS */
+	uint32_t notice_epsn;     /* the PSN its receiver expects */
 	enum ibv_wc_status status; /* for COMP_ERROR */
 };
 
@@ -362,6 +366,35 @@ comp_nak_seq(struct comp_ctx *c)
 	return COMP_PROGRESS;
 }
 
+/*
+ * RACK (Go-Back-ONE) / SACK (IRN), docs/wire.md: the BTH PSN is the
+ * receiver's ePSN - 1, which may lie just before una (the receiver still
+ * waits for una); the NTETH names one PSN it has.
+ */
+static enum comp_state
+comp_notice(struct comp_ctx *c)
+{
+	struct roce_qp *qp = c->qp;
+	bool rack = c->rx->pkt.h.bth.opcode == ROCE_XOP_RACK;
+	uint32_t upto = roce_psn_add(c->psn, 1);
+
+	roce_qp_stat(qp, rack ? ROCE_STAT_RX_RACKS : ROCE_STAT_RX_SACKS, 1);
+	if (!qp->rec->tx_notice)
+		return comp_bad_response(c, "RACK/SACK for a QP without selective recovery");
+	if (roce_psn_cmp(upto, qp->req.psn) > 0)
+		return comp_bad_response(c, "PSN was never sent");
+	c->notice = rack ? ROCE_NOTICE_RACK : ROCE_NOTICE_SACK;
+	c->notice_epsn = upto;
+	/*
+	 * Everything before the receiver's ePSN was executed. A READ/atomic
+	 * before it is still waiting for its responses, which the responder sent
+	 * before this notice: not an implied NAK, the ACK stops there.
+	 */
+	if (roce_psn_cmp(upto, qp->comp.una) > 0)
+		comp_ack_until(qp, upto);
+	return COMP_PROGRESS;
+}
+
 static enum comp_state
 comp_nak_rnr(struct comp_ctx *c)
 {
@@ -391,6 +424,19 @@ comp_progress(struct comp_ctx *c)
 		qp->rec->tx_acked(qp, qp->rec_priv, qp->comp.una);
 		qp->cc->on_ack(qp, qp->cc_priv, qp->dev->now, (uint32_t)acked);
 		roce_req_rearm(qp);
+	}
+	if (c->notice != ROCE_NOTICE_NONE) {
+		uint32_t got = c->rx->pkt.h.nt_psn;
+
+		/* a PSN not outstanding (any more) tells nothing: report una - 1 */
+		if (!roce_psn_in_window(got, qp->comp.una,
+					(uint32_t)roce_psn_diff(qp->req.psn, qp->comp.una)))
+			got = roce_psn_add(qp->comp.una, ROCE_PSN_MASK);
+		uint32_t epsn = roce_psn_cmp(c->notice_epsn, qp->comp.una) > 0 ? c->notice_epsn
+										: qp->comp.una;
+
+		qp->rec->tx_notice(qp, qp->rec_priv, c->notice, qp->comp.una, epsn, got,
+				   qp->req.psn);
 	}
 	if (c->loss)
 		return COMP_RETRY;
@@ -500,6 +546,9 @@ comp_run(struct comp_ctx *c, enum comp_state s)
 		case COMP_ERROR:
 			s = comp_error(c);
 			break;
+		case COMP_NOTICE:
+			s = comp_notice(c);
+			break;
 		default:
 			qp_log(c->qp, ROCE_LOG_ERR, "completer: bad state %s", comp_state_name(s));
 			s = COMP_DONE;
@@ -520,7 +569,7 @@ roce_comp_rx(struct roce_qp *qp, const struct roce_rx *rx)
 		roce_qp_stat(qp, ROCE_STAT_RX_DROP_QP_STATE, 1);
 		return;
 	}
-	comp_run(&c, COMP_CHECK_PSN);
+	comp_run(&c, (rx->op->flags & ROCE_OPF_NOTICE) ? COMP_NOTICE : COMP_CHECK_PSN);
 }
 
 void

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "roce_int.h"
+#include "roce_psn_bitmap.h"
 
 void
 roce_dev_cfg_init(struct roce_dev_cfg *cfg)
@@ -110,6 +111,8 @@ dev_cfg_check(struct roce_dev *dev, const struct roce_dev_cfg *c)
 		  "window_pkts %u not in 1..%u", c->window_pkts, ROCE_MAX_WINDOW_PKTS);
 	CFG_CHECK(dev, c->ackreq_every >= 1 && c->ack_every >= 1 && c->tx_burst >= 1,
 		  "ackreq_every, ack_every and tx_burst must be at least 1");
+	CFG_CHECK(dev, c->max_ooo <= ROCE_PSN_BITMAP_BITS, "max_ooo %u not in 0..%u", c->max_ooo,
+		  ROCE_PSN_BITMAP_BITS);
 	CFG_CHECK(dev, roce_recovery_find(c->recovery) != NULL, "unknown recovery \"%.16s\"",
 		  c->recovery);
 	CFG_CHECK(dev, roce_cc_find(c->cc) != NULL, "unknown cc \"%.16s\"", c->cc);

@@ -27,6 +27,9 @@
 #define ROCE_ATOMICETH_LEN 28
 #define ROCE_ATOMICACKETH_LEN 8
 #define ROCE_CNP_RSVD_LEN 16 /**< CNP: 16 reserved bytes after the BTH */
+/* Vendor extension headers of the manufacturer-specific opcodes (docs/wire.md registry) */
+#define ROCE_SPETH_LEN 8 /**< SEND placement: receive-WQE sequence number | byte offset */
+#define ROCE_NTETH_LEN 4 /**< RACK/SACK notice: reserved | PSN the receiver got (24 bit) */
 
 /** BTH (IBTA 9.2): opcode | SE M Pad(2) TVer(4) | P_Key | F B resv6 | DestQP | A resv7 | PSN */
 struct roce_bth {
@@ -108,6 +111,17 @@ struct roce_atomiceth {
 	uint64_t cmp;
 };
 
+/**
+ * SPETH (rocewan extension, docs/wire.md): where an out-of-order SEND packet
+ * goes without the FIRST packet's help: the receive WQE (counted from 0 over
+ * the messages that consume one, SEND and RDMA WRITE with immediate) and the
+ * byte offset of this packet in the message.
+ */
+struct roce_speth {
+	uint32_t wqe_seq;
+	uint32_t offset;
+};
+
 /** All transport headers of one packet; which ones are valid is in the opcode table. */
 struct roce_hdrs {
 	struct roce_bth bth;
@@ -118,6 +132,8 @@ struct roce_hdrs {
 	uint32_t ieth_rkey; /**< IETH: R_Key to invalidate */
 	struct roce_atomiceth atomic;
 	uint64_t atomic_orig; /**< AtomicAckETH: original remote data */
+	struct roce_speth speth; /**< SPETH (extension opcodes) */
+	uint32_t nt_psn;      /**< NTETH: the PSN a RACK/SACK reports received (24 bit) */
 };
 
 #endif /* ROCE_HDR_H */

@@ -124,6 +124,7 @@ struct roce_send_wqe {
 	uint32_t first_psn;  /**< valid from STARTED */
 	uint32_t npkts;      /**< PSNs the message uses (READ: response packets) */
 	uint32_t sent;       /**< packets transmitted at least once */
+	uint32_t rwqe_seq;   /**< SEND / WRITE with immediate: receive WQE it consumes (SPETH) */
 };
 
 struct roce_recv_wqe {
@@ -163,6 +164,7 @@ struct roce_req_state {
 	uint64_t rnr_at;      /**< RNR wait deadline (0: not waiting) */
 	bool blocked;         /**< the last run stopped on window/CC/rd_atomic/fence/SQD */
 	int stall;            /**< counter of the current stall (-1: none), counted once */
+	uint32_t rwqe_seq;    /**< messages started that consume a receive WQE (SPETH) */
 };
 
 /** Completer (roce_comp.c) state. */
@@ -222,6 +224,27 @@ struct roce_resp_state {
 	uint32_t nak_psn;
 	bool fatal;         /**< a fatal NAK is queued: drop requests, go to ERR after it */
 	bool cnp_pending;
+	/* selective recovery: packets placed ahead of ePSN (qp->ooo) */
+	uint32_t rwqe_seq;  /**< receive WQEs consumed so far (SPETH numbering) */
+	uint32_t ooo_n;     /**< valid descriptors in qp->ooo */
+	uint32_t ooo_hi;    /**< one past the highest PSN placed out of order */
+};
+
+/**
+ * A request packet placed out of order (ROCE_RXV_PLACE): what the responder
+ * needs to complete it in order later, when ePSN reaches it.
+ */
+struct roce_ooo_desc {
+	bool valid;
+	uint8_t se, sl;
+	uint16_t f;         /**< opcode flags */
+	uint32_t psn;
+	uint32_t len;       /**< payload bytes */
+	uint32_t imm;
+	uint64_t va;        /**< WRITE: RETH VA of the packet (FIRST/ONLY: of the message) */
+	uint32_t rkey, dlen;
+	uint8_t *dst;       /**< WRITE: where the payload went */
+	uint32_t wqe_seq, off; /**< SEND: SPETH */
 };
 
 struct roce_qp {
@@ -249,6 +272,9 @@ struct roce_qp {
 	struct roce_resp_state resp;
 	const struct roce_recovery_ops *rec;
 	void *rec_priv;
+	struct roce_ooo_desc *ooo; /**< selective recovery: ooo_size descriptors, or NULL */
+	uint32_t ooo_size;         /**< power of two */
+	uint32_t max_ooo;          /**< out-of-order span the receiver accepts (PSNs) */
 	const struct roce_cc_ops *cc;
 	void *cc_priv;
 	struct roce_stats stats;

@@ -9,6 +9,9 @@
 #define A ROCE_AETH_LEN
 #define D ROCE_DETH_LEN
 #define I ROCE_IMMDT_LEN
+#define SP ROCE_SPETH_LEN
+#define NT ROCE_NTETH_LEN
+#define XP (ROCE_OPF_VENDOR | ROCE_OPF_PLACED)
 
 /* Operations shared by RC and UC (IBTA table 38, offsets 0x00..0x0b). */
 #define RC_UC_OPS(base, pfx, tr)                                                                    \
@@ -72,6 +75,29 @@ const struct roce_opcode_info roce_opcodes[256] = {
 	[0x65] = {"UD_SEND_ONLY_WITH_IMMEDIATE", ROCE_TR_UD, ROCE_EXT_DETH | ROCE_EXT_IMMDT, B + D + I,
 		  ROCE_OPF_PAYLOAD | ROCE_OPF_ONLY | ROCE_OPF_REQ | ROCE_OPF_SEND | ROCE_OPF_IMM},
 	[0x81] = {"CNP", ROCE_TR_CNP, ROCE_EXT_CNP, B + ROCE_CNP_RSVD_LEN, 0},
+	/* rocewan manufacturer-specific opcodes (docs/wire.md, "Extension registry") */
+	[0xc0] = {"RC_X_RACK", ROCE_TR_RC, ROCE_EXT_AETH | ROCE_EXT_NTETH, B + A + NT,
+		  ROCE_OPF_ONLY | ROCE_OPF_RESP | ROCE_OPF_VENDOR | ROCE_OPF_NOTICE},
+	[0xc1] = {"RC_X_SACK", ROCE_TR_RC, ROCE_EXT_AETH | ROCE_EXT_NTETH, B + A + NT,
+		  ROCE_OPF_ONLY | ROCE_OPF_RESP | ROCE_OPF_VENDOR | ROCE_OPF_NOTICE},
+	[0xc2] = {"RC_X_RDMA_WRITE_MIDDLE_PLACED", ROCE_TR_RC, ROCE_EXT_RETH, B + R,
+		  ROCE_OPF_PAYLOAD | ROCE_OPF_MIDDLE | ROCE_OPF_REQ | ROCE_OPF_WRITE | XP},
+	[0xc3] = {"RC_X_RDMA_WRITE_LAST_PLACED", ROCE_TR_RC, ROCE_EXT_RETH, B + R,
+		  ROCE_OPF_PAYLOAD | ROCE_OPF_LAST | ROCE_OPF_REQ | ROCE_OPF_WRITE | XP},
+	[0xc4] = {"RC_X_SEND_FIRST_PLACED", ROCE_TR_RC, ROCE_EXT_SPETH, B + SP,
+		  ROCE_OPF_PAYLOAD | ROCE_OPF_FIRST | ROCE_OPF_REQ | ROCE_OPF_SEND | XP},
+	[0xc5] = {"RC_X_SEND_MIDDLE_PLACED", ROCE_TR_RC, ROCE_EXT_SPETH, B + SP,
+		  ROCE_OPF_PAYLOAD | ROCE_OPF_MIDDLE | ROCE_OPF_REQ | ROCE_OPF_SEND | XP},
+	[0xc6] = {"RC_X_SEND_LAST_PLACED", ROCE_TR_RC, ROCE_EXT_SPETH, B + SP,
+		  ROCE_OPF_PAYLOAD | ROCE_OPF_LAST | ROCE_OPF_REQ | ROCE_OPF_SEND | XP},
+	[0xc7] = {"RC_X_SEND_LAST_WITH_IMMEDIATE_PLACED", ROCE_TR_RC, ROCE_EXT_IMMDT | ROCE_EXT_SPETH,
+		  B + I + SP,
+		  ROCE_OPF_PAYLOAD | ROCE_OPF_LAST | ROCE_OPF_REQ | ROCE_OPF_SEND | ROCE_OPF_IMM | XP},
+	[0xc8] = {"RC_X_SEND_ONLY_PLACED", ROCE_TR_RC, ROCE_EXT_SPETH, B + SP,
+		  ROCE_OPF_PAYLOAD | ROCE_OPF_ONLY | ROCE_OPF_REQ | ROCE_OPF_SEND | XP},
+	[0xc9] = {"RC_X_SEND_ONLY_WITH_IMMEDIATE_PLACED", ROCE_TR_RC, ROCE_EXT_IMMDT | ROCE_EXT_SPETH,
+		  B + I + SP,
+		  ROCE_OPF_PAYLOAD | ROCE_OPF_ONLY | ROCE_OPF_REQ | ROCE_OPF_SEND | ROCE_OPF_IMM | XP},
 };
 
 const char *
@@ -82,7 +108,7 @@ roce_opcode_name(uint8_t opcode)
 
 /* Wire order of the extension headers after the BTH (IBTA 9.2). */
 static const struct {
-	uint8_t ext;
+	uint16_t ext;
 	uint8_t len;
 } ext_order[] = {
 	{ROCE_EXT_DETH, ROCE_DETH_LEN},
@@ -92,13 +118,15 @@ static const struct {
 	{ROCE_EXT_ATOMICACKETH, ROCE_ATOMICACKETH_LEN},
 	{ROCE_EXT_IMMDT, ROCE_IMMDT_LEN},
 	{ROCE_EXT_IETH, ROCE_IETH_LEN},
+	{ROCE_EXT_SPETH, ROCE_SPETH_LEN},
+	{ROCE_EXT_NTETH, ROCE_NTETH_LEN},
 	{ROCE_EXT_CNP, ROCE_CNP_RSVD_LEN},
 };
 
 int
 roce_ext_offset(uint8_t opcode, enum roce_ext ext)
 {
-	uint8_t have = roce_opcodes[opcode].ext;
+	uint16_t have = roce_opcodes[opcode].ext;
 	int off = 0;
 
 	if (!(have & ext))

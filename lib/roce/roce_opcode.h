@@ -29,6 +29,9 @@ enum roce_ext {
 	ROCE_EXT_IMMDT = 1 << 5,
 	ROCE_EXT_IETH = 1 << 6,
 	ROCE_EXT_CNP = 1 << 7, /**< the 16 reserved bytes of a CNP */
+	/* rocewan extension headers of the manufacturer-specific opcodes 0xC0-0xFF */
+	ROCE_EXT_SPETH = 1 << 8, /**< SEND placement: receive-WQE sequence number, offset */
+	ROCE_EXT_NTETH = 1 << 9, /**< RACK/SACK: the PSN received */
 };
 
 /** Opcode flags. */
@@ -47,6 +50,9 @@ enum roce_opf {
 	ROCE_OPF_IMM = 1 << 10,
 	ROCE_OPF_INV = 1 << 11,
 	ROCE_OPF_ACK = 1 << 12, /**< ACKNOWLEDGE (plain ACK/NAK) */
+	ROCE_OPF_VENDOR = 1 << 13, /**< a rocewan manufacturer-specific opcode (0xC0-0xFF) */
+	ROCE_OPF_NOTICE = 1 << 14, /**< RACK / SACK: a cumulative ACK plus one PSN received */
+	ROCE_OPF_PLACED = 1 << 15, /**< self-placing request: placeable out of order */
 };
 
 /** Opcode numbers (transport base + operation). */
@@ -79,12 +85,29 @@ enum roce_opcode_num {
 	ROCE_OP_SEND_LAST_INV = 0x16,
 	ROCE_OP_SEND_ONLY_INV = 0x17,
 	ROCE_OP_CNP = 0x81,
+	/*
+	 * rocewan extension registry (docs/wire.md): manufacturer-specific
+	 * opcodes, which IBTA table 38 leaves to vendors. Only sent to a peer
+	 * that runs a selective recovery mode.
+	 */
+	ROCE_XOP_RACK = 0xc0,              /**< Go-Back-ONE RACK */
+	ROCE_XOP_SACK = 0xc1,              /**< IRN SACK */
+	ROCE_XOP_WRITE_MIDDLE = 0xc2,      /**< RDMA WRITE MIDDLE + RETH of this packet */
+	ROCE_XOP_WRITE_LAST = 0xc3,        /**< RDMA WRITE LAST + RETH of this packet */
+	ROCE_XOP_SEND_FIRST = 0xc4,        /**< SEND FIRST + SPETH */
+	ROCE_XOP_SEND_MIDDLE = 0xc5,       /**< SEND MIDDLE + SPETH */
+	ROCE_XOP_SEND_LAST = 0xc6,         /**< SEND LAST + SPETH */
+	ROCE_XOP_SEND_LAST_IMM = 0xc7,     /**< SEND LAST with immediate + SPETH */
+	ROCE_XOP_SEND_ONLY = 0xc8,         /**< SEND ONLY + SPETH */
+	ROCE_XOP_SEND_ONLY_IMM = 0xc9,     /**< SEND ONLY with immediate + SPETH */
+	/* 0xca-0xcf: selective recovery (reserved); 0xd0-0xdf: FEC repair and
+	 * negotiation (reserved); 0xe0-0xef: VRP ACK/NACK (reserved); 0xf0-0xff: free */
 };
 
 struct roce_opcode_info {
 	const char *name; /**< IBTA name, e.g. "RC_SEND_FIRST"; NULL if reserved */
 	uint8_t transport; /**< enum roce_transport */
-	uint8_t ext;       /**< enum roce_ext mask */
+	uint16_t ext;      /**< enum roce_ext mask */
 	uint8_t hdr_len;   /**< BTH + extension headers, bytes */
 	uint16_t flags;    /**< enum roce_opf */
 };

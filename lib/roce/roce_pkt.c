@@ -39,7 +39,7 @@ bth_write(uint8_t *b, const struct roce_bth *bth)
 
 /* Extension headers in wire order; @p b points just after the BTH. */
 static void
-ext_read(const uint8_t *b, uint8_t ext, struct roce_hdrs *h)
+ext_read(const uint8_t *b, uint16_t ext, struct roce_hdrs *h)
 {
 	if (ext & ROCE_EXT_DETH) {
 		h->deth.qkey = net_get_be32(b);
@@ -72,12 +72,21 @@ ext_read(const uint8_t *b, uint8_t ext, struct roce_hdrs *h)
 		h->imm = net_get_be32(b);
 		b += ROCE_IMMDT_LEN;
 	}
-	if (ext & ROCE_EXT_IETH)
+	if (ext & ROCE_EXT_IETH) {
 		h->ieth_rkey = net_get_be32(b);
+		b += ROCE_IETH_LEN;
+	}
+	if (ext & ROCE_EXT_SPETH) {
+		h->speth.wqe_seq = net_get_be32(b);
+		h->speth.offset = net_get_be32(b + 4);
+		b += ROCE_SPETH_LEN;
+	}
+	if (ext & ROCE_EXT_NTETH)
+		h->nt_psn = net_get_be24(b + 1);
 }
 
 static void
-ext_write(uint8_t *b, uint8_t ext, const struct roce_hdrs *h)
+ext_write(uint8_t *b, uint16_t ext, const struct roce_hdrs *h)
 {
 	if (ext & ROCE_EXT_DETH) {
 		net_put_be32(b, h->deth.qkey);
@@ -114,6 +123,16 @@ ext_write(uint8_t *b, uint8_t ext, const struct roce_hdrs *h)
 	if (ext & ROCE_EXT_IETH) {
 		net_put_be32(b, h->ieth_rkey);
 		b += ROCE_IETH_LEN;
+	}
+	if (ext & ROCE_EXT_SPETH) {
+		net_put_be32(b, h->speth.wqe_seq);
+		net_put_be32(b + 4, h->speth.offset);
+		b += ROCE_SPETH_LEN;
+	}
+	if (ext & ROCE_EXT_NTETH) {
+		b[0] = 0;
+		net_put_be24(b + 1, h->nt_psn & ROCE_PSN_MASK);
+		b += ROCE_NTETH_LEN;
 	}
 	if (ext & ROCE_EXT_CNP)
 		memset(b, 0, ROCE_CNP_RSVD_LEN);

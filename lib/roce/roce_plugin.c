@@ -91,7 +91,8 @@ const struct roce_cc_ops roce_cc_none = {
 
 /* ---- registries ---- */
 
-static const struct roce_recovery_ops *recovery_tbl[ROCE_MAX_PLUGINS] = {&roce_recovery_gbn};
+static const struct roce_recovery_ops *recovery_tbl[ROCE_MAX_PLUGINS] = {
+	&roce_recovery_gbn, &roce_recovery_gbone, &roce_recovery_irn};
 static const struct roce_cc_ops *cc_tbl[ROCE_MAX_PLUGINS] = {&roce_cc_none};
 
 int
@@ -99,6 +100,10 @@ roce_recovery_register(const struct roce_recovery_ops *ops)
 {
 	if (!ops || !ops->name || !ops->init || !ops->tx_sent || !ops->tx_acked || !ops->tx_lost ||
 	    !ops->tx_next || !ops->rx_packet || !ops->rx_nak_sent)
+		return -EINVAL;
+	/* a mode that places out of order must take part in both halves of it */
+	if ((ops->flags & ROCE_REC_F_PLACE) &&
+	    (!ops->rx_placed || !ops->rx_advance || !ops->tx_notice))
 		return -EINVAL;
 	for (unsigned int i = 0; i < ROCE_MAX_PLUGINS; i++) {
 		if (!recovery_tbl[i]) {
@@ -144,4 +149,40 @@ roce_cc_find(const char *name)
 		if (strcmp(cc_tbl[i]->name, name) == 0)
 			return cc_tbl[i];
 	return NULL;
+}
+
+/* ---- engine services for recovery modes (roce_recovery.h) ---- */
+
+void
+roce_recovery_env(const struct roce_qp *qp, struct roce_recovery_env *env)
+{
+	const struct roce_dev_cfg *cfg = &qp->dev->cfg;
+
+	env->now_ns = qp->dev->now;
+	env->mtu = qp->mtu;
+	env->window = qp->window;
+	env->max_ooo = qp->max_ooo ? qp->max_ooo : qp->window;
+	env->una = qp->comp.una;
+	env->nxt = qp->req.psn;
+	env->link_bps = cfg->link_bps;
+	env->rto_low_ns = cfg->rto_low_ns;
+	env->rto_high_ns = cfg->rto_high_ns;
+}
+
+void
+roce_recovery_count(struct roce_qp *qp, enum roce_stat id, uint64_t n)
+{
+	if ((unsigned int)id < ROCE_STAT__COUNT)
+		roce_qp_stat(qp, id, n);
+}
+
+void
+roce_recovery_count_max(struct roce_qp *qp, enum roce_stat id, uint64_t v)
+{
+	if ((unsigned int)id >= ROCE_STAT__COUNT)
+		return;
+	if (qp->stats.v[id] < v)
+		qp->stats.v[id] = v;
+	if (qp->dev->stats.v[id] < v)
+		qp->dev->stats.v[id] = v;
 }

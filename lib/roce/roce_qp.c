@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "roce_int.h"
+#include "roce_psn_bitmap.h"
 
 /* ------------------------------------------------------------------------- */
 /* Names and small predicates                                                */
@@ -169,6 +170,7 @@ qp_free(struct roce_qp *qp)
 	free(qp->rq.sge);
 	free(qp->rec_priv);
 	free(qp->cc_priv);
+	free(qp->ooo);
 	free(qp);
 }
 
@@ -549,11 +551,42 @@ qp_apply_attrs(struct roce_qp *qp, const struct ibv_qp_attr *a, uint32_t mask)
 	}
 }
 
+/*
+ * Selective recovery: descriptors of the packets placed ahead of ePSN, one
+ * per PSN of the out-of-order span (--max-ooo, default the window). Without
+ * them (no memory) nothing is placed out of order: the mode's retransmissions
+ * still deliver every packet in order.
+ */
+static void
+qp_ooo_alloc(struct roce_qp *qp)
+{
+	uint32_t span = qp->dev->cfg.max_ooo ? qp->dev->cfg.max_ooo : qp->window;
+	uint32_t size = 1;
+
+	if (span > ROCE_PSN_BITMAP_BITS)
+		span = ROCE_PSN_BITMAP_BITS;
+	qp->max_ooo = span;
+	if (qp->type != IBV_QPT_RC || !(qp->rec->flags & ROCE_REC_F_PLACE))
+		return;
+	while (size < span)
+		size <<= 1;
+	if (qp->ooo && qp->ooo_size == size) {
+		memset(qp->ooo, 0, sizeof(*qp->ooo) * size);
+		return;
+	}
+	free(qp->ooo);
+	qp->ooo = calloc(size, sizeof(*qp->ooo));
+	qp->ooo_size = qp->ooo ? size : 0;
+	if (!qp->ooo)
+		qp_log(qp, ROCE_LOG_WARNING, "no memory for %u out-of-order descriptors", size);
+}
+
 /* RTR: the responder starts at rq_psn (IBTA: ePSN is initialised from the RQ PSN). */
 static void
 qp_enter_rtr(struct roce_qp *qp)
 {
 	roce_resp_reset(qp);
+	qp_ooo_alloc(qp);
 	qp->rec->init(qp, qp->rec_priv);
 }
 

@@ -11,8 +11,27 @@
  * IRN) or nothing at all (FEC-only).
  *
  * The receiver side classifies every request PSN against the expected PSN
- * and says whether to execute it, answer it as a duplicate, drop it, or drop
- * it and send a PSN-sequence-error NAK.
+ * and says whether to execute it, answer it as a duplicate, drop it, drop
+ * it and send a PSN-sequence-error NAK, or (selective modes) place it out of
+ * order now and complete it in order once the gap before it is filled.
+ *
+ * Selective modes (ROCE_REC_F_PLACE) make three more things of the engine:
+ *  - the requester sends the self-placing extension opcodes (docs/wire.md):
+ *    WRITE MIDDLE/LAST with the RETH of the packet, SENDs with the SPETH
+ *    (receive-WQE sequence number and offset), so any packet can be placed
+ *    on arrival;
+ *  - the receiver places a packet the mode answers ROCE_RXV_PLACE, keeps a
+ *    descriptor of it, tells the mode (rx_placed), and sends the notice the
+ *    mode asks for (RACK or SACK: a cumulative ACK plus the PSN received);
+ *    when ePSN advances it asks the mode how many following PSNs are already
+ *    placed (rx_advance) and completes them in order (IBTA: completions are
+ *    in order);
+ *  - the sender hands every RACK/SACK to the mode (tx_notice); tx_next is the
+ *    retransmit queue, always served ahead of new data.
+ *
+ * A mode compiles against the public headers only: this one, roce_psn.h,
+ * roce_psn_bitmap.h and roce_stats.h. What it needs of the QP it gets from
+ * roce_recovery_env(); it counts through roce_recovery_count().
  *
  * Callbacks run inside the engine: they must not call back into roce_* verbs.
  * All PSN arithmetic goes through roce_psn.h.
@@ -23,6 +42,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "roce_stats.h"
 
 struct roce_qp;
 
@@ -40,6 +61,19 @@ enum roce_rx_verdict {
 	ROCE_RXV_DUPLICATE, /**< already executed: re-ACK, replay READ/atomic, never re-place */
 	ROCE_RXV_DROP,      /**< out of sequence: drop silently */
 	ROCE_RXV_NAK_SEQ,   /**< out of sequence: drop, NAK (sequence error) the expected PSN */
+	ROCE_RXV_PLACE,     /**< after ePSN: place it now if it is self-placing, complete it in order */
+};
+
+/** What a receiver tells the sender about one out-of-order packet (docs/wire.md). */
+enum roce_rx_notice {
+	ROCE_NOTICE_NONE = 0,
+	ROCE_NOTICE_RACK, /**< Go-Back-ONE RACK (opcode 0xC0) */
+	ROCE_NOTICE_SACK, /**< IRN SACK (opcode 0xC1) */
+};
+
+/** roce_recovery_ops.flags */
+enum roce_recovery_flags {
+	ROCE_REC_F_PLACE = 1 << 0, /**< receiver places out of order: send self-placing opcodes */
 };
 
 struct roce_recovery_ops {
@@ -78,7 +112,59 @@ struct roce_recovery_ops {
 					  uint32_t psn);
 	/** The responder sent a NAK (sequence error or RNR) for @p psn. */
 	void (*rx_nak_sent)(struct roce_qp *qp, void *priv, uint32_t psn);
+
+	/* ---- selective modes (flags & ROCE_REC_F_PLACE); NULL otherwise ---- */
+	unsigned int flags; /**< enum roce_recovery_flags */
+	/**
+	 * Receiver: @p psn (after @p epsn, answered ROCE_RXV_PLACE) was placed,
+	 * or could not be (@p placed false: not self-placing, no receive WQE,
+	 * a READ/atomic, a check failed; the packet was dropped). Return the
+	 * notice to send the sender about it.
+	 */
+	enum roce_rx_notice (*rx_placed)(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t psn,
+					 bool placed);
+	/**
+	 * Receiver: ePSN advanced to @p epsn. Return how many PSNs from @p epsn
+	 * on were already placed (the engine completes them in order and moves
+	 * ePSN past them); the mode forgets them.
+	 */
+	uint32_t (*rx_advance)(struct roce_qp *qp, void *priv, uint32_t epsn);
+	/**
+	 * Sender: a RACK or SACK arrived. The receiver expects @p epsn (it
+	 * executed everything before) and has @p psn. The engine has applied
+	 * the cumulative part (@p una is the oldest unacknowledged PSN now; it
+	 * stays before @p epsn while READ/atomic responses are on their way).
+	 * @p psn lies in [una, nxt), or is una - 1 when the notice named
+	 * nothing outstanding.
+	 */
+	void (*tx_notice)(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32_t una,
+			  uint32_t epsn, uint32_t psn, uint32_t nxt);
+	/**
+	 * Sender, optional: the retransmit timeout to arm now, given the engine's
+	 * (@p dflt_ns) and the PSNs outstanding. 0 keeps the engine's.
+	 */
+	uint64_t (*tx_rto)(struct roce_qp *qp, void *priv, uint32_t outstanding, uint64_t dflt_ns);
+	/** Sender, optional: the in-flight cap in packets for new data now (0: no cap). */
+	uint32_t (*tx_cap)(struct roce_qp *qp, void *priv);
 };
+
+/** What a mode may know of its QP (roce_recovery_env). */
+struct roce_recovery_env {
+	uint64_t now_ns;    /**< time of the current engine entry point */
+	uint32_t mtu;       /**< path MTU in bytes */
+	uint32_t window;    /**< RC in-flight packet window */
+	uint32_t max_ooo;   /**< receiver out-of-order span (roce_dev_cfg.max_ooo, or the window) */
+	uint32_t una, nxt;  /**< sender: oldest unacknowledged and next new PSN */
+	uint64_t link_bps;  /**< roce_dev_cfg.link_bps (0: unknown) */
+	uint64_t rto_low_ns, rto_high_ns; /**< roce_dev_cfg.rto_low_ns / rto_high_ns (0: mode default) */
+};
+
+/** Fill @p env for @p qp (from any callback). */
+void roce_recovery_env(const struct roce_qp *qp, struct roce_recovery_env *env);
+/** Add @p n to counter @p id of @p qp (and its device). */
+void roce_recovery_count(struct roce_qp *qp, enum roce_stat id, uint64_t n);
+/** Raise counter @p id of @p qp (and its device) to @p v if it is lower (high-water marks). */
+void roce_recovery_count_max(struct roce_qp *qp, enum roce_stat id, uint64_t v);
 
 /** Register an implementation (before creating QPs). -EEXIST, -ENOSPC or -EINVAL. */
 int roce_recovery_register(const struct roce_recovery_ops *ops);
@@ -87,5 +173,9 @@ const struct roce_recovery_ops *roce_recovery_find(const char *name);
 
 /** IBTA Go-Back-N, the default. */
 extern const struct roce_recovery_ops roce_recovery_gbn;
+/** Go-Back-ONE (Wang, NJUPT): RACK + receiver bitmap, "gbone". */
+extern const struct roce_recovery_ops roce_recovery_gbone;
+/** IRN selective repeat (Swing paper section 2.1), "irn". */
+extern const struct roce_recovery_ops roce_recovery_irn;
 
 #endif /* ROCE_RECOVERY_H */

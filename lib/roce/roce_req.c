@@ -210,6 +210,37 @@ roce_post_send(struct roce_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **
 /* Packet building                                                           */
 /* ------------------------------------------------------------------------- */
 
+/*
+ * Selective recovery places packets out of order, so each must say where it
+ * goes: WRITE MIDDLE/LAST carry their RETH, SENDs the SPETH (docs/wire.md,
+ * extension registry). WRITE FIRST/ONLY already have a RETH; WRITE with
+ * immediate LAST/ONLY, READ and atomics stay standard (executed in order).
+ */
+static uint8_t
+req_opcode_placed(uint8_t op)
+{
+	switch (op) {
+	case ROCE_OP_WRITE_MIDDLE:
+		return ROCE_XOP_WRITE_MIDDLE;
+	case ROCE_OP_WRITE_LAST:
+		return ROCE_XOP_WRITE_LAST;
+	case ROCE_OP_SEND_FIRST:
+		return ROCE_XOP_SEND_FIRST;
+	case ROCE_OP_SEND_MIDDLE:
+		return ROCE_XOP_SEND_MIDDLE;
+	case ROCE_OP_SEND_LAST:
+		return ROCE_XOP_SEND_LAST;
+	case ROCE_OP_SEND_LAST_IMM:
+		return ROCE_XOP_SEND_LAST_IMM;
+	case ROCE_OP_SEND_ONLY:
+		return ROCE_XOP_SEND_ONLY;
+	case ROCE_OP_SEND_ONLY_IMM:
+		return ROCE_XOP_SEND_ONLY_IMM;
+	default:
+		return (uint8_t)(ROCE_OP_RC_BASE + op);
+	}
+}
+
 /* Opcode of packet @p idx of a WQE (IBTA table 38 offsets, plus the transport base). */
 static uint8_t
 req_opcode(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t idx)
@@ -252,6 +283,8 @@ req_opcode(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t i
 		op = ROCE_OP_FETCH_ADD;
 		break;
 	}
+	if (qp->type == IBV_QPT_RC && (qp->rec->flags & ROCE_REC_F_PLACE))
+		return req_opcode_placed(op);
 	return (uint8_t)(roce_qp_op_base(qp) + op);
 }
 
@@ -294,7 +327,7 @@ static void
 req_fill_ext(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t idx,
 	     struct roce_pkt *p)
 {
-	uint8_t ext = roce_opcode_info(p->h.bth.opcode)->ext;
+	uint16_t ext = roce_opcode_info(p->h.bth.opcode)->ext;
 	uint32_t off = idx * qp->mtu;
 
 	if (ext & ROCE_EXT_RETH) {
@@ -312,6 +345,10 @@ req_fill_ext(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t
 	}
 	if (ext & ROCE_EXT_IMMDT)
 		p->h.imm = wqe->imm;
+	if (ext & ROCE_EXT_SPETH) {
+		p->h.speth.wqe_seq = wqe->rwqe_seq;
+		p->h.speth.offset = off;
+	}
 	if (ext & ROCE_EXT_DETH) {
 		/* IBTA Q_Key rule: a WR Q_Key with the high bit set means "use the QP's" */
 		p->h.deth.qkey = (wqe->qkey & 0x80000000u) ? qp->attr.qkey : wqe->qkey;
@@ -398,6 +435,21 @@ wqe_npkts(const struct roce_qp *qp, const struct roce_send_wqe *wqe)
 	return n ? n : 1;
 }
 
+/* The recovery's own in-flight cap on new data (IRN: one BDP). */
+static bool
+req_cap_allows(struct roce_qp *qp)
+{
+	uint32_t cap;
+
+	if (qp->type != IBV_QPT_RC || !qp->rec->tx_cap)
+		return true;
+	cap = qp->rec->tx_cap(qp, qp->rec_priv);
+	if (!cap || req_in_flight(qp) < cap)
+		return true;
+	req_block(qp, ROCE_STAT_WINDOW_FULL);
+	return false;
+}
+
 /* May the not yet started @p wqe start now? */
 static bool
 req_may_start(struct roce_qp *qp, const struct roce_send_wqe *wqe)
@@ -470,6 +522,10 @@ req_start(struct roce_qp *qp, struct roce_send_wqe *wqe)
 	wqe->sent = 0;
 	if (roce_wqe_is_rd_atomic(wqe))
 		qp->req.rd_atomic++;
+	/* the responder numbers receive WQEs the same way (SPETH) */
+	if (wqe->opcode == IBV_WR_SEND || wqe->opcode == IBV_WR_SEND_WITH_IMM ||
+	    wqe->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		wqe->rwqe_seq = qp->req.rwqe_seq++;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -523,6 +579,8 @@ req_send_new(struct roce_qp *qp)
 		req_block(qp, ROCE_STAT_WINDOW_FULL);
 		return 0;
 	}
+	if (!req_cap_allows(qp))
+		return 0;
 	len = req_payload_len(qp, wqe, wqe->sent);
 	if (!req_cc_allows(qp, len))
 		return 0;
@@ -650,6 +708,13 @@ void
 roce_req_rearm(struct roce_qp *qp)
 {
 	uint64_t rto = roce_ack_timeout_ns(qp->attr.timeout);
+
+	if (qp->rec->tx_rto && rto && qp->type == IBV_QPT_RC) {
+		uint64_t m = qp->rec->tx_rto(qp, qp->rec_priv, (uint32_t)req_in_flight(qp), rto);
+
+		if (m)
+			rto = m;
+	}
 
 	if (qp->type == IBV_QPT_RC && rto && qp->comp.una != qp->req.psn && !qp->req.rnr_at)
 		qp->req.rto_at = qp->dev->now + rto;

@@ -55,6 +55,7 @@ recv_cqe(struct roce_qp *qp, const struct roce_recv_wqe *wqe, enum ibv_wc_status
 	roce_cq_push(qp->rcq, &wc, solicited);
 	roce_qp_stat(qp, ROCE_STAT_RECV_CQES, 1);
 	qp->rq.cons++;
+	qp->resp.rwqe_seq++;
 	qp->resp.recv_off = 0;
 }
 
@@ -205,6 +206,7 @@ enum resp_state {
 	RESP_NAK_RNR,       /* no receive WQE */
 	RESP_NAK,           /* fatal NAK: invalid request, remote access, remote op */
 	RESP_UC_ABORT,      /* UC: drop the message in progress */
+	RESP_PLACE,         /* selective recovery: place a packet ahead of ePSN */
 	RESP_DROP,
 	RESP_DONE,
 };
@@ -217,6 +219,7 @@ static const char *const resp_state_names[] = {
 	[RESP_ACK] = "ACK",               [RESP_DUPLICATE] = "DUPLICATE",
 	[RESP_NAK_SEQ] = "NAK_SEQ",       [RESP_NAK_RNR] = "NAK_RNR",
 	[RESP_NAK] = "NAK",               [RESP_UC_ABORT] = "UC_ABORT",
+	[RESP_PLACE] = "PLACE",
 	[RESP_DROP] = "DROP",             [RESP_DONE] = "DONE",
 };
 
@@ -291,6 +294,9 @@ resp_check_psn(struct resp_ctx *c)
 	case ROCE_RXV_NAK_SEQ:
 		roce_qp_stat(qp, ROCE_STAT_RX_OOS, 1);
 		return RESP_NAK_SEQ;
+	case ROCE_RXV_PLACE:
+		roce_qp_stat(qp, ROCE_STAT_RX_OOS, 1);
+		return RESP_PLACE;
 	default:
 		roce_qp_stat(qp, ROCE_STAT_RX_OOS, 1);
 		return RESP_DROP;
@@ -414,7 +420,10 @@ resp_check_rkey(struct resp_ctx *c)
 		r->wr_len = h->reth.dlen;
 		r->wr_off = 0;
 	} else if (r->wr_off + c->rx->len > r->wr_len ||
-		   ((f & ROCE_OPF_LAST) && r->wr_off + c->rx->len != r->wr_len)) {
+		   ((f & ROCE_OPF_LAST) && r->wr_off + c->rx->len != r->wr_len) ||
+		   ((f & ROCE_OPF_PLACED) &&
+		    (h->reth.va != r->wr_va + r->wr_off || h->reth.rkey != r->wr_rkey))) {
+		/* a self-placing MIDDLE/LAST must name the place the message reached */
 		return resp_fail(c, ROCE_NAK_INVALID_REQ, ROCE_STAT_RX_INV_REQ);
 	}
 	/* ... and every packet is resolved again, in case the MR went away meanwhile */
@@ -481,6 +490,256 @@ ud_place_grh(struct resp_ctx *c)
 	return roce_sge_scatter(c->qp->pd, c->rwqe->sge, c->rwqe->num_sge, 0, grh, sizeof(grh));
 }
 
+/* ------------------------------------------------------------------------- */
+/* Selective recovery: placing ahead of ePSN, completing in order           */
+/* ------------------------------------------------------------------------- */
+
+static void resp_queue_nak(struct roce_qp *qp, enum roce_aeth_type type, uint8_t value,
+			   uint32_t psn);
+static uint8_t ack_syndrome(void);
+
+static struct roce_ooo_desc *
+ooo_desc(struct roce_qp *qp, uint32_t psn)
+{
+	return &qp->ooo[psn & (qp->ooo_size - 1)];
+}
+
+/*
+ * The overwrite hazard Go-Back-ONE (Wang, NJUPT, section IV.D, after IRN)
+ * names: "the old data may overwrite the new". Write @p len bytes to @p dst
+ * except where a packet of a later PSN (from @p from on) already placed its
+ * data: in PSN order that later packet would have written last, so its bytes
+ * stay. Recursion splits around each overlap; a descriptor checked against
+ * the whole range is not checked against its parts again.
+ */
+static void
+ooo_write_guarded(struct roce_qp *qp, uint8_t *dst, const uint8_t *src, uint32_t len,
+		  uint32_t from)
+{
+	struct roce_resp_state *r = &qp->resp;
+
+	for (uint32_t psn = from; len && roce_psn_cmp(psn, r->ooo_hi) < 0;
+	     psn = roce_psn_add(psn, 1)) {
+		const struct roce_ooo_desc *d = ooo_desc(qp, psn);
+		uintptr_t a = (uintptr_t)dst, b = a + len, da, db, lo, hi;
+
+		if (!d->valid || d->psn != psn || !d->dst || !d->len)
+			continue;
+		da = (uintptr_t)d->dst;
+		db = da + d->len;
+		if (db <= a || da >= b)
+			continue;
+		lo = da > a ? da : a;
+		hi = db < b ? db : b;
+		roce_qp_stat(qp, ROCE_STAT_RX_OOO_GUARDED, hi - lo);
+		if (lo > a)
+			ooo_write_guarded(qp, dst, src, (uint32_t)(lo - a), roce_psn_add(psn, 1));
+		if (hi < b)
+			ooo_write_guarded(qp, dst + (hi - a), src + (hi - a), (uint32_t)(b - hi),
+					  roce_psn_add(psn, 1));
+		return;
+	}
+	if (len)
+		memcpy(dst, src, len);
+}
+
+/* Checks and placement of one out-of-order packet; false: not placeable, dropped. */
+static bool
+ooo_place(struct resp_ctx *c)
+{
+	struct roce_qp *qp = c->qp;
+	const struct roce_hdrs *h = c->h;
+	uint16_t f = c->f;
+	uint16_t ext = roce_opcode_info(h->bth.opcode)->ext;
+	uint32_t len = c->rx->len, psn = c->rx->psn;
+	struct roce_ooo_desc *d = ooo_desc(qp, psn);
+	uint8_t *dst = NULL;
+	bool len_ok;
+
+	if (!(f & ROCE_OPF_LAST))
+		len_ok = len == qp->mtu && !h->bth.pad;
+	else if (!(f & ROCE_OPF_FIRST))
+		len_ok = len >= 1 && len <= qp->mtu;
+	else
+		len_ok = len <= qp->mtu;
+	if (!len_ok || (d->valid && d->psn != psn))
+		return false;
+	if (f & ROCE_OPF_WRITE) {
+		/* a standard MIDDLE/LAST does not say where it goes; with immediate it completes a receive WQE */
+		if (!(ext & ROCE_EXT_RETH) || (f & ROCE_OPF_IMM) ||
+		    !(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE))
+			return false;
+		if ((f & ROCE_OPF_FIRST) &&
+		    ((f & ROCE_OPF_LAST) ? h->reth.dlen != len : h->reth.dlen <= len))
+			return false;
+		if ((f & ROCE_OPF_FIRST) && h->reth.dlen &&
+		    !roce_mr_remote(qp->pd, h->reth.rkey, h->reth.va, h->reth.dlen,
+				    IBV_ACCESS_REMOTE_WRITE))
+			return false;
+		if (len) {
+			dst = roce_mr_remote(qp->pd, h->reth.rkey, h->reth.va, len,
+					     IBV_ACCESS_REMOTE_WRITE);
+			if (!dst)
+				return false;
+			ooo_write_guarded(qp, dst, c->rx->payload, len, roce_psn_add(psn, 1));
+		}
+	} else if ((f & ROCE_OPF_SEND) && (ext & ROCE_EXT_SPETH) && !(f & ROCE_OPF_INV)) {
+		/* the receive WQE by its sequence number, posted but not yet reached */
+		uint32_t k = h->speth.wqe_seq - qp->resp.rwqe_seq;
+		const struct roce_recv_wqe *w;
+
+		if (k >= qp->rq.prod - qp->rq.cons)
+			return false;
+		w = &qp->rq.wqe[(qp->rq.cons + k) & (qp->rq.size - 1)];
+		if (h->speth.offset > w->length || len > w->length - h->speth.offset ||
+		    ((f & ROCE_OPF_FIRST) && h->speth.offset != 0))
+			return false;
+		if (roce_sge_scatter(qp->pd, w->sge, w->num_sge, h->speth.offset, c->rx->payload,
+				     len) < 0)
+			return false;
+	} else {
+		return false; /* READ/atomic requests execute in order only */
+	}
+	*d = (struct roce_ooo_desc){
+		.valid = true,
+		.se = h->bth.se,
+		.sl = c->rx->pkt.l2.has_vlan ? net_vlan_pcp(c->rx->pkt.l2.vlan_tci) : 0,
+		.f = f,
+		.psn = psn,
+		.len = len,
+		.imm = h->imm,
+		.va = h->reth.va,
+		.rkey = h->reth.rkey,
+		.dlen = h->reth.dlen,
+		.dst = dst,
+		.wqe_seq = h->speth.wqe_seq,
+		.off = h->speth.offset,
+	};
+	qp->resp.ooo_n++;
+	if (roce_psn_cmp(psn, qp->resp.ooo_hi) >= 0 || qp->resp.ooo_n == 1)
+		qp->resp.ooo_hi = roce_psn_add(psn, 1);
+	return true;
+}
+
+/* Send a RACK or SACK now: ePSN - 1 in the BTH, @p psn received in the NTETH. */
+static void
+resp_notice(struct roce_qp *qp, enum roce_rx_notice n, uint32_t psn)
+{
+	struct roce_pkt p = qp->tmpl;
+	bool rack = n == ROCE_NOTICE_RACK;
+
+	roce_bth_init(qp, &p, rack ? ROCE_XOP_RACK : ROCE_XOP_SACK,
+		      roce_psn_add(qp->resp.epsn, ROCE_PSN_MASK));
+	p.h.aeth.syndrome = ack_syndrome();
+	p.h.aeth.msn = qp->resp.msn;
+	p.h.nt_psn = psn;
+	/* refused by the port: the next notice or the sender's timer covers it */
+	if (roce_tx_pkt(qp, &p, 0, false) == 0)
+		roce_qp_stat(qp, rack ? ROCE_STAT_TX_RACKS : ROCE_STAT_TX_SACKS, 1);
+}
+
+static enum resp_state
+resp_place(struct resp_ctx *c)
+{
+	struct roce_qp *qp = c->qp;
+	bool placed = is_rc(c) && qp->ooo && ooo_place(c);
+	enum roce_rx_notice n;
+
+	roce_qp_stat(qp, placed ? ROCE_STAT_RX_OOO_PLACED : ROCE_STAT_RX_OOO_UNPLACED, 1);
+	n = qp->rec->rx_placed ? qp->rec->rx_placed(qp, qp->rec_priv, qp->resp.epsn, c->rx->psn,
+						     placed)
+			       : ROCE_NOTICE_NONE;
+	if (n != ROCE_NOTICE_NONE)
+		resp_notice(qp, n, c->rx->psn);
+	return RESP_DONE;
+}
+
+/* Complete one placed packet in order (the checks of CHECK_OP_SEQ and RKEY, then COMPLETE). */
+static bool
+ooo_complete(struct roce_qp *qp, const struct roce_ooo_desc *d)
+{
+	struct roce_resp_state *r = &qp->resp;
+	uint8_t kind = op_msg_kind(d->f);
+	bool seq_ok = r->msg == ROCE_MSG_NONE ? (d->f & ROCE_OPF_FIRST) != 0
+					      : kind == r->msg && !(d->f & ROCE_OPF_FIRST);
+
+	if (!seq_ok)
+		return false;
+	if (kind == ROCE_MSG_WRITE) {
+		if (d->f & ROCE_OPF_FIRST) {
+			r->wr_va = d->va;
+			r->wr_rkey = d->rkey;
+			r->wr_len = d->dlen;
+			r->wr_off = 0;
+		} else if (d->va != r->wr_va + r->wr_off || d->rkey != r->wr_rkey) {
+			return false;
+		}
+		if (r->wr_off + d->len > r->wr_len ||
+		    ((d->f & ROCE_OPF_LAST) && r->wr_off + d->len != r->wr_len))
+			return false;
+		r->wr_off += d->len;
+	} else {
+		if (d->wqe_seq != r->rwqe_seq || d->off != r->recv_off || !rq_head(qp))
+			return false;
+		r->recv_off += d->len;
+	}
+	roce_qp_stat(qp, ROCE_STAT_RX_REQ_PKTS, 1);
+	roce_qp_stat(qp, ROCE_STAT_RX_REQ_BYTES, d->len);
+	r->msg = (d->f & ROCE_OPF_LAST) ? ROCE_MSG_NONE : kind;
+	if (d->f & ROCE_OPF_LAST) {
+		r->msn = roce_psn_add(r->msn, 1);
+		if (kind == ROCE_MSG_SEND) {
+			struct ibv_wc wc;
+			bool imm = d->f & ROCE_OPF_IMM;
+
+			memset(&wc, 0, sizeof(wc));
+			wc.opcode = IBV_WC_RECV;
+			wc.byte_len = r->recv_off;
+			wc.wc_flags = imm ? IBV_WC_WITH_IMM : 0;
+			wc.imm_data = imm ? htobe32(d->imm) : 0;
+			wc.src_qp = qp->attr.dest_qp_num;
+			wc.pkey_index = qp->attr.pkey_index;
+			wc.sl = d->sl;
+			recv_cqe(qp, rq_head(qp), IBV_WC_SUCCESS, &wc, d->se);
+		}
+	}
+	return true;
+}
+
+/*
+ * ePSN moved: complete, in PSN order, the packets the mode says were already
+ * placed from there on (IBTA: completions in order). Returns how many.
+ */
+static uint32_t
+ooo_advance(struct roce_qp *qp)
+{
+	struct roce_resp_state *r = &qp->resp;
+	uint32_t n, i;
+
+	if (!qp->ooo || !qp->rec->rx_advance)
+		return 0;
+	n = qp->rec->rx_advance(qp, qp->rec_priv, r->epsn);
+	for (i = 0; i < n; i++) {
+		struct roce_ooo_desc *d = ooo_desc(qp, r->epsn);
+
+		if (!d->valid || d->psn != r->epsn || !ooo_complete(qp, d)) {
+			/* placed out of order, but out of the opcode sequence in order */
+			qp_log(qp, ROCE_LOG_WARNING,
+			       "PSN 0x%06x placed out of order breaks the message sequence", r->epsn);
+			roce_qp_stat(qp, ROCE_STAT_RX_INV_REQ, 1);
+			resp_queue_nak(qp, ROCE_AETH_NAK, ROCE_NAK_INVALID_REQ, r->epsn);
+			r->fatal = true;
+			break;
+		}
+		d->valid = false;
+		r->ooo_n--;
+		r->ack_psn = r->epsn;
+		r->epsn = roce_psn_add(r->epsn, 1);
+		r->unacked++;
+	}
+	return i;
+}
+
 static enum resp_state
 resp_exec_send(struct resp_ctx *c)
 {
@@ -499,6 +758,9 @@ resp_exec_send(struct resp_ctx *c)
 		qp->resp.recv_off = ROCE_UD_GRH_LEN;
 	}
 	off = qp->resp.recv_off;
+	if ((c->f & ROCE_OPF_PLACED) &&
+	    (c->h->speth.wqe_seq != qp->resp.rwqe_seq || c->h->speth.offset != off))
+		return resp_fail(c, ROCE_NAK_INVALID_REQ, ROCE_STAT_RX_INV_REQ);
 	if (c->rx->len > c->rwqe->length - off)
 		return resp_recv_error(c, IBV_WC_LOC_LEN_ERR);
 	if (roce_sge_scatter(qp->pd, c->rwqe->sge, c->rwqe->num_sge, off, c->rx->payload,
@@ -573,7 +835,11 @@ resp_execute(struct resp_ctx *c)
 	if (c->f & ROCE_OPF_ATOMIC)
 		return exec_atomic(c);
 	if (c->rx->len) {
-		memcpy(c->dst, c->rx->payload, c->rx->len);
+		if (qp->resp.ooo_n)
+			ooo_write_guarded(qp, c->dst, c->rx->payload, c->rx->len,
+					  roce_psn_add(c->rx->psn, 1));
+		else
+			memcpy(c->dst, c->rx->payload, c->rx->len);
 		qp->resp.wr_off += c->rx->len;
 	}
 	return RESP_COMPLETE;
@@ -613,6 +879,8 @@ resp_complete(struct resp_ctx *c)
 		r->ack_now = false;
 		r->ack_at = 0;
 		r->unacked = 0;
+		if (is_rc(c))
+			ooo_advance(qp);
 		return RESP_DONE;
 	}
 	if (qp->type != IBV_QPT_UD) {
@@ -625,7 +893,11 @@ resp_complete(struct resp_ctx *c)
 		if ((f & ROCE_OPF_SEND) || (f & ROCE_OPF_IMM))
 			resp_recv_done(c);
 	}
-	return is_rc(c) ? RESP_ACK : RESP_DONE;
+	if (!is_rc(c))
+		return RESP_DONE;
+	if (ooo_advance(qp))
+		r->ack_now = true; /* a gap closed: tell the sender at once */
+	return RESP_ACK;
 }
 
 /* Coalesced ACKs: at once when asked (AckReq) or every ack_every packets, else after a delay. */
@@ -678,6 +950,9 @@ resp_duplicate(struct resp_ctx *c)
 	struct roce_qp *qp = c->qp;
 
 	roce_qp_stat(qp, ROCE_STAT_RX_DUP_REQ, 1);
+	/* selective modes: a SEND/WRITE packet that had arrived was resent for nothing */
+	if ((qp->rec->flags & ROCE_REC_F_PLACE) && !(c->f & (ROCE_OPF_READ | ROCE_OPF_ATOMIC)))
+		roce_qp_stat(qp, ROCE_STAT_RX_SPURIOUS, 1);
 	if (c->f & ROCE_OPF_READ)
 		return resp_dup_read(c);
 	if (c->f & ROCE_OPF_ATOMIC) {
@@ -803,6 +1078,9 @@ resp_machine(struct resp_ctx *c)
 			break;
 		case RESP_UC_ABORT:
 			s = resp_uc_abort(c);
+			break;
+		case RESP_PLACE:
+			s = resp_place(c);
 			break;
 		case RESP_DROP:
 			s = RESP_DONE;

@@ -54,6 +54,19 @@
 	X(CC_BLOCKED, "cc_blocked", "requester stopped by congestion control")            \
 	X(RATE_BLOCKED, "rate_blocked", "requester paced by the QP rate limit")             \
 	X(RD_ATOMIC_BLOCKED, "rd_atomic_blocked", "requester stopped by max_rd_atomic")   \
+	/* selective loss recovery (gbone, irn) */                                          \
+	X(TX_RACKS, "tx_racks", "Go-Back-ONE RACKs sent")                                  \
+	X(RX_RACKS, "rx_racks", "Go-Back-ONE RACKs received")                              \
+	X(TX_SACKS, "tx_sacks", "IRN SACKs sent")                                          \
+	X(RX_SACKS, "rx_sacks", "IRN SACKs received")                                      \
+	X(RX_HOLES, "holes", "gaps opened in the request PSN stream at the receiver")     \
+	X(RX_OOO_PLACED, "rx_ooo_placed", "request packets placed out of order")          \
+	X(RX_OOO_FULL, "rx_ooo_bitmap_full", "out-of-order packets dropped: beyond --max-ooo") \
+	X(RX_OOO_UNPLACED, "rx_ooo_unplaceable", "out-of-order packets dropped: not placeable (READ/atomic, WRITE with immediate, no receive WQE, check failed)") \
+	X(RX_OOO_GUARDED, "rx_ooo_guarded_bytes", "bytes of an earlier message not written over a later one placed out of order") \
+	X(RX_SPURIOUS, "spurious_retransmits", "request packets whose PSN had already arrived (selective modes)") \
+	X(RETX_QUEUE_HWM, "retx_queue_hwm", "high-water mark of the retransmit queue (PSNs)") \
+	X(RETX_LOST_DETECT, "retx_lost_detected", "IRN: retransmissions found lost before the timeout (beyond the paper)") \
 	/* responder */                                                                      \
 	X(RX_REQ_PKTS, "rx_req_packets", "request packets accepted in order")             \
 	X(RX_REQ_BYTES, "rx_req_bytes", "payload bytes of request packets accepted in order") \

@@ -97,6 +97,11 @@ struct roce_dev_cfg {
 	char cc[16];             /**< default congestion control by name ("none") */
 	/** most verbose level handed to ops->log (default ROCE_LOG_DEBUG: all but the trace) */
 	enum roce_log_level log_level;
+	/* selective loss recovery (gbone, irn); 0 = the mode's default */
+	uint32_t max_ooo;        /**< receiver out-of-order span in PSNs (0: the window) */
+	uint64_t link_bps;       /**< link rate for IRN's one-BDP in-flight cap (0: none) */
+	uint64_t rto_low_ns;     /**< IRN RTO_low (fewer than 3 packets outstanding) */
+	uint64_t rto_high_ns;    /**< IRN RTO_high */
 };
 
 /**

@@ -58,7 +58,8 @@ test_opcode_table(void)
 {
 	static const uint8_t lens[] = {ROCE_DETH_LEN, ROCE_RETH_LEN, ROCE_ATOMICETH_LEN,
 				       ROCE_AETH_LEN, ROCE_ATOMICACKETH_LEN, ROCE_IMMDT_LEN,
-				       ROCE_IETH_LEN, ROCE_CNP_RSVD_LEN};
+				       ROCE_IETH_LEN, ROCE_CNP_RSVD_LEN, ROCE_SPETH_LEN,
+				       ROCE_NTETH_LEN};
 	int n[5] = {0};
 
 	for (int op = 0; op < 256; op++) {
@@ -70,13 +71,16 @@ test_opcode_table(void)
 			CHECK(o->name == NULL);
 			continue;
 		}
-		for (int b = 0; b < 8; b++)
+		for (int b = 0; b < 10; b++)
 			if (o->ext & (1 << b))
 				len += lens[b];
 		CHECK_EQ(o->hdr_len, len);
 		/* opcode ranges match the transport (IBTA table 38) */
+		/* and the rocewan extension registry: 0xC0-0xFF, manufacturer-specific */
 		if (o->transport == ROCE_TR_RC)
-			CHECK(op < 0x20 && strncmp(o->name, "RC_", 3) == 0);
+			CHECK(((op < 0x20 && !(o->flags & ROCE_OPF_VENDOR)) ||
+			       (op >= 0xc0 && (o->flags & ROCE_OPF_VENDOR))) &&
+			      strncmp(o->name, "RC_", 3) == 0);
 		if (o->transport == ROCE_TR_UC)
 			CHECK(op >= 0x20 && op < 0x40 && strncmp(o->name, "UC_", 3) == 0);
 		if (o->transport == ROCE_TR_UD)
@@ -85,7 +89,7 @@ test_opcode_table(void)
 		CHECK((o->flags & (ROCE_OPF_MIDDLE)) == 0 ||
 		      (o->flags & (ROCE_OPF_FIRST | ROCE_OPF_LAST)) == 0);
 	}
-	CHECK_EQ(n[ROCE_TR_RC], 23);
+	CHECK_EQ(n[ROCE_TR_RC], 23 + 10);
 	CHECK_EQ(n[ROCE_TR_UC], 12);
 	CHECK_EQ(n[ROCE_TR_UD], 2);
 	CHECK_EQ(n[ROCE_TR_CNP], 1);
@@ -100,6 +104,14 @@ test_opcode_table(void)
 	CHECK_EQ(roce_ext_offset(0x04, ROCE_EXT_RETH), -1);
 	CHECK(roce_opcode_info(0x11)->flags & ROCE_OPF_ACK);
 	CHECK(!(roce_opcode_info(0x0c)->flags & ROCE_OPF_PAYLOAD));
+	/* extension registry (docs/wire.md): layouts */
+	CHECK_EQ(roce_opcode_info(ROCE_XOP_RACK)->hdr_len, 12 + 4 + 4);
+	CHECK_EQ(roce_ext_offset(ROCE_XOP_RACK, ROCE_EXT_NTETH), 4);
+	CHECK_EQ(roce_opcode_info(ROCE_XOP_WRITE_MIDDLE)->hdr_len, 12 + 16);
+	CHECK_EQ(roce_ext_offset(ROCE_XOP_SEND_LAST_IMM, ROCE_EXT_SPETH), 4);
+	CHECK_EQ(roce_opcode_info(ROCE_XOP_SEND_ONLY)->hdr_len, 12 + 8);
+	CHECK(strcmp(roce_opcode_name(0xca), "RESERVED") == 0);
+	CHECK(strcmp(roce_opcode_name(0xd0), "RESERVED") == 0); /* FEC, later */
 }
 
 /* Independent ICRC: mask a full copy of the packet and hash it with zlib. */
@@ -163,6 +175,8 @@ fill_pkt(struct roce_pkt *p, uint8_t opcode, int ver, bool vlan)
 	p->h.ieth_rkey = 0x0badf00d;
 	p->h.atomic = (struct roce_atomiceth){0x1000, 0x42, 7, 9};
 	p->h.atomic_orig = 0x0123456789abcdefull;
+	p->h.speth = (struct roce_speth){0xfedcba98, 0x00012000};
+	p->h.nt_psn = 0xabcdef;
 }
 
 static bool
@@ -192,6 +206,11 @@ hdrs_equal(const struct roce_pkt *a, const struct roce_pkt *b)
 		      a->h.atomic.cmp == b->h.atomic.cmp;
 	if (o->ext & ROCE_EXT_ATOMICACKETH)
 		eq &= a->h.atomic_orig == b->h.atomic_orig;
+	if (o->ext & ROCE_EXT_SPETH)
+		eq &= a->h.speth.wqe_seq == b->h.speth.wqe_seq &&
+		      a->h.speth.offset == b->h.speth.offset;
+	if (o->ext & ROCE_EXT_NTETH)
+		eq &= a->h.nt_psn == b->h.nt_psn;
 	return eq;
 }
 

@@ -36,7 +36,9 @@ rule_matches(const struct tr_rule *r, int dir, const struct roce_pkt *p)
 
 	if (r->count <= 0 || (r->dir >= 0 && r->dir != dir))
 		return false;
-	if (r->psn >= 0 && (uint32_t)r->psn != p->h.bth.psn)
+	/* a RACK/SACK rule names the PSN it reports received (NTETH), not its BTH PSN */
+	if (r->psn >= 0 && (uint32_t)r->psn !=
+			   ((r->match == TR_RACK || r->match == TR_SACK) ? p->h.nt_psn : p->h.bth.psn))
 		return false;
 	switch (r->match) {
 	case TR_REQ:
@@ -53,6 +55,12 @@ rule_matches(const struct tr_rule *r, int dir, const struct roce_pkt *p)
 		break;
 	case TR_ATOMIC_ACK:
 		m = (f & ROCE_OPF_RESP) && (f & ROCE_OPF_ATOMIC);
+		break;
+	case TR_RACK:
+		m = p->h.bth.opcode == ROCE_XOP_RACK;
+		break;
+	case TR_SACK:
+		m = p->h.bth.opcode == ROCE_XOP_SACK;
 		break;
 	default:
 		m = true;
@@ -368,6 +376,12 @@ side_init(struct tr_wire *w, int idx, const struct tr_opts *o)
 		cfg.log_level = o->log_level;
 	if (o->cc)
 		snprintf(cfg.cc, sizeof(cfg.cc), "%s", o->cc);
+	if (o->recovery)
+		snprintf(cfg.recovery, sizeof(cfg.recovery), "%s", o->recovery);
+	cfg.max_ooo = o->max_ooo;
+	cfg.link_bps = o->link_bps;
+	cfg.rto_low_ns = o->rto_low_ns;
+	cfg.rto_high_ns = o->rto_high_ns;
 	if (getenv("TR_TX_BUF") && atoi(getenv("TR_TX_BUF")))
 		s->lend = malloc(ROCE_MAX_FRAME);
 	s->dev = roce_dev_create(&cfg, s->lend ? &tr_ops_lend : &tr_ops, s);

@@ -30,6 +30,8 @@ enum tr_match {
 	TR_ACK,      /**< RC_ACKNOWLEDGE only */
 	TR_READ_RESP,
 	TR_ATOMIC_ACK,
+	TR_RACK,     /**< Go-Back-ONE RACK; the rule's PSN is the one it reports received */
+	TR_SACK,     /**< IRN SACK; likewise */
 };
 
 enum tr_action {
@@ -100,6 +102,9 @@ struct tr_opts {
 	uint32_t sq_psn, rq_psn; /**< start PSNs (A's sq_psn = B's rq_psn, and vice versa) */
 	bool psn_set;
 	const char *cc;        /**< congestion control by name */
+	const char *recovery;  /**< loss recovery by name (default "gbn") */
+	uint32_t max_ooo;      /**< roce_dev_cfg.max_ooo */
+	uint64_t link_bps, rto_low_ns, rto_high_ns; /**< roce_dev_cfg (IRN) */
 	uint32_t buf_size;     /**< default TR_BUF_SIZE */
 	uint32_t mr_guard;     /**< bytes at both ends of the buffer left out of the MR */
 	enum roce_log_level log_level; /**< devices' roce_dev_cfg.log_level (0: the default) */

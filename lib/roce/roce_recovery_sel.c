@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_recovery_sel.c
+ * The selective loss recoveries: Go-Back-ONE ("gbone") and IRN ("irn").
+ * Both place out-of-order packets on arrival (ROCE_REC_F_PLACE) and share
+ * the receiver and the sender's scoreboard; they differ in what the sender
+ * makes of a notice and in their timers. Compiled against the public
+ * headers only (roce_recovery.h, roce_psn.h, roce_psn_bitmap.h).
+ *
+ * Receiver (both): a bitmap of the PSNs placed ahead of ePSN, bounded by
+ * --max-ooo (roce_recovery_env().max_ooo, default the window); a packet
+ * beyond it is dropped and counted (rx_ooo_bitmap_full). When ePSN moves,
+ * the run of placed PSNs after it is found a 64-bit word at a time.
+ *  - gbone: on every packet placed after a gap a RACK carrying ePSN and the
+ *    PSN just received (Go-Back-ONE (Wang, NJUPT), section IV.C.2 and the
+ *    receiver algorithm of section IV.B).
+ *  - irn: the same per packet, as IRN's SACK (Swing paper, section 2.1
+ *    "Lossy RDMA": "the receiver sends a SACK message after receiving an
+ *    out-of-order packet").
+ *
+ * Sender, gbone (Go-Back-ONE, Algorithm 1 "ReceiveACK" lines 29-46): on a
+ * RACK newer than the last one, queue the PSNs between the previous RACK
+ * (at least snd_una, lines 30-35) and this one (lines 36-44) for
+ * retransmission ahead of new data (Algorithm 2 "GetNextPacket": the
+ * retransmit queue first). Our refinement: only the PSNs of that range no
+ * RACK reported received are queued, not the whole range. A lost RACK is
+ * covered by the next RACK (its range starts at the last RACK that
+ * arrived), a lost retransmission by the RTO, which queues every PSN from
+ * una on that no RACK reported.
+ *
+ * Sender, irn (Swing paper section 2.1): per-packet SACK, per-hole recovery:
+ * every PSN before the highest SACKed one that is neither SACKed nor already
+ * retransmitted is queued once. Timeout RTO_low while fewer than 3 packets
+ * are outstanding, RTO_high otherwise. New data is capped at one BDP in
+ * flight when the link rate is known (--link-rate) and an RTT is given.
+ * Beyond the paper: a lost retransmission is detected before the timeout
+ * when a SACK names a PSN first sent after the latest retransmission while
+ * a retransmitted PSN is still missing (the path keeps order), and every
+ * such PSN is queued again (counter retx_lost_detected); see docs/transport.md.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "roce_psn.h"
+#include "roce_psn_bitmap.h"
+#include "roce_recovery.h"
+
+/* IRN: flows with fewer than this many packets outstanding use RTO_low (Swing paper 2.1) */
+#define IRN_LOW_PKTS 3u
+/* a hole is lost once a notice names a PSN this many - 1 past it (RFC 5681's 3 duplicate ACKs) */
+#define SEL_REORDER 3u
+
+struct sel {
+	/* sender */
+	bool tx_init;
+	struct roce_psn_bitmap rcvd;  /* reported received by a RACK/SACK (base = una) */
+	struct roce_psn_bitmap queue; /* retransmit queue (base = una) */
+	struct roce_psn_bitmap retxd; /* irn: retransmitted in this recovery */
+	uint32_t queued;              /* bits set in queue */
+	bool have_rack;
+	uint32_t frontier;            /* holes before it were considered (Algorithm 1 m_crtRACK) */
+	uint32_t retx_nxt;            /* irn: snd_nxt when the latest retransmission left */
+	bool retx_any;
+	bool implied;                 /* a READ re-request for implied_psn is queued or sent */
+	uint32_t implied_psn;
+	/* receiver */
+	bool rx_init;
+	struct roce_psn_bitmap ooo;   /* placed ahead of ePSN (base = ePSN) */
+};
+
+static void
+sel_init(struct roce_qp *qp, void *priv)
+{
+	struct sel *s = priv;
+
+	(void)qp;
+	s->tx_init = false;
+	s->rx_init = false;
+	s->have_rack = s->retx_any = s->implied = false;
+	s->queued = 0;
+}
+
+/* ---- sender scoreboard ---- */
+
+/* PSNs of [una, nxt) the bitmaps can hold. */
+static uint32_t
+tx_span(uint32_t una, uint32_t nxt)
+{
+	uint32_t n = (uint32_t)roce_psn_diff(nxt, una);
+
+	return n > ROCE_PSN_BITMAP_BITS ? ROCE_PSN_BITMAP_BITS : n;
+}
+
+static void
+tx_sync(struct sel *s, uint32_t una)
+{
+	if (!s->tx_init) {
+		roce_psn_bitmap_init(&s->rcvd, una);
+		roce_psn_bitmap_init(&s->queue, una);
+		roce_psn_bitmap_init(&s->retxd, una);
+		s->queued = 0;
+		s->tx_init = true;
+		return;
+	}
+	if (roce_psn_cmp(una, s->queue.base) > 0) {
+		uint32_t d = (uint32_t)roce_psn_diff(una, s->queue.base);
+
+		s->queued -= roce_psn_bitmap_count(&s->queue, s->queue.base,
+						   d < ROCE_PSN_BITMAP_BITS ? d : ROCE_PSN_BITMAP_BITS);
+		roce_psn_bitmap_advance(&s->queue, una);
+		roce_psn_bitmap_advance(&s->rcvd, una);
+		roce_psn_bitmap_advance(&s->retxd, una);
+	}
+}
+
+static void
+tx_queue(struct roce_qp *qp, struct sel *s, uint32_t psn)
+{
+	if (roce_psn_bitmap_test(&s->queue, psn) || roce_psn_bitmap_test(&s->rcvd, psn))
+		return;
+	roce_psn_bitmap_set(&s->queue, psn);
+	s->queued++;
+	roce_recovery_count_max(qp, ROCE_STAT_RETX_QUEUE_HWM, s->queued);
+}
+
+/* Queue every PSN of [from, to) no notice reported received; a word at a time. */
+static bool
+tx_queue_missing(struct roce_qp *qp, struct sel *s, uint32_t from, uint32_t to, bool skip_retxd)
+{
+	uint32_t n = roce_psn_cmp(to, from) > 0 ? (uint32_t)roce_psn_diff(to, from) : 0;
+	uint32_t i = 0;
+	bool any = false;
+
+	while (i < n) {
+		uint32_t psn = roce_psn_add(from, i);
+		uint32_t k = roce_psn_bitmap_find(&s->rcvd, psn, n - i, false);
+
+		if (k == n - i)
+			break;
+		psn = roce_psn_add(psn, k);
+		i += k + 1;
+		if (skip_retxd && roce_psn_bitmap_test(&s->retxd, psn))
+			continue;
+		tx_queue(qp, s, psn);
+		any = true;
+	}
+	return any;
+}
+
+static void
+sel_tx_sent(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t next, bool retx)
+{
+	struct sel *s = priv;
+	struct roce_recovery_env env;
+	uint32_t n;
+
+	if (!retx || !s->tx_init)
+		return;
+	roce_recovery_env(qp, &env);
+	tx_sync(s, env.una);
+	if (!roce_psn_in_window(psn, s->queue.base, ROCE_PSN_BITMAP_BITS))
+		return;
+	/* a READ request resends all its response PSNs at once */
+	n = (uint32_t)roce_psn_diff(next, psn);
+	for (uint32_t i = 0; i < n && i < ROCE_PSN_BITMAP_BITS; i++) {
+		uint32_t p = roce_psn_add(psn, i);
+
+		if (!roce_psn_in_window(p, s->queue.base, ROCE_PSN_BITMAP_BITS))
+			break;
+		if (roce_psn_bitmap_test(&s->queue, p)) {
+			roce_psn_bitmap_clear(&s->queue, p);
+			s->queued--;
+		}
+		roce_psn_bitmap_set(&s->retxd, p);
+	}
+	s->retx_nxt = env.nxt;
+	s->retx_any = true;
+}
+
+static void
+sel_tx_acked(struct roce_qp *qp, void *priv, uint32_t una)
+{
+	struct sel *s = priv;
+
+	(void)qp;
+	tx_sync(s, una);
+	if (s->implied && roce_psn_cmp(una, s->implied_psn) > 0)
+		s->implied = false;
+}
+
+static bool
+sel_tx_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt, enum roce_loss_kind kind)
+{
+	struct sel *s = priv;
+	uint32_t end;
+
+	tx_sync(s, psn);
+	if (kind == ROCE_LOSS_IMPLIED) {
+		/* READ responses lost: ask again from the first missing one, once per gap */
+		if (s->implied && s->implied_psn == psn)
+			return false;
+		s->implied = true;
+		s->implied_psn = psn;
+		roce_psn_bitmap_clear(&s->retxd, psn);
+		tx_queue(qp, s, psn);
+		return true;
+	}
+	/* timeout, RNR, sequence NAK: everything outstanding that no notice reported */
+	end = roce_psn_add(psn, tx_span(psn, nxt));
+	roce_psn_bitmap_clear_range(&s->retxd, psn, tx_span(psn, nxt));
+	s->retx_any = false;
+	s->have_rack = false;
+	return tx_queue_missing(qp, s, psn, end, false) || roce_psn_cmp(psn, nxt) < 0;
+}
+
+static bool
+sel_tx_next(struct roce_qp *qp, void *priv, uint32_t una, uint32_t nxt, uint32_t *psn)
+{
+	struct sel *s = priv;
+	uint32_t n, k;
+
+	(void)qp;
+	if (!s->tx_init || !s->queued)
+		return false;
+	tx_sync(s, una);
+	n = tx_span(una, nxt);
+	k = roce_psn_bitmap_find(&s->queue, una, n, true);
+	if (k == n)
+		return false;
+	*psn = roce_psn_add(una, k);
+	return true;
+}
+
+/*
+ * IRN, beyond the paper: a notice at least SEL_REORDER - 1 past a PSN first
+ * sent after the latest retransmission arrived, so (the path keeps order)
+ * every retransmitted PSN still missing was lost again: forget that it was
+ * retransmitted, so it is queued once more.
+ */
+static void
+irn_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn)
+{
+	uint32_t n = tx_span(epsn, s->retx_nxt), lost = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t p = roce_psn_add(epsn, i);
+
+		if (roce_psn_bitmap_test(&s->retxd, p) && !roce_psn_bitmap_test(&s->rcvd, p)) {
+			roce_psn_bitmap_clear(&s->retxd, p);
+			lost++;
+		}
+	}
+	if (lost)
+		roce_recovery_count(qp, ROCE_STAT_RETX_LOST_DETECT, lost);
+	s->retx_any = false;
+}
+
+/*
+ * A RACK/SACK for @p psn: queue the holes it reveals.
+ *
+ * Go-Back-ONE, Algorithm 1 lines 29-46: the range between the previous RACK
+ * (at least snd_una, here the receiver's ePSN: lines 30-35) and this one is
+ * queued (lines 36-44); an older RACK queues nothing. IRN (Swing paper 2.1):
+ * every hole before the SACKed PSN not retransmitted yet is queued.
+ *
+ * Two refinements of ours (docs/transport.md): only PSNs no notice reported
+ * received are queued; and a hole counts as lost only once a notice names a
+ * PSN SEL_REORDER - 1 past it (TCP's duplicate-ACK threshold, RFC 5681),
+ * or when the notice names the last PSN sent (RFC 5827 early retransmit:
+ * nothing more can come to tell reordering from loss). So a packet
+ * overtaken by one or two others is not retransmitted.
+ */
+static void
+sel_notice(struct roce_qp *qp, struct sel *s, uint32_t una, uint32_t epsn, uint32_t psn,
+	   uint32_t nxt, bool irn)
+{
+	uint32_t limit, from;
+
+	tx_sync(s, una);
+	if (!roce_psn_in_window(psn, una, ROCE_PSN_BITMAP_BITS))
+		return; /* names nothing outstanding */
+	roce_psn_bitmap_set(&s->rcvd, psn);
+	limit = roce_psn_add(psn, 1) == nxt ? psn : roce_psn_add(psn, ROCE_PSN_MASK + 2u - SEL_REORDER);
+	if (irn && s->retx_any && roce_psn_cmp(limit, s->retx_nxt) > 0)
+		irn_retx_lost(qp, s, epsn);
+	from = epsn;
+	if (!irn && s->have_rack && roce_psn_cmp(s->frontier, epsn) > 0)
+		from = s->frontier; /* Algorithm 1: from the previous RACK on */
+	if (roce_psn_cmp(limit, from) <= 0)
+		return;
+	tx_queue_missing(qp, s, from, limit, irn);
+	s->frontier = limit;
+	s->have_rack = true;
+}
+
+static void
+gbone_tx_notice(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32_t una,
+		uint32_t epsn, uint32_t psn, uint32_t nxt)
+{
+	(void)kind;
+	sel_notice(qp, priv, una, epsn, psn, nxt, false);
+}
+
+static void
+irn_tx_notice(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32_t una,
+	      uint32_t epsn, uint32_t psn, uint32_t nxt)
+{
+	(void)kind;
+	sel_notice(qp, priv, una, epsn, psn, nxt, true);
+}
+
+/* IRN timers: RTO_low for fewer than 3 packets outstanding, else RTO_high. */
+static uint64_t
+irn_tx_rto(struct roce_qp *qp, void *priv, uint32_t outstanding, uint64_t dflt_ns)
+{
+	struct roce_recovery_env env;
+	uint64_t low, high;
+
+	(void)priv;
+	roce_recovery_env(qp, &env);
+	high = env.rto_high_ns ? env.rto_high_ns : dflt_ns;
+	low = env.rto_low_ns ? env.rto_low_ns : high;
+	return outstanding < IRN_LOW_PKTS ? low : high;
+}
+
+/*
+ * IRN bounds the packets in flight to one BDP. The RTT is taken as RTO_low
+ * (IRN sets RTO_low to one RTT); without a link rate or RTO_low, no cap.
+ */
+static uint32_t
+irn_tx_cap(struct roce_qp *qp, void *priv)
+{
+	struct roce_recovery_env env;
+	uint64_t bdp;
+
+	(void)priv;
+	roce_recovery_env(qp, &env);
+	if (!env.link_bps || !env.rto_low_ns || !env.mtu)
+		return 0;
+	bdp = env.link_bps / 8u * env.rto_low_ns / 1000000000u / env.mtu;
+	if (bdp < IRN_LOW_PKTS)
+		bdp = IRN_LOW_PKTS;
+	return bdp > env.window ? env.window : (uint32_t)bdp;
+}
+
+/* ---- receiver (both) ---- */
+
+static enum roce_rx_verdict
+sel_rx_packet(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t psn)
+{
+	struct sel *s = priv;
+	struct roce_recovery_env env;
+	int32_t d = roce_psn_diff(psn, epsn);
+
+	if (!s->rx_init) {
+		roce_psn_bitmap_init(&s->ooo, epsn);
+		s->rx_init = true;
+	}
+	roce_psn_bitmap_advance(&s->ooo, epsn);
+	if (d == 0)
+		return ROCE_RXV_ACCEPT;
+	if (d < 0 || roce_psn_bitmap_test(&s->ooo, psn))
+		return ROCE_RXV_DUPLICATE; /* the engine counts spurious SEND/WRITE repeats */
+	roce_recovery_env(qp, &env);
+	if ((uint32_t)d >= env.max_ooo) {
+		roce_recovery_count(qp, ROCE_STAT_RX_OOO_FULL, 1);
+		return ROCE_RXV_DROP;
+	}
+	return ROCE_RXV_PLACE;
+}
+
+static enum roce_rx_notice
+sel_rx_placed(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t psn, bool placed,
+	      enum roce_rx_notice kind)
+{
+	struct sel *s = priv;
+	uint32_t prev = roce_psn_add(psn, ROCE_PSN_MASK);
+
+	if (!placed)
+		return ROCE_NOTICE_NONE;
+	/* a new hole opens when the PSN before this one is missing too */
+	if (roce_psn_cmp(prev, epsn) >= 0 && !roce_psn_bitmap_test(&s->ooo, prev))
+		roce_recovery_count(qp, ROCE_STAT_RX_HOLES, 1);
+	roce_psn_bitmap_set(&s->ooo, psn);
+	return kind;
+}
+
+static enum roce_rx_notice
+gbone_rx_placed(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t psn, bool placed)
+{
+	return sel_rx_placed(qp, priv, epsn, psn, placed, ROCE_NOTICE_RACK);
+}
+
+static enum roce_rx_notice
+irn_rx_placed(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t psn, bool placed)
+{
+	return sel_rx_placed(qp, priv, epsn, psn, placed, ROCE_NOTICE_SACK);
+}
+
+static uint32_t
+sel_rx_advance(struct roce_qp *qp, void *priv, uint32_t epsn)
+{
+	struct sel *s = priv;
+	struct roce_recovery_env env;
+	uint32_t n;
+
+	if (!s->rx_init)
+		return 0;
+	roce_recovery_env(qp, &env);
+	roce_psn_bitmap_advance(&s->ooo, epsn);
+	/* the run of placed PSNs from ePSN on: the first clear bit, a word at a time */
+	n = roce_psn_bitmap_find(&s->ooo, epsn, env.max_ooo, false);
+	roce_psn_bitmap_advance(&s->ooo, roce_psn_add(epsn, n));
+	return n;
+}
+
+static void
+sel_rx_nak_sent(struct roce_qp *qp, void *priv, uint32_t psn)
+{
+	(void)qp;
+	(void)priv;
+	(void)psn;
+}
+
+const struct roce_recovery_ops roce_recovery_gbone = {
+	.name = "gbone",
+	.priv_size = sizeof(struct sel),
+	.init = sel_init,
+	.tx_sent = sel_tx_sent,
+	.tx_acked = sel_tx_acked,
+	.tx_lost = sel_tx_lost,
+	.tx_next = sel_tx_next,
+	.rx_packet = sel_rx_packet,
+	.rx_nak_sent = sel_rx_nak_sent,
+	.flags = ROCE_REC_F_PLACE,
+	.rx_placed = gbone_rx_placed,
+	.rx_advance = sel_rx_advance,
+	.tx_notice = gbone_tx_notice,
+};
+
+const struct roce_recovery_ops roce_recovery_irn = {
+	.name = "irn",
+	.priv_size = sizeof(struct sel),
+	.init = sel_init,
+	.tx_sent = sel_tx_sent,
+	.tx_acked = sel_tx_acked,
+	.tx_lost = sel_tx_lost,
+	.tx_next = sel_tx_next,
+	.rx_packet = sel_rx_packet,
+	.rx_nak_sent = sel_rx_nak_sent,
+	.flags = ROCE_REC_F_PLACE,
+	.rx_placed = irn_rx_placed,
+	.rx_advance = sel_rx_advance,
+	.tx_notice = irn_tx_notice,
+	.tx_rto = irn_tx_rto,
+	.tx_cap = irn_tx_cap,
+};
