@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for every parser a peer can reach: RoCEv2 frames (with and
- * without ICRC verification), PFC/PAUSE, ARP, ICMP echo, IPv6 ND, ICMPv6 echo,
- * and the frame classifier every receive path starts with. Built with
+ * without ICRC verification; the rocewan extension opcodes 0xC0-0xC9 of
+ * docs/wire.md included, their NTETH/SPETH round-tripped), PFC/PAUSE, ARP,
+ * ICMP echo, IPv6 ND, ICMPv6 echo, and the frame classifier every receive
+ * path starts with. Built with
  * clang -fsanitize=fuzzer,address,undefined by scripts/fuzz.sh; the seed corpus
  * is the golden pcaps' frames.
  */
@@ -60,12 +62,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 */
 		uint8_t *out = malloc(p.frame_len + 64);
 		struct roce_pkt q = p, r;
+		uint16_t ext = roce_opcode_info(p.h.bth.opcode)->ext;
 		int n = roce_build(out, p.frame_len + 64, &q, data + p.payload_off, p.payload_len,
 				   ROCE_BUILD_KEEP_PAD);
 		if (n < (int)p.frame_len || roce_parse(out, (size_t)n, &r, 0) != 0 ||
 		    r.h.bth.opcode != p.h.bth.opcode || r.h.bth.psn != p.h.bth.psn ||
 		    r.h.bth.dqpn != p.h.bth.dqpn || r.h.bth.pad != p.h.bth.pad ||
 		    r.payload_len != p.payload_len ||
+		    ((ext & ROCE_EXT_NTETH) && r.h.nt_psn != p.h.nt_psn) ||
+		    ((ext & ROCE_EXT_SPETH) && (r.h.speth.wqe_seq != p.h.speth.wqe_seq ||
+						r.h.speth.offset != p.h.speth.offset)) ||
 		    memcmp(out + r.payload_off, data + p.payload_off, p.payload_len) != 0)
 			abort();
 		free(out);

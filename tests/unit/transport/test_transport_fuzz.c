@@ -160,10 +160,13 @@ guards_ok(const struct tr_side *s)
 	return true;
 }
 
+static const char *fuzz_recovery; /* NULL: gbn */
+
 static void
 t_fuzz(void)
 {
-	struct tr_opts o = {.mr_guard = GUARD, .buf_size = 256 * 1024, .timeout = 8};
+	struct tr_opts o = {.mr_guard = GUARD, .buf_size = 256 * 1024, .timeout = 8,
+			    .recovery = fuzz_recovery};
 	static uint8_t frame[4096];
 	struct tr_wire w;
 	struct corpus c = {.n = 0};
@@ -218,6 +221,10 @@ t_fuzz(void)
 	CHECK(sb.v[ROCE_STAT_RX_INV_REQ] > 0);
 	CHECK(sb.v[ROCE_STAT_RX_OOS] + sb.v[ROCE_STAT_RX_DUP_REQ] > 0);
 	CHECK(sb.v[ROCE_STAT_RX_PKTS] >= iterations / 2);
+	if (fuzz_recovery) { /* the out-of-order placement saw both kinds */
+		CHECK(sb.v[ROCE_STAT_RX_OOO_PLACED] > 0);
+		CHECK(sb.v[ROCE_STAT_RX_OOO_UNPLACED] > 0);
+	}
 	/* and the pair still works afterwards (frames of the old incarnation discarded) */
 	while (tr_discard_one(&w, TR_A) || tr_discard_one(&w, TR_B))
 		;
@@ -258,4 +265,25 @@ t_noise(void)
 	tr_fini(&w);
 }
 
-RW_TEST_MAIN(RW_TEST(t_fuzz), RW_TEST(t_noise))
+/*
+ * The same against the selective modes: their requests carry the extension
+ * opcodes (self-placing WRITE, SPETH SENDs), and mutated PSNs reach the
+ * out-of-order placement with hostile RETH/SPETH fields.
+ */
+static void
+t_fuzz_gbone(void)
+{
+	fuzz_recovery = "gbone";
+	t_fuzz();
+	fuzz_recovery = NULL;
+}
+
+static void
+t_fuzz_irn(void)
+{
+	fuzz_recovery = "irn";
+	t_fuzz();
+	fuzz_recovery = NULL;
+}
+
+RW_TEST_MAIN(RW_TEST(t_fuzz), RW_TEST(t_fuzz_gbone), RW_TEST(t_fuzz_irn), RW_TEST(t_noise))

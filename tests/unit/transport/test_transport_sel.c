@@ -352,6 +352,27 @@ t_stale_no_overwrite(void)
 	tr_fini(&w);
 }
 
+/* Losses across the PSN wrap: placed, notified and resent modulo 2^24. */
+static void
+t_psn_wrap(void)
+{
+	struct tr_wire w;
+	struct tr_opts o = {.psn_set = true, .sq_psn = 0xfffffd, .rq_psn = 0xfffffe};
+
+	sel_init(&w, &o);
+	tr_fill(A(&w), 0, 10 * MTU, 15);
+	tr_rule(&w, TR_A, TR_REQ, 0xffffff, TR_DROP, 1);
+	tr_rule(&w, TR_A, TR_REQ, 0x000001, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 10 * MTU, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 10 * MTU);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_HOLES), 2);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
+	expect_clean_repair(&w);
+	tr_fini(&w);
+}
+
 /* Random loss both ways, many messages of every kind: all data intact, nothing left over. */
 static void
 t_random_soak(void)
@@ -399,7 +420,7 @@ static const struct rw_test_case cases[] = {
 	RW_TEST(t_single_loss),        RW_TEST(t_consecutive_losses), RW_TEST(t_lost_notice),
 	RW_TEST(t_lost_retransmission), RW_TEST(t_lost_last_packet),  RW_TEST(t_bitmap_limit),
 	RW_TEST(t_reorder_no_loss),    RW_TEST(t_read_response_lost), RW_TEST(t_stale_no_overwrite),
-	RW_TEST(t_random_soak),
+	RW_TEST(t_psn_wrap),           RW_TEST(t_random_soak),
 };
 
 /* RW_TEST_MAIN, once per mode */
