@@ -88,8 +88,16 @@ static const struct opt_def opts[] = {
 	/* project */
 	{"json", 0, T_STR, OFF(json), SZ(json), "", 0, 0, NULL, true, "write results (rocewan/1) to FILE"},
 	{"out_json_file", 0, T_STR, OFF(json), SZ(json), NULL, 0, 0, NULL, true, "alias of --json (perftest)"},
-	{"recovery", 0, T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0, "gbn", true,
-	 "loss recovery (more modes arrive with later work)"},
+	{"recovery", 0, T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0, "gbn|gbone|irn", true,
+	 "loss recovery: gbn (IBTA Go-Back-N), gbone (Go-Back-ONE: RACK + receiver bitmap), "
+	 "irn (IRN selective repeat with SACK); the peer must run the same mode"},
+	{"max-ooo", 0, T_U32, OFF(max_ooo), SZ(max_ooo), "0", 0, 65536, NULL, true,
+	 "gbone/irn: PSNs the receiver places ahead of the expected one (0: --max-inflight, at most 65536)"},
+	{"rto-low", 0, T_U32, OFF(rto_low_us), SZ(rto_low_us), "0", 0, 100000000, NULL, true,
+	 "irn: RTO_low in us, while fewer than 3 packets are outstanding; with --link-rate also the RTT "
+	 "of IRN's one-BDP in-flight cap (0: RTO_high, no cap)"},
+	{"rto-high", 0, T_U32, OFF(rto_high_us), SZ(rto_high_us), "0", 0, 100000000, NULL, true,
+	 "irn: RTO_high in us (0: the -u timer)"},
 	{"cc", 0, T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none", true, "congestion control"},
 	{"max-inflight", 0, T_U32, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, NULL, true,
 	 "packets in flight per QP (size it for the path's BDP)"},
@@ -669,6 +677,9 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "inline_size_bytes", p->inline_size);
 	rw_str(w, "atomic_type", p->atomic_type);
 	rw_str(w, "recovery", p->recovery);
+	rw_uint(w, "max_ooo", p->max_ooo);
+	rw_uint(w, "rto_low_us", p->rto_low_us);
+	rw_uint(w, "rto_high_us", p->rto_high_us);
 	rw_str(w, "cc", p->cc);
 	rw_uint(w, "max_inflight_pkts", p->max_inflight);
 	rw_bool(w, "busy_poll", p->busy_poll);

@@ -78,6 +78,9 @@ struct rnic_params {
 	/* project options */
 	char json[256];         /**< --json (alias --out_json_file) */
 	char recovery[16];      /**< --recovery */
+	uint32_t max_ooo;       /**< --max-ooo (gbone/irn), 0 = the window */
+	uint32_t rto_low_us;    /**< --rto-low (irn), 0 = RTO_high */
+	uint32_t rto_high_us;   /**< --rto-high (irn), 0 = the -u timer */
 	char cc[16];            /**< --cc */
 	uint32_t max_inflight;  /**< --max-inflight packets per QP */
 	bool busy_poll;

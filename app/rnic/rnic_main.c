@@ -154,6 +154,10 @@ setup_port(struct rnic_ctx *c)
 	dc.mtu = c->prm.mtu;
 	dc.window_pkts = c->prm.max_inflight;
 	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery);
+	dc.max_ooo = c->prm.max_ooo;
+	dc.rto_low_ns = (uint64_t)c->prm.rto_low_us * 1000u;
+	dc.rto_high_ns = (uint64_t)c->prm.rto_high_us * 1000u;
+	dc.link_bps = (uint64_t)(c->prm.link_gbps * 1e9);
 	snprintf(dc.cc, sizeof(dc.cc), "%s", c->prm.cc);
 	/* EAL --log-level=rnic.roce:debug: every responder / completer transition (ROCE_LOG_TRACE) */
 	int roce_lt = rte_log_register_type_and_pick_level("rnic.roce", RTE_LOG_INFO);
@@ -448,7 +452,8 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 		rnic_port_counters_add(&pcs, c->lport[l]);
 		roce_dev_stats(c->lport[l]->dev, &one);
 		for (int i = 0; i < ROCE_STAT__COUNT; i++)
-			ds.v[i] += one.v[i];
+			ds.v[i] = i == ROCE_STAT_RETX_QUEUE_HWM ? (ds.v[i] > one.v[i] ? ds.v[i] : one.v[i])
+							     : ds.v[i] + one.v[i]; /* a high-water mark: the max */
 	}
 	rw_obj_begin(&w, "device_counters");
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)

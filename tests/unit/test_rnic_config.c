@@ -39,6 +39,16 @@ test_defaults_and_perftest_letters(void)
 	CHECK_EQ(p.dscp, 26);
 	CHECK(p.server[0] == 0);
 	CHECK(strcmp(p.recovery, "gbn") == 0);
+	CHECK_EQ(p.max_ooo, 0);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --recovery gbone --max-ooo 4096 write_bw"), 0);
+	CHECK(strcmp(p.recovery, "gbone") == 0);
+	CHECK_EQ(p.max_ooo, 4096);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --recovery=IRN --rto-low 800 --rto-high 2480 write_bw"), 0);
+	CHECK(strcmp(p.recovery, "irn") == 0);
+	CHECK_EQ(p.rto_low_us, 800);
+	CHECK_EQ(p.rto_high_us, 2480);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --recovery gbtwo write_bw") < 0);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --max-ooo 65537 write_bw") < 0);
 	CHECK_EQ(parse(&p, err, "--ip=10.0.0.1/16 -s 4096 -n 20 -m 4096 -q 2 -x 0 -c UC -p 9999 "
 				"--report_gbits -t 64 write_bw 10.0.0.2"), 0);
 	CHECK_EQ(p.size, 4096);

@@ -18,7 +18,7 @@ UNITS_SIZE = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1 << 20, "mb": 1 << 20,
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 CDF_DIR = os.path.join(ROOT, "configs", "cdf")
-RECOVERY_MODES = ["gbn"]  # the rnic's --recovery choices; later modes join here
+RECOVERY_MODES = ["gbn", "gbone", "irn"]  # the rnic's --recovery choices
 CC_MODES = ["none"]
 
 
