@@ -7,7 +7,7 @@ A spec holds ``vlan`` (None or {"pcp", "vid"}), ``ip`` (ver, src, dst, tos,
 ttl, flow), ``udp`` (sport), ``bth`` (opcode, se, m, tver, pkey, fecn, becn,
 dqpn, a, psn, and optionally pad), the extension header entries the opcode
 needs (``reth``, ``aeth``, ``deth``, ``immdt``, ``ieth``, ``atomiceth``,
-``atomicacketh``) and ``payload`` (bytes). Missing extension header entries
+``atomicacketh``, and rocewan's ``speth``, ``nteth``) and ``payload`` (bytes). Missing extension header entries
 are zeros. Lengths, checksums, pad bytes and the ICRC (unless the spec gives
 ``icrc``, the value to carry) are filled in; the result is padded to the
 60-byte Ethernet minimum.
@@ -21,8 +21,8 @@ from scapy.packet import Padding, Raw
 
 from . import icrc
 from . import opcodes as ops
-from .layers import (AETH, BTH, DETH, IETH, RETH, AtomicAckETH, AtomicETH,
-                     CNPPadding, ImmDt)
+from .layers import (AETH, BTH, DETH, IETH, NTETH, RETH, SPETH, AtomicAckETH,
+                     AtomicETH, CNPPadding, ImmDt)
 
 ETH_MIN_FRAME = 60
 DEFAULT_SRC_MAC = "02:00:00:00:00:01"
@@ -92,6 +92,11 @@ def _ext(name, spec):
         return ImmDt(imm=spec.get("immdt", 0))
     if name == ops.IETH:
         return IETH(rkey=spec.get("ieth", 0))
+    if name == ops.SPETH:
+        h = spec.get("speth", {})
+        return SPETH(wqe_seq=h.get("wqe_seq", 0), offset=h.get("offset", 0))
+    if name == ops.NTETH:
+        return NTETH(psn=spec.get("nteth", {}).get("psn", 0))
     return CNPPadding()
 
 

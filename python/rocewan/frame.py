@@ -22,8 +22,8 @@ from scapy.utils import checksum
 
 from . import icrc as icrc_mod
 from . import opcodes as ops
-from .layers import (AETH, BTH, DETH, IETH, RETH, AtomicAckETH, AtomicETH,
-                     ImmDt)
+from .layers import (AETH, BTH, DETH, IETH, NTETH, RETH, SPETH, AtomicAckETH,
+                     AtomicETH, ImmDt)
 
 ETH_HLEN = 14
 VLAN_HLEN = 4
@@ -248,6 +248,11 @@ def _ext_fields(pkt):
         out["immdt"] = pkt[ImmDt].imm
     if IETH in pkt:
         out["ieth"] = pkt[IETH].rkey
+    if SPETH in pkt:
+        out["speth"] = {"wqe_seq": pkt[SPETH].wqe_seq,
+                        "offset": pkt[SPETH].offset}
+    if NTETH in pkt:
+        out["nteth"] = {"psn": pkt[NTETH].psn}
     return out
 
 

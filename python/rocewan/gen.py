@@ -58,6 +58,10 @@ def _ext_entries(rng, op):
         out["immdt"] = r(32)
     if ops.IETH in op.exts:
         out["ieth"] = r(32)
+    if ops.SPETH in op.exts:
+        out["speth"] = {"wqe_seq": r(32), "offset": r(32)}
+    if ops.NTETH in op.exts:
+        out["nteth"] = {"psn": r(24)}
     return out
 
 

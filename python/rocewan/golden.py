@@ -48,7 +48,7 @@ def _spec(seed, opcode, ver, vlan):
 
 def _by_transport(transport, ver, vlan, seed):
     codes = sorted(c for c, op in ops.OPCODES.items()
-                   if op.transport == transport)
+                   if op.transport == transport and not ops.is_extension(c))
     return [build_bytes(_spec(seed + c, c, ver, vlan)) for c in codes]
 
 
@@ -122,6 +122,13 @@ def psn_story():
     return f
 
 
+def _extensions(seed):
+    """rocewan's extension opcodes (docs/wire.md registry), IPv4 then IPv6."""
+    codes = sorted(c for c in ops.OPCODES if ops.is_extension(c))
+    return [build_bytes(_spec(seed + ver * 256 + c, c, ver, False))
+            for ver in (4, 6) for c in codes]
+
+
 def golden_frames():
     """file name -> list of frame bytes."""
     return {
@@ -133,6 +140,7 @@ def golden_frames():
         "scapy-ud-v6-vlan.pcap": _by_transport("UD", 6, True, 400)
         + [_cnp(3, 6, True)],
         "scapy-psn-pfc-v4.pcap": psn_story(),
+        "scapy-ext-v4-v6.pcap": _extensions(500),
     }
 
 

@@ -20,7 +20,8 @@ from scapy.packet import Packet, Raw, bind_layers, split_layers
 from . import opcodes as ops
 
 __all__ = ["BTH", "CNPPadding", "DETH", "RETH", "AtomicETH", "AETH",
-           "AtomicAckETH", "ImmDt", "IETH", "EXT_CLASSES", "ext_headers"]
+           "AtomicAckETH", "ImmDt", "IETH", "SPETH", "NTETH", "EXT_CLASSES",
+           "ext_headers"]
 
 
 class _ExtHeader(Packet):
@@ -94,6 +95,21 @@ class IETH(_ExtHeader):
     fields_desc = [XIntField("rkey", 0)]
 
 
+class SPETH(_ExtHeader):
+    """rocewan SEND placement header (docs/wire.md): the receive WQE by its
+    sequence number and the byte offset of this packet in the message, so an
+    out-of-order SEND packet can be placed (Go-Back-ONE, IRN)."""
+    name = ops.SPETH
+    fields_desc = [IntField("wqe_seq", 0), IntField("offset", 0)]
+
+
+class NTETH(_ExtHeader):
+    """rocewan notice header of a RACK (Go-Back-ONE) or SACK (IRN): the PSN
+    the receiver got out of order (docs/wire.md)."""
+    name = ops.NTETH
+    fields_desc = [XByteField("reserved", 0), BitField("psn", 0, 24)]
+
+
 EXT_CLASSES = {
     ops.DETH: DETH,
     ops.RETH: RETH,
@@ -103,6 +119,8 @@ EXT_CLASSES = {
     ops.IMMDT: ImmDt,
     ops.IETH: IETH,
     ops.CNP_RSVD: CNPPadding,
+    ops.SPETH: SPETH,
+    ops.NTETH: NTETH,
 }
 """extension header name (as in :mod:`rocewan.opcodes`) -> Scapy class"""
 

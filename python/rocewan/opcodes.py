@@ -1,5 +1,6 @@
 """The one BTH opcode table of the Python side (IBTA Vol. 1 table 38, plus the
-RoCEv2 CNP of Annex A17.9).
+RoCEv2 CNP of Annex A17.9, plus rocewan's manufacturer-specific extension
+opcodes 0xC0-0xC9, docs/wire.md "Extension registry").
 
 Each entry says which transport the opcode belongs to, which extension headers
 follow the BTH (always listed in IBTA wire order), whether the packet may carry
@@ -21,8 +22,11 @@ ATOMICACKETH = "AtomicAckETH"
 IMMDT = "ImmDt"
 IETH = "IETH"
 CNP_RSVD = "CNPPadding"  # the 16 reserved bytes of a CNP
+SPETH = "SPETH"  # rocewan: SEND placement (receive-WQE sequence number, offset)
+NTETH = "NTETH"  # rocewan: RACK/SACK notice (the PSN received)
 
-EXT_ORDER = (DETH, RETH, ATOMICETH, AETH, ATOMICACKETH, IMMDT, IETH, CNP_RSVD)
+EXT_ORDER = (DETH, RETH, ATOMICETH, AETH, ATOMICACKETH, IMMDT, IETH, SPETH,
+             NTETH, CNP_RSVD)
 
 EXT_LEN = {
     DETH: 8,
@@ -33,6 +37,8 @@ EXT_LEN = {
     IMMDT: 4,
     IETH: 4,
     CNP_RSVD: 16,
+    SPETH: 8,
+    NTETH: 4,
 }
 
 BTH_LEN = 12
@@ -88,6 +94,25 @@ _RC_ONLY_OPS = {
     0x17: ("SEND_ONLY_WITH_INVALIDATE", (IETH,), True, True),
 }
 
+# rocewan extension registry (docs/wire.md): opcode -> (name, exts, payload,
+# request, modes that send it). Leave 0xD0-0xDF to FEC, 0xE0-0xEF to VRP.
+EXT_OPS = {
+    0xc0: ("RC_X_RACK", (AETH, NTETH), False, False, ("gbone",)),
+    0xc1: ("RC_X_SACK", (AETH, NTETH), False, False, ("irn",)),
+    0xc2: ("RC_X_RDMA_WRITE_MIDDLE_PLACED", (RETH,), True, True, ("gbone", "irn")),
+    0xc3: ("RC_X_RDMA_WRITE_LAST_PLACED", (RETH,), True, True, ("gbone", "irn")),
+    0xc4: ("RC_X_SEND_FIRST_PLACED", (SPETH,), True, True, ("gbone", "irn")),
+    0xc5: ("RC_X_SEND_MIDDLE_PLACED", (SPETH,), True, True, ("gbone", "irn")),
+    0xc6: ("RC_X_SEND_LAST_PLACED", (SPETH,), True, True, ("gbone", "irn")),
+    0xc7: ("RC_X_SEND_LAST_WITH_IMMEDIATE_PLACED", (IMMDT, SPETH), True, True,
+           ("gbone", "irn")),
+    0xc8: ("RC_X_SEND_ONLY_PLACED", (SPETH,), True, True, ("gbone", "irn")),
+    0xc9: ("RC_X_SEND_ONLY_WITH_IMMEDIATE_PLACED", (IMMDT, SPETH), True, True,
+           ("gbone", "irn")),
+}
+RACK_OPCODE = 0xc0
+SACK_OPCODE = 0xc1
+
 _UD_OPS = {
     0x04: ("SEND_ONLY", (DETH,), True),
     0x05: ("SEND_ONLY_WITH_IMMEDIATE", (DETH, IMMDT), True),
@@ -109,6 +134,8 @@ def _build_table():
                                    payload, True)
     table[CNP_OPCODE] = OpInfo(CNP_OPCODE, "CNP", "CNP", (CNP_RSVD,), False,
                                False)
+    for code, (nm, exts, payload, req, _modes) in EXT_OPS.items():
+        table[code] = OpInfo(code, nm, "RC", exts, payload, req)
     for op in table.values():
         assert list(op.exts) == sorted(op.exts, key=EXT_ORDER.index), op
     return table
@@ -138,6 +165,11 @@ def ext_offset(code, ext):
     if op is None or ext not in op.exts:
         return None
     return sum(EXT_LEN[e] for e in op.exts[:op.exts.index(ext)])
+
+
+def is_extension(code):
+    """True for rocewan's manufacturer-specific opcodes (0xC0-0xFF)."""
+    return code >= 0xc0
 
 
 def is_read_request(code):

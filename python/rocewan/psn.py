@@ -7,9 +7,12 @@ PSN, except an RDMA READ Request, which reserves one PSN per response packet:
 between ceil(len / 4096) and ceil(len / 256) of them (IBTA 9.7.1 and C9-88,
 PMTU 256..4096), so any advance in that range is in order.
 
-A gap (PSN jumps ahead) means packets were lost before the capture point; a
-PSN that does not advance (repeat or going back) is a retransmission, which
-is legal (go-back-N). Both are counted, never treated as failures.
+A gap (PSN jumps ahead of the highest PSN seen so far) means packets were lost
+before the capture point; a PSN that does not advance (repeat or going back)
+is a retransmission, which is legal (go-back-N, or the single PSNs the
+selective recoveries resend, docs/transport.md). Gaps are judged against the
+highest PSN, so new data after a selective retransmission is no gap. Both
+are counted, never treated as failures.
 """
 
 PSN_BITS = 24
@@ -36,13 +39,15 @@ class FlowState:
     """PSN state and counters of one request stream."""
 
     __slots__ = ("packets", "first_psn", "last_psn", "span", "gaps",
-                 "missing", "retransmissions")
+                 "missing", "retransmissions", "high_psn", "high_span")
 
     def __init__(self, psn, span):
         self.packets = 1
         self.first_psn = psn
         self.last_psn = psn
         self.span = span
+        self.high_psn = psn
+        self.high_span = span
         self.gaps = 0
         self.missing = 0
         self.retransmissions = 0
@@ -72,15 +77,19 @@ class PsnTracker:
             return
         st.packets += 1
         delta = psn_delta(st.last_psn, psn)
+        ahead = psn_delta(st.high_psn, psn)
         if delta <= 0:
             st.retransmissions += 1
             if self.first_retransmission is None:
                 self.first_retransmission = idx
-        elif delta > st.span:
+        elif ahead > st.high_span:
             st.gaps += 1
-            st.missing += delta - st.span
+            st.missing += ahead - st.high_span
             if self.first_gap is None:
                 self.first_gap = idx
+        if ahead > 0:
+            st.high_psn = psn
+            st.high_span = span
         st.last_psn = psn
         st.span = span
 

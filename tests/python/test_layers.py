@@ -13,12 +13,13 @@ from rocewan import opcodes as ops
 from rocewan.build import build_bytes
 from rocewan.frame import decode
 from rocewan.gen import random_spec
-from rocewan.layers import (AETH, BTH, DETH, EXT_CLASSES, IETH, RETH,
-                            AtomicAckETH, AtomicETH, ImmDt, ext_headers)
+from rocewan.layers import (AETH, BTH, DETH, EXT_CLASSES, IETH, NTETH, RETH,
+                            SPETH, AtomicAckETH, AtomicETH, ImmDt, ext_headers)
 
 
 def test_opcode_table_matches_ibta_shapes():
-    assert len(ops.OPCODES) == 38          # 23 RC + 12 UC + 2 UD + CNP
+    # 23 RC + 12 UC + 2 UD + CNP + 10 rocewan extension opcodes (docs/wire.md)
+    assert len(ops.OPCODES) == 48
     assert 0x15 not in ops.OPCODES          # reserved
     for code in range(0x0c):                # UC has the RC 0x00-0x0b shapes
         rc, uc = ops.OPCODES[code], ops.OPCODES[0x20 + code]
@@ -29,7 +30,7 @@ def test_opcode_table_matches_ibta_shapes():
     for code, exts in shapes.items():
         assert ops.OPCODES[code].exts == exts
     no_payload = {c for c, o in ops.OPCODES.items() if not o.payload}
-    assert no_payload == {0x0c, 0x11, 0x12, 0x13, 0x14, 0x81}
+    assert no_payload == {0x0c, 0x11, 0x12, 0x13, 0x14, 0x81, 0xc0, 0xc1}
 
 
 def test_opcode_numbers_agree_with_scapy_contrib():
@@ -37,12 +38,13 @@ def test_opcode_numbers_agree_with_scapy_contrib():
     # superset with the same numbers (it lacks the invalidate opcodes)
     theirs = {c for c in scapy_roce._bth_opcodes if c < 0x40 or c >= 0x60}
     assert theirs <= set(ops.OPCODES)
-    assert set(ops.OPCODES) - theirs == {0x16, 0x17}
+    ext = {c for c in ops.OPCODES if ops.is_extension(c)}
+    assert set(ops.OPCODES) - theirs - ext == {0x16, 0x17}
 
 
 @pytest.mark.parametrize("cls,length", [
     (DETH, 8), (RETH, 16), (AtomicETH, 28), (AETH, 4), (AtomicAckETH, 8),
-    (ImmDt, 4), (IETH, 4)])
+    (ImmDt, 4), (IETH, 4), (SPETH, 8), (NTETH, 4)])
 def test_extension_header_lengths(cls, length):
     assert len(raw(cls())) == length == ops.EXT_LEN[cls().name]
 
@@ -61,6 +63,24 @@ def test_field_layout_on_the_wire():
         bytes.fromhex("fedcba9876543210")
     assert raw(ImmDt(imm=0xdeadbeef)) == bytes.fromhex("deadbeef")
     assert raw(IETH(rkey=0xcafe)) == bytes.fromhex("0000cafe")
+    assert raw(SPETH(wqe_seq=0x01020304, offset=0x2000)) == \
+        bytes.fromhex("01020304 00002000")
+    assert raw(NTETH(psn=0xabcdef)) == bytes.fromhex("00abcdef")
+
+
+def test_extension_registry_shapes():
+    """docs/wire.md: RACK/SACK = AETH + NTETH, self-placing WRITE = RETH,
+    SENDs = SPETH (ImmDt first when immediate); FEC/VRP ranges left free."""
+    shapes = {0xc0: ("AETH", "NTETH"), 0xc1: ("AETH", "NTETH"),
+              0xc2: ("RETH",), 0xc3: ("RETH",), 0xc4: ("SPETH",),
+              0xc5: ("SPETH",), 0xc6: ("SPETH",), 0xc7: ("ImmDt", "SPETH"),
+              0xc8: ("SPETH",), 0xc9: ("ImmDt", "SPETH")}
+    assert {c for c in ops.OPCODES if c >= 0xc0} == set(shapes)
+    for code, exts in shapes.items():
+        op = ops.OPCODES[code]
+        assert op.exts == exts and op.transport == "RC", hex(code)
+        assert op.request == (code >= 0xc2)
+    assert ops.OPCODES[0xc0].hdr_len == 20 and ops.OPCODES[0xc7].hdr_len == 24
 
 
 @pytest.mark.parametrize("code", sorted(ops.OPCODES))

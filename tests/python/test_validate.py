@@ -7,6 +7,7 @@ import pytest
 
 import rwtest
 from rocewan import golden
+from rocewan.build import build_bytes
 from rocewan.frame import decode
 from rocewan.pcapio import read_frames, write_frames
 from rocewan.psn import psn_delta, psn_span
@@ -175,3 +176,35 @@ def test_empty_record_is_counted(tmp_path):
     path = _write_pcap(tmp_path, "empty.pcap", frames)
     r = validate_file(str(path)).results()
     assert r["ok"] and r["frames_pkts"] == 65 and r["roce_ok_pkts"] == 25
+
+
+def test_selective_retransmission_is_no_gap(tmp_path):
+    """Go-Back-ONE / IRN resend single PSNs (docs/transport.md): PSNs 0-9
+    with 3 missing, a RACK, 3 resent, then new data 10-11. One gap of one PSN
+    (3 before its resend), one retransmission, and the new data after the
+    resend is in order; the RACK and the self-placing MIDDLE opcode validate."""
+    def req(psn, opcode=0xc2):
+        return build_bytes({
+            "vlan": None,
+            "ip": {"ver": 4, "src": "10.0.0.1", "dst": "10.0.0.2", "tos": 0,
+                   "ttl": 64},
+            "udp": {"sport": 0xc123},
+            "bth": {"opcode": opcode, "dqpn": 0x11, "psn": psn},
+            "reth": {"va": 0x1000 + 1024 * psn, "rkey": 7, "dlen": 12 * 1024},
+            "payload": bytes(1024)})
+    rack = build_bytes({
+        "vlan": None,
+        "ip": {"ver": 4, "src": "10.0.0.2", "dst": "10.0.0.1", "tos": 0,
+               "ttl": 64},
+        "udp": {"sport": 0xc321},
+        "bth": {"opcode": 0xc0, "dqpn": 0x22, "psn": 2},
+        "aeth": {"syndrome": 0x1f, "msn": 0}, "nteth": {"psn": 4}})
+    frames = [req(p) for p in (0, 1, 2, 4, 5, 6, 7, 8, 9)] + [rack, req(3)] \
+        + [req(10), req(11)]
+    path = _write_pcap(tmp_path, "sel.pcap", frames)
+    r = validate_file(str(path)).results()
+    assert r["ok"], r["errors"]
+    assert (r["psn"]["gaps"], r["psn"]["missing_psns"],
+            r["psn"]["retransmissions"]) == (1, 1, 1)
+    assert r["opcodes_pkts"]["RC_X_RACK"] == 1
+    assert decode(rack).rec["nteth"] == {"psn": 4}
