@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "roce_int.h"
+#include "roce_psn_bitmap.h"
 
 void
 roce_comp_reset(struct roce_qp *qp)
@@ -22,6 +23,8 @@ roce_comp_reset(struct roce_qp *qp)
 	qp->comp.una = qp->attr.sq_psn;
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
+	if (qp->rd_ooo)
+		roce_psn_bitmap_init(qp->rd_ooo, qp->comp.una);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -303,7 +306,58 @@ comp_read_len_ok(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint
 	bool last_psn = idx + 1 == wqe->npkts;
 	bool last_op = rx->op->flags & ROCE_OPF_LAST;
 
+	/* selective recovery re-reads one hole: its LAST may precede the READ's */
+	if (qp->rd_ooo && last_op && !last_psn)
+		return rx->len == want;
 	return rx->len == want && last_psn == last_op;
+}
+
+/*
+ * Selective recovery: a READ response after a gap is placed at once by its
+ * PSN offset in the head READ's buffer and remembered (qp->rd_ooo); the gap
+ * itself is reported as an implied NAK as usual, and the recovery re-reads
+ * the hole only (roce_req.c sizes the RETH up to the next placed PSN).
+ */
+static void
+comp_read_ooo(struct comp_ctx *c)
+{
+	struct roce_qp *qp = c->qp;
+	struct roce_send_wqe *wqe = comp_head(qp);
+	uint32_t idx;
+
+	if (!wqe || wqe->opcode != IBV_WR_RDMA_READ ||
+	    !roce_psn_in_window(c->psn, qp->comp.una,
+				(uint32_t)roce_psn_diff(roce_wqe_last_psn(wqe), qp->comp.una) + 1) ||
+	    roce_psn_diff(c->psn, qp->comp.una) >= (int32_t)ROCE_PSN_BITMAP_BITS ||
+	    roce_psn_bitmap_test(qp->rd_ooo, c->psn))
+		return;
+	idx = (uint32_t)roce_psn_diff(c->psn, wqe->first_psn);
+	if (!comp_read_len_ok(qp, wqe, idx, c->rx) ||
+	    roce_sge_scatter(qp->pd, wqe->sge, wqe->num_sge, idx * qp->mtu, c->rx->payload,
+			     c->rx->len) < 0)
+		return; /* the in-order response will tell */
+	roce_psn_bitmap_set(qp->rd_ooo, c->psn);
+	roce_qp_stat(qp, ROCE_STAT_RX_OOO_PLACED, 1);
+}
+
+/*
+ * una moved inside the head READ: skip the responses already placed. True
+ * if a later one is placed past the next gap (that gap needs a re-read now:
+ * nothing else in flight will report it).
+ */
+static bool
+comp_read_advance(struct roce_qp *qp, const struct roce_send_wqe *wqe)
+{
+	uint32_t left = (uint32_t)roce_psn_diff(roce_wqe_last_psn(wqe), qp->comp.una) + 1;
+	uint32_t n;
+
+	if (left > ROCE_PSN_BITMAP_BITS)
+		left = ROCE_PSN_BITMAP_BITS;
+	roce_psn_bitmap_advance(qp->rd_ooo, qp->comp.una);
+	n = roce_psn_bitmap_find(qp->rd_ooo, qp->comp.una, left, false);
+	qp->comp.una = roce_psn_add(qp->comp.una, n);
+	roce_psn_bitmap_advance(qp->rd_ooo, qp->comp.una);
+	return n < left && roce_psn_bitmap_find(qp->rd_ooo, qp->comp.una, left - n, true) < left - n;
 }
 
 static enum comp_state
@@ -313,8 +367,11 @@ comp_read(struct comp_ctx *c)
 	struct roce_send_wqe *wqe;
 	uint32_t idx;
 
-	if (comp_ack_until(qp, c->psn))
+	if (comp_ack_until(qp, c->psn)) {
+		if (qp->rd_ooo)
+			comp_read_ooo(c);
 		return comp_implied_nak(c); /* responses before this one were lost */
+	}
 	wqe = comp_head(qp);
 	if (!wqe || wqe->opcode != IBV_WR_RDMA_READ || c->psn != qp->comp.una)
 		return comp_bad_response(c, "READ response for no outstanding READ");
@@ -327,7 +384,11 @@ comp_read(struct comp_ctx *c)
 		return COMP_ERROR;
 	}
 	qp->comp.una = roce_psn_add(c->psn, 1);
-	if (idx + 1 == wqe->npkts)
+	if (qp->rd_ooo && idx + 1 < wqe->npkts && comp_read_advance(qp, wqe)) {
+		c->loss = true; /* the next hole of this READ: re-read it now */
+		c->loss_kind = ROCE_LOSS_IMPLIED;
+	}
+	if (roce_psn_cmp(qp->comp.una, roce_wqe_last_psn(wqe)) > 0)
 		roce_comp_complete_head(qp, IBV_WC_SUCCESS);
 	return COMP_PROGRESS;
 }

@@ -21,6 +21,7 @@
 #include "roce_cc.h"
 #include "roce_pkt.h"
 #include "roce_psn.h"
+#include "roce_psn_bitmap.h"
 #include "roce_recovery.h"
 #include "roce_verbs.h"
 
@@ -275,6 +276,7 @@ struct roce_qp {
 	struct roce_ooo_desc *ooo; /**< selective recovery: ooo_size descriptors, or NULL */
 	uint32_t ooo_size;         /**< power of two */
 	uint32_t max_ooo;          /**< out-of-order span the receiver accepts (PSNs) */
+	struct roce_psn_bitmap *rd_ooo; /**< selective: READ responses placed ahead of una */
 	const struct roce_cc_ops *cc;
 	void *cc_priv;
 	struct roce_stats stats;

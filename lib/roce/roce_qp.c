@@ -171,6 +171,7 @@ qp_free(struct roce_qp *qp)
 	free(qp->rec_priv);
 	free(qp->cc_priv);
 	free(qp->ooo);
+	free(qp->rd_ooo);
 	free(qp);
 }
 
@@ -566,8 +567,18 @@ qp_ooo_alloc(struct roce_qp *qp)
 	if (span > ROCE_PSN_BITMAP_BITS)
 		span = ROCE_PSN_BITMAP_BITS;
 	qp->max_ooo = span;
-	if (qp->type != IBV_QPT_RC || !(qp->rec->flags & ROCE_REC_F_PLACE))
+	if (qp->type != IBV_QPT_RC || !(qp->rec->flags & ROCE_REC_F_PLACE)) {
+		free(qp->ooo); /* a mode that places nothing (any more) */
+		free(qp->rd_ooo);
+		qp->ooo = NULL;
+		qp->rd_ooo = NULL;
+		qp->ooo_size = 0;
 		return;
+	}
+	if (!qp->rd_ooo)
+		qp->rd_ooo = malloc(sizeof(*qp->rd_ooo));
+	if (qp->rd_ooo)
+		roce_psn_bitmap_init(qp->rd_ooo, qp->comp.una);
 	while (size < span)
 		size <<= 1;
 	if (qp->ooo && qp->ooo_size == size) {

@@ -335,6 +335,17 @@ req_fill_ext(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t
 		p->h.reth.va = wqe->remote_addr + off;
 		p->h.reth.rkey = wqe->rkey;
 		p->h.reth.dlen = wqe->opcode == IBV_WR_RDMA_READ ? wqe->length - off : wqe->length;
+		if (wqe->opcode == IBV_WR_RDMA_READ && qp->rd_ooo && idx && idx < wqe->npkts &&
+		    idx - (uint32_t)roce_psn_diff(qp->comp.una, wqe->first_psn) < ROCE_PSN_BITMAP_BITS) {
+			/* selective: re-read only up to the next response already placed */
+			uint32_t psn = roce_psn_add(wqe->first_psn, idx), n = wqe->npkts - idx;
+			uint32_t room = ROCE_PSN_BITMAP_BITS -
+					(uint32_t)roce_psn_diff(psn, qp->comp.una);
+			uint32_t hole = roce_psn_bitmap_find(qp->rd_ooo, psn, n < room ? n : room, true);
+
+			if (hole < n && hole < room)
+				p->h.reth.dlen = hole * qp->mtu;
+		}
 	}
 	if (ext & ROCE_EXT_ATOMICETH) {
 		p->h.atomic.va = wqe->remote_addr;
