@@ -461,11 +461,76 @@ t_random_soak(void)
 	tr_fini(&w);
 }
 
+/*
+ * IRN timers (fake clock): RTO_low while fewer than 3 packets are
+ * outstanding, RTO_high otherwise. The timer is chosen when it is armed
+ * (first send after idle, progress, a retry).
+ */
+static void
+t_irn_rto_low_high(void)
+{
+	struct tr_wire w;
+	struct tr_opts o = {.rto_low_ns = 1000000, .rto_high_ns = 40000000};
+
+	if (is_gbone())
+		return;
+	/* a lone packet lost: RTO_low */
+	sel_init(&w, &o);
+	tr_fill(A(&w), 0, 100, 18);
+	tr_post_recv(B(&w), 1, 0, MTU);
+	tr_rule(&w, TR_A, TR_REQ, PSN0, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_SEND, 1, 0, 100, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(B(&w), true, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 100);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK(w.now >= 1000000 && w.now < 40000000);
+	tr_fini(&w);
+
+	/* 5 packets outstanding when the timer is re-armed, their notices lost: RTO_high */
+	sel_init(&w, &o);
+	tr_fill(A(&w), 0, 10 * MTU, 19);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 5, TR_DROP, 1);
+	tr_rule(&w, TR_B, TR_SACK, -1, TR_DROP, 4);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 10 * MTU, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 10 * MTU);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	/* no SACK arrived: the timer resends every PSN from una on, 4 of them for nothing */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 5);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_SPURIOUS), 4);
+	CHECK(w.now >= 40000000);
+	tr_fini(&w);
+}
+
+/* IRN's in-flight cap: one BDP = 1 Gb/s x 100 us (RTO_low as the RTT) = 12 packets of 1 KiB. */
+static void
+t_irn_bdp_cap(void)
+{
+	struct tr_wire w;
+	struct tr_opts o = {.rto_low_ns = 100000, .link_bps = 1000000000};
+
+	if (is_gbone())
+		return;
+	sel_init(&w, &o);
+	w.capture_only = true;
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 40 * MTU, 0, IBV_SEND_SIGNALED);
+	tr_run(&w, 1000);
+	CHECK_EQ(w.q[TR_A].count, 12);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_WINDOW_FULL) >= 1);
+	w.capture_only = false;
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	tr_fini(&w);
+}
+
 static const struct rw_test_case cases[] = {
 	RW_TEST(t_single_loss),        RW_TEST(t_consecutive_losses), RW_TEST(t_lost_notice),
 	RW_TEST(t_lost_retransmission), RW_TEST(t_lost_last_packet),  RW_TEST(t_bitmap_limit),
 	RW_TEST(t_reorder_no_loss),    RW_TEST(t_read_response_lost), RW_TEST(t_stale_no_overwrite),
-	RW_TEST(t_psn_wrap),           RW_TEST(t_random_soak),
+	RW_TEST(t_psn_wrap),           RW_TEST(t_random_soak),        RW_TEST(t_irn_rto_low_high),
+	RW_TEST(t_irn_bdp_cap),
 };
 
 /* RW_TEST_MAIN, once per mode */
