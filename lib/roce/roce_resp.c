@@ -791,6 +791,15 @@ exec_read(struct resp_ctx *c)
 	res->pending = true;
 	/* one PSN per response packet: the next request follows the last response */
 	qp->resp.epsn = roce_psn_add(res->last_psn, 1);
+	/* packets a peer placed inside the READ's PSNs can never complete: forget them */
+	for (uint32_t i = 1; qp->resp.ooo_n && i < npkts && i < qp->ooo_size; i++) {
+		struct roce_ooo_desc *d = ooo_desc(qp, roce_psn_add(c->rx->psn, i));
+
+		if (d->valid && d->psn == roce_psn_add(c->rx->psn, i)) {
+			d->valid = false;
+			qp->resp.ooo_n--;
+		}
+	}
 	return RESP_COMPLETE;
 }
 
