@@ -234,8 +234,7 @@ sel_tx_next(struct roce_qp *qp, void *priv, uint32_t una, uint32_t nxt, uint32_t
 /*
  * IRN, beyond the paper: a notice at least SEL_REORDER - 1 past a PSN first
  * sent after the latest retransmission arrived, so (the path keeps order)
- * every retransmitted PSN still missing was lost again: forget that it was
- * retransmitted, so it is queued once more.
+ * every retransmitted PSN still missing was lost again: queue it once more.
  */
 static void
 irn_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn)
@@ -247,6 +246,7 @@ irn_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn)
 
 		if (roce_psn_bitmap_test(&s->retxd, p) && !roce_psn_bitmap_test(&s->rcvd, p)) {
 			roce_psn_bitmap_clear(&s->retxd, p);
+			tx_queue(qp, s, p);
 			lost++;
 		}
 	}
@@ -283,9 +283,14 @@ sel_notice(struct roce_qp *qp, struct sel *s, uint32_t una, uint32_t epsn, uint3
 	limit = roce_psn_add(psn, 1) == nxt ? psn : roce_psn_add(psn, ROCE_PSN_MASK + 2u - SEL_REORDER);
 	if (irn && s->retx_any && roce_psn_cmp(limit, s->retx_nxt) > 0)
 		irn_retx_lost(qp, s, epsn);
+	/*
+	 * Algorithm 1: from the previous RACK on (holes before it were queued
+	 * then). IRN's per-hole rule gives the same: each hole is queued once,
+	 * again only by the timer or the lost-retransmission rule above.
+	 */
 	from = epsn;
-	if (!irn && s->have_rack && roce_psn_cmp(s->frontier, epsn) > 0)
-		from = s->frontier; /* Algorithm 1: from the previous RACK on */
+	if (s->have_rack && roce_psn_cmp(s->frontier, epsn) > 0)
+		from = s->frontier;
 	if (roce_psn_cmp(limit, from) <= 0)
 		return;
 	tx_queue_missing(qp, s, from, limit, irn);
