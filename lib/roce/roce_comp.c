@@ -487,16 +487,20 @@ comp_progress(struct comp_ctx *c)
 		roce_req_rearm(qp);
 	}
 	if (c->notice != ROCE_NOTICE_NONE) {
-		uint32_t got = c->rx->pkt.h.nt_psn;
+		uint32_t got = c->rx->pkt.h.nt_psn, run = c->rx->pkt.h.nt_run;
 
 		/* a PSN not outstanding (any more) tells nothing: report una - 1 */
 		if (!roce_psn_in_window(got, qp->comp.una,
-					(uint32_t)roce_psn_diff(qp->req.psn, qp->comp.una)))
+					(uint32_t)roce_psn_diff(qp->req.psn, qp->comp.una))) {
 			got = roce_psn_add(qp->comp.una, ROCE_PSN_MASK);
+			run = 0;
+		} else if (run > (uint32_t)roce_psn_diff(got, qp->comp.una)) {
+			run = (uint32_t)roce_psn_diff(got, qp->comp.una);
+		}
 		uint32_t epsn = roce_psn_cmp(c->notice_epsn, qp->comp.una) > 0 ? c->notice_epsn
 										: qp->comp.una;
 
-		qp->rec->tx_notice(qp, qp->rec_priv, c->notice, qp->comp.una, epsn, got,
+		qp->rec->tx_notice(qp, qp->rec_priv, c->notice, qp->comp.una, epsn, got, run,
 				   qp->req.psn);
 	}
 	if (c->loss)

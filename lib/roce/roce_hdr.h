@@ -29,7 +29,7 @@
 #define ROCE_CNP_RSVD_LEN 16 /**< CNP: 16 reserved bytes after the BTH */
 /* Vendor extension headers of the manufacturer-specific opcodes (docs/wire.md registry) */
 #define ROCE_SPETH_LEN 8 /**< SEND placement: receive-WQE sequence number | byte offset */
-#define ROCE_NTETH_LEN 4 /**< RACK/SACK notice: reserved | PSN the receiver got (24 bit) */
+#define ROCE_NTETH_LEN 4 /**< RACK/SACK notice: run (8 bit) | PSN the receiver got (24 bit) */
 
 /** BTH (IBTA 9.2): opcode | SE M Pad(2) TVer(4) | P_Key | F B resv6 | DestQP | A resv7 | PSN */
 struct roce_bth {
@@ -134,6 +134,7 @@ struct roce_hdrs {
 	uint64_t atomic_orig; /**< AtomicAckETH: original remote data */
 	struct roce_speth speth; /**< SPETH (extension opcodes) */
 	uint32_t nt_psn;      /**< NTETH: the PSN a RACK/SACK reports received (24 bit) */
+	uint8_t nt_run;       /**< NTETH: how many PSNs right before nt_psn the receiver has too */
 };
 
 #endif /* ROCE_HDR_H */

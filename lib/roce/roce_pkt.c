@@ -81,8 +81,10 @@ ext_read(const uint8_t *b, uint16_t ext, struct roce_hdrs *h)
 		h->speth.offset = net_get_be32(b + 4);
 		b += ROCE_SPETH_LEN;
 	}
-	if (ext & ROCE_EXT_NTETH)
+	if (ext & ROCE_EXT_NTETH) {
+		h->nt_run = b[0];
 		h->nt_psn = net_get_be24(b + 1);
+	}
 }
 
 static void
@@ -130,7 +132,7 @@ ext_write(uint8_t *b, uint16_t ext, const struct roce_hdrs *h)
 		b += ROCE_SPETH_LEN;
 	}
 	if (ext & ROCE_EXT_NTETH) {
-		b[0] = 0;
+		b[0] = h->nt_run;
 		net_put_be24(b + 1, h->nt_psn & ROCE_PSN_MASK);
 		b += ROCE_NTETH_LEN;
 	}

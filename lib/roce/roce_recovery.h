@@ -135,10 +135,11 @@ struct roce_recovery_ops {
 	 * the cumulative part (@p una is the oldest unacknowledged PSN now; it
 	 * stays before @p epsn while READ/atomic responses are on their way).
 	 * @p psn lies in [una, nxt), or is una - 1 when the notice named
-	 * nothing outstanding.
+	 * nothing outstanding; the receiver has the @p run PSNs right before
+	 * @p psn too (clipped to una), so one lost notice costs nothing.
 	 */
 	void (*tx_notice)(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32_t una,
-			  uint32_t epsn, uint32_t psn, uint32_t nxt);
+			  uint32_t epsn, uint32_t psn, uint32_t run, uint32_t nxt);
 	/**
 	 * Sender, optional: the retransmit timeout to arm now, given the engine's
 	 * (@p dflt_ns) and the PSNs outstanding. 0 keeps the engine's.

@@ -272,14 +272,16 @@ irn_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn)
  */
 static void
 sel_notice(struct roce_qp *qp, struct sel *s, uint32_t una, uint32_t epsn, uint32_t psn,
-	   uint32_t nxt, bool irn)
+	   uint32_t run, uint32_t nxt, bool irn)
 {
 	uint32_t limit, from;
 
 	tx_sync(s, una);
 	if (!roce_psn_in_window(psn, una, ROCE_PSN_BITMAP_BITS))
 		return; /* names nothing outstanding */
-	roce_psn_bitmap_set(&s->rcvd, psn);
+	/* the PSN received, and the run right before it (what a lost notice said) */
+	for (uint32_t i = 0; i <= run; i++)
+		roce_psn_bitmap_set(&s->rcvd, roce_psn_add(psn, ROCE_PSN_MASK + 1u - i));
 	limit = roce_psn_add(psn, 1) == nxt ? psn : roce_psn_add(psn, ROCE_PSN_MASK + 2u - SEL_REORDER);
 	if (irn && s->retx_any && roce_psn_cmp(limit, s->retx_nxt) > 0)
 		irn_retx_lost(qp, s, epsn);
@@ -300,18 +302,18 @@ sel_notice(struct roce_qp *qp, struct sel *s, uint32_t una, uint32_t epsn, uint3
 
 static void
 gbone_tx_notice(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32_t una,
-		uint32_t epsn, uint32_t psn, uint32_t nxt)
+		uint32_t epsn, uint32_t psn, uint32_t run, uint32_t nxt)
 {
 	(void)kind;
-	sel_notice(qp, priv, una, epsn, psn, nxt, false);
+	sel_notice(qp, priv, una, epsn, psn, run, nxt, false);
 }
 
 static void
 irn_tx_notice(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32_t una,
-	      uint32_t epsn, uint32_t psn, uint32_t nxt)
+	      uint32_t epsn, uint32_t psn, uint32_t run, uint32_t nxt)
 {
 	(void)kind;
-	sel_notice(qp, priv, una, epsn, psn, nxt, true);
+	sel_notice(qp, priv, una, epsn, psn, run, nxt, true);
 }
 
 /* IRN timers: RTO_low for fewer than 3 packets outstanding, else RTO_high. */

@@ -621,18 +621,33 @@ ooo_place(struct resp_ctx *c)
 	return true;
 }
 
-/* Send a RACK or SACK now: ePSN - 1 in the BTH, @p psn received in the NTETH. */
+/*
+ * Send a RACK or SACK now: ePSN - 1 in the BTH, @p psn received in the
+ * NTETH, with the run of PSNs placed right before it (up to 255), so the
+ * next notice makes good a lost one.
+ */
 static void
 resp_notice(struct roce_qp *qp, enum roce_rx_notice n, uint32_t psn)
 {
 	struct roce_pkt p = qp->tmpl;
 	bool rack = n == ROCE_NOTICE_RACK;
+	uint32_t run = 0;
+
+	while (qp->ooo && run < 255) {
+		uint32_t q = roce_psn_add(psn, ROCE_PSN_MASK - run); /* psn - run - 1 */
+		const struct roce_ooo_desc *d = ooo_desc(qp, q);
+
+		if (roce_psn_cmp(q, qp->resp.epsn) < 0 || !d->valid || d->psn != q)
+			break;
+		run++;
+	}
 
 	roce_bth_init(qp, &p, rack ? ROCE_XOP_RACK : ROCE_XOP_SACK,
 		      roce_psn_add(qp->resp.epsn, ROCE_PSN_MASK));
 	p.h.aeth.syndrome = ack_syndrome();
 	p.h.aeth.msn = qp->resp.msn;
 	p.h.nt_psn = psn;
+	p.h.nt_run = (uint8_t)run;
 	/* refused by the port: the next notice or the sender's timer covers it */
 	if (roce_tx_pkt(qp, &p, 0, false) == 0)
 		roce_qp_stat(qp, rack ? ROCE_STAT_TX_RACKS : ROCE_STAT_TX_SACKS, 1);

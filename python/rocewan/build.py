@@ -96,7 +96,8 @@ def _ext(name, spec):
         h = spec.get("speth", {})
         return SPETH(wqe_seq=h.get("wqe_seq", 0), offset=h.get("offset", 0))
     if name == ops.NTETH:
-        return NTETH(psn=spec.get("nteth", {}).get("psn", 0))
+        h = spec.get("nteth", {})
+        return NTETH(run=h.get("run", 0), psn=h.get("psn", 0))
     return CNPPadding()
 
 

@@ -252,7 +252,7 @@ def _ext_fields(pkt):
         out["speth"] = {"wqe_seq": pkt[SPETH].wqe_seq,
                         "offset": pkt[SPETH].offset}
     if NTETH in pkt:
-        out["nteth"] = {"psn": pkt[NTETH].psn}
+        out["nteth"] = {"run": pkt[NTETH].run, "psn": pkt[NTETH].psn}
     return out
 
 

@@ -61,7 +61,7 @@ def _ext_entries(rng, op):
     if ops.SPETH in op.exts:
         out["speth"] = {"wqe_seq": r(32), "offset": r(32)}
     if ops.NTETH in op.exts:
-        out["nteth"] = {"psn": r(24)}
+        out["nteth"] = {"run": r(8), "psn": r(24)}
     return out
 
 

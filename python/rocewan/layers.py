@@ -14,7 +14,8 @@ of this module is a subclass of Scapy's that knows which header follows it.
 
 from scapy.contrib import roce as _scapy_roce
 from scapy.contrib.roce import BTH, CNPPadding
-from scapy.fields import BitField, IntField, XByteField, XIntField, XLongField
+from scapy.fields import (BitField, ByteField, IntField, XByteField, XIntField,
+                          XLongField)
 from scapy.packet import Packet, Raw, bind_layers, split_layers
 
 from . import opcodes as ops
@@ -105,9 +106,10 @@ class SPETH(_ExtHeader):
 
 class NTETH(_ExtHeader):
     """rocewan notice header of a RACK (Go-Back-ONE) or SACK (IRN): the PSN
-    the receiver got out of order (docs/wire.md)."""
+    the receiver got out of order, and how many PSNs right before it it has
+    too (``run``, so one lost notice costs no retransmission; docs/wire.md)."""
     name = ops.NTETH
-    fields_desc = [XByteField("reserved", 0), BitField("psn", 0, 24)]
+    fields_desc = [ByteField("run", 0), BitField("psn", 0, 24)]
 
 
 EXT_CLASSES = {

@@ -69,7 +69,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    r.h.bth.opcode != p.h.bth.opcode || r.h.bth.psn != p.h.bth.psn ||
 		    r.h.bth.dqpn != p.h.bth.dqpn || r.h.bth.pad != p.h.bth.pad ||
 		    r.payload_len != p.payload_len ||
-		    ((ext & ROCE_EXT_NTETH) && r.h.nt_psn != p.h.nt_psn) ||
+		    ((ext & ROCE_EXT_NTETH) && (r.h.nt_psn != p.h.nt_psn || r.h.nt_run != p.h.nt_run)) ||
 		    ((ext & ROCE_EXT_SPETH) && (r.h.speth.wqe_seq != p.h.speth.wqe_seq ||
 						r.h.speth.offset != p.h.speth.offset)) ||
 		    memcmp(out + r.payload_off, data + p.payload_off, p.payload_len) != 0)

@@ -65,7 +65,7 @@ def test_field_layout_on_the_wire():
     assert raw(IETH(rkey=0xcafe)) == bytes.fromhex("0000cafe")
     assert raw(SPETH(wqe_seq=0x01020304, offset=0x2000)) == \
         bytes.fromhex("01020304 00002000")
-    assert raw(NTETH(psn=0xabcdef)) == bytes.fromhex("00abcdef")
+    assert raw(NTETH(psn=0xabcdef, run=3)) == bytes.fromhex("03abcdef")
 
 
 def test_extension_registry_shapes():

@@ -198,7 +198,7 @@ def test_selective_retransmission_is_no_gap(tmp_path):
                "ttl": 64},
         "udp": {"sport": 0xc321},
         "bth": {"opcode": 0xc0, "dqpn": 0x22, "psn": 2},
-        "aeth": {"syndrome": 0x1f, "msn": 0}, "nteth": {"psn": 4}})
+        "aeth": {"syndrome": 0x1f, "msn": 0}, "nteth": {"psn": 4, "run": 0}})
     frames = [req(p) for p in (0, 1, 2, 4, 5, 6, 7, 8, 9)] + [rack, req(3)] \
         + [req(10), req(11)]
     path = _write_pcap(tmp_path, "sel.pcap", frames)
@@ -207,4 +207,4 @@ def test_selective_retransmission_is_no_gap(tmp_path):
     assert (r["psn"]["gaps"], r["psn"]["missing_psns"],
             r["psn"]["retransmissions"]) == (1, 1, 1)
     assert r["opcodes_pkts"]["RC_X_RACK"] == 1
-    assert decode(rack).rec["nteth"] == {"psn": 4}
+    assert decode(rack).rec["nteth"] == {"run": 0, "psn": 4}

@@ -177,6 +177,7 @@ fill_pkt(struct roce_pkt *p, uint8_t opcode, int ver, bool vlan)
 	p->h.atomic_orig = 0x0123456789abcdefull;
 	p->h.speth = (struct roce_speth){0xfedcba98, 0x00012000};
 	p->h.nt_psn = 0xabcdef;
+	p->h.nt_run = 0x5a;
 }
 
 static bool
@@ -210,7 +211,7 @@ hdrs_equal(const struct roce_pkt *a, const struct roce_pkt *b)
 		eq &= a->h.speth.wqe_seq == b->h.speth.wqe_seq &&
 		      a->h.speth.offset == b->h.speth.offset;
 	if (o->ext & ROCE_EXT_NTETH)
-		eq &= a->h.nt_psn == b->h.nt_psn;
+		eq &= a->h.nt_psn == b->h.nt_psn && a->h.nt_run == b->h.nt_run;
 	return eq;
 }
 

@@ -86,6 +86,7 @@ random_pkt(struct roce_pkt *p, uint8_t op, int ver)
 	p->h.atomic_orig = rnd();
 	p->h.speth = (struct roce_speth){(uint32_t)rnd(), (uint32_t)rnd()};
 	p->h.nt_psn = (uint32_t)rnd() & ROCE_PSN_MASK;
+	p->h.nt_run = (uint8_t)rnd();
 	if (!(roce_opcode_info(op)->flags & ROCE_OPF_PAYLOAD))
 		return 0;
 	switch (rnd() % 4) {
@@ -233,7 +234,7 @@ print_frame(long idx, const uint8_t *f, int len)
 		printf(", \"speth\": {\"wqe_seq\": %u, \"offset\": %u}", p.h.speth.wqe_seq,
 		       p.h.speth.offset);
 	if (o->ext & ROCE_EXT_NTETH)
-		printf(", \"nteth\": {\"psn\": %u}", p.h.nt_psn);
+		printf(", \"nteth\": {\"run\": %u, \"psn\": %u}", p.h.nt_run, p.h.nt_psn);
 	if (rc_noicrc == 0)
 		printf(", \"payload_len\": %u, \"icrc\": %u, \"icrc_ok\": %s", p.payload_len, p.icrc,
 		       rc == 0 ? "true" : "false");
