@@ -56,16 +56,16 @@ struct sel {
 	struct roce_psn_bitmap rcvd;  /* reported received by a RACK/SACK (base = una) */
 	struct roce_psn_bitmap queue; /* retransmit queue (base = una) */
 	struct roce_psn_bitmap retxd; /* irn: retransmitted in this recovery */
-	uint32_t queued;              /* bits set in queue */
+	uint32_t queued;	      /* bits set in queue */
 	bool have_rack;
-	uint32_t frontier;            /* holes before it were considered (Algorithm 1 m_crtRACK) */
-	uint32_t retx_nxt;            /* irn: snd_nxt when the latest retransmission left */
+	uint32_t frontier; /* holes before it were considered (Algorithm 1 m_crtRACK) */
+	uint32_t retx_nxt; /* irn: snd_nxt when the latest retransmission left */
 	bool retx_any;
-	bool implied;                 /* a READ re-request for implied_psn is queued or sent */
+	bool implied; /* a READ re-request for implied_psn is queued or sent */
 	uint32_t implied_psn;
 	/* receiver */
 	bool rx_init;
-	struct roce_psn_bitmap ooo;   /* placed ahead of ePSN (base = ePSN) */
+	struct roce_psn_bitmap ooo; /* placed ahead of ePSN (base = ePSN) */
 };
 
 static void
@@ -105,8 +105,8 @@ tx_sync(struct sel *s, uint32_t una)
 	if (roce_psn_cmp(una, s->queue.base) > 0) {
 		uint32_t d = (uint32_t)roce_psn_diff(una, s->queue.base);
 
-		s->queued -= roce_psn_bitmap_count(&s->queue, s->queue.base,
-						   d < ROCE_PSN_BITMAP_BITS ? d : ROCE_PSN_BITMAP_BITS);
+		s->queued -= roce_psn_bitmap_count(
+		    &s->queue, s->queue.base, d < ROCE_PSN_BITMAP_BITS ? d : ROCE_PSN_BITMAP_BITS);
 		roce_psn_bitmap_advance(&s->queue, una);
 		roce_psn_bitmap_advance(&s->rcvd, una);
 		roce_psn_bitmap_advance(&s->retxd, una);
@@ -282,7 +282,8 @@ sel_notice(struct roce_qp *qp, struct sel *s, uint32_t una, uint32_t epsn, uint3
 	/* the PSN received, and the run right before it (what a lost notice said) */
 	for (uint32_t i = 0; i <= run; i++)
 		roce_psn_bitmap_set(&s->rcvd, roce_psn_add(psn, ROCE_PSN_MASK + 1u - i));
-	limit = roce_psn_add(psn, 1) == nxt ? psn : roce_psn_add(psn, ROCE_PSN_MASK + 2u - SEL_REORDER);
+	limit =
+	    roce_psn_add(psn, 1) == nxt ? psn : roce_psn_add(psn, ROCE_PSN_MASK + 2u - SEL_REORDER);
 	if (irn && s->retx_any && roce_psn_cmp(limit, s->retx_nxt) > 0)
 		irn_retx_lost(qp, s, epsn);
 	/*
@@ -309,8 +310,8 @@ gbone_tx_notice(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32
 }
 
 static void
-irn_tx_notice(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32_t una,
-	      uint32_t epsn, uint32_t psn, uint32_t run, uint32_t nxt)
+irn_tx_notice(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32_t una, uint32_t epsn,
+	      uint32_t psn, uint32_t run, uint32_t nxt)
 {
 	(void)kind;
 	sel_notice(qp, priv, una, epsn, psn, run, nxt, true);
@@ -430,35 +431,35 @@ sel_rx_nak_sent(struct roce_qp *qp, void *priv, uint32_t psn)
 }
 
 const struct roce_recovery_ops roce_recovery_gbone = {
-	.name = "gbone",
-	.priv_size = sizeof(struct sel),
-	.init = sel_init,
-	.tx_sent = sel_tx_sent,
-	.tx_acked = sel_tx_acked,
-	.tx_lost = sel_tx_lost,
-	.tx_next = sel_tx_next,
-	.rx_packet = sel_rx_packet,
-	.rx_nak_sent = sel_rx_nak_sent,
-	.flags = ROCE_REC_F_PLACE,
-	.rx_placed = gbone_rx_placed,
-	.rx_advance = sel_rx_advance,
-	.tx_notice = gbone_tx_notice,
+    .name = "gbone",
+    .priv_size = sizeof(struct sel),
+    .init = sel_init,
+    .tx_sent = sel_tx_sent,
+    .tx_acked = sel_tx_acked,
+    .tx_lost = sel_tx_lost,
+    .tx_next = sel_tx_next,
+    .rx_packet = sel_rx_packet,
+    .rx_nak_sent = sel_rx_nak_sent,
+    .flags = ROCE_REC_F_PLACE,
+    .rx_placed = gbone_rx_placed,
+    .rx_advance = sel_rx_advance,
+    .tx_notice = gbone_tx_notice,
 };
 
 const struct roce_recovery_ops roce_recovery_irn = {
-	.name = "irn",
-	.priv_size = sizeof(struct sel),
-	.init = sel_init,
-	.tx_sent = sel_tx_sent,
-	.tx_acked = sel_tx_acked,
-	.tx_lost = sel_tx_lost,
-	.tx_next = sel_tx_next,
-	.rx_packet = sel_rx_packet,
-	.rx_nak_sent = sel_rx_nak_sent,
-	.flags = ROCE_REC_F_PLACE,
-	.rx_placed = irn_rx_placed,
-	.rx_advance = sel_rx_advance,
-	.tx_notice = irn_tx_notice,
-	.tx_rto = irn_tx_rto,
-	.tx_cap = irn_tx_cap,
+    .name = "irn",
+    .priv_size = sizeof(struct sel),
+    .init = sel_init,
+    .tx_sent = sel_tx_sent,
+    .tx_acked = sel_tx_acked,
+    .tx_lost = sel_tx_lost,
+    .tx_next = sel_tx_next,
+    .rx_packet = sel_rx_packet,
+    .rx_nak_sent = sel_rx_nak_sent,
+    .flags = ROCE_REC_F_PLACE,
+    .rx_placed = irn_rx_placed,
+    .rx_advance = sel_rx_advance,
+    .tx_notice = irn_tx_notice,
+    .tx_rto = irn_tx_rto,
+    .tx_cap = irn_tx_cap,
 };

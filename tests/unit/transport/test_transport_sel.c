@@ -358,8 +358,8 @@ t_stale_no_overwrite(void)
 	struct tr_wire w;
 
 	sel_init(&w, NULL);
-	tr_fill(A(&w), 0, 4 * MTU, 11);          /* message 1 */
-	tr_fill(A(&w), 8 * MTU, 4 * MTU, 12);    /* message 2 */
+	tr_fill(A(&w), 0, 4 * MTU, 11);	      /* message 1 */
+	tr_fill(A(&w), 8 * MTU, 4 * MTU, 12); /* message 2 */
 	tr_rule(&w, TR_A, TR_REQ, PSN0 + 1, TR_DROP, 1);
 	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 4 * MTU, 0, 0);
 	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 8 * MTU, 4 * MTU, 0, IBV_SEND_SIGNALED);
@@ -422,9 +422,11 @@ t_random_soak(void)
 	for (int i = 0; i < 64; i++)
 		tr_post_recv(B(&w), (uint64_t)i, (uint32_t)(512 * MTU + i * 8 * MTU), 8 * MTU);
 	for (int i = 0; i < 64; i++) {
-		uint32_t len = (uint32_t)(1 + (i * 1777) % (6 * MTU)), off = (uint32_t)(i * 8 * MTU);
+		uint32_t len = (uint32_t)(1 + (i * 1777) % (6 * MTU)),
+			 off = (uint32_t)(i * 8 * MTU);
 		enum ibv_wr_opcode op = i % 4 == 3 ? IBV_WR_RDMA_READ
-				       : (i % 2) ? IBV_WR_SEND : IBV_WR_RDMA_WRITE;
+					: (i % 2)  ? IBV_WR_SEND
+						   : IBV_WR_RDMA_WRITE;
 
 		if (op == IBV_WR_RDMA_READ)
 			tr_fill(B(&w), off, len, (uint32_t)(100 + i));
@@ -447,7 +449,8 @@ t_random_soak(void)
 	CHECK_EQ(sends, 64);
 	CHECK_EQ(recvs, nsend);
 	for (int i = 0, k = 0; i < 64; i++) {
-		uint32_t len = (uint32_t)(1 + (i * 1777) % (6 * MTU)), off = (uint32_t)(i * 8 * MTU);
+		uint32_t len = (uint32_t)(1 + (i * 1777) % (6 * MTU)),
+			 off = (uint32_t)(i * 8 * MTU);
 
 		if (i % 4 == 3)
 			CHECK_MEM(A(&w)->buf + off, B(&w)->buf + off, len);
@@ -526,11 +529,13 @@ t_irn_bdp_cap(void)
 }
 
 static const struct rw_test_case cases[] = {
-	RW_TEST(t_single_loss),        RW_TEST(t_consecutive_losses), RW_TEST(t_lost_notice),
-	RW_TEST(t_lost_retransmission), RW_TEST(t_lost_last_packet),  RW_TEST(t_bitmap_limit),
-	RW_TEST(t_reorder_no_loss),    RW_TEST(t_read_response_lost), RW_TEST(t_stale_no_overwrite),
-	RW_TEST(t_psn_wrap),           RW_TEST(t_random_soak),        RW_TEST(t_irn_rto_low_high),
-	RW_TEST(t_irn_bdp_cap),
+    RW_TEST(t_single_loss),	   RW_TEST(t_consecutive_losses),
+    RW_TEST(t_lost_notice),	   RW_TEST(t_lost_retransmission),
+    RW_TEST(t_lost_last_packet),   RW_TEST(t_bitmap_limit),
+    RW_TEST(t_reorder_no_loss),	   RW_TEST(t_read_response_lost),
+    RW_TEST(t_stale_no_overwrite), RW_TEST(t_psn_wrap),
+    RW_TEST(t_random_soak),	   RW_TEST(t_irn_rto_low_high),
+    RW_TEST(t_irn_bdp_cap),
 };
 
 /* RW_TEST_MAIN, once per mode */
@@ -546,7 +551,8 @@ main(void)
 
 			rw_t_case = cases[i].name;
 			cases[i].fn();
-			printf("%-6s %-34s %s\n", mode, cases[i].name, rw_t_fail == f0 ? "ok" : "FAIL");
+			printf("%-6s %-34s %s\n", mode, cases[i].name,
+			       rw_t_fail == f0 ? "ok" : "FAIL");
 		}
 	}
 	printf("%u passed, %u failed\n", rw_t_pass, rw_t_fail);
