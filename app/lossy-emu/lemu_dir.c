@@ -339,6 +339,7 @@ corrupt(struct lemu_dir *d, uint8_t *f, uint32_t len, const struct net_frame *fr
 	struct roce_pkt rp;
 	uint32_t l3 = fr->l3_off, lo = l3, hi = len;
 	bool roce = false;
+	uint32_t masked = UINT32_MAX; /* a byte the ICRC does not cover, skipped by the flip */
 	uint64_t bit;
 
 	if (frame_is_ip(fr)) {
@@ -370,8 +371,11 @@ corrupt(struct lemu_dir *d, uint8_t *f, uint32_t len, const struct net_frame *fr
 				d->stat[LEMU_ST_CORRUPT_SKIPPED]++;
 				return;
 			} else {
+				/* BTH..ICRC, less BTH resv8a (FECN/BECN): the ICRC masks it, so a
+				 * flip there would be a corruption no receiver can see */
 				lo = rp.bth_off;
 				hi = rp.frame_len - 4;
+				masked = rp.bth_off + 4;
 			}
 		}
 	}
@@ -381,7 +385,13 @@ corrupt(struct lemu_dir *d, uint8_t *f, uint32_t len, const struct net_frame *fr
 	}
 	if (hi <= lo)
 		return;
-	bit = emu_impair_corrupt_bit(&d->im, hi - lo);
+	if (masked >= lo && masked < hi) {
+		bit = emu_impair_corrupt_bit(&d->im, hi - lo - 1);
+		if (lo + bit / 8 >= masked)
+			bit += 8;
+	} else {
+		bit = emu_impair_corrupt_bit(&d->im, hi - lo);
+	}
 	f[lo + bit / 8] ^= (uint8_t)(1u << (bit % 8));
 	if (roce && d->corrupt_recompute) {
 		roce_icrc_update(f, &rp);
