@@ -235,7 +235,10 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 	if (unlikely(flags & EMU_V_REORDER)) {
 		exit = lemu_dl_push_reorder(&d->dl, t, d->gap, m);
 	} else if (d->has_delay) {
-		exit = lemu_dl_push(&d->dl, emu_dist_departure(&d->dist, t), m);
+		uint64_t dep = emu_dist_departure(&d->dist, t);
+
+		d->stat[LEMU_ST_DELAY_DRAWN_NS] += dep - t; /* the draw itself: no clamp with reorder */
+		exit = lemu_dl_push(&d->dl, dep, m);
 	} else if (d->dl.n == 0 && d->ntx < LEMU_TX_MAX) {
 		lemu_hist_add(&d->derr, now > t ? now - t : 0);
 		if (d->ntx == 0)

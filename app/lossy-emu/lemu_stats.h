@@ -33,6 +33,7 @@
 	X(RED_NOT_ECT, "red_not_ect", "non-ECT frames RED selected (passed unmarked)")      \
 	X(DUPLICATED, "duplicated", "duplicate copies made")                                \
 	X(REORDERED, "reordered", "frames sent ahead of the delay line (bounded by gap)")  \
+	X(DELAY_DRAWN_NS, "delay_drawn_ns", "sum of the delays drawn for the delay line, ns (same SPEC, seed and input: same sum)") \
 	X(ENQUEUED, "enqueued", "frames accepted by the bottleneck queue")                  \
 	X(QUEUE_MAX_BYTES, "queue_max_bytes", "largest bottleneck backlog seen, bytes")     \
 	X(MAC_CTRL_FWD, "mac_ctrl_fwd", "MAC control frames (PFC/PAUSE) forwarded ahead of all") \
