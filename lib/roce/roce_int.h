@@ -15,6 +15,10 @@
 #ifndef ROCE_INT_H
 #define ROCE_INT_H
 
+#ifdef ROCE_RECOVERY_PLUGIN
+#error "a recovery plug-in compiles against roce_recovery.h and roce_psn.h only"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 

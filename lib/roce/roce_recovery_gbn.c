@@ -12,8 +12,18 @@
  * Receiver: accept only the expected PSN; a PSN before it is a duplicate;
  * after it, send one PSN-sequence-error NAK per gap (IBTA: the responder
  * "NAK sent" state) and drop silently until the expected PSN arrives.
+ *
+ * The reference plug-in: it compiles against the public headers only
+ * (roce_recovery.h, roce_psn.h), as every recovery mode must; the QP is an
+ * opaque handle. ROCE_RECOVERY_PLUGIN makes roce_int.h refuse to be included.
  */
-#include "roce_int.h"
+#define ROCE_RECOVERY_PLUGIN 1
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "roce_psn.h"
+#include "roce_recovery.h"
 
 struct gbn {
 	/* sender */
