@@ -51,6 +51,8 @@ struct roce_cc_ops {
 	bool (*on_ecn_ce)(struct roce_qp *qp, void *priv, uint64_t now);
 	/** Called on every roce_dev_poll() for timer-driven algorithms (may be NULL). */
 	void (*on_poll)(struct roce_qp *qp, void *priv, uint64_t now);
+	/** One in-band RTT sample of @p rtt_ns (Karn's rule applied; may be NULL). roce_rtt.h */
+	void (*on_rtt)(struct roce_qp *qp, void *priv, uint64_t now, uint64_t rtt_ns);
 };
 
 /** Register an implementation (before creating QPs). -EEXIST, -ENOSPC or -EINVAL. */

@@ -191,6 +191,7 @@ struct comp_ctx {
 	enum roce_rx_notice notice; /* a RACK/SACK to hand the recovery after PROGRESS */
 	uint32_t notice_epsn;     /* the PSN its receiver expects */
 	enum ibv_wc_status status; /* for COMP_ERROR */
+	bool sample;              /* an ACK / READ response / ATOMIC ACK: may give an RTT sample */
 };
 
 static enum comp_state
@@ -291,6 +292,7 @@ comp_implied_nak(struct comp_ctx *c)
 static enum comp_state
 comp_ack(struct comp_ctx *c)
 {
+	c->sample = true;
 	if (comp_ack_until(c->qp, roce_psn_add(c->psn, 1)))
 		return comp_implied_nak(c);
 	return COMP_PROGRESS;
@@ -384,6 +386,7 @@ comp_read(struct comp_ctx *c)
 		return COMP_ERROR;
 	}
 	qp->comp.una = roce_psn_add(c->psn, 1);
+	c->sample = true; /* only the PSN the READ request was sent with has a stamp */
 	if (qp->rd_ooo && idx + 1 < wqe->npkts && comp_read_advance(qp, wqe)) {
 		c->loss = true; /* the next hole of this READ: re-read it now */
 		c->loss_kind = ROCE_LOSS_IMPLIED;
@@ -413,6 +416,7 @@ comp_atomic(struct comp_ctx *c)
 		return COMP_ERROR;
 	}
 	qp->comp.una = roce_psn_add(c->psn, 1);
+	c->sample = true;
 	roce_comp_complete_head(qp, IBV_WC_SUCCESS);
 	return COMP_PROGRESS;
 }
@@ -479,6 +483,9 @@ comp_progress(struct comp_ctx *c)
 	int32_t acked = roce_psn_diff(qp->comp.una, c->old_una);
 
 	if (acked > 0) {
+		roce_rtt_acked(qp, c->old_una, qp->comp.una, c->sample, c->psn);
+		/* the next poll may not fire the timer: ACKs may still wait behind this burst */
+		qp->req.rto_defer = qp->dev->cfg.rto_mode == ROCE_RTO_ADAPTIVE;
 		/* forward progress restores both retry budgets */
 		qp->comp.retry_left = qp->attr.retry_cnt;
 		qp->comp.rnr_left = qp->attr.rnr_retry;
@@ -527,7 +534,7 @@ comp_retry(struct comp_ctx *c)
 		return COMP_ERROR;
 	}
 	qp->comp.retry_left--;
-	roce_req_rearm(qp);
+	roce_req_rearm_now(qp); /* the retransmission goes now: time it from now */
 	return COMP_DONE;
 }
 
@@ -646,6 +653,7 @@ roce_comp_timeout(struct roce_qp *qp)
 	if (qp->type != IBV_QPT_RC || !roce_qp_can_send(qp) || qp->comp.una == qp->req.psn)
 		return;
 	roce_qp_stat(qp, ROCE_STAT_TIMEOUTS, 1);
+	roce_rtt_expired(qp);
 	comp_run(&c, COMP_RETRY);
 }
 
@@ -657,7 +665,7 @@ roce_comp_rnr_done(struct roce_qp *qp)
 		return;
 	roce_qp_stat(qp, ROCE_STAT_RNR_RETRIES, 1);
 	qp->rec->tx_lost(qp, qp->rec_priv, qp->comp.una, qp->req.psn, ROCE_LOSS_RNR);
-	roce_req_rearm(qp);
+	roce_req_rearm_now(qp);
 }
 
 void

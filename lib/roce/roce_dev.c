@@ -34,6 +34,9 @@ roce_dev_cfg_init(struct roce_dev_cfg *cfg)
 	cfg->ack_delay_ns = ROCE_DEFAULT_ACK_DELAY_NS;
 	cfg->tx_burst = ROCE_DEFAULT_TX_BURST;
 	cfg->check_dst_mac = true;
+	cfg->rto_mode = ROCE_RTO_ADAPTIVE;
+	cfg->rto_min_ns = ROCE_DEFAULT_RTO_MIN_NS;
+	cfg->rto_max_ns = ROCE_DEFAULT_RTO_MAX_NS;
 	snprintf(cfg->recovery, sizeof(cfg->recovery), "%s", roce_recovery_gbn.name);
 	snprintf(cfg->cc, sizeof(cfg->cc), "%s", roce_cc_none.name);
 	cfg->log_level = ROCE_LOG_DEBUG;
@@ -116,6 +119,13 @@ dev_cfg_check(struct roce_dev *dev, const struct roce_dev_cfg *c)
 	CFG_CHECK(dev, roce_recovery_find(c->recovery) != NULL, "unknown recovery \"%.16s\"",
 		  c->recovery);
 	CFG_CHECK(dev, roce_cc_find(c->cc) != NULL, "unknown cc \"%.16s\"", c->cc);
+	CFG_CHECK(dev, c->rto_mode == ROCE_RTO_ADAPTIVE || c->rto_mode == ROCE_RTO_FIXED,
+		  "rto_mode %u is not adaptive (0) or fixed (1)", c->rto_mode);
+	CFG_CHECK(dev, c->rto_min_ns >= ROCE_RTO_MIN_LIMIT_NS && c->rto_max_ns <= ROCE_RTO_MAX_LIMIT_NS &&
+			       c->rto_min_ns <= c->rto_max_ns,
+		  "rto_min_ns %llu / rto_max_ns %llu: need %llu <= min <= max <= %llu",
+		  (unsigned long long)c->rto_min_ns, (unsigned long long)c->rto_max_ns,
+		  ROCE_RTO_MIN_LIMIT_NS, ROCE_RTO_MAX_LIMIT_NS);
 	return 0;
 }
 
@@ -229,7 +239,14 @@ roce_qp_timers(struct roce_qp *qp)
 		roce_resp_ack_timer(qp);
 	if (qp->req.rnr_at && now >= qp->req.rnr_at)
 		roce_comp_rnr_done(qp);
-	if (qp->req.rto_at && now >= qp->req.rto_at)
+	/*
+	 * Adaptive RTO: a poll whose receive burst moved una may not fire the
+	 * timer; the next poll does, once the ACKs still queued behind that
+	 * burst (a stalled sender wakes up to a backlog) have been read.
+	 */
+	if (qp->req.rto_defer)
+		qp->req.rto_defer = false;
+	else if (qp->req.rto_at && now >= qp->req.rto_at)
 		roce_comp_timeout(qp);
 	if (qp->req.wake_at && now >= qp->req.wake_at)
 		qp->req.wake_at = 0;

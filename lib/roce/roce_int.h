@@ -16,7 +16,7 @@
 #define ROCE_INT_H
 
 #ifdef ROCE_RECOVERY_PLUGIN
-#error "a recovery plug-in compiles against roce_recovery.h and roce_psn.h only"
+#error "a recovery plug-in compiles against the public headers only (roce_recovery.h, roce_psn.h, roce_rtt.h)"
 #endif
 
 #include <stdbool.h>
@@ -27,6 +27,7 @@
 #include "roce_psn.h"
 #include "roce_psn_bitmap.h"
 #include "roce_recovery.h"
+#include "roce_rtt.h"
 #include "roce_verbs.h"
 
 /* ------------------------------------------------------------------------- */
@@ -166,6 +167,7 @@ struct roce_req_state {
 	uint64_t wake_at;     /**< CC pacing deadline (0: none) */
 	uint64_t pace_at;     /**< IBV_QP_RATE_LIMIT: earliest time of the next packet (ns) */
 	uint64_t rto_at;      /**< retransmit deadline (0: disarmed) */
+	bool rto_defer;       /**< adaptive RTO: una advanced since the last poll, check next poll */
 	uint64_t rnr_at;      /**< RNR wait deadline (0: not waiting) */
 	bool blocked;         /**< the last run stopped on window/CC/rd_atomic/fence/SQD */
 	int stall;            /**< counter of the current stall (-1: none), counted once */
@@ -283,6 +285,9 @@ struct roce_qp {
 	struct roce_psn_bitmap *rd_ooo; /**< selective: READ responses placed ahead of una */
 	const struct roce_cc_ops *cc;
 	void *cc_priv;
+	struct roce_rtt_est rtt;   /**< adaptive RTO estimator (roce_rtt.c) */
+	uint64_t *rtt_sent;        /**< RC: send stamp per PSN, rtt_mask + 1 slots (roce_rtt.c) */
+	uint32_t rtt_mask;
 	struct roce_stats stats;
 	struct roce_qp *dirty_next; /**< roce_dev_rx_burst: QPs to run at the end */
 	bool dirty;
@@ -459,6 +464,32 @@ roce_wqe_is_rd_atomic(const struct roce_send_wqe *wqe)
 }
 /** (Re)arm or stop the retransmit timer after a change of una/nxt. */
 void roce_req_rearm(struct roce_qp *qp);
+
+/** Arm the retransmit timer from now (a retransmission was just scheduled). */
+void roce_req_rearm_now(struct roce_qp *qp);
+
+/* ------------------------------------------------------------------------- */
+/* RTT sampler and adaptive RTO (roce_rtt.c)                                 */
+/* ------------------------------------------------------------------------- */
+
+/** (Re)allocate an RC QP's stamp ring for its window (keeps a large enough one). -ENOMEM. */
+int roce_rtt_alloc(struct roce_qp *qp);
+void roce_rtt_free(struct roce_qp *qp);
+/** RTS from RTR: no samples, the initial timeout, every stamp cleared. */
+void roce_rtt_reset(struct roce_qp *qp);
+/** Request @p psn was transmitted at dev->now (@p retx: a retransmission, Karn). */
+void roce_rtt_sent(struct roce_qp *qp, uint32_t psn, bool retx);
+/** Send time of outstanding @p psn, or 0 if it has no stamp. */
+uint64_t roce_rtt_sent_at(const struct roce_qp *qp, uint32_t psn);
+/**
+ * A response moved una from @p old_una to @p una: clear the range and, if
+ * @p has_psn, sample the RTT of the response's PSN @p psn (Karn's rule).
+ */
+void roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn, uint32_t psn);
+/** The retransmit timer expired: back the adaptive RTO off (RTT and D doubled). */
+void roce_rtt_expired(struct roce_qp *qp);
+/** The retransmit timeout in force (0: no timer). */
+uint64_t roce_qp_rto_ns(const struct roce_qp *qp);
 
 /* ------------------------------------------------------------------------- */
 /* Completer (roce_comp.c)                                                   */

@@ -61,6 +61,16 @@
 #define ROCE_MAX_RETRY_CNT 7u          /**< IBTA 3-bit retry_cnt (7 means seven retries) */
 #define ROCE_RNR_RETRY_INFINITE 7u     /**< rnr_retry 7: retry forever (IBTA) */
 #define ROCE_MAX_TIMER_CODE 31u        /**< timeout and min_rnr_timer are 5-bit codes */
+/**
+ * Adaptive RTO floor and ceiling (roce_rtt.h; docs/transport.md explains the
+ * choice). The floor sits above the multi-millisecond scheduler stalls of a
+ * shared host, so a stalled peer on a LAN path does not trigger go-back-N
+ * rounds; paths of 5 ms RTT and more are timed by their own RTT + 4 D.
+ */
+#define ROCE_DEFAULT_RTO_MIN_NS 5000000ull    /* 5 ms */
+#define ROCE_DEFAULT_RTO_MAX_NS 1000000000ull /* 1 s */
+#define ROCE_RTO_MIN_LIMIT_NS 1000ull          /**< smallest --rto-min: 1 us */
+#define ROCE_RTO_MAX_LIMIT_NS 3600000000000ull /**< largest --rto-max: one hour */
 
 /* ---- addressing defaults ---- */
 #define ROCE_DEFAULT_HOP_LIMIT 64u

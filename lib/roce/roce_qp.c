@@ -172,6 +172,7 @@ qp_free(struct roce_qp *qp)
 	free(qp->cc_priv);
 	free(qp->ooo);
 	free(qp->rd_ooo);
+	roce_rtt_free(qp);
 	free(qp);
 }
 
@@ -242,6 +243,11 @@ roce_create_qp(struct roce_pd *pd, struct ibv_qp_init_attr *ia)
 	qp->sq_sig_all = ia->sq_sig_all != 0;
 	qp->cap = ia->cap;
 	qp->window = dev->cfg.window_pkts;
+	if (roce_rtt_alloc(qp) < 0) {
+		qp_free(qp);
+		errno = ENOMEM;
+		return NULL;
+	}
 	qp->attr.port_num = 1;
 	qp->attr.path_mtu = IBV_MTU_1024;
 	qp->mtu = dev->cfg.mtu; /* UD: the port MTU; RC/UC: set by RTR */
@@ -609,6 +615,7 @@ qp_enter_rts(struct roce_qp *qp, enum ibv_qp_state from)
 		return; /* SQD/SQE -> RTS: resume where the requester stopped */
 	roce_req_reset(qp);
 	roce_comp_reset(qp);
+	roce_rtt_reset(qp);
 	qp->cc->init(qp, qp->cc_priv);
 }
 
@@ -800,8 +807,14 @@ roce_qp_set_cc(struct roce_qp *qp, const char *name)
 int
 roce_qp_set_window(struct roce_qp *qp, uint32_t pkts)
 {
+	uint32_t old = qp->window;
+
 	if (pkts < 1 || pkts > ROCE_MAX_WINDOW_PKTS)
 		return -EINVAL;
 	qp->window = pkts;
+	if (roce_rtt_alloc(qp) < 0) { /* the send-stamp ring covers the window */
+		qp->window = old;
+		return -ENOMEM;
+	}
 	return 0;
 }

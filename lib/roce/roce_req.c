@@ -548,6 +548,7 @@ req_after_send(struct roce_qp *qp, uint32_t psn, uint32_t next, uint32_t bytes, 
 {
 	qp->req.stall = -1;
 	if (qp->type == IBV_QPT_RC) {
+		roce_rtt_sent(qp, psn, retx);
 		qp->rec->tx_sent(qp, qp->rec_priv, psn, next, retx);
 		if (!qp->req.rto_at)
 			roce_req_rearm(qp);
@@ -715,20 +716,47 @@ roce_req_busy(struct roce_qp *qp)
 	return qp->req.next != qp->sq.prod;
 }
 
-void
-roce_req_rearm(struct roce_qp *qp)
+/*
+ * The retransmit timer runs while PSNs are outstanding. --rto fixed (IBTA,
+ * as rxe): restarted from now at every progress. --rto adaptive: it expires
+ * one RTO after the send time of the oldest outstanding PSN, so a lost tail
+ * is resent at its send time + RTO, not one more RTT later (the adaptive RTO
+ * already covers a whole round trip).
+ */
+static void
+req_arm(struct roce_qp *qp, bool from_now)
 {
-	uint64_t rto = roce_ack_timeout_ns(qp->attr.timeout);
+	uint64_t rto = roce_qp_rto_ns(qp);
+	uint64_t base = qp->dev->now;
 
-	if (qp->rec->tx_rto && rto && qp->type == IBV_QPT_RC) {
+	if (qp->type != IBV_QPT_RC || !rto || qp->comp.una == qp->req.psn || qp->req.rnr_at) {
+		qp->req.rto_at = 0;
+		return;
+	}
+	if (qp->rec->tx_rto) {
+		/* a mode may set its own (IRN: RTO_low / RTO_high), given the engine's */
 		uint64_t m = qp->rec->tx_rto(qp, qp->rec_priv, (uint32_t)req_in_flight(qp), rto);
 
 		if (m)
 			rto = m;
 	}
+	if (!from_now && qp->dev->cfg.rto_mode == ROCE_RTO_ADAPTIVE) {
+		uint64_t sent = roce_rtt_sent_at(qp, qp->comp.una);
 
-	if (qp->type == IBV_QPT_RC && rto && qp->comp.una != qp->req.psn && !qp->req.rnr_at)
-		qp->req.rto_at = qp->dev->now + rto;
-	else
-		qp->req.rto_at = 0;
+		if (sent)
+			base = sent; /* may lie more than an RTO back: the timer is then due */
+	}
+	qp->req.rto_at = base + rto;
+}
+
+void
+roce_req_rearm(struct roce_qp *qp)
+{
+	req_arm(qp, false);
+}
+
+void
+roce_req_rearm_now(struct roce_qp *qp)
+{
+	req_arm(qp, true);
 }

@@ -46,6 +46,9 @@
 	X(RX_BAD_RESP, "rx_bad_responses", "responses beyond the sent PSNs or malformed") \
 	X(IMPLIED_NAKS, "implied_naks", "lost READ/atomic responses found by a later response") \
 	X(TIMEOUTS, "timeouts", "local ACK timeouts")                                        \
+	X(RTO_EXPIRIES, "rto_expiries", "adaptive RTO expiries: RTT and D doubled (0 with --rto fixed)") \
+	X(RTT_SAMPLES, "rtt_samples", "RTT samples taken from ACKs and responses")          \
+	X(KARN_SKIPPED, "karn_skipped", "responses giving no RTT sample: a retransmitted PSN acknowledged (Karn)") \
 	X(RETRIES, "retries", "go-back retransmission rounds started")                     \
 	X(RNR_RETRIES, "rnr_retries", "retries after an RNR NAK")                           \
 	X(RETRY_EXC, "retry_exceeded", "retry_cnt exhausted (IBV_WC_RETRY_EXC_ERR)")       \

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "roce_params.h"
+#include "roce_rtt.h"
 #include "roce_stats.h"
 
 struct roce_dev;
@@ -102,6 +103,9 @@ struct roce_dev_cfg {
 	uint64_t link_bps;       /**< link rate for IRN's one-BDP in-flight cap (0: none) */
 	uint64_t rto_low_ns;     /**< IRN RTO_low (fewer than 3 packets outstanding) */
 	uint64_t rto_high_ns;    /**< IRN RTO_high */
+	uint8_t rto_mode;        /**< enum roce_rto_mode: ROCE_RTO_ADAPTIVE (default) or _FIXED */
+	uint64_t rto_min_ns;     /**< adaptive RTO floor (ROCE_DEFAULT_RTO_MIN_NS) */
+	uint64_t rto_max_ns;     /**< adaptive RTO ceiling, also caps the doubling on expiry */
 };
 
 /**

@@ -382,6 +382,11 @@ side_init(struct tr_wire *w, int idx, const struct tr_opts *o)
 	cfg.link_bps = o->link_bps;
 	cfg.rto_low_ns = o->rto_low_ns;
 	cfg.rto_high_ns = o->rto_high_ns;
+	cfg.rto_mode = o->rto_fixed ? ROCE_RTO_FIXED : ROCE_RTO_ADAPTIVE;
+	if (o->rto_min_ns)
+		cfg.rto_min_ns = o->rto_min_ns;
+	if (o->rto_max_ns)
+		cfg.rto_max_ns = o->rto_max_ns;
 	if (getenv("TR_TX_BUF") && atoi(getenv("TR_TX_BUF")))
 		s->lend = malloc(ROCE_MAX_FRAME);
 	s->dev = roce_dev_create(&cfg, s->lend ? &tr_ops_lend : &tr_ops, s);

@@ -108,6 +108,8 @@ struct tr_opts {
 	uint32_t buf_size;     /**< default TR_BUF_SIZE */
 	uint32_t mr_guard;     /**< bytes at both ends of the buffer left out of the MR */
 	enum roce_log_level log_level; /**< devices' roce_dev_cfg.log_level (0: the default) */
+	bool rto_fixed;        /**< --rto fixed (IBTA timer); default adaptive */
+	uint64_t rto_min_ns, rto_max_ns; /**< adaptive RTO bounds (0: device default) */
 };
 
 /** Every log line of both devices (side TR_A / TR_B) goes here too when set. */

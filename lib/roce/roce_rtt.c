@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_rtt.c
+ * RTT sampler and adaptive retransmission timeout of RC QPs (roce_rtt.h).
+ *
+ * Every request packet the requester transmits stamps its PSN's slot in a
+ * per-QP ring (roce_rtt_sent); a retransmission stamps it again and marks it
+ * (Karn). When a response moves the oldest unacknowledged PSN forward, the
+ * completer hands the acknowledged range and the response's own PSN to
+ * roce_rtt_acked(), which clears the range and takes at most one sample:
+ * now minus the send time of the response's PSN, if that PSN was sent
+ * exactly once and no PSN of the range was ever retransmitted.
+ *
+ * The ring has a power-of-two size of at least the QP's window. A slot holds
+ * the send time + 1 (0: no packet of this PSN was sent, e.g. the middle PSNs
+ * of a READ) with ROCE_RTT_RETX set once the PSN was retransmitted. Slots
+ * outside [una, nxt) are zero: acknowledged slots are cleared, RTS clears all.
+ * A READ may span more PSNs than the ring, but no later PSN is sent until the
+ * READ is acknowledged to within one window, so outstanding slots never
+ * collide.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roce_int.h"
+
+#define ROCE_RTT_RETX (1ull << 63)
+
+/* ---- the estimator (VRP, Denis LIP RR-2000-11, §2.5.1) ---- */
+
+static uint64_t
+rto_clamp(uint64_t t, uint64_t min_ns, uint64_t max_ns)
+{
+	if (t < min_ns)
+		t = min_ns;
+	return t > max_ns ? max_ns : t;
+}
+
+void
+roce_rtt_est_init(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns, uint64_t max_ns)
+{
+	e->srtt = e->rttvar = e->samples = 0;
+	e->rto = rto_clamp(initial_ns, min_ns, max_ns);
+}
+
+void
+roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m, uint64_t min_ns, uint64_t max_ns)
+{
+	if (e->samples++ == 0) {
+		/* VRP §2.5.1 "Initialization": a first timeout of 2 RTT, so D_init = RTT_init / 2 */
+		e->srtt = m;
+		e->rttvar = m / 2;
+	} else {
+		/* D = a D + (1 - a)|RTT - M| with the RTT before this sample (Jacobson; RFC 6298 2.3) */
+		uint64_t err = e->srtt > m ? e->srtt - m : m - e->srtt;
+
+		e->rttvar = (7 * e->rttvar + err) / 8; /* a = 7/8 */
+		e->srtt = (7 * e->srtt + m) / 8;       /* RTT = a RTT + (1 - a) M */
+	}
+	e->rto = rto_clamp(e->srtt + 4 * e->rttvar, min_ns, max_ns); /* timeout = RTT + 4 D */
+}
+
+void
+roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
+{
+	/* KARN (VRP §2.5.1): double the timeout on expiry by doubling RTT and D */
+	if (e->samples == 0) {
+		e->rto = rto_clamp(e->rto > max_ns / 2 ? max_ns : 2 * e->rto, min_ns, max_ns);
+		return;
+	}
+	if (e->srtt + 4 * e->rttvar < max_ns) {
+		e->srtt *= 2;
+		e->rttvar *= 2;
+	}
+	e->rto = rto_clamp(e->srtt + 4 * e->rttvar, min_ns, max_ns);
+}
+
+/* ---- the per-QP sampler ---- */
+
+static uint32_t
+ring_size(uint32_t window)
+{
+	uint32_t n = 1;
+
+	while (n < window)
+		n <<= 1;
+	return n;
+}
+
+int
+roce_rtt_alloc(struct roce_qp *qp)
+{
+	uint32_t n = ring_size(qp->window);
+	uint64_t *r;
+
+	if (qp->type != IBV_QPT_RC)
+		return 0;
+	if (qp->rtt_sent && qp->rtt_mask + 1 >= n)
+		return 0;
+	/* calloc: a large ring is mapped lazily, only slots in use cost memory */
+	r = calloc(n, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	free(qp->rtt_sent);
+	qp->rtt_sent = r; /* outstanding stamps are lost: those PSNs give no sample */
+	qp->rtt_mask = n - 1;
+	return 0;
+}
+
+void
+roce_rtt_free(struct roce_qp *qp)
+{
+	free(qp->rtt_sent);
+	qp->rtt_sent = NULL;
+}
+
+uint64_t
+roce_qp_rto_ns(const struct roce_qp *qp)
+{
+	if (qp->attr.timeout == 0)
+		return 0; /* IBTA: timeout 0 means no transport timer, in both modes */
+	if (qp->dev->cfg.rto_mode == ROCE_RTO_FIXED)
+		return roce_ack_timeout_ns(qp->attr.timeout);
+	return qp->rtt.rto;
+}
+
+void
+roce_rtt_reset(struct roce_qp *qp)
+{
+	const struct roce_dev_cfg *c = &qp->dev->cfg;
+
+	roce_rtt_est_init(&qp->rtt, roce_ack_timeout_ns(qp->attr.timeout), c->rto_min_ns,
+			  c->rto_max_ns);
+	qp->req.rto_defer = false;
+	if (qp->rtt_sent)
+		memset(qp->rtt_sent, 0, ((size_t)qp->rtt_mask + 1) * sizeof(*qp->rtt_sent));
+}
+
+void
+roce_rtt_sent(struct roce_qp *qp, uint32_t psn, bool retx)
+{
+	uint64_t *slot;
+
+	if (roce_unlikely(!qp->rtt_sent))
+		return;
+	slot = &qp->rtt_sent[psn & qp->rtt_mask];
+	/* Karn: once retransmitted, a PSN never gives a sample; its time still sets the timer */
+	*slot = (qp->dev->now + 1) | (retx || (*slot & ROCE_RTT_RETX) ? ROCE_RTT_RETX : 0);
+}
+
+uint64_t
+roce_rtt_sent_at(const struct roce_qp *qp, uint32_t psn)
+{
+	uint64_t s;
+
+	if (!qp->rtt_sent)
+		return 0;
+	s = qp->rtt_sent[psn & qp->rtt_mask] & ~ROCE_RTT_RETX;
+	return s ? s - 1 : 0; /* a stamp of time 0 reads as "none": the timer falls back to now */
+}
+
+void
+roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn, uint32_t psn)
+{
+	const struct roce_dev_cfg *c = &qp->dev->cfg;
+	uint32_t n = (uint32_t)roce_psn_diff(una, old_una);
+	uint64_t stamp = 0, now = qp->dev->now;
+	bool karn = false;
+
+	if (!qp->rtt_sent || roce_psn_diff(una, old_una) <= 0)
+		return;
+	if (has_psn && roce_psn_in_window(psn, old_una, n))
+		stamp = qp->rtt_sent[psn & qp->rtt_mask];
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t *slot = &qp->rtt_sent[roce_psn_add(old_una, i) & qp->rtt_mask];
+
+		karn |= (*slot & ROCE_RTT_RETX) != 0;
+		*slot = 0;
+	}
+	if (!stamp)
+		return; /* not a response to a packet we stamped (a NAK, a READ's later PSN) */
+	if (karn) {
+		/* the response may answer a retransmission: M is ambiguous (Karn) */
+		roce_qp_stat(qp, ROCE_STAT_KARN_SKIPPED, 1);
+		return;
+	}
+	stamp -= 1;
+	if (roce_unlikely(now < stamp))
+		return; /* a clock that went backwards gives no sample */
+	roce_rtt_est_sample(&qp->rtt, now - stamp, c->rto_min_ns, c->rto_max_ns);
+	roce_qp_stat(qp, ROCE_STAT_RTT_SAMPLES, 1);
+	if (qp->cc->on_rtt)
+		qp->cc->on_rtt(qp, qp->cc_priv, now, now - stamp);
+}
+
+void
+roce_rtt_expired(struct roce_qp *qp)
+{
+	const struct roce_dev_cfg *c = &qp->dev->cfg;
+
+	if (c->rto_mode != ROCE_RTO_ADAPTIVE)
+		return;
+	roce_rtt_est_backoff(&qp->rtt, c->rto_min_ns, c->rto_max_ns);
+	roce_qp_stat(qp, ROCE_STAT_RTO_EXPIRIES, 1);
+}
+
+int
+roce_qp_rtt(const struct roce_qp *qp, struct roce_rtt_info *out)
+{
+	if (!qp || !out)
+		return -EINVAL;
+	out->srtt_ns = qp->rtt.srtt;
+	out->rttvar_ns = qp->rtt.rttvar;
+	out->rto_ns = qp->type == IBV_QPT_RC ? roce_qp_rto_ns(qp) : 0;
+	out->samples = qp->rtt.samples;
+	return 0;
+}

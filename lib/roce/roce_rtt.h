@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_rtt.h
+ * The RTT sampler and the adaptive retransmission timeout of an RC QP, as the
+ * recovery and congestion-control plug-ins see them (public: a plug-in may
+ * include it beside roce_recovery.h / roce_cc.h).
+ *
+ * The engine stamps every request packet it transmits (engine clock, ns) and
+ * takes one RTT sample M from each ACK, READ response or ATOMIC ACKNOWLEDGE
+ * that acknowledges a PSN it sent exactly once (Karn's rule: no sample from a
+ * PSN that was ever retransmitted, nor from a response whose acknowledged
+ * range holds one). Samples are in-band, never from the out-of-band exchange.
+ *
+ * The estimator is the Jacobson/Karn adaptive timeout as the Variable
+ * Reliability Protocol (Denis, LIP RR-2000-11, §2.5.1) gives it:
+ *   RTT = a RTT + (1 - a) M,  D = a D + (1 - a) |RTT - M|,  a = 7/8,
+ *   timeout = RTT + 4 D;  the first sample sets RTT = M, D = M / 2;
+ *   on expiry RTT and D are doubled ("multiply RTT and D rather than timeout").
+ * |RTT - M| uses RTT before this sample's update (Jacobson's order, RFC 6298
+ * §2.3). The timeout is clamped to [rto_min, rto_max]; doubling stops once
+ * RTT + 4 D reaches rto_max. Before the first sample the timeout is the QP's
+ * IBTA timer (4.096 us * 2^timeout), clamped, and doubles on expiry.
+ */
+#ifndef ROCE_RTT_H
+#define ROCE_RTT_H
+
+#include <stdint.h>
+
+struct roce_qp;
+
+/** How the retransmit timer of RC QPs is set (struct roce_dev_cfg.rto_mode). */
+enum roce_rto_mode {
+	ROCE_RTO_ADAPTIVE = 0, /**< Jacobson/Karn from in-band RTT samples (the default) */
+	ROCE_RTO_FIXED = 1,    /**< IBTA: 4.096 us * 2^timeout from every progress, as rxe */
+};
+
+/** The estimator's state (ns). */
+struct roce_rtt_est {
+	uint64_t srtt;    /**< RTT: smoothed round-trip time (0 before the first sample) */
+	uint64_t rttvar;  /**< D: smoothed mean deviation */
+	uint64_t rto;     /**< the retransmission timeout in force */
+	uint64_t samples; /**< samples taken */
+};
+
+/** A QP's RTT figures for the plug-ins and the app. */
+struct roce_rtt_info {
+	uint64_t srtt_ns;   /**< 0 before the first sample */
+	uint64_t rttvar_ns;
+	uint64_t rto_ns;    /**< the timer the QP uses now (fixed mode: the IBTA value; 0 = none) */
+	uint64_t samples;
+};
+
+/** RTT figures of an RC QP. -EINVAL for a NULL pointer. */
+int roce_qp_rtt(const struct roce_qp *qp, struct roce_rtt_info *out);
+
+/** Reset @p e: no samples, timeout @p initial_ns clamped to [min_ns, max_ns]. */
+void roce_rtt_est_init(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns,
+		       uint64_t max_ns);
+/** Fold in one sample @p m_ns (VRP §2.5.1, Jacobson's formulas) and recompute the timeout. */
+void roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m_ns, uint64_t min_ns, uint64_t max_ns);
+/** The timer expired: double RTT and D (before any sample: the timeout), capped at @p max_ns. */
+void roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns);
+
+#endif /* ROCE_RTT_H */
