@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu_units.h"
 #include "net_arp.h"
 #include "net_nd.h"
 #include "pfc_tx.h"
+#include "roce_params.h"
 #include "rw_json.h"
 
 static const char *const mode_names[RNIC_MODE__COUNT] = {
@@ -99,6 +101,13 @@ static const struct opt_def opts[] = {
 	{"rto-high", 0, T_U32, OFF(rto_high_us), SZ(rto_high_us), "0", 0, 100000000, NULL, true,
 	 "irn: RTO_high in us (0: the -u timer)"},
 	{"cc", 0, T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none", true, "congestion control"},
+	{"rto", 0, T_CHOICE, OFF(rto), SZ(rto), "adaptive", 0, 0, "adaptive|fixed", true,
+	 "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + 4 D, "
+	 "-u gives the first value), fixed = IBTA's 4.096 us * 2^u from every ACK (docs/transport.md)"},
+	{"rto-min", 0, T_STR, OFF(rto_min), SZ(rto_min), "5ms", 0, 0, NULL, true,
+	 "adaptive RTO floor, a time (us, ms, s): above a shared host's scheduler stalls"},
+	{"rto-max", 0, T_STR, OFF(rto_max), SZ(rto_max), "1s", 0, 0, NULL, true,
+	 "adaptive RTO ceiling, also caps the doubling after each expiry"},
 	{"max-inflight", 0, T_U32, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, NULL, true,
 	 "packets in flight per QP (size it for the path's BDP)"},
 	{"busy-poll", 0, T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL, false, "never sleep when idle (benchmarks)"},
@@ -468,6 +477,29 @@ parse_gbps(const char *opt, const char *s, double *v, char *err, size_t errlen)
 	return 0;
 }
 
+/* --rto-min / --rto-max: times in the netem grammar's units, within the engine's limits. */
+static int
+parse_rto(struct rnic_params *p, char *err, size_t errlen)
+{
+	if (emu_parse_time(p->rto_min, &p->rto_min_ns) < 0 ||
+	    p->rto_min_ns < ROCE_RTO_MIN_LIMIT_NS || p->rto_min_ns > ROCE_RTO_MAX_LIMIT_NS) {
+		snprintf(err, errlen, "option --rto-min: \"%s\" is not a time from 1us to 3600s "
+			 "(e.g. 5ms)", p->rto_min);
+		return -EINVAL;
+	}
+	if (emu_parse_time(p->rto_max, &p->rto_max_ns) < 0 ||
+	    p->rto_max_ns < ROCE_RTO_MIN_LIMIT_NS || p->rto_max_ns > ROCE_RTO_MAX_LIMIT_NS) {
+		snprintf(err, errlen, "option --rto-max: \"%s\" is not a time from 1us to 3600s "
+			 "(e.g. 1s)", p->rto_max);
+		return -EINVAL;
+	}
+	if (p->rto_min_ns > p->rto_max_ns) {
+		snprintf(err, errlen, "--rto-min %s is above --rto-max %s", p->rto_min, p->rto_max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int
 configure_flows(struct rnic_params *p, char *err, size_t errlen)
 {
@@ -591,6 +623,8 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 	if (parse_gbps("rate_limit", p->rate_limit, &p->rate_gbps, err, errlen) < 0 ||
 	    parse_gbps("link-rate", p->link_rate, &p->link_gbps, err, errlen) < 0)
 		return -EINVAL;
+	if (parse_rto(p, err, errlen) < 0)
+		return -EINVAL;
 	p->pfc_link_gbps = p->link_gbps; /* only an explicit --link-rate times PFC quanta */
 	if (p->link_gbps == 0)
 		p->link_gbps = p->rate_gbps;
@@ -681,6 +715,9 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "rto_low_us", p->rto_low_us);
 	rw_uint(w, "rto_high_us", p->rto_high_us);
 	rw_str(w, "cc", p->cc);
+	rw_str(w, "rto", p->rto);
+	rw_uint(w, "rto_min_ns", p->rto_min_ns);
+	rw_uint(w, "rto_max_ns", p->rto_max_ns);
 	rw_uint(w, "max_inflight_pkts", p->max_inflight);
 	rw_bool(w, "busy_poll", p->busy_poll);
 	rw_bool(w, "own_mac", p->own_mac);

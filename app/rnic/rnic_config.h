@@ -82,6 +82,11 @@ struct rnic_params {
 	uint32_t rto_low_us;    /**< --rto-low (irn), 0 = RTO_high */
 	uint32_t rto_high_us;   /**< --rto-high (irn), 0 = the -u timer */
 	char cc[16];            /**< --cc */
+	char rto[12];           /**< --rto adaptive|fixed */
+	char rto_min[24];       /**< --rto-min as given (a time: 5ms) */
+	char rto_max[24];       /**< --rto-max as given */
+	uint64_t rto_min_ns;    /**< parsed --rto-min */
+	uint64_t rto_max_ns;    /**< parsed --rto-max */
 	uint32_t max_inflight;  /**< --max-inflight packets per QP */
 	bool busy_poll;
 	bool own_mac;           /**< --own-mac: a MAC apart from the kernel interface's */

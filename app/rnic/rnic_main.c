@@ -164,6 +164,9 @@ setup_port(struct rnic_ctx *c)
 
 	if (roce_lt >= 0 && rte_log_can_log((uint32_t)roce_lt, RTE_LOG_DEBUG))
 		dc.log_level = ROCE_LOG_TRACE;
+	dc.rto_mode = strcmp(c->prm.rto, "fixed") == 0 ? ROCE_RTO_FIXED : ROCE_RTO_ADAPTIVE;
+	dc.rto_min_ns = c->prm.rto_min_ns;
+	dc.rto_max_ns = c->prm.rto_max_ns;
 	c->port.dev = roce_dev_create(&dc, &rnic_port_ops, &c->port);
 	if (!c->port.dev)
 		die("cannot create the RoCE device (MTU %u, window %u packets)", dc.mtu, dc.window_pkts);
@@ -442,6 +445,18 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
 		rw_uint(&w, roce_stat_name((enum roce_stat)i), st->v[i]);
 	rw_obj_end(&w);
+	{
+		/* the run's QPs at exit: mean srtt / rttvar of the sampled ones, the largest RTO */
+		struct rnic_rtt_sum rs;
+
+		rnic_rtt_summary(c->qp, c->prm.num_qps, &rs);
+		rw_obj_begin(&w, "rtt");
+		rw_dbl(&w, "srtt_us", rs.srtt_us);
+		rw_dbl(&w, "rttvar_us", rs.rttvar_us);
+		rw_dbl(&w, "rto_us", rs.rto_us);
+		rw_uint(&w, "qps_sampled", rs.sampled);
+		rw_obj_end(&w);
+	}
 	/* with --lcores every lcore's port and device counters, summed (and below, each) */
 	struct rnic_port_counters pcs;
 	struct roce_stats ds, one;
@@ -545,6 +560,14 @@ print_counters(struct rnic_ctx *c, struct roce_stats *st)
 		if (st->v[i])
 			fprintf(stderr, "  %-22s %12" PRIu64 "  %s\n", roce_stat_name((enum roce_stat)i),
 				st->v[i], roce_stat_desc((enum roce_stat)i));
+	if (c->prm.conn == RNIC_CONN_RC) {
+		struct rnic_rtt_sum rs;
+
+		rnic_rtt_summary(c->qp, c->prm.num_qps, &rs);
+		fprintf(stderr, "  rtt (--rto %s): srtt %.1f us, rttvar %.1f us (mean of %u sampled QPs), "
+			"rto %.1f us (largest)\n", c->prm.rto, rs.srtt_us, rs.rttvar_us, rs.sampled,
+			rs.rto_us);
+	}
 }
 
 int

@@ -48,6 +48,41 @@ add_roce_stats(struct rte_tel_data *d, const struct roce_stats *st)
 		rte_tel_data_add_dict_u64(d, roce_stat_name((enum roce_stat)i), rd(&st->v[i]));
 }
 
+void
+rnic_rtt_summary(struct roce_qp *const *qps, unsigned int n, struct rnic_rtt_sum *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned int i = 0; i < n; i++) {
+		struct roce_rtt_info r;
+
+		if (!qps[i] || roce_qp_rtt(qps[i], &r) < 0)
+			continue;
+		if (r.rto_ns / 1e3 > out->rto_us)
+			out->rto_us = r.rto_ns / 1e3;
+		if (!r.samples)
+			continue;
+		out->srtt_us += r.srtt_ns / 1e3;
+		out->rttvar_us += r.rttvar_ns / 1e3;
+		out->sampled++;
+	}
+	if (out->sampled) {
+		out->srtt_us /= out->sampled;
+		out->rttvar_us /= out->sampled;
+	}
+}
+
+static void
+add_rtt(struct rte_tel_data *d, struct roce_qp *const *qps, unsigned int n)
+{
+	struct rnic_rtt_sum s;
+
+	rnic_rtt_summary(qps, n, &s);
+	rte_tel_data_add_dict_u64(d, "srtt_us", (uint64_t)s.srtt_us);
+	rte_tel_data_add_dict_u64(d, "rttvar_us", (uint64_t)s.rttvar_us);
+	rte_tel_data_add_dict_u64(d, "rto_us", (uint64_t)s.rto_us);
+	rte_tel_data_add_dict_u64(d, "rtt_qps", s.sampled);
+}
+
 static int
 tel_port_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -89,6 +124,14 @@ tel_port_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	add_roce_stats(dev, &st);
 	rte_tel_data_add_dict_container(d, "device", dev, 0);
+	{
+		unsigned int n = __atomic_load_n(&tel_nqps, __ATOMIC_ACQUIRE), k = 0;
+		struct roce_qp *qps[RNIC_TEL_MAX_QP];
+
+		for (unsigned int i = 0; i < n; i++)
+			qps[k++] = tel_qps[i].qp;
+		add_rtt(d, qps, k);
+	}
 	return 0;
 }
 
@@ -131,6 +174,7 @@ tel_qp_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "state", qp_state_name(roce_qp_state(q->qp)));
 	roce_qp_stats(q->qp, &st);
 	add_roce_stats(d, &st);
+	add_rtt(d, &q->qp, 1);
 	return 0;
 }
 

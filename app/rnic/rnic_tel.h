@@ -10,7 +10,11 @@
  *                        counters added up, plus drops before a QP is known,
  *                        e.g. rx_drop_icrc)
  *   /rnic/qp/list        the QP numbers, in creation order
- *   /rnic/qp/stats,QPN   one QP: qpn, type, state and its RoCE counters
+ *   /rnic/qp/stats,QPN   one QP: qpn, type, state, its RoCE counters and its
+ *                        srtt_us, rttvar_us, rto_us, rtt_qps (roce_rtt.h)
+ *
+ * /rnic/port/stats also carries srtt_us, rttvar_us, rto_us and rtt_qps over
+ * the published QPs, aggregated as rnic_rtt_summary() does.
  *
  * The callbacks run on DPDK's telemetry thread while the data path runs. They
  * take no lock: every counter has one writer (the data-path lcore) and is an
@@ -30,5 +34,15 @@ int rnic_tel_register(struct rnic_port *port);
 
 /** Publish a created QP to /rnic/qp/list and /rnic/qp/stats. -ENOSPC beyond RNIC_TEL_MAX_QP. */
 int rnic_tel_add_qp(struct roce_qp *qp, enum ibv_qp_type type);
+
+/** RTT figures of a set of QPs (--json "rtt", the exit table, telemetry). */
+struct rnic_rtt_sum {
+	double srtt_us;       /**< mean srtt over the RC QPs with at least one sample */
+	double rttvar_us;     /**< mean rttvar over the same QPs */
+	double rto_us;        /**< the largest retransmit timeout in force over all RC QPs */
+	unsigned int sampled; /**< RC QPs with at least one sample */
+};
+
+void rnic_rtt_summary(struct roce_qp *const *qps, unsigned int n, struct rnic_rtt_sum *out);
 
 #endif /* RNIC_TEL_H */

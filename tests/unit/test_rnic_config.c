@@ -273,6 +273,33 @@ test_pfc_options(void)
 	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --pfc-xon 100 write_bw"), 0); /* unused without xoff */
 }
 
-RW_TEST_MAIN(RW_TEST(test_defaults_and_perftest_letters), RW_TEST(test_pfc_options), RW_TEST(test_errors_name_the_option),
+/* --rto adaptive|fixed, --rto-min / --rto-max as times, with one clear error each. */
+static void
+test_rto_options(void)
+{
+	struct rnic_params p;
+	char err[256];
+
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 write_bw"), 0);
+	CHECK(strcmp(p.rto, "adaptive") == 0);
+	CHECK_EQ(p.rto_min_ns, 5000000);
+	CHECK_EQ(p.rto_max_ns, 1000000000);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --rto fixed --rto-min 800us --rto-max 2.5s write_bw"), 0);
+	CHECK(strcmp(p.rto, "fixed") == 0);
+	CHECK_EQ(p.rto_min_ns, 800000);
+	CHECK_EQ(p.rto_max_ns, 2500000000ull);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --rto sometimes write_bw") < 0);
+	CHECK(strstr(err, "--rto") && strstr(err, "adaptive|fixed"));
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --rto-min 5 write_bw") < 0); /* no unit: refused */
+	CHECK(strstr(err, "--rto-min"));
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --rto-min 0us write_bw") < 0);
+	CHECK(strstr(err, "--rto-min"));
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --rto-max 2h write_bw") < 0);
+	CHECK(strstr(err, "--rto-max"));
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --rto-min 2s --rto-max 1s write_bw") < 0);
+	CHECK(strstr(err, "above --rto-max"));
+}
+
+RW_TEST_MAIN(RW_TEST(test_defaults_and_perftest_letters), RW_TEST(test_pfc_options), RW_TEST(test_rto_options), RW_TEST(test_errors_name_the_option),
 	     RW_TEST(test_json_dump), RW_TEST(test_cdf_sampling), RW_TEST(test_cdf_errors),
 	     RW_TEST(test_flow_and_rate_options))

@@ -116,6 +116,12 @@ def reduce(cfg, docs, spec):
         "b_rx_out_of_sequence": b["qp_counters"]["rx_out_of_sequence"],
         "b_tx_nak_seq_err": b["qp_counters"]["tx_nak_seq_err"],
     }
+    # RTT sampler / adaptive RTO of rnic A (docs/transport.md): counters, and the figures at exit
+    for k in ("rtt_samples", "karn_skipped", "rto_expiries"):
+        row[k] = qa.get(k, 0)
+    rtt_a = a.get("rtt", {})
+    for k in ("srtt_us", "rttvar_us", "rto_us"):
+        row[k] = rtt_a.get(k)
     row["rx_goodput_samples"] = b.get("rx_goodput_samples", [])  # receiver, every 100 ms
     # PFC: pauses rnic A obeyed, XOFFs rnic B sent itself ([rnic] pfc_xoff)
     row["rnic_pfc_pauses"] = a["port_counters"].get("pfc_pauses", 0)
