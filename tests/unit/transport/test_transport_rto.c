@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The RTT sampler and the adaptive retransmission timeout (roce_rtt.h), on
+ * the harness's virtual clock: every figure below is computed by hand from
+ * the VRP paper's formulas (Denis, LIP RR-2000-11, §2.5.1):
+ *   RTT = 7/8 RTT + 1/8 M,  D = 7/8 D + 1/8 |RTT - M|,  timeout = RTT + 4 D,
+ *   first sample RTT = M, D = M / 2; on expiry RTT and D double.
+ * The wire here has no delay of its own: a test moves the clock between
+ * sending and delivering, so each RTT sample is exactly the time it chose.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "roce_cc.h"
+#include "roce_rtt.h"
+#include "rw_test.h"
+#include "tr_harness.h"
+
+#define PSN0 0x100 /* the harness's start PSN */
+#define MS 1000000ull
+#define US 1000ull
+
+static struct tr_side *
+A(struct tr_wire *w)
+{
+	return &w->side[TR_A];
+}
+
+static struct tr_side *
+B(struct tr_wire *w)
+{
+	return &w->side[TR_B];
+}
+
+static struct roce_rtt_info
+rtt_of(struct tr_wire *w)
+{
+	struct roce_rtt_info r;
+
+	CHECK_EQ(roce_qp_rtt(A(w)->qp, &r), 0);
+	return r;
+}
+
+static void
+drain_send_cq(struct tr_side *s, unsigned int n)
+{
+	struct ibv_wc wc;
+
+	for (unsigned int i = 0; i < n; i++) {
+		CHECK_EQ(tr_poll_cq(s, false, &wc, 1), 1);
+		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	}
+}
+
+/*
+ * One single-packet WRITE (AckReq: B ACKs at once) whose request takes
+ * @p out ns and whose ACK takes @p back ns: one RTT sample of out + back.
+ */
+static void
+round_trip(struct tr_wire *w, uint32_t off, uint64_t out, uint64_t back)
+{
+	CHECK_EQ(tr_post_send(A(w), IBV_WR_RDMA_WRITE, off, off, 512, off, IBV_SEND_SIGNALED), 0);
+	w->now += out;
+	CHECK(tr_deliver_one(w, TR_A));
+	w->now += back;
+	CHECK(tr_deliver_one(w, TR_B));
+	tr_poll(w);
+	drain_send_cq(A(w), 1);
+}
+
+/* ---- a congestion control that records the on_rtt hook ---- */
+
+static uint64_t hook_rtt[16];
+static unsigned int hook_n;
+
+static void
+rec_init(struct roce_qp *qp, void *priv)
+{
+	(void)qp;
+	(void)priv;
+}
+
+static uint64_t
+rec_gate(struct roce_qp *qp, void *priv, uint64_t now, uint32_t bytes, uint32_t in_flight)
+{
+	(void)qp;
+	(void)priv;
+	(void)bytes;
+	(void)in_flight;
+	return now;
+}
+
+static void
+rec_send(struct roce_qp *qp, void *priv, uint64_t now, uint32_t bytes, bool retx)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+	(void)bytes;
+	(void)retx;
+}
+
+static void
+rec_ack(struct roce_qp *qp, void *priv, uint64_t now, uint32_t pkts)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+	(void)pkts;
+}
+
+static void
+rec_loss(struct roce_qp *qp, void *priv, uint64_t now, enum roce_loss_kind kind)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+	(void)kind;
+}
+
+static void
+rec_cnp(struct roce_qp *qp, void *priv, uint64_t now)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+}
+
+static bool
+rec_ce(struct roce_qp *qp, void *priv, uint64_t now)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+	return false;
+}
+
+static void
+rec_rtt(struct roce_qp *qp, void *priv, uint64_t now, uint64_t rtt_ns)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+	if (hook_n < 16)
+		hook_rtt[hook_n] = rtt_ns;
+	hook_n++;
+}
+
+static const struct roce_cc_ops cc_rttrec = {
+	.name = "rttrec",
+	.init = rec_init,
+	.tx_gate = rec_gate,
+	.on_send = rec_send,
+	.on_ack = rec_ack,
+	.on_loss = rec_loss,
+	.on_cnp = rec_cnp,
+	.on_ecn_ce = rec_ce,
+	.on_rtt = rec_rtt,
+};
+
+/* Three samples, 10 ms, 2 ms, 18 ms: RTT, D and the timeout after each, by hand. */
+static void
+t_rtt_ewma(void)
+{
+	struct tr_opts o = {.cc = "rttrec", .rto_min_ns = 1 * MS};
+	struct roce_rtt_info r;
+	struct tr_wire w;
+
+	if (!roce_cc_find("rttrec"))
+		CHECK_EQ(roce_cc_register(&cc_rttrec), 0);
+	hook_n = 0;
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 4096, 1);
+	r = rtt_of(&w);
+	CHECK_EQ(r.samples, 0);
+	CHECK_EQ(r.rto_ns, 4096ull << 14); /* before a sample: the IBTA timer of -u 14 */
+
+	round_trip(&w, 0, 4 * MS, 6 * MS); /* M = 10 ms: RTT = 10, D = 5, timeout 30 */
+	r = rtt_of(&w);
+	CHECK_EQ(r.samples, 1);
+	CHECK_EQ(r.srtt_ns, 10 * MS);
+	CHECK_EQ(r.rttvar_ns, 5 * MS);
+	CHECK_EQ(r.rto_ns, 30 * MS);
+
+	round_trip(&w, 512, 1 * MS, 1 * MS); /* M = 2: D = (35 + 8)/8 = 5.375, RTT = (70 + 2)/8 = 9 */
+	r = rtt_of(&w);
+	CHECK_EQ(r.srtt_ns, 9 * MS);
+	CHECK_EQ(r.rttvar_ns, 5375 * US);
+	CHECK_EQ(r.rto_ns, 30500 * US); /* 9 + 4 * 5.375 */
+
+	round_trip(&w, 1024, 9 * MS, 9 * MS); /* M = 18: D = (37.625 + 9)/8, RTT = (63 + 18)/8 */
+	r = rtt_of(&w);
+	CHECK_EQ(r.srtt_ns, 10125 * US);
+	CHECK_EQ(r.rttvar_ns, 5828125ull);
+	CHECK_EQ(r.rto_ns, 33437500ull); /* 10.125 + 4 * 5.828125 ms */
+	CHECK_EQ(r.samples, 3);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTT_SAMPLES), 3);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_KARN_SKIPPED), 0);
+	/* the CC hook saw each sample once, in order */
+	CHECK_EQ(hook_n, 3);
+	CHECK_EQ(hook_rtt[0], 10 * MS);
+	CHECK_EQ(hook_rtt[1], 2 * MS);
+	CHECK_EQ(hook_rtt[2], 18 * MS);
+	/* the responder (B) sent nothing it could time: no samples there */
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RTT_SAMPLES), 0);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 1536);
+	tr_fini(&w);
+}
+
+/*
+ * Karn: a PSN that was retransmitted gives no sample. The lost packet is
+ * resent exactly one RTO (30 ms) after its send; the timeout doubles RTT and D.
+ */
+static void
+t_rtt_karn(void)
+{
+	struct tr_opts o = {.rto_min_ns = 1 * MS};
+	struct roce_rtt_info r;
+	struct tr_wire w;
+	uint64_t t1;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 4096, 2);
+	round_trip(&w, 0, 5 * MS, 5 * MS); /* RTT 10, D 5, timeout 30 ms */
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 1, TR_DROP, 1);
+	t1 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 512, 512, 512, IBV_SEND_SIGNALED), 0);
+	CHECK_EQ(w.q[TR_A].count, 0); /* dropped */
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t1 + 30 * MS);
+	w.now = t1 + 30 * MS - 1;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 0); /* not a ns early */
+	w.now = t1 + 30 * MS;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_EXPIRIES), 1);
+	r = rtt_of(&w);
+	CHECK_EQ(r.srtt_ns, 20 * MS); /* doubled */
+	CHECK_EQ(r.rttvar_ns, 10 * MS);
+	CHECK_EQ(r.rto_ns, 60 * MS);
+	/* the retransmission is acknowledged 3 ms later: an ambiguous M, no sample */
+	w.now += 1 * MS;
+	CHECK(tr_deliver_one(&w, TR_A));
+	w.now += 2 * MS;
+	CHECK(tr_deliver_one(&w, TR_B));
+	drain_send_cq(A(&w), 1);
+	r = rtt_of(&w);
+	CHECK_EQ(r.samples, 1);
+	CHECK_EQ(r.srtt_ns, 20 * MS);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_KARN_SKIPPED), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTT_SAMPLES), 1);
+	/* the next fresh PSN is sampled again: M = 4, D = (70 + 16)/8, RTT = (140 + 4)/8 */
+	round_trip(&w, 1024, 2 * MS, 2 * MS);
+	r = rtt_of(&w);
+	CHECK_EQ(r.samples, 2);
+	CHECK_EQ(r.srtt_ns, 18 * MS);
+	CHECK_EQ(r.rttvar_ns, 10750 * US);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 1536);
+	tr_fini(&w);
+}
+
+/*
+ * Back-off on repeated expiry and the cap: timeout 30 ms, then 60, then
+ * 120 capped at --rto-max 100 ms, then 100 (no more doubling at the cap).
+ */
+static void
+t_rto_backoff_cap(void)
+{
+	static const uint64_t want[] = {30 * MS, 60 * MS, 100 * MS, 100 * MS};
+	struct tr_opts o = {.rto_min_ns = 1 * MS, .rto_max_ns = 100 * MS};
+	struct roce_rtt_info r;
+	struct tr_wire w;
+	uint64_t t;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 4096, 3);
+	round_trip(&w, 0, 5 * MS, 5 * MS); /* RTT 10, D 5 */
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 1, TR_DROP, 4); /* the packet and its first 3 resends */
+	t = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 512, 1024, 512, IBV_SEND_SIGNALED), 0);
+	for (unsigned int i = 0; i < 4; i++) {
+		uint64_t d = roce_dev_next_deadline(A(&w)->dev);
+
+		CHECK_EQ(d - t, want[i]); /* each resend is timed from the previous one */
+		w.now = t = d;
+		tr_poll(&w);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), i + 1);
+	}
+	r = rtt_of(&w);
+	CHECK_EQ(r.srtt_ns, 40 * MS); /* doubled twice, then held: RTT + 4 D reached the cap */
+	CHECK_EQ(r.rttvar_ns, 20 * MS);
+	CHECK_EQ(r.rto_ns, 100 * MS);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_EXPIRIES), 4);
+	CHECK_EQ(w.q[TR_A].count, 1); /* the fourth resend got through */
+	tr_run(&w, 100000);
+	drain_send_cq(A(&w), 1);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 1536);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_KARN_SKIPPED), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTT_SAMPLES), 1);
+	tr_fini(&w);
+}
+
+/*
+ * A tail loss: the last packet of a 4-packet WRITE is dropped; the ACK of the
+ * first three comes back 10 ms after the send. The adaptive timer runs from
+ * the send time of the oldest outstanding PSN, so the tail is resent at
+ * send + RTO (27.5 ms), not at ACK arrival + RTO (37.5 ms).
+ */
+static void
+t_rto_tail_loss(void)
+{
+	struct tr_opts o = {.rto_min_ns = 1 * MS};
+	struct roce_rtt_info r;
+	struct tr_wire w;
+	uint64_t t1;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 8192, 4);
+	round_trip(&w, 0, 5 * MS, 5 * MS); /* RTT 10, D 5, timeout 30 */
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 4, TR_DROP, 1); /* PSNs 1..4: the last one */
+	t1 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 1024, 4096, 1024, IBV_SEND_SIGNALED), 0);
+	CHECK_EQ(w.q[TR_A].count, 3);
+	w.now = t1 + 5 * MS;
+	while (tr_deliver_one(&w, TR_A))
+		;
+	/* no AckReq before the last packet: B ACKs PSN 3 after its delayed-ACK time */
+	CHECK_EQ(roce_dev_next_deadline(B(&w)->dev), t1 + 5 * MS + 20 * US);
+	w.now = t1 + 5 * MS + 20 * US;
+	tr_poll(&w);
+	CHECK_EQ(w.q[TR_B].count, 1);
+	w.now = t1 + 10 * MS;
+	CHECK(tr_deliver_one(&w, TR_B)); /* M = 10 ms for PSN 3: RTT 10, D 4.375, timeout 27.5 */
+	r = rtt_of(&w);
+	CHECK_EQ(r.samples, 2);
+	CHECK_EQ(r.srtt_ns, 10 * MS);
+	CHECK_EQ(r.rttvar_ns, 4375 * US);
+	CHECK_EQ(r.rto_ns, 27500 * US);
+	tr_poll(&w);
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t1 + 27500 * US);
+	w.now = t1 + 27500 * US;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1); /* only the tail */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	tr_run(&w, 100000);
+	drain_send_cq(A(&w), 1);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 512);
+	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 4096);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 0);
+	tr_fini(&w);
+}
+
+/*
+ * The floor: 100 us samples would give a 300 us timeout; --rto-min 5 ms (the
+ * default) holds it there. The ceiling also bounds the first timeout:
+ * --rto-max 20 ms cuts -u 14's 67 ms before any sample.
+ */
+static void
+t_rto_floor_and_initial(void)
+{
+	struct tr_opts o = {.rto_max_ns = 20 * MS};
+	struct roce_rtt_info r;
+	struct tr_wire w;
+	uint64_t t;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 4096, 5);
+	CHECK_EQ(rtt_of(&w).rto_ns, 20 * MS);
+	/* the very first packet lost: resent at send + 20 ms */
+	tr_rule(&w, TR_A, TR_REQ, PSN0, TR_DROP, 1);
+	t = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 512, 0, IBV_SEND_SIGNALED), 0);
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + 20 * MS);
+	w.now = t + 20 * MS;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(rtt_of(&w).rto_ns, 20 * MS); /* doubling is capped */
+	tr_run(&w, 100000);
+	drain_send_cq(A(&w), 1);
+	CHECK_EQ(rtt_of(&w).samples, 0); /* Karn */
+	/* 100 us samples: RTT 100 us, D 50 us, RTT + 4 D = 300 us, floor 5 ms */
+	round_trip(&w, 512, 50 * US, 50 * US);
+	r = rtt_of(&w);
+	CHECK_EQ(r.srtt_ns, 100 * US);
+	CHECK_EQ(r.rttvar_ns, 50 * US);
+	CHECK_EQ(r.rto_ns, ROCE_DEFAULT_RTO_MIN_NS);
+	/* a tail loss now waits for the floor */
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 2, TR_DROP, 1);
+	t = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 1024, 512, 1024, IBV_SEND_SIGNALED), 0);
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + ROCE_DEFAULT_RTO_MIN_NS);
+	tr_run(&w, 100000);
+	drain_send_cq(A(&w), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 1536);
+	tr_fini(&w);
+}
+
+/*
+ * --rto fixed keeps the IBTA timer exactly: 4.096 us * 2^14 from the last
+ * progress, whatever the samples say (they are still taken and counted).
+ */
+static void
+t_rto_fixed(void)
+{
+	struct tr_opts o = {.rto_fixed = true, .rto_min_ns = 1 * MS};
+	struct tr_wire w;
+	uint64_t t1;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 8192, 6);
+	round_trip(&w, 0, 5 * MS, 5 * MS);
+	CHECK_EQ(rtt_of(&w).samples, 1);
+	CHECK_EQ(rtt_of(&w).srtt_ns, 10 * MS);
+	CHECK_EQ(rtt_of(&w).rto_ns, 4096ull << 14);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 4, TR_DROP, 1);
+	t1 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 1024, 4096, 1024, IBV_SEND_SIGNALED), 0);
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t1 + (4096ull << 14));
+	w.now = t1 + 5 * MS;
+	while (tr_deliver_one(&w, TR_A))
+		;
+	w.now = t1 + 5 * MS + 20 * US;
+	tr_poll(&w);
+	w.now = t1 + 10 * MS;
+	CHECK(tr_deliver_one(&w, TR_B));
+	/* restarted from this ACK's arrival, as today */
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t1 + 10 * MS + (4096ull << 14));
+	tr_run(&w, 100000);
+	drain_send_cq(A(&w), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_EXPIRIES), 0);
+	CHECK_EQ(rtt_of(&w).srtt_ns, 10 * MS); /* no doubling in fixed mode */
+	CHECK_EQ(rtt_of(&w).rto_ns, 4096ull << 14);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 512);
+	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 4096);
+	tr_fini(&w);
+}
+
+/*
+ * A sender that stalls wakes up to a backlog of ACKs: the timer of the
+ * oldest PSN is long due, but the poll after a receive burst that moved una
+ * does not fire it, so the ACK behind that burst is read first. The control:
+ * two polls in a row with the second ACK still queued do fire it.
+ */
+static void
+t_rto_stall_backlog(void)
+{
+	struct tr_opts o = {.rto_min_ns = 1 * MS};
+
+	for (int control = 0; control < 2; control++) {
+		struct tr_wire w;
+
+		tr_init(&w, &o);
+		tr_fill(A(&w), 0, 4096, 7);
+		round_trip(&w, 0, 5 * MS, 5 * MS); /* timeout 30 ms */
+		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 512, 512, 512, IBV_SEND_SIGNALED), 0);
+		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 1024, 512, 1024, IBV_SEND_SIGNALED), 0);
+		w.now += 5 * MS;
+		CHECK(tr_deliver_one(&w, TR_A));
+		CHECK(tr_deliver_one(&w, TR_A));
+		CHECK_EQ(w.q[TR_B].count, 2); /* two ACKs on their way */
+		w.now += 95 * MS; /* A was descheduled for 100 ms */
+		CHECK(tr_deliver_one(&w, TR_B));
+		tr_poll(&w); /* first poll after the burst: the 30 ms timer is due, not fired */
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);
+		if (control) {
+			tr_poll(&w);
+			CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+			CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+		}
+		tr_run(&w, 100000);
+		drain_send_cq(A(&w), 2);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), control ? 1 : 0);
+		CHECK_MEM(B(&w)->buf, A(&w)->buf, 1536);
+		tr_fini(&w);
+	}
+}
+
+/* A READ is timed by its first response only (the later PSNs were never sent). */
+static void
+t_rtt_read(void)
+{
+	struct tr_opts o = {.rto_min_ns = 1 * MS};
+	struct tr_wire w;
+
+	tr_init(&w, &o);
+	tr_fill(B(&w), 0, 8192, 8);
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_READ, 1, 0, 8192, 0, IBV_SEND_SIGNALED), 0);
+	w.now += 3 * MS;
+	CHECK(tr_deliver_one(&w, TR_A));
+	CHECK_EQ(w.q[TR_B].count, 8);
+	w.now += 3 * MS;
+	while (tr_deliver_one(&w, TR_B))
+		w.now += 10 * US;
+	drain_send_cq(A(&w), 1);
+	CHECK_MEM(A(&w)->buf, B(&w)->buf, 8192);
+	CHECK_EQ(rtt_of(&w).samples, 1);
+	CHECK_EQ(rtt_of(&w).srtt_ns, 6 * MS);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_KARN_SKIPPED), 0);
+	tr_fini(&w);
+}
+
+/* Bad RTO settings are refused at device creation; min = max is allowed. */
+static int
+null_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+	(void)ctx;
+	(void)frame;
+	(void)len;
+	return 0;
+}
+
+static uint64_t
+null_now(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static void
+t_rto_cfg(void)
+{
+	const struct roce_dev_ops ops = {.tx = null_tx, .now_ns = null_now};
+	struct roce_dev_cfg c;
+	struct roce_dev *dev;
+	struct tr_opts o = {.rto_min_ns = 1 * MS, .rto_max_ns = 1 * MS};
+	struct tr_wire w;
+
+	roce_dev_cfg_init(&c);
+	CHECK_EQ(c.rto_mode, ROCE_RTO_ADAPTIVE);
+	CHECK_EQ(c.rto_min_ns, ROCE_DEFAULT_RTO_MIN_NS);
+	CHECK_EQ(c.rto_max_ns, ROCE_DEFAULT_RTO_MAX_NS);
+	c.rto_min_ns = 2 * MS;
+	c.rto_max_ns = 1 * MS;
+	errno = 0;
+	CHECK(roce_dev_create(&c, &ops, NULL) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	roce_dev_cfg_init(&c);
+	c.rto_min_ns = 0;
+	CHECK(roce_dev_create(&c, &ops, NULL) == NULL);
+	roce_dev_cfg_init(&c);
+	c.rto_mode = 7;
+	CHECK(roce_dev_create(&c, &ops, NULL) == NULL);
+	roce_dev_cfg_init(&c);
+	dev = roce_dev_create(&c, &ops, NULL);
+	CHECK(dev != NULL);
+	roce_dev_destroy(dev);
+	tr_init(&w, &o);
+	CHECK_EQ(rtt_of(&w).rto_ns, 1 * MS);
+	tr_fini(&w);
+}
+
+RW_TEST_MAIN(RW_TEST(t_rtt_ewma), RW_TEST(t_rtt_karn), RW_TEST(t_rto_backoff_cap),
+	     RW_TEST(t_rto_tail_loss), RW_TEST(t_rto_floor_and_initial), RW_TEST(t_rto_fixed),
+	     RW_TEST(t_rto_stall_backlog), RW_TEST(t_rtt_read), RW_TEST(t_rto_cfg))
