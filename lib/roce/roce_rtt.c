@@ -64,16 +64,27 @@ roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m, uint64_t min_ns, uint64_
 void
 roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 {
-	/* KARN (VRP §2.5.1): double the timeout on expiry by doubling RTT and D */
-	if (e->samples == 0) {
-		e->rto = rto_clamp(e->rto > max_ns / 2 ? max_ns : 2 * e->rto, min_ns, max_ns);
-		return;
+	/*
+	 * KARN (VRP §2.5.1): "double the timeout each time a packet is lost ...
+	 * multiply RTT and D rather than timeout". The timeout in force doubles,
+	 * up to max_ns. RTT and D are multiplied by the factor that gives
+	 * RTT + 4 D = that new timeout: 2 as in the paper, more when the floor
+	 * held the timeout above RTT + 4 D (doubling them alone would leave a
+	 * floored timeout unchanged, and 7 retries would span 7 floors).
+	 */
+	uint64_t target = e->rto > max_ns / 2 ? max_ns : 2 * e->rto;
+	uint64_t sum = e->srtt + 4 * e->rttvar;
+
+	if (e->rto >= max_ns)
+		return; /* at the cap: no more doubling */
+	target = rto_clamp(target, min_ns, max_ns);
+	if (e->samples && sum) {
+		e->srtt = (uint64_t)((unsigned __int128)e->srtt * target / sum);
+		e->rttvar = (uint64_t)((unsigned __int128)e->rttvar * target / sum);
+	} else if (e->samples) {
+		e->srtt = target; /* zero-length samples: all of it is RTT */
 	}
-	if (e->srtt + 4 * e->rttvar < max_ns) {
-		e->srtt *= 2;
-		e->rttvar *= 2;
-	}
-	e->rto = rto_clamp(e->srtt + 4 * e->rttvar, min_ns, max_ns);
+	e->rto = target;
 }
 
 /* ---- the per-QP sampler ---- */

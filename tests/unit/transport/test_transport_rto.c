@@ -263,6 +263,7 @@ t_rtt_karn(void)
 /*
  * Back-off on repeated expiry and the cap: timeout 30 ms, then 60, then
  * 120 capped at --rto-max 100 ms, then 100 (no more doubling at the cap).
+ * RTT and D double with the timeout (VRP: "multiply RTT and D").
  */
 static void
 t_rto_backoff_cap(void)
@@ -288,8 +289,9 @@ t_rto_backoff_cap(void)
 		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), i + 1);
 	}
 	r = rtt_of(&w);
-	CHECK_EQ(r.srtt_ns, 40 * MS); /* doubled twice, then held: RTT + 4 D reached the cap */
-	CHECK_EQ(r.rttvar_ns, 20 * MS);
+	/* doubled (20, 10), then scaled by 100/60 to meet the cap, then held */
+	CHECK_EQ(r.srtt_ns, 33333333ull);
+	CHECK_EQ(r.rttvar_ns, 16666666ull);
 	CHECK_EQ(r.rto_ns, 100 * MS);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_EXPIRIES), 4);
 	CHECK_EQ(w.q[TR_A].count, 1); /* the fourth resend got through */
@@ -393,6 +395,14 @@ t_rto_floor_and_initial(void)
 	tr_run(&w, 100000);
 	drain_send_cq(A(&w), 1);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
+	/*
+	 * the expiry doubled the floored timeout to 10 ms: RTT and D scaled by
+	 * 10 / 0.3 (doubling them alone, 0.6 ms, would have left it at the floor)
+	 */
+	r = rtt_of(&w);
+	CHECK_EQ(r.rto_ns, 10 * MS);
+	CHECK_EQ(r.srtt_ns, 3333333ull);
+	CHECK_EQ(r.rttvar_ns, 1666666ull);
 	CHECK_MEM(B(&w)->buf, A(&w)->buf, 1536);
 	tr_fini(&w);
 }
