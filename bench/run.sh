@@ -26,3 +26,5 @@ echo "== claim: Go-Back-N goodput against seed 000's model (bench/testbed/goodpu
 /usr/bin/python3 bench/testbed/goodput_model.py "$b"
 echo "== claim: Swing one-BDP buffer, bracketed (bench/testbed/swing_bracket.py; root)"
 /usr/bin/python3 bench/testbed/swing_bracket.py "$b"
+echo "== claim: rnic adaptive RTO, tail loss resent 1.0-1.5 RTT after its send (bench/rnic/rto_tail.py; root)"
+/usr/bin/python3 bench/rnic/rto_tail.py "$b" "${RTO_ROUNDS:-${BENCH_ROUNDS:-10}}"
