@@ -288,6 +288,7 @@ struct roce_qp {
 	struct roce_rtt_est rtt;   /**< adaptive RTO estimator (roce_rtt.c) */
 	uint64_t *rtt_sent;        /**< RC: send stamp per PSN, rtt_mask + 1 slots (roce_rtt.c) */
 	uint32_t rtt_mask;
+	bool rtt_dirty;            /**< a stamp was written since the ring was last cleared */
 	struct roce_stats stats;
 	struct roce_qp *dirty_next; /**< roce_dev_rx_burst: QPs to run at the end */
 	bool dirty;

@@ -116,6 +116,7 @@ roce_rtt_alloc(struct roce_qp *qp)
 	free(qp->rtt_sent);
 	qp->rtt_sent = r; /* outstanding stamps are lost: those PSNs give no sample */
 	qp->rtt_mask = n - 1;
+	qp->rtt_dirty = false;
 	return 0;
 }
 
@@ -144,8 +145,10 @@ roce_rtt_reset(struct roce_qp *qp)
 	roce_rtt_est_init(&qp->rtt, roce_ack_timeout_ns(qp->attr.timeout), c->rto_min_ns,
 			  c->rto_max_ns);
 	qp->req.rto_defer = false;
-	if (qp->rtt_sent)
+	/* a fresh ring is already zero: clearing it would map all its pages */
+	if (qp->rtt_sent && qp->rtt_dirty)
 		memset(qp->rtt_sent, 0, ((size_t)qp->rtt_mask + 1) * sizeof(*qp->rtt_sent));
+	qp->rtt_dirty = false;
 }
 
 void
@@ -156,6 +159,7 @@ roce_rtt_sent(struct roce_qp *qp, uint32_t psn, bool retx)
 	if (roce_unlikely(!qp->rtt_sent))
 		return;
 	slot = &qp->rtt_sent[psn & qp->rtt_mask];
+	qp->rtt_dirty = true;
 	/* Karn: once retransmitted, a PSN never gives a sample; its time still sets the timer */
 	*slot = (qp->dev->now + 1) | (retx || (*slot & ROCE_RTT_RETX) ? ROCE_RTT_RETX : 0);
 }
