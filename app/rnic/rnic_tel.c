@@ -71,16 +71,22 @@ rnic_rtt_summary(struct roce_qp *const *qps, unsigned int n, struct rnic_rtt_sum
 	}
 }
 
-static void
+/* Under "rtt": the RTT figures of @p qps (not counters: they are not added up). */
+static int
 add_rtt(struct rte_tel_data *d, struct roce_qp *const *qps, unsigned int n)
 {
+	struct rte_tel_data *r = rte_tel_data_alloc();
 	struct rnic_rtt_sum s;
 
+	if (!r)
+		return -ENOMEM;
 	rnic_rtt_summary(qps, n, &s);
-	rte_tel_data_add_dict_u64(d, "srtt_us", (uint64_t)s.srtt_us);
-	rte_tel_data_add_dict_u64(d, "rttvar_us", (uint64_t)s.rttvar_us);
-	rte_tel_data_add_dict_u64(d, "rto_us", (uint64_t)s.rto_us);
-	rte_tel_data_add_dict_u64(d, "rtt_qps", s.sampled);
+	rte_tel_data_start_dict(r);
+	rte_tel_data_add_dict_u64(r, "srtt_us", (uint64_t)s.srtt_us);
+	rte_tel_data_add_dict_u64(r, "rttvar_us", (uint64_t)s.rttvar_us);
+	rte_tel_data_add_dict_u64(r, "rto_us", (uint64_t)s.rto_us);
+	rte_tel_data_add_dict_u64(r, "qps_sampled", s.sampled);
+	return rte_tel_data_add_dict_container(d, "rtt", r, 0);
 }
 
 static int
@@ -130,9 +136,8 @@ tel_port_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 
 		for (unsigned int i = 0; i < n; i++)
 			qps[k++] = tel_qps[i].qp;
-		add_rtt(d, qps, k);
+		return add_rtt(d, qps, k);
 	}
-	return 0;
 }
 
 static int
@@ -174,8 +179,7 @@ tel_qp_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "state", qp_state_name(roce_qp_state(q->qp)));
 	roce_qp_stats(q->qp, &st);
 	add_roce_stats(d, &st);
-	add_rtt(d, &q->qp, 1);
-	return 0;
+	return add_rtt(d, &q->qp, 1);
 }
 
 int

@@ -10,11 +10,11 @@
  *                        counters added up, plus drops before a QP is known,
  *                        e.g. rx_drop_icrc)
  *   /rnic/qp/list        the QP numbers, in creation order
- *   /rnic/qp/stats,QPN   one QP: qpn, type, state, its RoCE counters and its
- *                        srtt_us, rttvar_us, rto_us, rtt_qps (roce_rtt.h)
+ *   /rnic/qp/stats,QPN   one QP: qpn, type, state, its RoCE counters and,
+ *                        under "rtt", its srtt_us, rttvar_us, rto_us (roce_rtt.h)
  *
- * /rnic/port/stats also carries srtt_us, rttvar_us, rto_us and rtt_qps over
- * the published QPs, aggregated as rnic_rtt_summary() does.
+ * /rnic/port/stats also carries "rtt" over the published QPs, aggregated as
+ * rnic_rtt_summary() does (qps_sampled: how many QPs the means cover).
  *
  * The callbacks run on DPDK's telemetry thread while the data path runs. They
  * take no lock: every counter has one writer (the data-path lcore) and is an
