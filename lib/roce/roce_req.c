@@ -721,7 +721,11 @@ roce_req_busy(struct roce_qp *qp)
  * as rxe): restarted from now at every progress. --rto adaptive: it expires
  * one RTO after the send time of the oldest outstanding PSN, so a lost tail
  * is resent at its send time + RTO, not one more RTT later (the adaptive RTO
- * already covers a whole round trip).
+ * already covers a whole round trip). The send time counts as no earlier
+ * than one smoothed RTT before the latest progress: a PSN sent long before
+ * its turn (a READ queued behind other READs' responses, a burst behind a
+ * bottleneck queue) gets RTO - RTT = 4 D (at least the floor's margin) after
+ * the response before it, as a timer restarted at every ACK would give it.
  */
 static void
 req_arm(struct roce_qp *qp, bool from_now)
@@ -742,9 +746,10 @@ req_arm(struct roce_qp *qp, bool from_now)
 	}
 	if (!from_now && qp->dev->cfg.rto_mode == ROCE_RTO_ADAPTIVE) {
 		uint64_t sent = roce_rtt_sent_at(qp, qp->comp.una);
+		uint64_t alive = base > qp->rtt.srtt ? base - qp->rtt.srtt : 0;
 
 		if (sent)
-			base = sent; /* may lie more than an RTO back: the timer is then due */
+			base = sent > alive ? sent : alive; /* may be more than an RTO back: due */
 	}
 	qp->req.rto_at = base + rto;
 }

@@ -448,11 +448,41 @@ t_rto_fixed(void)
 	tr_fini(&w);
 }
 
+/* Two single-packet WRITEs sent at t, both ACKs queued, A stalled until t + 100 ms. */
+static void
+stall_setup(struct tr_wire *w, const struct tr_opts *o, uint64_t *t)
+{
+	tr_init(w, o);
+	tr_fill(A(w), 0, 4096, 7);
+	round_trip(w, 0, 5 * MS, 5 * MS); /* RTT 10 ms */
+	*t = w->now;
+	CHECK_EQ(tr_post_send(A(w), IBV_WR_RDMA_WRITE, 1, 512, 512, 512, IBV_SEND_SIGNALED), 0);
+	CHECK_EQ(tr_post_send(A(w), IBV_WR_RDMA_WRITE, 2, 1024, 512, 1024, IBV_SEND_SIGNALED), 0);
+	w->now += 5 * MS;
+	CHECK(tr_deliver_one(w, TR_A));
+	CHECK(tr_deliver_one(w, TR_A));
+	CHECK_EQ(w->q[TR_B].count, 2); /* two ACKs on their way */
+	w->now = *t + 100 * MS; /* A was descheduled */
+	CHECK(tr_deliver_one(w, TR_B));
+}
+
+static void
+stall_finish(struct tr_wire *w, uint64_t timeouts)
+{
+	tr_run(w, 100000);
+	drain_send_cq(A(w), 2);
+	CHECK_EQ(tr_dev_stat(A(w), ROCE_STAT_TIMEOUTS), timeouts);
+	CHECK_MEM(B(w)->buf, A(w)->buf, 1536);
+	tr_fini(w);
+}
+
 /*
- * A sender that stalls wakes up to a backlog of ACKs: the timer of the
- * oldest PSN is long due, but the poll after a receive burst that moved una
- * does not fire it, so the ACK behind that burst is read first. The control:
- * two polls in a row with the second ACK still queued do fire it.
+ * A sender that stalls wakes up to a backlog of ACKs while the timer of its
+ * oldest PSN (sent at t, timeout 30 ms) is long due. The first ACK is a
+ * 100 ms sample: D = (35 + 90)/8 = 15.625, RTT = (70 + 100)/8 = 21.25,
+ * timeout 83.75 ms; the timer moves to one RTT before that ACK + timeout,
+ * t + 78.75 + 83.75 ms, so the ACK queued behind it is read first. The
+ * control: not read by then, it fires.
  */
 static void
 t_rto_stall_backlog(void)
@@ -461,30 +491,48 @@ t_rto_stall_backlog(void)
 
 	for (int control = 0; control < 2; control++) {
 		struct tr_wire w;
+		uint64_t t;
 
-		tr_init(&w, &o);
-		tr_fill(A(&w), 0, 4096, 7);
-		round_trip(&w, 0, 5 * MS, 5 * MS); /* timeout 30 ms */
-		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 512, 512, 512, IBV_SEND_SIGNALED), 0);
-		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 1024, 512, 1024, IBV_SEND_SIGNALED), 0);
-		w.now += 5 * MS;
-		CHECK(tr_deliver_one(&w, TR_A));
-		CHECK(tr_deliver_one(&w, TR_A));
-		CHECK_EQ(w.q[TR_B].count, 2); /* two ACKs on their way */
-		w.now += 95 * MS; /* A was descheduled for 100 ms */
-		CHECK(tr_deliver_one(&w, TR_B));
-		tr_poll(&w); /* first poll after the burst: the 30 ms timer is due, not fired */
+		stall_setup(&w, &o, &t);
+		tr_poll(&w);
+		tr_poll(&w);
 		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);
+		CHECK_EQ(rtt_of(&w).rto_ns, 83750 * US);
+		CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + 162500 * US);
 		if (control) {
+			w.now = t + 162500 * US;
 			tr_poll(&w);
 			CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
 			CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
 		}
-		tr_run(&w, 100000);
-		drain_send_cq(A(&w), 2);
-		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), control ? 1 : 0);
-		CHECK_MEM(B(&w)->buf, A(&w)->buf, 1536);
-		tr_fini(&w);
+		stall_finish(&w, control ? 1 : 0);
+	}
+}
+
+/*
+ * With the timeout pinned (--rto-min = --rto-max = 10 ms) below the RTT the
+ * stall's sample gives (21.25 ms), the moved timer (t + 100 - 21.25 + 10 ms)
+ * is due at once; the poll after a receive burst that moved una still does
+ * not fire it, the next one does (the control).
+ */
+static void
+t_rto_stall_defer(void)
+{
+	struct tr_opts o = {.rto_min_ns = 10 * MS, .rto_max_ns = 10 * MS};
+
+	for (int control = 0; control < 2; control++) {
+		struct tr_wire w;
+		uint64_t t;
+
+		stall_setup(&w, &o, &t);
+		CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + 88750 * US); /* due */
+		tr_poll(&w);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);
+		if (control) {
+			tr_poll(&w);
+			CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+		}
+		stall_finish(&w, control ? 1 : 0);
 	}
 }
 
@@ -564,4 +612,4 @@ t_rto_cfg(void)
 
 RW_TEST_MAIN(RW_TEST(t_rtt_ewma), RW_TEST(t_rtt_karn), RW_TEST(t_rto_backoff_cap),
 	     RW_TEST(t_rto_tail_loss), RW_TEST(t_rto_floor_and_initial), RW_TEST(t_rto_fixed),
-	     RW_TEST(t_rto_stall_backlog), RW_TEST(t_rtt_read), RW_TEST(t_rto_cfg))
+	     RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer), RW_TEST(t_rtt_read), RW_TEST(t_rto_cfg))
