@@ -191,6 +191,7 @@ enum roce_res_type {
 struct roce_resp_res {
 	uint8_t type;       /**< enum roce_res_type */
 	bool pending;       /**< responses still to transmit */
+	bool replay;        /**< they answer a duplicate request (may yield to a new one) */
 	uint32_t first_psn, last_psn; /**< PSNs of the original request */
 	uint64_t seq;       /**< allocation order */
 	/* READ: the (re)execution being transmitted */

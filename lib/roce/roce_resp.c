@@ -126,11 +126,13 @@ roce_resp_reset(struct roce_qp *qp)
 static struct roce_resp_res *
 res_alloc(struct roce_qp *qp)
 {
-	struct roce_resp_res *best = NULL;
+	struct roce_resp_res *best = NULL, *oldest = NULL;
 
 	for (uint32_t i = 0; i < qp->resp.nres; i++) {
 		struct roce_resp_res *r = &qp->resp.res[i];
 
+		if (!oldest || r->seq < oldest->seq)
+			oldest = r;
 		if (r->pending)
 			continue;
 		if (r->type == ROCE_RES_FREE)
@@ -138,6 +140,15 @@ res_alloc(struct roce_qp *qp)
 		if (!best || r->seq < best->seq)
 			best = r;
 	}
+	/*
+	 * Every resource is busy. A new READ/atomic means the requester has at
+	 * most max_dest_rd_atomic - 1 others outstanding, so the oldest retained
+	 * one is complete there: if it is only being replayed (a duplicate after
+	 * a retransmit timeout), the replay is useless and yields its slot. If it
+	 * still sends its first responses, the requester broke the limit.
+	 */
+	if (!best && oldest && oldest->replay)
+		return oldest;
 	return best;
 }
 
@@ -794,6 +805,8 @@ exec_read(struct resp_ctx *c)
 
 	if (!res) /* resp_check_op made sure there is one */
 		return resp_fail(c, ROCE_NAK_INVALID_REQ, ROCE_STAT_RX_INV_REQ);
+	if (res->pending)
+		roce_qp_stat(qp, ROCE_STAT_RX_REPLAY_CUT, 1);
 	memset(res, 0, sizeof(*res));
 	res->type = ROCE_RES_READ;
 	res->seq = ++qp->resp.res_seq;
@@ -828,6 +841,8 @@ exec_atomic(struct resp_ctx *c)
 
 	if (!res)
 		return resp_fail(c, ROCE_NAK_INVALID_REQ, ROCE_STAT_RX_INV_REQ);
+	if (res->pending)
+		roce_qp_stat(qp, ROCE_STAT_RX_REPLAY_CUT, 1);
 	/* one aligned 64-bit word in host order; single-threaded, so atomic by construction */
 	memcpy(&v, c->dst, sizeof(v));
 	memset(res, 0, sizeof(*res));
@@ -964,6 +979,7 @@ resp_dup_read(struct resp_ctx *c)
 	res->len = reth->dlen;
 	res->start_psn = res->cur_psn = c->rx->psn;
 	res->pending = true;
+	res->replay = true;
 	roce_qp_stat(qp, ROCE_STAT_RX_READ_REPLAYS, 1);
 	return RESP_DONE;
 }
@@ -987,6 +1003,7 @@ resp_duplicate(struct resp_ctx *c)
 			return RESP_DONE;
 		}
 		res->pending = true; /* replay the cached result: never execute twice */
+		res->replay = true;
 		roce_qp_stat(qp, ROCE_STAT_RX_ATOMIC_REPLAYS, 1);
 		return RESP_DONE;
 	}

@@ -81,6 +81,7 @@
 	X(RX_DUP_NO_RES, "rx_dup_unretained", "duplicate READ/atomic no longer retained") \
 	X(RX_ATOMIC_REPLAYS, "rx_atomic_replays", "duplicate atomics answered from the cache") \
 	X(RX_READ_REPLAYS, "rx_read_replays", "duplicate READs re-executed")              \
+	X(RX_REPLAY_CUT, "rx_replays_cut", "READ/atomic replays cut short: a new request needed the resource") \
 	X(RX_ECN_CE, "rx_ecn_ce", "packets received with ECN CE")                          \
 	X(RX_UC_MSG_DROP, "rx_uc_msg_drops", "UC messages dropped after a lost packet")    \
 	X(RX_NO_RECV_WQE, "rx_no_recv_wqe", "UC/UD SENDs dropped: no receive WQE")         \

@@ -560,6 +560,55 @@ t_rtt_read(void)
 	tr_fini(&w);
 }
 
+/*
+ * A retransmit timeout in a READ pipeline (all max_rd_atomic = 16 READs sent,
+ * none answered yet) makes the responder replay all 16 while its transmit
+ * ring is full. The originals' responses complete the 16 READs; the 17th READ
+ * then finds every resource busy with a useless replay: it takes the oldest
+ * (counted), where it used to be NAKed as an invalid request (QP to ERR).
+ */
+static void
+t_read_new_while_replaying(void)
+{
+	struct tr_opts o = {.rto_fixed = true, .timeout = 10, .buf_size = 1 << 22}; /* 4.2 ms */
+	struct tr_wire w;
+	struct ibv_wc wc;
+	int n = 0;
+
+	tr_init(&w, &o);
+	tr_fill(B(&w), 0, 17 * 16384, 9);
+	for (int i = 0; i < 16; i++)
+		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_READ, i, i * 16384, 16384, i * 16384,
+				      IBV_SEND_SIGNALED), 0);
+	while (tr_deliver_one(&w, TR_A))
+		;
+	w.now += 10 * MS;
+	tr_poll(&w); /* A times out: the 16 READ requests again */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 16);
+	B(&w)->refuse_tx = 1000000; /* B's transmit ring is full: the replays stay pending */
+	while (tr_deliver_one(&w, TR_A))
+		;
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_READ_REPLAYS), 16);
+	while (n < 16 && tr_deliver_one(&w, TR_B))
+		while (tr_poll_cq(A(&w), false, &wc, 1) == 1) {
+			CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+			n++;
+		}
+	CHECK_EQ(n, 16);
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_READ, 16, 16 * 16384, 16384, 16 * 16384,
+			      IBV_SEND_SIGNALED), 0);
+	CHECK(tr_deliver_one(&w, TR_A));
+	B(&w)->refuse_tx = 0;
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_TX_NAK_INV_REQ), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REPLAY_CUT), 1);
+	tr_run(&w, 1000000);
+	CHECK_EQ(tr_poll_cq(A(&w), false, &wc, 1), 1);
+	CHECK_EQ(wc.wr_id, 16);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK_MEM(A(&w)->buf, B(&w)->buf, 17 * 16384);
+	tr_fini(&w);
+}
+
 /* Bad RTO settings are refused at device creation; min = max is allowed. */
 static int
 null_tx(void *ctx, const uint8_t *frame, size_t len)
@@ -612,4 +661,5 @@ t_rto_cfg(void)
 
 RW_TEST_MAIN(RW_TEST(t_rtt_ewma), RW_TEST(t_rtt_karn), RW_TEST(t_rto_backoff_cap),
 	     RW_TEST(t_rto_tail_loss), RW_TEST(t_rto_floor_and_initial), RW_TEST(t_rto_fixed),
-	     RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer), RW_TEST(t_rtt_read), RW_TEST(t_rto_cfg))
+	     RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer), RW_TEST(t_rtt_read),
+	     RW_TEST(t_read_new_while_replaying), RW_TEST(t_rto_cfg))
