@@ -104,8 +104,9 @@ static const struct opt_def opts[] = {
 	{"rto", 0, T_CHOICE, OFF(rto), SZ(rto), "adaptive", 0, 0, "adaptive|fixed", true,
 	 "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + 4 D, "
 	 "-u gives the first value), fixed = IBTA's 4.096 us * 2^u from every ACK (docs/transport.md)"},
-	{"rto-min", 0, T_STR, OFF(rto_min), SZ(rto_min), "5ms", 0, 0, NULL, true,
-	 "adaptive RTO floor, a time (us, ms, s): above a shared host's scheduler stalls"},
+	{"rto-min", 0, T_STR, OFF(rto_min), SZ(rto_min), "10ms", 0, 0, NULL, true,
+	 "adaptive RTO floor, a time (us, ms, s): the least margin above the smoothed RTT "
+	 "(timeout = RTT + max(4 D, this)), above a shared host's scheduler stalls"},
 	{"rto-max", 0, T_STR, OFF(rto_max), SZ(rto_max), "1s", 0, 0, NULL, true,
 	 "adaptive RTO ceiling, also caps the doubling after each expiry"},
 	{"max-inflight", 0, T_U32, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, NULL, true,

@@ -63,11 +63,11 @@
 #define ROCE_MAX_TIMER_CODE 31u        /**< timeout and min_rnr_timer are 5-bit codes */
 /**
  * Adaptive RTO floor and ceiling (roce_rtt.h; docs/transport.md explains the
- * choice). The floor sits above the multi-millisecond scheduler stalls of a
- * shared host, so a stalled peer on a LAN path does not trigger go-back-N
- * rounds; paths of 5 ms RTT and more are timed by their own RTT + 4 D.
+ * choice). The floor is the least margin above the smoothed RTT: a peer or
+ * emulator descheduled for a few ms on a shared 2-core host must not look
+ * like a loss (each spurious expiry is a go-back-N round of the window).
  */
-#define ROCE_DEFAULT_RTO_MIN_NS 5000000ull    /* 5 ms */
+#define ROCE_DEFAULT_RTO_MIN_NS 10000000ull   /* 10 ms */
 #define ROCE_DEFAULT_RTO_MAX_NS 1000000000ull /* 1 s */
 #define ROCE_RTO_MIN_LIMIT_NS 1000ull          /**< smallest --rto-min: 1 us */
 #define ROCE_RTO_MAX_LIMIT_NS 3600000000000ull /**< largest --rto-max: one hour */

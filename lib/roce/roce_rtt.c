@@ -44,6 +44,21 @@ roce_rtt_est_init(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns, 
 	e->rto = rto_clamp(initial_ns, min_ns, max_ns);
 }
 
+/*
+ * timeout = RTT + 4 D, with 4 D at least min_ns: the floor bounds the margin
+ * above the smoothed RTT, as Linux TCP applies its rto_min (and RFC 6298 its
+ * clock granularity G: RTO = SRTT + max(G, K RTTVAR)). A path whose samples
+ * barely vary (D near 0) would otherwise time out on any delay of a few
+ * hundred us beyond its mean, e.g. a descheduled peer.
+ */
+static uint64_t
+rto_of(const struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
+{
+	uint64_t margin = 4 * e->rttvar;
+
+	return rto_clamp(e->srtt + (margin > min_ns ? margin : min_ns), min_ns, max_ns);
+}
+
 void
 roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m, uint64_t min_ns, uint64_t max_ns)
 {
@@ -58,7 +73,7 @@ roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m, uint64_t min_ns, uint64_
 		e->rttvar = (7 * e->rttvar + err) / 8; /* a = 7/8 */
 		e->srtt = (7 * e->srtt + m) / 8;       /* RTT = a RTT + (1 - a) M */
 	}
-	e->rto = rto_clamp(e->srtt + 4 * e->rttvar, min_ns, max_ns); /* timeout = RTT + 4 D */
+	e->rto = rto_of(e, min_ns, max_ns); /* timeout = RTT + 4 D */
 }
 
 void
@@ -66,25 +81,15 @@ roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 {
 	/*
 	 * KARN (VRP §2.5.1): "double the timeout each time a packet is lost ...
-	 * multiply RTT and D rather than timeout". The timeout in force doubles,
-	 * up to max_ns. RTT and D are multiplied by the factor that gives
-	 * RTT + 4 D = that new timeout: 2 as in the paper, more when the floor
-	 * held the timeout above RTT + 4 D (doubling them alone would leave a
-	 * floored timeout unchanged, and 7 retries would span 7 floors).
+	 * multiply RTT and D rather than timeout": the timeout in force doubles
+	 * up to max_ns, and so do RTT and D, which the next sample starts from.
+	 * At the cap nothing doubles any more.
 	 */
-	uint64_t target = e->rto > max_ns / 2 ? max_ns : 2 * e->rto;
-	uint64_t sum = e->srtt + 4 * e->rttvar;
-
 	if (e->rto >= max_ns)
-		return; /* at the cap: no more doubling */
-	target = rto_clamp(target, min_ns, max_ns);
-	if (e->samples && sum) {
-		e->srtt = (uint64_t)((unsigned __int128)e->srtt * target / sum);
-		e->rttvar = (uint64_t)((unsigned __int128)e->rttvar * target / sum);
-	} else if (e->samples) {
-		e->srtt = target; /* zero-length samples: all of it is RTT */
-	}
-	e->rto = target;
+		return;
+	e->rto = rto_clamp(e->rto > max_ns / 2 ? max_ns : 2 * e->rto, min_ns, max_ns);
+	e->srtt *= 2; /* srtt < rto <= max_ns (one hour): no overflow */
+	e->rttvar *= 2;
 }
 
 /* ---- the per-QP sampler ---- */

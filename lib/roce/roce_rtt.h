@@ -17,11 +17,11 @@
  *   timeout = RTT + 4 D;  the first sample sets RTT = M, D = M / 2;
  *   on expiry RTT and D are doubled ("multiply RTT and D rather than timeout").
  * |RTT - M| uses RTT before this sample's update (Jacobson's order, RFC 6298
- * §2.3). The timeout is clamped to [rto_min, rto_max]. An expiry doubles the
- * timeout in force up to rto_max, scaling RTT and D to match (by 2 unless the
- * floor held the timeout above RTT + 4 D). Before the first sample the
- * timeout is the QP's IBTA timer (4.096 us * 2^timeout), clamped, and doubles
- * on expiry.
+ * §2.3). The floor rto_min bounds the margin: timeout = RTT + max(4 D,
+ * rto_min), as Linux TCP applies its rto_min; the ceiling rto_max caps it. An
+ * expiry doubles the timeout in force (and RTT and D) up to rto_max. Before
+ * the first sample the timeout is the QP's IBTA timer (4.096 us * 2^timeout),
+ * clamped, and doubles on expiry.
  */
 #ifndef ROCE_RTT_H
 #define ROCE_RTT_H
@@ -60,7 +60,7 @@ void roce_rtt_est_init(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min
 		       uint64_t max_ns);
 /** Fold in one sample @p m_ns (VRP §2.5.1, Jacobson's formulas) and recompute the timeout. */
 void roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m_ns, uint64_t min_ns, uint64_t max_ns);
-/** The timer expired: double the timeout (RTT and D scaled with it), capped at @p max_ns. */
+/** The timer expired: double the timeout, RTT and D; the timeout capped at @p max_ns. */
 void roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns);
 
 #endif /* ROCE_RTT_H */

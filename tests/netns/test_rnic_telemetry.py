@@ -141,10 +141,10 @@ def test_counters_through_telemetry(veth_h4, tmp_path):
     q, port, dev = res["qp_counters"], res["port_counters"], res["device_counters"]
     assert set(b) - {"qpn", "type", "state", "rtt"} == set(q)
     assert set(pb) - {"port_id", "device", "rtt"} == set(port)
-    # RTT figures (not counters): the adaptive timeout is never below --rto-min (5 ms)
+    # RTT figures (not counters): the adaptive timeout is never below --rto-min (10 ms)
     assert b["rtt_samples"] > 0 and b["rtt"]["qps_sampled"] == 1, b
-    assert 5000 <= b["rtt"]["rto_us"] <= 1000000 and 5000 <= pb["rtt"]["rto_us"] <= 1000000, (b, pb)
-    assert res["rtt"]["qps_sampled"] == 1 and res["rtt"]["rto_us"] >= 5000, res["rtt"]
+    assert 10000 <= b["rtt"]["rto_us"] <= 1000000 and 10000 <= pb["rtt"]["rto_us"] <= 1000000, (b, pb)
+    assert res["rtt"]["qps_sampled"] == 1 and res["rtt"]["rto_us"] >= 10000, res["rtt"]
     assert set(pb["device"]) == set(dev)
     for k in q:
         assert b[k] <= q[k], (k, b[k], q[k])

@@ -289,9 +289,9 @@ t_rto_backoff_cap(void)
 		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), i + 1);
 	}
 	r = rtt_of(&w);
-	/* doubled (20, 10), then scaled by 100/60 to meet the cap, then held */
-	CHECK_EQ(r.srtt_ns, 33333333ull);
-	CHECK_EQ(r.rttvar_ns, 16666666ull);
+	/* doubled twice (the second time the timeout hit the cap), then held */
+	CHECK_EQ(r.srtt_ns, 40 * MS);
+	CHECK_EQ(r.rttvar_ns, 20 * MS);
 	CHECK_EQ(r.rto_ns, 100 * MS);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_EXPIRIES), 4);
 	CHECK_EQ(w.q[TR_A].count, 1); /* the fourth resend got through */
@@ -354,9 +354,10 @@ t_rto_tail_loss(void)
 }
 
 /*
- * The floor: 100 us samples would give a 300 us timeout; --rto-min 5 ms (the
- * default) holds it there. The ceiling also bounds the first timeout:
- * --rto-max 20 ms cuts -u 14's 67 ms before any sample.
+ * The floor is the least margin above RTT: 100 us samples would give a 300 us
+ * timeout; --rto-min 10 ms (the default) makes it 0.1 + 10 ms. The ceiling
+ * also bounds the first timeout: --rto-max 20 ms cuts -u 14's 67 ms before any
+ * sample, and the doubling after an expiry.
  */
 static void
 t_rto_floor_and_initial(void)
@@ -377,32 +378,29 @@ t_rto_floor_and_initial(void)
 	w.now = t + 20 * MS;
 	tr_poll(&w);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
-	CHECK_EQ(rtt_of(&w).rto_ns, 20 * MS); /* doubling is capped */
+	CHECK_EQ(rtt_of(&w).rto_ns, 20 * MS); /* at the cap: no doubling */
 	tr_run(&w, 100000);
 	drain_send_cq(A(&w), 1);
 	CHECK_EQ(rtt_of(&w).samples, 0); /* Karn */
-	/* 100 us samples: RTT 100 us, D 50 us, RTT + 4 D = 300 us, floor 5 ms */
+	/* 100 us samples: RTT 100 us, D 50 us, 4 D = 200 us < the 10 ms floor */
 	round_trip(&w, 512, 50 * US, 50 * US);
 	r = rtt_of(&w);
 	CHECK_EQ(r.srtt_ns, 100 * US);
 	CHECK_EQ(r.rttvar_ns, 50 * US);
-	CHECK_EQ(r.rto_ns, ROCE_DEFAULT_RTO_MIN_NS);
-	/* a tail loss now waits for the floor */
+	CHECK_EQ(r.rto_ns, 100 * US + ROCE_DEFAULT_RTO_MIN_NS);
+	/* a tail loss now waits RTT + the floor */
 	tr_rule(&w, TR_A, TR_REQ, PSN0 + 2, TR_DROP, 1);
 	t = w.now;
 	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 1024, 512, 1024, IBV_SEND_SIGNALED), 0);
-	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + ROCE_DEFAULT_RTO_MIN_NS);
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + 100 * US + ROCE_DEFAULT_RTO_MIN_NS);
 	tr_run(&w, 100000);
 	drain_send_cq(A(&w), 1);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
-	/*
-	 * the expiry doubled the floored timeout to 10 ms: RTT and D scaled by
-	 * 10 / 0.3 (doubling them alone, 0.6 ms, would have left it at the floor)
-	 */
+	/* the expiry doubled the timeout (20.2 ms, capped at 20), RTT and D */
 	r = rtt_of(&w);
-	CHECK_EQ(r.rto_ns, 10 * MS);
-	CHECK_EQ(r.srtt_ns, 3333333ull);
-	CHECK_EQ(r.rttvar_ns, 1666666ull);
+	CHECK_EQ(r.rto_ns, 20 * MS);
+	CHECK_EQ(r.srtt_ns, 200 * US);
+	CHECK_EQ(r.rttvar_ns, 100 * US);
 	CHECK_MEM(B(&w)->buf, A(&w)->buf, 1536);
 	tr_fini(&w);
 }
