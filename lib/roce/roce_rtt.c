@@ -225,6 +225,29 @@ roce_rtt_expired(struct roce_qp *qp)
 	roce_qp_stat(qp, ROCE_STAT_RTO_EXPIRIES, 1);
 }
 
+/*
+ * The app refused frames (a PFC pause, a full ring) from dev->tx_held_since
+ * to now. Adaptive RTO: that time does not count. A paused sender's packets
+ * wait in the pausing hops, so their ACKs come that much later; no timer
+ * fired meanwhile (roce_qp_timers), and every armed deadline moves by the
+ * held time. --rto fixed keeps IBTA's timer, which runs through pauses.
+ */
+void
+roce_rtt_tx_resumed(struct roce_dev *dev)
+{
+	uint64_t held = dev->now > dev->tx_held_since ? dev->now - dev->tx_held_since : 0;
+
+	dev->tx_held_since = 0;
+	if (dev->cfg.rto_mode != ROCE_RTO_ADAPTIVE || !held)
+		return;
+	for (uint32_t i = 0; i < dev->cfg.max_qp; i++) {
+		struct roce_qp *qp = dev->qp_tbl[i];
+
+		if (qp && qp->req.rto_at)
+			qp->req.rto_at += held;
+	}
+}
+
 int
 roce_qp_rtt(const struct roce_qp *qp, struct roce_rtt_info *out)
 {

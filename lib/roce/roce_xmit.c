@@ -95,9 +95,13 @@ roce_tx_pkt(struct roce_qp *qp, struct roce_pkt *p, uint32_t payload_len, bool e
 	rc = dev->ops.tx(dev->ctx, buf, (size_t)len);
 	if (rc < 0) {
 		dev->tx_blocked = true;
+		if (!dev->tx_held_since)
+			dev->tx_held_since = dev->now ? dev->now : 1;
 		roce_qp_stat(qp, ROCE_STAT_TX_ERRORS, 1);
 		return -EAGAIN;
 	}
+	if (roce_unlikely(dev->tx_held_since))
+		roce_rtt_tx_resumed(dev);
 	roce_qp_stat(qp, ROCE_STAT_TX_PKTS, 1);
 	roce_qp_stat(qp, ROCE_STAT_TX_BYTES, (uint64_t)len);
 	return 0;

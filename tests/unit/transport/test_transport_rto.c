@@ -559,6 +559,51 @@ t_rtt_read(void)
 }
 
 /*
+ * A PFC-paused sender (ops->tx refuses frames): no adaptive timeout fires
+ * while it is held, and the held time moves the deadline. P1 is sent at t
+ * (timeout 30 ms), the app refuses P2 from t + 1 ms to t + 60 ms: P1's timer
+ * is due at t + 30 + 59 ms. The control, --rto fixed, keeps IBTA's timer:
+ * it fires at t + 67 ms though nothing can leave.
+ */
+static void
+t_rto_tx_held(void)
+{
+	for (int fixed = 0; fixed < 2; fixed++) {
+		struct tr_opts o = {.rto_min_ns = 1 * MS, .rto_fixed = fixed};
+		struct tr_wire w;
+		uint64_t t;
+
+		tr_init(&w, &o);
+		tr_fill(A(&w), 0, 4096, 10);
+		round_trip(&w, 0, 5 * MS, 5 * MS); /* timeout 30 ms */
+		t = w.now;
+		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 512, 512, 512, IBV_SEND_SIGNALED), 0);
+		A(&w)->refuse_tx = 1000000; /* paused */
+		w.now = t + 1 * MS;
+		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 1024, 512, 1024, IBV_SEND_SIGNALED), 0);
+		CHECK_EQ(w.q[TR_A].count, 1);
+		for (uint64_t ms = 2; ms <= 70; ms++) {
+			if (ms == 60 && !fixed)
+				break;
+			w.now = t + ms * MS;
+			tr_poll(&w);
+		}
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), fixed ? 1 : 0);
+		A(&w)->refuse_tx = 0;
+		if (!fixed)
+			w.now = t + 60 * MS;
+		tr_poll(&w); /* P2 leaves */
+		if (!fixed)
+			CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + 89 * MS);
+		tr_run(&w, 100000);
+		drain_send_cq(A(&w), 2);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), fixed ? 1 : 0);
+		CHECK_MEM(B(&w)->buf, A(&w)->buf, 1536);
+		tr_fini(&w);
+	}
+}
+
+/*
  * A retransmit timeout in a READ pipeline (all max_rd_atomic = 16 READs sent,
  * none answered yet) makes the responder replay all 16 while its transmit
  * ring is full. The originals' responses complete the 16 READs; the 17th READ
@@ -659,5 +704,5 @@ t_rto_cfg(void)
 
 RW_TEST_MAIN(RW_TEST(t_rtt_ewma), RW_TEST(t_rtt_karn), RW_TEST(t_rto_backoff_cap),
 	     RW_TEST(t_rto_tail_loss), RW_TEST(t_rto_floor_and_initial), RW_TEST(t_rto_fixed),
-	     RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer), RW_TEST(t_rtt_read),
+	     RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer), RW_TEST(t_rtt_read), RW_TEST(t_rto_tx_held),
 	     RW_TEST(t_read_new_while_replaying), RW_TEST(t_rto_cfg))
