@@ -63,11 +63,13 @@ void
 roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m, uint64_t min_ns, uint64_t max_ns)
 {
 	if (e->samples++ == 0) {
-		/* VRP §2.5.1 "Initialization": a first timeout of 2 RTT, so D_init = RTT_init / 2 */
+		/* VRP §2.5.1 "Initialization": a first timeout of 2 RTT, so D_init = RTT_init / 2
+		 */
 		e->srtt = m;
 		e->rttvar = m / 2;
 	} else {
-		/* D = a D + (1 - a)|RTT - M| with the RTT before this sample (Jacobson; RFC 6298 2.3) */
+		/* D = a D + (1 - a)|RTT - M| with the RTT before this sample (Jacobson; RFC
+		 * 6298 2.3) */
 		uint64_t err = e->srtt > m ? e->srtt - m : m - e->srtt;
 
 		e->rttvar = (7 * e->rttvar + err) / 8; /* a = 7/8 */

@@ -38,17 +38,17 @@ enum roce_rto_mode {
 
 /** The estimator's state (ns). */
 struct roce_rtt_est {
-	uint64_t srtt;    /**< RTT: smoothed round-trip time (0 before the first sample) */
+	uint64_t srtt;	  /**< RTT: smoothed round-trip time (0 before the first sample) */
 	uint64_t rttvar;  /**< D: smoothed mean deviation */
-	uint64_t rto;     /**< the retransmission timeout in force */
+	uint64_t rto;	  /**< the retransmission timeout in force */
 	uint64_t samples; /**< samples taken */
 };
 
 /** A QP's RTT figures for the plug-ins and the app. */
 struct roce_rtt_info {
-	uint64_t srtt_ns;   /**< 0 before the first sample */
+	uint64_t srtt_ns; /**< 0 before the first sample */
 	uint64_t rttvar_ns;
-	uint64_t rto_ns;    /**< the timer the QP uses now (fixed mode: the IBTA value; 0 = none) */
+	uint64_t rto_ns; /**< the timer the QP uses now (fixed mode: the IBTA value; 0 = none) */
 	uint64_t samples;
 };
 

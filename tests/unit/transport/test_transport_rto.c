@@ -147,15 +147,15 @@ rec_rtt(struct roce_qp *qp, void *priv, uint64_t now, uint64_t rtt_ns)
 }
 
 static const struct roce_cc_ops cc_rttrec = {
-	.name = "rttrec",
-	.init = rec_init,
-	.tx_gate = rec_gate,
-	.on_send = rec_send,
-	.on_ack = rec_ack,
-	.on_loss = rec_loss,
-	.on_cnp = rec_cnp,
-	.on_ecn_ce = rec_ce,
-	.on_rtt = rec_rtt,
+    .name = "rttrec",
+    .init = rec_init,
+    .tx_gate = rec_gate,
+    .on_send = rec_send,
+    .on_ack = rec_ack,
+    .on_loss = rec_loss,
+    .on_cnp = rec_cnp,
+    .on_ecn_ce = rec_ce,
+    .on_rtt = rec_rtt,
 };
 
 /* Three samples, 10 ms, 2 ms, 18 ms: RTT, D and the timeout after each, by hand. */
@@ -182,7 +182,8 @@ t_rtt_ewma(void)
 	CHECK_EQ(r.rttvar_ns, 5 * MS);
 	CHECK_EQ(r.rto_ns, 30 * MS);
 
-	round_trip(&w, 512, 1 * MS, 1 * MS); /* M = 2: D = (35 + 8)/8 = 5.375, RTT = (70 + 2)/8 = 9 */
+	round_trip(&w, 512, 1 * MS,
+		   1 * MS); /* M = 2: D = (35 + 8)/8 = 5.375, RTT = (70 + 2)/8 = 9 */
 	r = rtt_of(&w);
 	CHECK_EQ(r.srtt_ns, 9 * MS);
 	CHECK_EQ(r.rttvar_ns, 5375 * US);
@@ -276,7 +277,7 @@ t_rto_backoff_cap(void)
 
 	tr_init(&w, &o);
 	tr_fill(A(&w), 0, 4096, 3);
-	round_trip(&w, 0, 5 * MS, 5 * MS); /* RTT 10, D 5 */
+	round_trip(&w, 0, 5 * MS, 5 * MS);		 /* RTT 10, D 5 */
 	tr_rule(&w, TR_A, TR_REQ, PSN0 + 1, TR_DROP, 4); /* the packet and its first 3 resends */
 	t = w.now;
 	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 512, 1024, 512, IBV_SEND_SIGNALED), 0);
@@ -319,7 +320,7 @@ t_rto_tail_loss(void)
 
 	tr_init(&w, &o);
 	tr_fill(A(&w), 0, 8192, 4);
-	round_trip(&w, 0, 5 * MS, 5 * MS); /* RTT 10, D 5, timeout 30 */
+	round_trip(&w, 0, 5 * MS, 5 * MS);		 /* RTT 10, D 5, timeout 30 */
 	tr_rule(&w, TR_A, TR_REQ, PSN0 + 4, TR_DROP, 1); /* PSNs 1..4: the last one */
 	t1 = w.now;
 	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 1024, 4096, 1024, IBV_SEND_SIGNALED), 0);
@@ -460,7 +461,7 @@ stall_setup(struct tr_wire *w, const struct tr_opts *o, uint64_t *t)
 	CHECK(tr_deliver_one(w, TR_A));
 	CHECK(tr_deliver_one(w, TR_A));
 	CHECK_EQ(w->q[TR_B].count, 2); /* two ACKs on their way */
-	w->now = *t + 100 * MS; /* A was descheduled */
+	w->now = *t + 100 * MS;	       /* A was descheduled */
 	CHECK(tr_deliver_one(w, TR_B));
 }
 
@@ -577,10 +578,13 @@ t_rto_tx_held(void)
 		tr_fill(A(&w), 0, 4096, 10);
 		round_trip(&w, 0, 5 * MS, 5 * MS); /* timeout 30 ms */
 		t = w.now;
-		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 512, 512, 512, IBV_SEND_SIGNALED), 0);
+		CHECK_EQ(
+		    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 512, 512, 512, IBV_SEND_SIGNALED), 0);
 		A(&w)->refuse_tx = 1000000; /* paused */
 		w.now = t + 1 * MS;
-		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 1024, 512, 1024, IBV_SEND_SIGNALED), 0);
+		CHECK_EQ(
+		    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 1024, 512, 1024, IBV_SEND_SIGNALED),
+		    0);
 		CHECK_EQ(w.q[TR_A].count, 1);
 		for (uint64_t ms = 2; ms <= 70; ms++) {
 			if (ms == 60 && !fixed)
@@ -622,7 +626,8 @@ t_read_new_while_replaying(void)
 	tr_fill(B(&w), 0, 17 * 16384, 9);
 	for (int i = 0; i < 16; i++)
 		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_READ, i, i * 16384, 16384, i * 16384,
-				      IBV_SEND_SIGNALED), 0);
+				      IBV_SEND_SIGNALED),
+			 0);
 	while (tr_deliver_one(&w, TR_A))
 		;
 	w.now += 10 * MS;
@@ -639,7 +644,8 @@ t_read_new_while_replaying(void)
 		}
 	CHECK_EQ(n, 16);
 	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_READ, 16, 16 * 16384, 16384, 16 * 16384,
-			      IBV_SEND_SIGNALED), 0);
+			      IBV_SEND_SIGNALED),
+		 0);
 	CHECK(tr_deliver_one(&w, TR_A));
 	B(&w)->refuse_tx = 0;
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_TX_NAK_INV_REQ), 0);
@@ -704,5 +710,5 @@ t_rto_cfg(void)
 
 RW_TEST_MAIN(RW_TEST(t_rtt_ewma), RW_TEST(t_rtt_karn), RW_TEST(t_rto_backoff_cap),
 	     RW_TEST(t_rto_tail_loss), RW_TEST(t_rto_floor_and_initial), RW_TEST(t_rto_fixed),
-	     RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer), RW_TEST(t_rtt_read), RW_TEST(t_rto_tx_held),
-	     RW_TEST(t_read_new_while_replaying), RW_TEST(t_rto_cfg))
+	     RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer), RW_TEST(t_rtt_read),
+	     RW_TEST(t_rto_tx_held), RW_TEST(t_read_new_while_replaying), RW_TEST(t_rto_cfg))
