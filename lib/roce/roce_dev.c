@@ -246,7 +246,7 @@ roce_qp_timers(struct roce_qp *qp)
 	 */
 	if (qp->req.rto_defer)
 		qp->req.rto_defer = false;
-	else if (qp->dev->tx_held_since && qp->dev->cfg.rto_mode == ROCE_RTO_ADAPTIVE)
+	else if (roce_rtt_tx_held(qp->dev))
 		; /* the app refuses frames (PFC pause): a resend could not leave; see roce_rtt.c */
 	else if (qp->req.rto_at && now >= qp->req.rto_at)
 		roce_comp_timeout(qp);

@@ -302,6 +302,7 @@ struct roce_dev {
 	uint64_t now;              /**< time of the current entry point */
 	bool tx_blocked;           /**< ops->tx refused a frame in this run */
 	uint64_t tx_held_since;    /**< ops->tx refuses frames since then (PFC pause, full ring); 0: not */
+	uint64_t tx_refused_at;    /**< the latest refusal */
 	uint16_t ip_id;
 	struct roce_stats stats;
 	uint64_t parse_err[NET_E__COUNT];
@@ -495,6 +496,8 @@ void roce_rtt_expired(struct roce_qp *qp);
 uint64_t roce_qp_rto_ns(const struct roce_qp *qp);
 /** ops->tx takes frames again after refusing them since dev->tx_held_since. */
 void roce_rtt_tx_resumed(struct roce_dev *dev);
+/** True while ops->tx refuses frames (adaptive RTO: no expiry); ends a stale hold. */
+bool roce_rtt_tx_held(struct roce_dev *dev);
 
 /* ------------------------------------------------------------------------- */
 /* Completer (roce_comp.c)                                                   */

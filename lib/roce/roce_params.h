@@ -70,6 +70,8 @@
 #define ROCE_DEFAULT_RTO_MIN_NS 10000000ull   /* 10 ms */
 #define ROCE_DEFAULT_RTO_MAX_NS 1000000000ull /* 1 s */
 #define ROCE_RTO_MIN_LIMIT_NS 1000ull          /**< smallest --rto-min: 1 us */
+/** Adaptive RTO: a refused transmit path with no refusal for this long is no longer held. */
+#define ROCE_TX_HELD_STALE_NS 20000000ull      /* 20 ms */
 #define ROCE_RTO_MAX_LIMIT_NS 3600000000000ull /**< largest --rto-max: one hour */
 
 /* ---- addressing defaults ---- */

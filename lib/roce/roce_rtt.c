@@ -237,8 +237,12 @@ roce_rtt_expired(struct roce_qp *qp)
 void
 roce_rtt_tx_resumed(struct roce_dev *dev)
 {
-	uint64_t held = dev->now > dev->tx_held_since ? dev->now - dev->tx_held_since : 0;
+	uint64_t end = dev->now, held;
 
+	/* a hold nobody retried for a while ended at its last refusal */
+	if (end - dev->tx_refused_at > ROCE_TX_HELD_STALE_NS)
+		end = dev->tx_refused_at;
+	held = end > dev->tx_held_since ? end - dev->tx_held_since : 0;
 	dev->tx_held_since = 0;
 	if (dev->cfg.rto_mode != ROCE_RTO_ADAPTIVE || !held)
 		return;
@@ -248,6 +252,24 @@ roce_rtt_tx_resumed(struct roce_dev *dev)
 		if (qp && qp->req.rto_at)
 			qp->req.rto_at += held;
 	}
+}
+
+bool
+roce_rtt_tx_held(struct roce_dev *dev)
+{
+	if (!dev->tx_held_since || dev->cfg.rto_mode != ROCE_RTO_ADAPTIVE)
+		return false;
+	/*
+	 * The engine retries a refused frame at every run. No refusal for
+	 * ROCE_TX_HELD_STALE_NS means nothing was retried (the QP left RTS):
+	 * end the hold, or the other QPs' timers would wait for a transmit
+	 * that never comes.
+	 */
+	if (dev->now - dev->tx_refused_at > ROCE_TX_HELD_STALE_NS) {
+		roce_rtt_tx_resumed(dev);
+		return false;
+	}
+	return true;
 }
 
 int

@@ -97,6 +97,7 @@ roce_tx_pkt(struct roce_qp *qp, struct roce_pkt *p, uint32_t payload_len, bool e
 		dev->tx_blocked = true;
 		if (!dev->tx_held_since)
 			dev->tx_held_since = dev->now ? dev->now : 1;
+		dev->tx_refused_at = dev->now;
 		roce_qp_stat(qp, ROCE_STAT_TX_ERRORS, 1);
 		return -EAGAIN;
 	}
