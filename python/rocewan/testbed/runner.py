@@ -37,6 +37,7 @@ def rnic_opts(cfg):
     rate_gbps = parse_rate(link["rate"]) / 1e9
     o = (f"-m {r['mtu']} --recovery {r['recovery']} --cc {r['cc']} "
          f"--max-inflight {r['max_inflight']} --qp-timeout {r['qp_timeout']} "
+         f"--rto {r['rto']} --rto-min {r['rto_min']} "
          f"--rate_limit {rate_gbps * r['pace']:.6g} --seed {cfg['run']['seed']}")
     if r["pfc_xoff"]:
         # both ends get it; only B receives data (A's ACK stream never reaches a backlog)
