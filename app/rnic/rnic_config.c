@@ -101,7 +101,7 @@ static const struct opt_def opts[] = {
 	{"rto-high", 0, T_U32, OFF(rto_high_us), SZ(rto_high_us), "0", 0, 100000000, NULL, true,
 	 "irn: RTO_high in us (0: the -u timer)"},
 	{"cc", 0, T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none", true, "congestion control"},
-	{"rto", 0, T_CHOICE, OFF(rto), SZ(rto), "adaptive", 0, 0, "adaptive|fixed", true,
+	{"rto", 0, T_CHOICE, OFF(rto), SZ(rto), "fixed", 0, 0, "adaptive|fixed", true,
 	 "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + 4 D, "
 	 "-u gives the first value), fixed = IBTA's 4.096 us * 2^u from every ACK (docs/transport.md)"},
 	{"rto-min", 0, T_STR, OFF(rto_min), SZ(rto_min), "10ms", 0, 0, NULL, true,

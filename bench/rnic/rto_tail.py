@@ -11,10 +11,10 @@ figure (typical latency x 2, perftest's one-way convention undone).
 
 The issue's target: delay / RTT within 1.0 .. 1.5, at 2 ms and at 40 ms RTT.
 Cases (ROUNDS rounds each, interleaved, a new emulator seed each round):
-  2ms  adaptive --rto-min 10ms (the default)
+  2ms  adaptive --rto-min 10ms (its default floor)
   2ms  adaptive --rto-min 1ms
   2ms  fixed (-u 14: 67 ms, today's IBTA timer)
-  40ms adaptive (default floor)
+  40ms adaptive (its default floor)
   40ms fixed
 Prints every retransmission's ratio summary per case: count, p5 / p50 / p95,
 the share of retransmissions within 1.0..1.5 (pass rate), and the rounds

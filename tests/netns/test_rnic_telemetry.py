@@ -84,7 +84,7 @@ def test_counters_through_telemetry(veth_h4, tmp_path):
     tag, ns, ifs = veth_h4
     cprefix = f"rth4c{tag}"
     js = tmp_path / "client.json"
-    opts = "-s 65536 -D 4 write_bw"
+    opts = "-s 65536 -D 4 --rto adaptive write_bw"  # the RTT figures of the adaptive timer
     srv = subprocess.Popen(rnic_cmd(ns[1], ifs[1], f"rth4s{tag}", "10.52.0.12", opts),
                            shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     time.sleep(1)
