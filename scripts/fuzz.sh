@@ -11,9 +11,9 @@ cd "$(dirname "$0")/.."
 out=build-fuzz
 mkdir -p "$out/corpus" "$out/artifacts"
 src=(lib/net/net_hdr.c lib/net/net_frame.c lib/net/net_arp.c lib/net/net_nd.c lib/net/pfc.c lib/roce/roce_opcode.c lib/roce/roce_icrc.c
-     lib/roce/roce_pkt.c tests/fuzz/fuzz_wire.c)
+     lib/roce/roce_pkt.c lib/fec/fec.c lib/fec/fec_wire.c tests/fuzz/fuzz_wire.c)
 clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-Ilib/net -Ilib/roce "${src[@]}" -lisal -o "$out/fuzz_wire"
+	-Ilib/net -Ilib/roce -Ilib/fec "${src[@]}" -lisal -o "$out/fuzz_wire"
 /usr/bin/python3 - "$out/corpus" tests/golden/*.pcap <<'PY'
 import struct, sys, os, hashlib
 out = sys.argv[1]

@@ -3,8 +3,9 @@
  * libFuzzer target for every parser a peer can reach: RoCEv2 frames (with and
  * without ICRC verification; the rocewan extension opcodes 0xC0-0xC9 of
  * docs/wire.md included, their NTETH/SPETH round-tripped), PFC/PAUSE, ARP,
- * ICMP echo, IPv6 ND, ICMPv6 echo, and the frame classifier every receive
- * path starts with. Built with
+ * ICMP echo, IPv6 ND, ICMPv6 echo, the frame classifier every receive path
+ * starts with, and lib/fec's decoder (a hostile repair or negotiation frame
+ * into a block with a hole). Built with
  * clang -fsanitize=fuzzer,address,undefined by scripts/fuzz.sh; the seed corpus
  * is the golden pcaps' frames.
  */
@@ -16,6 +17,7 @@
 #include "net_frame.h"
 #include "net_nd.h"
 #include "pfc.h"
+#include "fec.h"
 #include "roce_pkt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -43,6 +45,103 @@ fuzz_classify(const uint8_t *data, size_t size)
 	    (k != NET_FRAME_ROCE || !net_frame_dot1q_only(&fr) || !fr.has_bth ||
 	     fr.l3_off != p.l3_off || fr.l4_off + 8u != p.bth_off || fr.bth_dqpn != p.h.bth.dqpn))
 		abort();
+}
+
+/* lib/fec: a block of xor:4,1 with frame 2 lost; the input arrives before the true repair. */
+static uint8_t fz_frames[8][600];
+static size_t fz_len[8];
+static int fz_n;
+
+static void
+fz_keep(void *arg, const uint8_t *b, size_t n)
+{
+	(void)arg;
+	if (fz_n < 8 && n <= sizeof(fz_frames[0])) {
+		memcpy(fz_frames[fz_n], b, n);
+		fz_len[fz_n++] = n;
+	}
+}
+
+static uint8_t fz_post_b[600];
+static size_t fz_post_n;
+
+static void
+fz_post(void *arg, const uint8_t *b, size_t n)
+{
+	(void)arg;
+	if (n <= sizeof(fz_post_b)) {
+		memcpy(fz_post_b, b, n);
+		fz_post_n = n;
+	}
+}
+
+static void
+fz_rebuilt(void *arg, const uint8_t *b, size_t n)
+{
+	struct roce_pkt p;
+
+	(void)arg;
+	/* whatever a hostile repair does, a rebuilt frame is a valid RoCEv2 frame */
+	if (roce_parse(b, n, &p, 0) != 0)
+		abort();
+}
+
+static void
+fuzz_fec(const uint8_t *data, size_t size)
+{
+	struct fec_params xp = {FEC_MODE_XOR, 4, 1, 1};
+	struct fec_pkt pk;
+	struct roce_pkt rp;
+	struct fec_dec *d;
+
+	if (!fz_n) {
+		struct fec_enc *e = fec_enc_create(&xp);
+
+		for (uint32_t i = 0; i < 4; i++) {
+			struct roce_pkt p = {0};
+			uint8_t b[600], pl[300];
+			int n;
+
+			p.l3.version = 4;
+			p.l3.ttl = 64;
+			net_ip4_to_mapped(0x0a000001, p.l3.src);
+			net_ip4_to_mapped(0x0a000002, p.l3.dst);
+			p.udp.sport = 0xc000;
+			p.h.bth.opcode = 0x04; /* RC SEND ONLY */
+			p.h.bth.dqpn = 0x11;
+			p.h.bth.psn = 100 + i;
+			memset(pl, (int)i + 1, sizeof(pl));
+			n = roce_build(b, sizeof(b), &p, pl, 100 + 50 * i, 0);
+			fz_post_n = 0;
+			/* wire order: the COMMIT (before frame 0), the frame, the repair (after 3) */
+			fec_enc_frame(e, b, (size_t)n, fz_keep, fz_post, NULL);
+			fz_keep(NULL, b, (size_t)n);
+			if (fz_post_n)
+				fz_keep(NULL, fz_post_b, fz_post_n);
+		}
+		fec_enc_free(e);
+	}
+	if (fec_parse(data, size, &pk, false) == 0 &&
+	    ((size_t)pk.payload_off + pk.payload_len > size || pk.frame_len > size))
+		abort();
+	d = fec_dec_create(2);
+	if (!d)
+		return;
+	for (int i = 0; i < fz_n; i++) {
+		if (i == 3) /* data frame PSN 102 (after the COMMIT) is lost */
+			continue;
+		if (i == fz_n - 1)
+			fec_dec_frame(d, data, size, fz_rebuilt, NULL, NULL);
+		fec_dec_frame(d, fz_frames[i], fz_len[i], fz_rebuilt, NULL, NULL);
+	}
+	fec_dec_flush(d, NULL, NULL);
+	/* an input that is no RoCE frame at all leaves the block alone: the true repair rebuilds */
+	if (fz_n != 6 || (fec_parse(data, size, &pk, false) == -FEC_E_NOT_FEC &&
+			  roce_parse(data, size, &rp, ROCE_PARSE_NO_ICRC | ROCE_PARSE_ANY_PORT |
+							      ROCE_PARSE_NO_IP_CSUM) < 0 &&
+			  fec_dec_stat(d, FEC_DS_REBUILT) != 1))
+		abort();
+	fec_dec_free(d);
 }
 
 int
@@ -78,6 +177,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	roce_parse(data, size, &p, ROCE_PARSE_NO_ICRC | ROCE_PARSE_ANY_PORT | ROCE_PARSE_NO_IP_CSUM);
 	fuzz_classify(data, size);
+	fuzz_fec(data, size);
 	pfc_parse(data, size, &f);
 	net_arp_parse(data, size, &a);
 	copy = malloc(size ? size : 1);

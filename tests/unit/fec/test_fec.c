@@ -760,9 +760,18 @@ test_write_vectors(void)
 		CHECK(1);
 		return;
 	}
+	/* XOR 8,2 over IPv4 (requests across the PSN wrap, READ responses), then over IPv6 */
 	e = fec_enc_create(&p);
 	make_stream(e, &w, 32, 0xfffff0, 4, true);
+	fec_enc_free(e);
+	e = fec_enc_create(&p);
 	make_stream(e, &w, 16, 0x000010, 6, false);
+	fec_enc_flush(e, emit_cb, &w);
+	fec_enc_free(e);
+	/* RS 8,3 over IPv4 */
+	p = (struct fec_params){FEC_MODE_RS, 8, 1, 3};
+	e = fec_enc_create(&p);
+	make_stream(e, &w, 16, 0x000200, 4, false);
 	f = fopen(path, "wb");
 	CHECK(f != NULL);
 	if (f) {
