@@ -10,6 +10,10 @@ echo "== wire layer (lib/roce): $(nproc) cores, $(grep -m1 'model name' /proc/cp
 	--benchmark_out="$out/bench_wire.json" --benchmark_out_format=json
 echo "results: $out/bench_wire.json"
 /usr/bin/python3 bench/summary.py "$out/bench_wire.json"
+echo "== lib/fec: XOR / RS encode and decode next to ISA-L's raw routines (bench_fec)"
+"$b/bench/bench_fec" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+	--benchmark_out="$out/bench_fec.json" --benchmark_out_format=json
+echo "results: $out/bench_fec.json"
 echo "== rnic against dpdk-testpmd on a veth pair (bench/rnic/run.sh; root)"
 bash bench/rnic/run.sh "$b"
 echo "== lossy-emu against dpdk-testpmd io, and its delay accuracy (bench/emu/run.sh; root)"

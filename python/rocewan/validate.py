@@ -4,7 +4,10 @@ For each frame addressed to UDP port 4791 it checks the ICRC (IPv4 and IPv6)
 and the header consistency :func:`rocewan.frame.decode` enforces; it follows
 the PSN of every request stream (gaps and retransmissions are counted, not
 failures); and it counts CNPs, ECN-CE marks and 802.3 MAC Control frames
-(PAUSE, PFC). A capture fails when any RoCEv2 frame fails a check.
+(PAUSE, PFC). lib/fec's repair and negotiation frames (opcodes 0xD0/0xD1,
+docs/fec.md) are checked too: ICRC, FRH ranges, and each repair against the
+XOR / Reed-Solomon code of its members when they are in the capture. A capture
+fails when any RoCEv2 frame fails a check.
 """
 
 import datetime
@@ -13,6 +16,7 @@ import os
 import subprocess
 import struct
 
+from . import fec
 from . import opcodes as ops
 from .frame import ERR_TEXT, ETHERTYPE_MAC_CTRL, decode
 from .pcapio import read_frames
@@ -23,6 +27,10 @@ APP = "rocewan-validate"
 MAC_CTRL_PAUSE = 0x0001
 MAC_CTRL_PFC = 0x0101
 ECN_CE = 3
+FEC_ERR_TEXT = {
+    "FEC_BAD_FRH": "FEC frame with an FRH out of range or a bad length",
+    "FEC_MISMATCH": "FEC repair differs from the code of its captured members",
+}
 
 
 class Report:
@@ -42,6 +50,7 @@ class Report:
         self.cnp = 0
         self.ecn_ce = 0
         self.psn = PsnTracker()
+        self.fec = fec.FecChecker()
 
     @property
     def failed(self):
@@ -53,6 +62,10 @@ class Report:
         if wire_len is not None and wire_len > len(buf):
             # cut by the capture's snap length, not on the wire: undecidable
             self.snaplen_cut += 1
+            return
+        f = fec.parse(buf)
+        if f is not None:
+            self._fec_frame(idx, f)
             return
         d = decode(buf, idx)
         if d.ethertype == ETHERTYPE_MAC_CTRL:
@@ -67,6 +80,23 @@ class Report:
             return
         self.roce_ok += 1
         self._track_psn(idx, d.rec)
+        self.fec.add_data(buf)
+
+    def _fec_frame(self, idx, f):
+        """A lib/fec repair or negotiation frame (not part of any PSN stream)."""
+        self.roce += 1
+        self.opcodes[f["name"]] = self.opcodes.get(f["name"], 0) + 1
+        if f["problem"] is not None:
+            kind = "BAD_ICRC" if f["problem"] == "ICRC mismatch" else "FEC_BAD_FRH"
+            err = self.errors.setdefault(kind, [0, idx])
+            err[0] += 1
+            return
+        self.roce_ok += 1
+        before = self.fec.counts["fec_repairs_mismatch"]
+        self.fec.add_fec(idx, f)
+        if self.fec.counts["fec_repairs_mismatch"] != before:
+            err = self.errors.setdefault("FEC_MISMATCH", [0, idx])
+            err[0] += 1
 
     def _mac_ctrl(self, buf, off):
         op = struct.unpack_from(">H", buf, off)[0] if len(buf) >= off + 2 \
@@ -116,6 +146,7 @@ class Report:
             "pause_pkts": self.mac_ctrl["pause"],
             "pfc_pkts": self.mac_ctrl["pfc"],
             "mac_ctrl_other_pkts": self.mac_ctrl["other"],
+            "fec": dict(self.fec.counts),
             "ok": not self.failed,
         }
 
@@ -144,7 +175,8 @@ def summary(rep):
                "number is one more):" if r["errors"] else "  errors: none")
     for kind, e in r["errors"].items():
         out.append("    %-20s %6d  first #%d  (%s)"
-                   % (kind, e["pkts"], e["first_idx"], ERR_TEXT[kind]))
+                   % (kind, e["pkts"], e["first_idx"],
+                      ERR_TEXT.get(kind) or FEC_ERR_TEXT[kind]))
     p = r["psn"]
     out.append("  PSN of request streams: %d streams, %d gaps (%d PSNs "
                "missing), %d retransmissions"
@@ -153,6 +185,15 @@ def summary(rep):
     out.append("  CNP: %d  ECN-CE: %d  PAUSE: %d  PFC: %d"
                % (r["cnp_pkts"], r["ecn_ce_pkts"], r["pause_pkts"],
                   r["pfc_pkts"]))
+    fc = r["fec"]
+    if fc["fec_repair_pkts"] or fc["fec_negotiation_pkts"]:
+        out.append("  FEC: %d repairs (%d match their members' code, %d do "
+                   "not, %d uncheckable: members not all captured), %d "
+                   "negotiation" % (fc["fec_repair_pkts"],
+                                    fc["fec_repairs_match"],
+                                    fc["fec_repairs_mismatch"],
+                                    fc["fec_repairs_uncheckable"],
+                                    fc["fec_negotiation_pkts"]))
     out.append("RESULT: %s" % ("OK" if r["ok"] else "FAIL"))
     return "\n".join(out)
 
