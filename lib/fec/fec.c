@@ -31,8 +31,8 @@
 #include "roce_psn.h"
 
 /* fec_wire.c */
-int fec_symbol_info(const uint8_t *frame, size_t len, int *stream, uint32_t *psn,
-		    uint16_t *l3_off, uint32_t *dlen, uint16_t voff[8], uint8_t vval[8], int *nv);
+int fec_symbol_info(const uint8_t *frame, size_t len, int *stream, uint32_t *psn, uint16_t *l3_off,
+		    uint32_t *dlen, uint16_t voff[8], uint8_t vval[8], int *nv);
 int fec_build_frame(uint8_t *buf, size_t cap, const uint8_t *tmpl, uint16_t l3_off, int ver,
 		    bool udp_csum, uint8_t opcode, uint32_t dqpn, uint32_t psn,
 		    const struct fec_frh *h, const uint8_t *payload, uint32_t plen);
@@ -49,7 +49,7 @@ const char *const fec_dec_stat_names[FEC_DS_NSTATS] = {FEC_DEC_STATS_LIST(FEC_X_
 
 struct fec_code {
 	struct fec_params p;
-	uint8_t coef[FEC_R_MAX][FEC_K_MAX];      /**< repair row r, member i */
+	uint8_t coef[FEC_R_MAX][FEC_K_MAX];	   /**< repair row r, member i */
 	uint8_t gtbls[32 * FEC_K_MAX * FEC_R_MAX]; /**< ISA-L tables of the R parity rows */
 };
 
@@ -232,14 +232,14 @@ enc_emit_block(struct fec_enc *e, int stream, unsigned j, fec_emit_fn emit, void
 
 	for (int r = 0; r < p->r; r++) {
 		struct fec_frh h = {
-			.type = p->mode == FEC_MODE_XOR ? FEC_T_XOR : FEC_T_RS,
-			.stream = (uint8_t)stream,
-			.p = *p,
-			.row = (uint8_t)r,
-			.len_code = net_get_be16(b->acc[r]),
-			.block_id = s->block_ids + j,
-			.anchor = s->anchor,
-			.mask = b->mask,
+		    .type = p->mode == FEC_MODE_XOR ? FEC_T_XOR : FEC_T_RS,
+		    .stream = (uint8_t)stream,
+		    .p = *p,
+		    .row = (uint8_t)r,
+		    .len_code = net_get_be16(b->acc[r]),
+		    .block_id = s->block_ids + j,
+		    .anchor = s->anchor,
+		    .mask = b->mask,
 		};
 
 		enc_emit(e, s, stream, FEC_OP_REPAIR, roce_psn_add(s->group_base, j), &h,
@@ -258,10 +258,10 @@ enc_commit(struct fec_enc *e, int stream, fec_emit_fn emit, void *arg)
 {
 	struct enc_stream *s = &e->s[stream];
 	struct fec_frh h = {
-		.type = FEC_T_COMMIT,
-		.stream = (uint8_t)stream,
-		.p = s->code.p,
-		.anchor = s->anchor,
+	    .type = FEC_T_COMMIT,
+	    .stream = (uint8_t)stream,
+	    .p = s->code.p,
+	    .anchor = s->anchor,
 	};
 
 	enc_emit(e, s, stream, FEC_OP_NEGOTIATE, s->anchor, &h, NULL, 0, emit, arg);
@@ -454,7 +454,8 @@ struct dec_stream {
 	bool known;
 	uint32_t anchor;
 	struct fec_code code;
-	uint32_t done[DONE_RING]; /**< first PSNs of blocks finished (complete, rebuilt, given up) */
+	uint32_t
+	    done[DONE_RING]; /**< first PSNs of blocks finished (complete, rebuilt, given up) */
 	unsigned done_pos;
 };
 
@@ -723,7 +724,7 @@ slot_try_decode(struct fec_dec *d, struct dec_slot *sl, fec_emit_fn deliver, fec
 	} else {
 		/* S_rows = A x_miss with A[a][b] = coef[rows[a]][miss[b]]: x = A^-1 S */
 		uint8_t a[(FEC_K_MAX + FEC_R_MAX) * FEC_K_MAX], m[FEC_R_MAX * FEC_R_MAX],
-			inv[FEC_R_MAX * FEC_R_MAX], tb[32 * FEC_R_MAX * FEC_R_MAX];
+		    inv[FEC_R_MAX * FEC_R_MAX], tb[32 * FEC_R_MAX * FEC_R_MAX];
 		uint8_t *src[FEC_R_MAX];
 
 		gf_gen_cauchy1_matrix(a, sl->p.k + sl->p.r, sl->p.k);

@@ -36,11 +36,12 @@
 #define FEC_K_MAX 64   /**< data frames per block (the cover mask is 64 bit) */
 #define FEC_D_MAX 16   /**< interleaving depth (XOR) */
 #define FEC_R_MAX 8    /**< repair frames per block (RS) */
-/** Largest coded region: IPv6 40 + UDP 8 + BTH 12 + 28 ext + 4096 MTU + pad 3 + ICRC 4 (+ margin). */
+/** Largest coded region: IPv6 40 + UDP 8 + BTH 12 + 28 ext + 4096 MTU + pad 3 + ICRC 4 (+ margin).
+ */
 #define FEC_DATA_MAX 4224
 #define FEC_SYM_MAX (2 + FEC_DATA_MAX) /**< length prefix + coded region */
-#define FEC_FRAME_MAX 4352             /**< largest frame built or rebuilt */
-#define FEC_L2_MAX 22                  /**< Ethernet + two VLAN tags */
+#define FEC_FRAME_MAX 4352	       /**< largest frame built or rebuilt */
+#define FEC_L2_MAX 22		       /**< Ethernet + two VLAN tags */
 
 enum fec_mode {
 	FEC_MODE_OFF = 0,
@@ -50,10 +51,11 @@ enum fec_mode {
 
 /** FRH type (byte 0, LoWAR's "Type"). */
 enum fec_type {
-	FEC_T_XOR = 1,     /**< XOR repair */
-	FEC_T_RS = 2,      /**< Reed-Solomon repair (row r of R) */
+	FEC_T_XOR = 1,	   /**< XOR repair */
+	FEC_T_RS = 2,	   /**< Reed-Solomon repair (row r of R) */
 	FEC_T_PROPOSE = 3, /**< negotiation, receiver -> sender: please use these parameters */
-	FEC_T_COMMIT = 4,  /**< negotiation, sender -> receiver: these parameters from anchor PSN on */
+	FEC_T_COMMIT =
+	    4, /**< negotiation, sender -> receiver: these parameters from anchor PSN on */
 };
 
 /** Which PSN space a covered frame belongs to. */
@@ -82,14 +84,14 @@ int fec_params_format(const struct fec_params *p, char *buf, size_t len);
 
 /** FEC Repair Header, decoded (docs/wire.md: byte layout). */
 struct fec_frh {
-	uint8_t type;   /**< enum fec_type */
+	uint8_t type;	/**< enum fec_type */
 	uint8_t stream; /**< enum fec_stream */
 	struct fec_params p;
-	uint8_t row;       /**< repair row 0..R-1 */
+	uint8_t row;	   /**< repair row 0..R-1 */
 	uint16_t len_code; /**< code of the covered frames' lengths (XOR: XOR of the lengths) */
 	uint32_t block_id; /**< blocks the encoder opened in this stream, counted from 0 */
 	uint32_t anchor;   /**< PSN the block grid starts at (24 bit) */
-	uint64_t mask;     /**< members coded in: bit i = PSN first + i * D */
+	uint64_t mask;	   /**< members coded in: bit i = PSN first + i * D */
 };
 
 void fec_frh_write(uint8_t *b, const struct fec_frh *h);
@@ -99,10 +101,10 @@ int fec_frh_read(const uint8_t *b, struct fec_frh *h);
 /** A parsed FEC frame (repair or negotiation). */
 struct fec_pkt {
 	struct fec_frh frh;
-	uint32_t dqpn;        /**< BTH destination QP */
-	uint32_t psn;         /**< BTH PSN: the block's first member (repair) / anchor (commit) */
+	uint32_t dqpn;	      /**< BTH destination QP */
+	uint32_t psn;	      /**< BTH PSN: the block's first member (repair) / anchor (commit) */
 	uint16_t l3_off;      /**< IP header offset */
-	uint8_t ip_ver;       /**< 4 or 6 */
+	uint8_t ip_ver;	      /**< 4 or 6 */
 	uint16_t payload_off; /**< coded payload (after the FRH) */
 	uint32_t payload_len; /**< coded payload bytes, pad excluded */
 	uint32_t frame_len;   /**< up to and including the ICRC */
@@ -111,10 +113,10 @@ struct fec_pkt {
 /** enum fec_err: why a frame was refused (negative return values). */
 enum fec_err {
 	FEC_E_NOT_FEC = 1, /**< not a RoCEv2 frame with a FEC opcode */
-	FEC_E_PARSE,       /**< Ethernet/IP/UDP/BTH malformed or truncated */
-	FEC_E_ICRC,        /**< ICRC mismatch */
-	FEC_E_FRH,         /**< FRH fields out of range */
-	FEC_E_LEN,         /**< payload length inconsistent (too long, pad, negotiation with payload) */
+	FEC_E_PARSE,	   /**< Ethernet/IP/UDP/BTH malformed or truncated */
+	FEC_E_ICRC,	   /**< ICRC mismatch */
+	FEC_E_FRH,	   /**< FRH fields out of range */
+	FEC_E_LEN, /**< payload length inconsistent (too long, pad, negotiation with payload) */
 };
 
 /**
@@ -143,33 +145,33 @@ int fec_build_negotiate(uint8_t *buf, size_t cap, const uint8_t *tmpl, size_t tm
 typedef void (*fec_emit_fn)(void *arg, const uint8_t *frame, size_t len);
 
 /* ---- counters (X-macro: enum, names, descriptions in one list) ---- */
-#define FEC_ENC_STATS_LIST(X)                                                                \
-	X(COVERED, "fec_data_covered", "data frames coded into a block")                    \
-	X(NOT_COVERED, "fec_not_covered", "frames not coded: ACK, CNP, other opcodes")       \
-	X(RESEND, "fec_resend_not_covered", "retransmitted frames (PSN already coded)")     \
-	X(TOO_LONG, "fec_too_long", "frames longer than FEC_DATA_MAX, not coded")            \
-	X(BAD_FRAME, "fec_bad_frame", "frames the encoder could not parse")                  \
-	X(REPAIRS, "fec_repairs_sent", "repair frames emitted")                              \
-	X(PARTIAL, "fec_partial_repairs", "repair frames of a block flushed before K")      \
-	X(COMMITS, "fec_commits_sent", "negotiation COMMIT frames emitted")                  \
-	X(PROPOSALS, "fec_proposals_rx", "negotiation PROPOSE frames accepted")              \
-	X(BAD_PROPOSALS, "fec_proposals_bad", "negotiation frames refused")                  \
+#define FEC_ENC_STATS_LIST(X)                                                                      \
+	X(COVERED, "fec_data_covered", "data frames coded into a block")                           \
+	X(NOT_COVERED, "fec_not_covered", "frames not coded: ACK, CNP, other opcodes")             \
+	X(RESEND, "fec_resend_not_covered", "retransmitted frames (PSN already coded)")            \
+	X(TOO_LONG, "fec_too_long", "frames longer than FEC_DATA_MAX, not coded")                  \
+	X(BAD_FRAME, "fec_bad_frame", "frames the encoder could not parse")                        \
+	X(REPAIRS, "fec_repairs_sent", "repair frames emitted")                                    \
+	X(PARTIAL, "fec_partial_repairs", "repair frames of a block flushed before K")             \
+	X(COMMITS, "fec_commits_sent", "negotiation COMMIT frames emitted")                        \
+	X(PROPOSALS, "fec_proposals_rx", "negotiation PROPOSE frames accepted")                    \
+	X(BAD_PROPOSALS, "fec_proposals_bad", "negotiation frames refused")                        \
 	X(OVERHEAD, "fec_overhead_bytes", "bytes of repair and negotiation frames emitted")
 
-#define FEC_DEC_STATS_LIST(X)                                                                \
-	X(DATA, "fec_data_seen", "covered data frames folded into a block")                  \
-	X(NO_ANCHOR, "fec_data_no_anchor", "data frames before the stream's grid was known")  \
-	X(DUP, "fec_data_dup", "data frames already folded in (duplicates), ignored")        \
-	X(REPAIRS, "fec_repairs_rx", "repair frames accepted")                               \
-	X(BAD, "fec_repairs_bad", "FEC frames refused (parse, ICRC, FRH range, length)")     \
-	X(UNNEEDED, "fec_repairs_unneeded", "repairs of a block that lost nothing")          \
-	X(STALE, "fec_repairs_stale", "repairs that disagree with the block (mask, late)")   \
-	X(REBUILT, "fec_rebuilt", "frames rebuilt and delivered")                            \
-	X(REBUILD_BAD, "fec_rebuild_bad", "rebuilt frames refused (ICRC, length, PSN)")      \
-	X(CLEAN, "fec_blocks_clean", "blocks complete without loss")                         \
-	X(UNRECOVERABLE, "fec_blocks_unrecoverable", "blocks with losses the code cannot fill") \
-	X(LOST_UNREC, "fec_frames_unrecoverable", "missing frames in unrecoverable blocks") \
-	X(EVICTED, "fec_blocks_evicted", "open blocks dropped for lack of a slot")           \
+#define FEC_DEC_STATS_LIST(X)                                                                      \
+	X(DATA, "fec_data_seen", "covered data frames folded into a block")                        \
+	X(NO_ANCHOR, "fec_data_no_anchor", "data frames before the stream's grid was known")       \
+	X(DUP, "fec_data_dup", "data frames already folded in (duplicates), ignored")              \
+	X(REPAIRS, "fec_repairs_rx", "repair frames accepted")                                     \
+	X(BAD, "fec_repairs_bad", "FEC frames refused (parse, ICRC, FRH range, length)")           \
+	X(UNNEEDED, "fec_repairs_unneeded", "repairs of a block that lost nothing")                \
+	X(STALE, "fec_repairs_stale", "repairs that disagree with the block (mask, late)")         \
+	X(REBUILT, "fec_rebuilt", "frames rebuilt and delivered")                                  \
+	X(REBUILD_BAD, "fec_rebuild_bad", "rebuilt frames refused (ICRC, length, PSN)")            \
+	X(CLEAN, "fec_blocks_clean", "blocks complete without loss")                               \
+	X(UNRECOVERABLE, "fec_blocks_unrecoverable", "blocks with losses the code cannot fill")    \
+	X(LOST_UNREC, "fec_frames_unrecoverable", "missing frames in unrecoverable blocks")        \
+	X(EVICTED, "fec_blocks_evicted", "open blocks dropped for lack of a slot")                 \
 	X(COMMITS, "fec_commits_rx", "negotiation COMMIT frames accepted")
 
 #define FEC_X_ENUM(e, n, d) FEC_ES_##e,
@@ -217,8 +219,9 @@ uint64_t fec_enc_stat(const struct fec_enc *e, enum fec_enc_stat s);
 struct fec_dec;
 
 enum fec_event {
-	FEC_EV_REBUILT = 1,       /**< the frame with this PSN was rebuilt and delivered */
-	FEC_EV_UNRECOVERABLE = 2, /**< the frame with this PSN is lost for the code: retransmission */
+	FEC_EV_REBUILT = 1, /**< the frame with this PSN was rebuilt and delivered */
+	FEC_EV_UNRECOVERABLE =
+	    2, /**< the frame with this PSN is lost for the code: retransmission */
 };
 typedef void (*fec_event_fn)(void *arg, enum fec_event ev, int stream, uint32_t psn);
 
@@ -231,10 +234,12 @@ void fec_dec_free(struct fec_dec *d);
 
 /** Return values of fec_dec_frame() (>= 0). */
 enum fec_dec_rc {
-	FEC_DEC_PASS = 0,     /**< not a covered frame: deliver it, FEC has nothing to say */
-	FEC_DEC_DATA = 1,     /**< a covered data frame: deliver it (it was folded in) */
-	FEC_DEC_CONSUMED = 2, /**< a FEC frame: do not deliver (rebuilt frames went to @p deliver) */
-	FEC_DEC_PROPOSE = 3,  /**< a PROPOSE for this side's encoder: give it to fec_enc_rx_negotiate() */
+	FEC_DEC_PASS = 0, /**< not a covered frame: deliver it, FEC has nothing to say */
+	FEC_DEC_DATA = 1, /**< a covered data frame: deliver it (it was folded in) */
+	FEC_DEC_CONSUMED =
+	    2, /**< a FEC frame: do not deliver (rebuilt frames went to @p deliver) */
+	FEC_DEC_PROPOSE =
+	    3, /**< a PROPOSE for this side's encoder: give it to fec_enc_rx_negotiate() */
 };
 
 /**

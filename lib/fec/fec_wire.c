@@ -189,7 +189,7 @@ fec_parse(const uint8_t *frame, size_t len, struct fec_pkt *out, bool check_icrc
 	out->payload_off = (uint16_t)(bth + ROCE_BTH_LEN + FEC_FRH_LEN - frame);
 	if (check_icrc &&
 	    roce_icrc_calc(ip, out->frame_len - ROCE_ICRC_LEN - l2.hlen, l3.version) !=
-		    roce_icrc_get(frame + out->frame_len - ROCE_ICRC_LEN))
+		roce_icrc_get(frame + out->frame_len - ROCE_ICRC_LEN))
 		return -FEC_E_ICRC;
 	if (fec_frh_read(bth + ROCE_BTH_LEN, &out->frh) < 0)
 		return -FEC_E_FRH;
@@ -239,8 +239,8 @@ variant_bytes(const uint8_t *ip, int ver, uint16_t ihl, uint16_t off[8], uint8_t
 }
 
 /* Exported to fec.c through this prototype only (not part of the API). */
-int fec_symbol_info(const uint8_t *frame, size_t len, int *stream, uint32_t *psn,
-		    uint16_t *l3_off, uint32_t *dlen, uint16_t voff[8], uint8_t vval[8], int *nv);
+int fec_symbol_info(const uint8_t *frame, size_t len, int *stream, uint32_t *psn, uint16_t *l3_off,
+		    uint32_t *dlen, uint16_t voff[8], uint8_t vval[8], int *nv);
 
 /*
  * Which stream a data frame belongs to, where its coded region starts and how
@@ -335,15 +335,14 @@ fec_build_frame(uint8_t *buf, size_t cap, const uint8_t *tmpl, uint16_t l3_off, 
 		memcpy(bth + ROCE_BTH_LEN + FEC_FRH_LEN, payload, plen);
 	roce_icrc_put(buf + flen - ROCE_ICRC_LEN,
 		      roce_icrc_calc(ip, flen - ROCE_ICRC_LEN - l3_off, ver));
-	if (ver == 6 && udp_csum &&
-	    net_l3_parse(ip, flen - l3_off, NET_ETHERTYPE_IPV6, &l3) == 0)
+	if (ver == 6 && udp_csum && net_l3_parse(ip, flen - l3_off, NET_ETHERTYPE_IPV6, &l3) == 0)
 		net_put_be16(udp + 6, net_udp_csum(&l3, udp, flen - l3_off - ihl));
 	return (int)out;
 }
 
 int
-fec_build_negotiate(uint8_t *buf, size_t cap, const uint8_t *tmpl, size_t tmpl_len,
-		    uint32_t dqpn, uint32_t psn, const struct fec_frh *h)
+fec_build_negotiate(uint8_t *buf, size_t cap, const uint8_t *tmpl, size_t tmpl_len, uint32_t dqpn,
+		    uint32_t psn, const struct fec_frh *h)
 {
 	struct roce_pkt p;
 

@@ -180,14 +180,14 @@ make_stream(struct fec_enc *e, struct wire *w, int n, uint32_t psn, int ver, boo
 	for (int i = 0; i < n; i++) {
 		uint8_t op = ops[rnd() % sizeof(ops)];
 		uint32_t plen =
-			(op == 0x04 || op == 0x0a || op == 0x02 || op == 0x08) ? rnd() % 1025 : 1024;
+		    (op == 0x04 || op == 0x0a || op == 0x02 || op == 0x08) ? rnd() % 1025 : 1024;
 		int len = mk_frame(buf, op, psn + (uint32_t)i, plen, ver, (uint16_t)(0x100 + i));
 
 		CHECK(len > 0);
 		encode(e, w, buf, (size_t)len);
 		if (resp_too) { /* a READ response after every request: the other PSN stream */
-			len = mk_frame(buf, i % 5 == 4 ? 0x0f : 0x0e, rpsn++, i % 5 == 4 ? 77 : 1024,
-				       ver, (uint16_t)(0x8000 + i));
+			len = mk_frame(buf, i % 5 == 4 ? 0x0f : 0x0e, rpsn++,
+				       i % 5 == 4 ? 77 : 1024, ver, (uint16_t)(0x8000 + i));
 			CHECK(len > 0);
 			encode(e, w, buf, (size_t)len);
 		}
@@ -492,7 +492,7 @@ test_param_change(void)
 
 	memset(&rx, 0, sizeof(rx));
 	make_stream(e, &w, 20, 100, 4, false); /* 100..119: one group of 16 + 4 */
-	tl = mk_frame(tmpl, 0x11, 5, 0, 4, 1);  /* an ACK as the template of the reverse path */
+	tl = mk_frame(tmpl, 0x11, 5, 0, 4, 1); /* an ACK as the template of the reverse path */
 	n = fec_build_negotiate(nb, sizeof(nb), tmpl, (size_t)tl, 0x11, 0, &h);
 	CHECK(n > 0);
 	CHECK_EQ(fec_enc_rx_negotiate(e, nb, (size_t)n), 0);
@@ -566,7 +566,7 @@ test_variant_fields(void)
 		struct wf *f = &w.f[i];
 
 		if (f->kind == 0 && f->psn != 102) {
-			f->b[14 + 8] -= 3;                   /* TTL */
+			f->b[14 + 8] -= 3;			  /* TTL */
 			net_ip_set_ecn(f->b + 14, i & 1 ? 3 : 1); /* CE / ECT(1) */
 			net_ip4_fix_csum(f->b + 14);
 		}
@@ -605,8 +605,8 @@ test_hostile(void)
 		static const struct {
 			int off;
 			uint8_t val;
-		} bad[] = {{0, 9}, {0, 2}, {2, 0}, {3, 0}, {3, 65}, {4, 17}, {5, 2},
-			   {6, 1}, {7, 1}, {1, 2}, {16, 1}, {20, 0xff}};
+		} bad[] = {{0, 9}, {0, 2}, {2, 0}, {3, 0}, {3, 65}, {4, 17},
+			   {5, 2}, {6, 1}, {7, 1}, {1, 2}, {16, 1}, {20, 0xff}};
 
 		for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 			memcpy(b, f->b, f->n);
@@ -794,6 +794,6 @@ test_write_vectors(void)
 RW_TEST_MAIN(RW_TEST(test_params), RW_TEST(test_no_loss), RW_TEST(test_single_loss),
 	     RW_TEST(test_psn_wrap), RW_TEST(test_two_losses_one_block),
 	     RW_TEST(test_burst_interleave), RW_TEST(test_repair_lost), RW_TEST(test_rs),
-	     RW_TEST(test_read_response), RW_TEST(test_param_change),
-	     RW_TEST(test_flush_partial), RW_TEST(test_variant_fields), RW_TEST(test_hostile),
-	     RW_TEST(test_bounded), RW_TEST(test_rs_isal_reference), RW_TEST(test_write_vectors))
+	     RW_TEST(test_read_response), RW_TEST(test_param_change), RW_TEST(test_flush_partial),
+	     RW_TEST(test_variant_fields), RW_TEST(test_hostile), RW_TEST(test_bounded),
+	     RW_TEST(test_rs_isal_reference), RW_TEST(test_write_vectors))
