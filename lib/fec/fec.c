@@ -214,8 +214,10 @@ enc_emit(struct fec_enc *e, struct enc_stream *s, int stream, uint8_t opcode, ui
 				opcode, s->dqpn, psn, h, payload, plen);
 
 	(void)stream;
-	if (n < 0)
+	if (n < 0) { /* cannot happen: FEC_FRAME_MAX holds the largest repair */
+		e->st[FEC_ES_BAD_FRAME]++;
 		return;
+	}
 	e->st[FEC_ES_OVERHEAD] += (unsigned)n;
 	if (emit)
 		emit(arg, e->out, (size_t)n);
@@ -858,15 +860,19 @@ fec_dec_frame(struct fec_dec *d, const uint8_t *frame, size_t len, fec_emit_fn d
 	struct dec_slot *sl;
 	uint64_t bit;
 
-	rc = fec_parse(frame, len, &pk, true);
-	if (rc == 0)
-		return dec_fec_frame(d, frame, &pk, deliver, ev, arg);
-	if (rc != -FEC_E_NOT_FEC) {
+	/* data frames first: one header parse (roce_parse refuses the FEC opcodes) */
+	rc = fec_symbol_info(frame, len, &stream, &psn, &l3_off, &dlen, voff, vval, &nv);
+	if (rc == -2)
+		return FEC_DEC_PASS; /* too long to be coded */
+	if (rc < 0) {
+		rc = fec_parse(frame, len, &pk, true);
+		if (rc == 0)
+			return dec_fec_frame(d, frame, &pk, deliver, ev, arg);
+		if (rc == -FEC_E_NOT_FEC)
+			return FEC_DEC_PASS;
 		d->st[FEC_DS_BAD]++;
 		return rc;
 	}
-	if (fec_symbol_info(frame, len, &stream, &psn, &l3_off, &dlen, voff, vval, &nv) < 0)
-		return FEC_DEC_PASS;
 	s = &d->s[stream];
 	if (!s->known) {
 		d->st[FEC_DS_NO_ANCHOR]++;
