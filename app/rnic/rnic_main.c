@@ -334,6 +334,11 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 			    peer, gid_str(c->port.ip6), c->port.ip6_prefix);
 		die("peer %s does not answer IPv6 neighbour solicitations on the DPDK port (3 s)", peer);
 	}
+	/* the recovery negotiated in the version step (rnic_oob.c), gbn against a standard peer */
+	if (p->conn == RNIC_CONN_RC && c->run.caps.recovery[0] &&
+	    (rc = roce_qp_set_recovery(qp, c->run.caps.recovery)) != 0)
+		die("cannot set recovery \"%s\" on QP %u: %s", c->run.caps.recovery, qi,
+		    strerror(-rc));
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
@@ -409,6 +414,8 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 	rnic_params_json(&c->prm, &w);
 	rw_doc_results(&w, true, c->prm.seed);
 	rw_str(&w, "error", error);
+	rw_str(&w, "recovery_used", c->run.caps.recovery[0] ? c->run.caps.recovery : NULL);
+	rw_bool(&w, "peer_capabilities", c->run.caps.peer_has_caps);
 	rw_uint(&w, "size_bytes", c->run.res.size);
 	rw_uint(&w, "iters", c->run.res.iters);
 	rw_dbl(&w, "duration_s", c->run.res.seconds);

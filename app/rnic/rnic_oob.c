@@ -260,6 +260,30 @@ oob_open(struct rnic_run *run, struct oob_conn *c, const struct rnic_params *p, 
 	return 0;
 }
 
+/*
+ * The capability negotiation (perftest_caps.h): decide the recovery mode from
+ * our record and the peer's (NULL: a standard peer or rc_pingpong), print the
+ * one fallback line if the requested mode cannot be used. -1 on a refusal.
+ */
+static int
+negotiate(struct rnic_run *run, const struct rnic_params *p, const struct perftest_caps *remote,
+	  const char *peer, const char *why, char *err, size_t errlen)
+{
+	struct perftest_caps local;
+	char line[320];
+
+	perftest_caps_local(&local, p->recovery, p->cc);
+	if (perftest_caps_negotiate(&local, remote, peer, why, &run->caps, line, sizeof(line)) < 0) {
+		snprintf(err, errlen, "%s", line);
+		return -1;
+	}
+	if (line[0]) {
+		printf("rnic: %s\n", line);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 static void
 print_pp_dest(const char *what, const struct pingpong_dest *d)
 {
@@ -324,6 +348,10 @@ rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *e
 	int rc;
 
 	memcpy(local.gid, run->local[0].gid, 16);
+	/* rc_pingpong's exchange has no version step: never any extension */
+	if (negotiate(run, p, NULL, p->server[0] ? p->server : "the client",
+		      "ibv_rc_pingpong's exchange has no capability record", err, errlen) < 0)
+		return -EPROTO;
 	rc = oob_open(run, &c, p, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -381,6 +409,7 @@ rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_
 	struct oob_conn c;
 	struct perftest_params pp;
 	struct perftest_session *s;
+	struct perftest_caps caps;
 	int rc;
 
 	rc = oob_open(run, &c, p, err, errlen);
@@ -393,6 +422,8 @@ rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_
 	pp.size = p->size;
 	pp.mtu = mtu_enum(p->mtu);
 	pp.wait_timeout_ms = WAIT_TIMEOUT_MS;
+	perftest_caps_local(&caps, p->recovery, p->cc); /* into the version's NUL padding */
+	pp.caps = &caps;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		oob_close(&c);
@@ -415,6 +446,13 @@ rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_
 		     st->kind == PERFTEST_STEP_DONE))
 			serve_until_peer_speaks(run, c.fd);
 		rc = perftest_session_step(s, &hooks);
+		if (rc == OOB_OK && st->kind == PERFTEST_STEP_VERSION &&
+		    negotiate(run, p, s->remote_has_caps ? &s->remote_caps : NULL, c.peer,
+			      "a standard perftest (no capability record)", err, errlen) < 0) {
+			free(s);
+			oob_close(&c);
+			return -EPROTO;
+		}
 	}
 	if (rc != OOB_OK)
 		snprintf(err, errlen, "perftest exchange with %s: %s",

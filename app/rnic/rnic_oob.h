@@ -25,6 +25,8 @@ struct rnic_run {
 	struct rnic_bench_result res;
 	struct rnic_flows flows;     /**< --flows: per-flow records (client) */
 	struct perftest_report peer_report;
+	/** Negotiated in the version step (perftest_caps.h): the recovery every QP uses. */
+	struct perftest_caps_result caps;
 	/** Bring QP @p qi of bench.q[] to RTS towards @p remote. */
 	int (*connect_qp)(void *arg, unsigned int qi, const struct perftest_dest *remote, int mtu_enum);
 	void *connect_arg;

@@ -417,42 +417,69 @@ static void escape(const uint8_t *b, size_t n, char *out, size_t outlen)
 int perftest_xchg_version(struct oob_conn *c, enum perftest_role r, const char *version,
 			  char remote[PERFTEST_VERSION_LEN + 1])
 {
-	uint8_t mine[PERFTEST_VERSION_LEN] = {0}, theirs[PERFTEST_VERSION_LEN];
+	return perftest_xchg_version_caps(c, r, version, NULL, remote, NULL, NULL);
+}
+
+int perftest_xchg_version_caps(struct oob_conn *c, enum perftest_role r, const char *version,
+			       const struct perftest_caps *mine,
+			       char remote[PERFTEST_VERSION_LEN + 1],
+			       struct perftest_caps *theirs, int *has_caps)
+{
+	uint8_t msg[PERFTEST_VERSION_LEN] = {0}, in[PERFTEST_VERSION_LEN];
 	const char *want = version ? version : PERFTEST_VERSION;
 	size_t wl = strlen(want);
+	struct perftest_caps got;
+	char cerr[200];
 	if (wl == 0 || wl >= PERFTEST_VERSION_LEN)
 		return oob_fail(c, OOB_ERR_ARG, "perftest version string \"%s\" does not fit 16 bytes",
 				want);
-	memcpy(mine, want, wl);
+	if (mine && wl > PERFTEST_CAPS_MAX_VER)
+		return oob_fail(c, OOB_ERR_ARG,
+				"perftest version string \"%s\" leaves no room for the capability "
+				"record (at most %d characters)",
+				want, PERFTEST_CAPS_MAX_VER);
+	memcpy(msg, want, wl);
+	if (mine)
+		perftest_caps_encode(mine, msg + PERFTEST_CAPS_OFF);
 	remote[0] = '\0';
-	int rc = perftest_xchg_raw(c, r, mine, theirs, sizeof(theirs), "the perftest version",
+	if (has_caps)
+		*has_caps = 0;
+	int rc = perftest_xchg_raw(c, r, msg, in, sizeof(in), "the perftest version",
 				   c->timeout_ms);
 	if (rc)
 		return rc;
 	size_t len = 0;
-	while (len < sizeof(theirs) && theirs[len])
+	while (len < sizeof(in) && in[len])
 		len++;
-	int bad = len == sizeof(theirs);
+	int bad = len == sizeof(in);
 	for (size_t i = 0; i < len; i++)
-		if (theirs[i] < 0x20 || theirs[i] >= 0x7f)
-			bad = 1;
-	for (size_t i = len; i < sizeof(theirs); i++)
-		if (theirs[i])
+		if (in[i] < 0x20 || in[i] >= 0x7f)
 			bad = 1;
 	char shown[4 * PERFTEST_VERSION_LEN + 1];
-	escape(theirs, bad ? sizeof(theirs) : len, shown, sizeof(shown));
+	escape(in, bad ? sizeof(in) : len, shown, sizeof(shown));
 	if (bad)
 		return oob_fail(c, OOB_ERR_PROTO,
 				"malformed perftest version from %s: \"%s\", expected \"%s\" "
 				"zero-padded to 16 bytes",
 				c->peer, shown, want);
-	memcpy(remote, theirs, len);
+	/* the padding: NULs (perftest) or an rnic's capability record */
+	int dec = perftest_caps_decode(in, len, &got, cerr, sizeof(cerr));
+	if (dec < 0) {
+		escape(in, sizeof(in), shown, sizeof(shown));
+		return oob_fail(c, OOB_ERR_PROTO, "malformed perftest version from %s: \"%s\": %s",
+				c->peer, shown, cerr);
+	}
+	memcpy(remote, in, len);
 	remote[len] = '\0';
 	if (strcmp(remote, want) != 0)
 		return oob_fail(c, OOB_ERR_PROTO,
 				"perftest version mismatch: %s sent \"%s\", expected \"%s\" "
 				"(only that version's exchange is implemented)",
 				c->peer, shown, want);
+	if (dec == 1 && theirs)
+		*theirs = got;
+	if (has_caps)
+		*has_caps = dec == 1;
 	return OOB_OK;
 }
 
@@ -692,7 +719,8 @@ int perftest_session_step(struct perftest_session *s, const struct perftest_hook
 
 	switch (st->kind) {
 	case PERFTEST_STEP_VERSION:
-		rc = perftest_xchg_version(c, p->role, p->version, s->remote_version);
+		rc = perftest_xchg_version_caps(c, p->role, p->version, p->caps, s->remote_version,
+						&s->remote_caps, &s->remote_has_caps);
 		break;
 	case PERFTEST_STEP_SYSDATA:
 		rc = perftest_xchg_sysdata(c, p->role, p->cycle_buffer, p->cache_line,

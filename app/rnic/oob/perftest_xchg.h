@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "oob_tcp.h"
+#include "perftest_caps.h"
 
 #define PERFTEST_VERSION "6.06"
 #define PERFTEST_PORT 18515
@@ -109,6 +110,8 @@ struct perftest_params {
 	uint32_t cycle_buffer;  /**< sysconf(_SC_PAGESIZE), 4096 */
 	uint32_t cache_line;    /**< cache line size, 64 */
 	const char *version;    /**< NULL: PERFTEST_VERSION; the peer must send the same */
+	const struct perftest_caps *caps; /**< our capability record for the version padding
+					       (rnic); NULL: NUL padding, as perftest */
 	int wait_timeout_ms;    /**< deadline of exchanges after the handshake, when the
 				     peer may be running its traffic; <= 0: forever */
 };
@@ -168,6 +171,8 @@ struct perftest_session {
 	struct perftest_dest *remote;      /**< [num_qps], filled by the exchanges */
 	uint8_t remote_seen[PERFTEST_MAX_QPS];
 	char remote_version[PERFTEST_VERSION_LEN + 1];
+	int remote_has_caps;               /**< the peer's version carried a capability record */
+	struct perftest_caps remote_caps;  /**< it, decoded (perftest_caps.h) */
 	uint32_t remote_cycle_buffer, remote_cache_line;
 	uint32_t cycle_buffer, cache_line; /**< max of both sides, as perftest uses them */
 	int remote_mtu;                    /**< enum ibv_mtu value the peer sent */
@@ -222,9 +227,23 @@ int perftest_parse_dest(const uint8_t *msg, size_t len, int no_gid, struct perft
 int perftest_xchg_raw(struct oob_conn *c, enum perftest_role r, const void *mine, void *theirs,
 		      size_t n, const char *what, int timeout_ms);
 
-/** The 16-byte version strings; the peer's must equal @p version (NULL: "6.06"). */
+/**
+ * The 16-byte version strings; the peer's must equal @p version (NULL: "6.06").
+ * Its padding may hold an rnic's capability record, which is checked and
+ * otherwise ignored; any other non-zero padding is refused.
+ */
 int perftest_xchg_version(struct oob_conn *c, enum perftest_role r, const char *version,
 			  char remote[PERFTEST_VERSION_LEN + 1]);
+
+/**
+ * The same, with our capability record @p mine in the padding (NULL: NULs)
+ * and the peer's decoded into @p theirs (may be NULL): *@p has_caps is 1 if
+ * the peer sent one, 0 for NUL padding (a standard perftest).
+ */
+int perftest_xchg_version_caps(struct oob_conn *c, enum perftest_role r, const char *version,
+			       const struct perftest_caps *mine,
+			       char remote[PERFTEST_VERSION_LEN + 1],
+			       struct perftest_caps *theirs, int *has_caps);
 
 /** check_sys_data(): page size then cache line size, each a big-endian int. */
 int perftest_xchg_sysdata(struct oob_conn *c, enum perftest_role r, uint32_t cycle_buffer,
