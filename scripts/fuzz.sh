@@ -41,7 +41,8 @@ PY
 text_src=(lib/emu/emu_spec.c lib/emu/emu_spec_format.c lib/emu/emu_units.c lib/emu/emu_err.c
 	lib/emu/emu_dist.c lib/emu/emu_loss.c lib/net/net_hdr.c lib/net/net_frame.c
 	lib/net/pfc.c lib/net/pfc_state.c lib/net/pfc_tx.c app/rnic/rnic_cdf.c
-	app/rnic/oob/oob_tcp.c app/rnic/oob/perftest_xchg.c app/rnic/oob/pingpong_xchg.c
+	app/rnic/oob/oob_tcp.c app/rnic/oob/perftest_xchg.c app/rnic/oob/perftest_caps.c
+	app/rnic/oob/pingpong_xchg.c
 	tests/fuzz/fuzz_text.c)
 clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Ilib/emu -Ilib/net -Ilib/common -Iapp/rnic -Iapp/rnic/oob "${text_src[@]}" -lm \
@@ -56,7 +57,9 @@ seeds = [b"\0delay 10ms 2ms 25% distribution normal loss gemodel 0.02% 20% rate 
          b"\2" + b"0000:0010:000123:abcdef:12345678:00007f0000001000:" + b"00:" * 10 + b"ff:ff:0a:09:00:03:" + b"00000000:\0",
          b"\3" + b"0000:0010:000123:abcdef:12345678:00007f0000001000:00000000\0",
          b"\4" + b"0000:000123:abcdef:" + b"00000000000000000000ffff0a090003" + b"\0",
-         b"\5" + b"3,4", b"\5" + b"0,1,2,3,4,5,6,7"]
+         b"\5" + b"3,4", b"\5" + b"0,1,2,3,4,5,6,7",
+         b"\6" + bytes.fromhex("362e303600727701070101000000000d"),
+         b"\6" + b"6.06" + bytes(12)]
 for path in sys.argv[2:]:
     seeds.append(b"\1" + open(path, "rb").read())
 for s in seeds:

@@ -3,14 +3,17 @@
  * libFuzzer target for the text and key-line parsers a user or a peer can
  * reach: the lossy-emu's netem SPEC (command line, config file, telemetry
  * /lossy_emu/set), the rnic's flow-size CDF files, perftest's and
- * ibv_rc_pingpong's TCP key lines (from any peer that connects), and the
- * --lossless priority list. The first input byte picks the parser, the rest
+ * ibv_rc_pingpong's TCP key lines (from any peer that connects), the
+ * capability record in perftest's version padding, and the --lossless
+ * priority list. The first input byte picks the parser, the rest
  * is its text. Besides "no crash, no sanitizer report", each parser's own
  * promise is checked:
  *  - SPEC: what parses formats to a SPEC that parses again to the same text
  *    (emu_spec_format's "reads back to the same values");
  *  - CDF: draws stay in [1, largest size] and grow with the uniform draw;
- *  - key lines: what parses formats back and parses to the same fields.
+ *  - key lines: what parses formats back and parses to the same fields;
+ *  - capability record: what decodes encodes back to the same 11 bytes, and
+ *    negotiating with it never fails except for a recovery mismatch.
  * Built with clang -fsanitize=fuzzer,address,undefined by scripts/fuzz.sh.
  */
 #include <math.h>
@@ -20,6 +23,7 @@
 
 #include "emu_spec.h"
 #include "oob_tcp.h"
+#include "perftest_caps.h"
 #include "perftest_xchg.h"
 #include "pfc_tx.h"
 #include "pingpong_xchg.h"
@@ -104,6 +108,34 @@ pingpong_line(const uint8_t *d, size_t n)
 		abort();
 }
 
+static void
+caps_record(const uint8_t *d, size_t n)
+{
+	struct perftest_caps a, local;
+	struct perftest_caps_result res;
+	uint8_t msg[16] = {0}, out[PERFTEST_CAPS_LEN];
+	char err[256];
+	size_t len = 0;
+
+	memcpy(msg, d, n < 16 ? n : 16);
+	while (len < 16 && msg[len])
+		len++;
+	if (len == 16 || perftest_caps_decode(msg, len, &a, err, sizeof(err)) != 1)
+		return;
+	perftest_caps_encode(&a, out);
+	/* params and fields round-trip; the request nibbles too */
+	if (memcmp(out, msg + PERFTEST_CAPS_OFF, sizeof(out)) != 0)
+		abort();
+	memset(&local, 0, sizeof(local));
+	local.version = PERFTEST_CAPS_VERSION;
+	local.recovery = 0x07;
+	local.recovery_req = a.recovery_req;
+	if (perftest_caps_negotiate(&local, &a, "fuzz", "fuzz", &res, err, sizeof(err)) != 0)
+		abort(); /* the same request never fails */
+	if (res.extensions && !(a.recovery >> a.recovery_req & 1))
+		abort(); /* a mode the peer does not offer is never used */
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -116,7 +148,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = malloc(size); /* the rest, NUL-terminated, for the string parsers */
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = 0;
-	switch (data[0] % 6) {
+	switch (data[0] % 7) {
 	case 0:
 		spec(text);
 		break;
@@ -131,6 +163,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 4:
 		pingpong_line(data + 1, size - 1);
+		break;
+	case 6:
+		caps_record(data + 1, size - 1);
 		break;
 	default:
 		if (pfc_prio_list_parse(text, &mask, why, sizeof(why)) == 0 && mask == 0)

@@ -9,9 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "roce_cc.h"
-#include "roce_recovery.h"
-
 /* Wire-stable: a name's bit is its index. Append only. */
 const char *const perftest_caps_recovery_names[PERFTEST_CAPS_NAMES] = {
 	"gbn",   /* IBTA Go-Back-N */
@@ -29,24 +26,6 @@ int perftest_caps_index(const char *const names[PERFTEST_CAPS_NAMES], const char
 		if (names[i] && strcmp(names[i], name) == 0)
 			return i;
 	return -1;
-}
-
-void perftest_caps_local(struct perftest_caps *c, const char *recovery, const char *cc)
-{
-	memset(c, 0, sizeof(*c));
-	c->version = PERFTEST_CAPS_VERSION;
-	for (int i = 0; i < PERFTEST_CAPS_NAMES; i++) {
-		const char *rn = perftest_caps_recovery_names[i], *cn = perftest_caps_cc_names[i];
-
-		if (rn && roce_recovery_find(rn))
-			c->recovery |= (uint8_t)(1u << i);
-		if (cn && roce_cc_find(cn))
-			c->cc |= (uint8_t)(1u << i);
-	}
-	int ri = perftest_caps_index(perftest_caps_recovery_names, recovery);
-	int ci = perftest_caps_index(perftest_caps_cc_names, cc);
-	c->recovery_req = ri >= 0 && (c->recovery >> ri & 1) ? (uint8_t)ri : PERFTEST_CAPS_NONE;
-	c->cc_req = ci >= 0 && (c->cc >> ci & 1) ? (uint8_t)ci : PERFTEST_CAPS_NONE;
 }
 
 /* Bytes 5..15 of the version message; offsets below are within the record. */
