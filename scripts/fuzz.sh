@@ -38,7 +38,7 @@ for h in ("3333ff00000202000000000186dd6000000000203afffe80000000000000000000000
     frame = bytes.fromhex(h)
     open(os.path.join(out, hashlib.sha1(frame).hexdigest()), 'wb').write(frame)
 PY
-text_src=(lib/emu/emu_spec.c lib/emu/emu_spec_format.c lib/emu/emu_units.c lib/emu/emu_err.c
+text_src=(lib/emu/emu_spec.c lib/emu/emu_spec_format.c lib/emu/emu_rules.c lib/emu/emu_units.c lib/emu/emu_err.c
 	lib/emu/emu_dist.c lib/emu/emu_loss.c lib/net/net_hdr.c lib/net/net_frame.c
 	lib/net/pfc.c lib/net/pfc_state.c lib/net/pfc_tx.c app/rnic/rnic_cdf.c
 	app/rnic/oob/oob_tcp.c app/rnic/oob/perftest_xchg.c app/rnic/oob/perftest_caps.c
@@ -54,6 +54,7 @@ out = sys.argv[1]
 seeds = [b"\0delay 10ms 2ms 25% distribution normal loss gemodel 0.02% 20% rate 1gbit limit 5000",
          b"\0rate 10gbit red 30000 90000 0.1 ecn pfc xoff 800000b xon 100000b prio 3 ctrl-delay",
          b"\0loss 0.1% 25% duplicate 1% corrupt 0.1% reorder 25% 50% gap 5 slot 1ms",
+         b"\0delay 5ms drop-psn 0x11:0x52e51e drop-psn 17:100:3 drop-nth 1000",
          b"\2" + b"0000:0010:000123:abcdef:12345678:00007f0000001000:" + b"00:" * 10 + b"ff:ff:0a:09:00:03:" + b"00000000:\0",
          b"\3" + b"0000:0010:000123:abcdef:12345678:00007f0000001000:00000000\0",
          b"\4" + b"0000:000123:abcdef:" + b"00000000000000000000ffff0a090003" + b"\0",

@@ -53,7 +53,11 @@ enum {
 /* One row per option: the single source of parsing, --help and the JSON dump. */
 static const struct rw_opt opts[] = {
 	{"both", T_SPEC, LEMU_NDIR, 0, NULL, 0, 0, "SPEC",
-	 "impairment SPEC of both directions (tc-netem grammar, see docs/lossy-emu.md)"},
+	 "impairment SPEC of both directions (tc-netem grammar, see docs/lossy-emu.md; extensions "
+	 "limit-bytes, red, pfc, jitter-no-reorder, corrupt-recompute, ctrl-delay, and the "
+	 "deterministic drops \"drop-psn QPN:PSN[:TIMES]\" (the RoCEv2 packets to QP QPN with PSN "
+	 "PSN, their first TIMES arrivals, default 1; repeatable) and \"drop-nth N\" (every N-th "
+	 "RoCEv2 packet))"},
 	{"a2b", T_SPEC, LEMU_A2B, 0, "", 0, 0, "SPEC",
 	 "SPEC of port A -> port B; replaces what an earlier --both set"},
 	{"b2a", T_SPEC, LEMU_B2A, 0, "", 0, 0, "SPEC",
@@ -62,6 +66,9 @@ static const struct rw_opt opts[] = {
 	 "seed of every random draw (same seed + same input = same drops); default: from the clock, printed"},
 	{"json", T_STR, OFF(json), SZ(json), "", 0, 0, "FILE",
 	 "write counters and delay error (rocewan/1) to FILE at exit"},
+	{"drop-log", T_STR, OFF(drop_log), SZ(drop_log), "", 0, 0, "FILE",
+	 "write one CSV line per dropped frame to FILE (CLOCK_MONOTONIC ns, direction, cause, "
+	 "QPN/PSN/opcode of RoCEv2 frames); default: none"},
 	{"config", T_CONFIG, OFF(config), SZ(config), "", 0, 0, "FILE",
 	 "read \"key = value\" lines (keys: these option names) at this point of the command line"},
 	{"busy-poll", T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL,

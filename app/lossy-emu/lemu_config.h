@@ -46,6 +46,7 @@ struct lemu_params {
 	uint64_t seed;
 	bool seed_set;     /**< --seed given (else lemu_configure() draws one) */
 	char json[256];    /**< --json FILE, "" = none */
+	char drop_log[256]; /**< --drop-log FILE, "" = none */
 	char config[256];  /**< last --config FILE read, for the record */
 	bool busy_poll;
 	uint32_t mbuf_size; /**< data room per mbuf = largest frame forwarded */

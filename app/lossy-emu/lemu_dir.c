@@ -8,6 +8,7 @@
 
 #include <rte_ethdev.h>
 
+#include "lemu_droplog.h"
 #include "net_bytes.h"
 #include "net_frame.h"
 #include "net_hdr.h"
@@ -39,6 +40,14 @@ static inline uint8_t
 ip_ecn(const uint8_t *ip)
 {
 	return ip[0] >> 4 == 4 ? ip[1] & 3 : (ip[1] >> 4) & 3;
+}
+
+/* --drop-log: the frame of @p m is about to be freed for @p cause. */
+static inline void
+log_drop(const struct lemu_dir *d, const char *cause, const struct rte_mbuf *m)
+{
+	if (unlikely(lemu_droplog_f != NULL))
+		lemu_droplog_frame(d->id, cause, rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
 }
 
 /* ---- configuration (data path side) ------------------------------------------ */
@@ -97,6 +106,8 @@ apply_cfg(struct lemu_dir *d, const struct lemu_dir_cfg *c)
 		emit_pfc(d, op.p.prio, 0); /* release the sender we paused */
 		d->ec.v[EMU_CNT_PFC_XON]++;
 	}
+	emu_rules_init(&d->rules, &s->rules);
+	d->has_rules = s->rules.n > 0;
 	emu_dist_init(&d->dist, &s->delay, c->seed);
 	d->dist.last_departure_ns = last_exit;
 	d->has_queue = s->queue.rate_bps != 0;
@@ -249,6 +260,7 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 		exit = lemu_dl_push(&d->dl, t, m);
 	}
 	if (unlikely(exit == UINT64_MAX)) { /* cannot happen: the line holds the whole pool */
+		log_drop(d, "queue", m);
 		rte_pktmbuf_free(m);
 		d->stat[LEMU_ST_DROP_QUEUE]++;
 	}
@@ -304,10 +316,12 @@ to_queue(struct lemu_dir *d, struct rte_mbuf *m, uint8_t *ip, uint32_t flags, ui
 	}
 	if (unlikely(d->qn > d->qmask)) { /* cannot happen: the ring holds the whole pool */
 		d->stat[LEMU_ST_DROP_QUEUE]++;
+		log_drop(d, "queue", m);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	if (emu_shaper_enqueue(&d->q, now, len, &dep) != EMU_SHAPER_ACCEPT) {
+		log_drop(d, "queue", m);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -422,12 +436,34 @@ static inline void
 ctrl_push(struct lemu_dir *d, struct rte_mbuf *m, uint8_t fwd)
 {
 	if (unlikely(d->nctrl == LEMU_CTRL_MAX)) {
+		log_drop(d, "ctrl", m);
 		rte_pktmbuf_free(m);
 		d->stat[LEMU_ST_DROP_CTRL]++;
 		return;
 	}
 	d->ctrl_fwd[d->nctrl] = fwd;
 	d->ctrl[d->nctrl++] = m;
+}
+
+/*
+ * The SPEC's deterministic rules (emu_rules.h), ahead of stage 1: only RoCEv2
+ * frames (UDP port 4791 with a whole BTH, as net_frame_classify() finds them;
+ * nothing else is checked) count and can match.
+ */
+static __rte_noinline bool
+drop_by_rule(struct lemu_dir *d, struct rte_mbuf *m, const struct net_frame *fr)
+{
+	int r;
+
+	if (fr->kind != NET_FRAME_ROCE || !fr->has_bth)
+		return false;
+	r = emu_rules_decide(&d->rules, fr->bth_dqpn, fr->bth_psn);
+	if (r < 0)
+		return false;
+	d->stat[LEMU_ST_DROP_RULE]++;
+	log_drop(d, emu_rule_kind_name(d->rules.p.r[r].kind), m);
+	rte_pktmbuf_free(m);
+	return true;
 }
 
 static inline void
@@ -448,6 +484,7 @@ stage1(struct lemu_dir *d, struct rte_mbuf *m, uint64_t now)
 		if (d->ctrl_delay_ns) {
 			/* the base propagation delay only: exits stay ordered in the FIFO line */
 			if (lemu_dl_push(&d->dl, now + d->ctrl_delay_ns, m) == UINT64_MAX) {
+				log_drop(d, "queue", m);
 				rte_pktmbuf_free(m);
 				d->stat[LEMU_ST_DROP_QUEUE]++;
 			}
@@ -458,15 +495,19 @@ stage1(struct lemu_dir *d, struct rte_mbuf *m, uint64_t now)
 	}
 	if (unlikely(m->nb_segs != 1)) {
 		d->stat[LEMU_ST_DROP_MULTISEG]++;
+		log_drop(d, "multiseg", m);
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (unlikely(d->has_rules) && drop_by_rule(d, m, &fr))
+		return;
 	if (frame_is_ip(&fr)) {
 		ip = f + fr.l3_off;
 		ecn = ip_ecn(ip);
 	}
 	v = emu_impair_decide(&d->im, ecn);
 	if (v & EMU_V_DROP) {
+		log_drop(d, "loss", m);
 		rte_pktmbuf_free(m);
 		return;
 	}

@@ -39,6 +39,7 @@
 #include "emu_impair.h"
 #include "emu_pfcgen.h"
 #include "emu_red.h"
+#include "emu_rules.h"
 #include "emu_shaper.h"
 #include "emu_spec.h"
 #include "lemu_delay.h"
@@ -100,6 +101,8 @@ struct lemu_dir {
 	struct emu_red red;
 	struct emu_pfcgen pfc;
 	struct emu_dist dist;
+	struct emu_rules rules;         /**< drop-psn / drop-nth of cur (counts restart with a SPEC change) */
+	bool has_rules;
 	bool has_queue, has_red, has_pfc, has_delay, corrupt_recompute;
 	uint64_t ctrl_delay_ns;         /**< ctrl-delay: MAC control frames take this delay (0: bypass) */
 	uint32_t gap;

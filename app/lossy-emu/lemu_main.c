@@ -22,6 +22,7 @@
 
 #include "dp_port.h"
 #include "lemu_app.h"
+#include "lemu_droplog.h"
 
 struct lemu_app lemu_app = {.ctl_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -193,6 +194,11 @@ main(int argc, char **argv)
 	}
 	lemu_clock_init();
 	app->started_ns = lemu_now_ns();
+	if (prm->drop_log[0] && lemu_droplog_open(prm->drop_log, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lossy-emu: %s\n", err);
+		rte_eal_cleanup();
+		return 1;
+	}
 	app->lcores = rte_lcore_count();
 	port[LEMU_A2B] = (uint16_t)prm->port_a; /* a2b receives on A */
 	port[LEMU_B2A] = (uint16_t)prm->port_b;
@@ -333,6 +339,10 @@ out:
 		rte_mempool_free(pool[d]);
 	}
 	lemu_ctl_free(app);
+	if (lemu_droplog_close() < 0) { /* after the lcores stopped: no more writers */
+		fprintf(stderr, "lossy-emu: --drop-log %s: write failed\n", prm->drop_log);
+		status = 1;
+	}
 	rte_eal_cleanup();
 	return status;
 }

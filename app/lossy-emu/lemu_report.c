@@ -50,6 +50,18 @@ dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
 	rw_dbl(w, "mean", dir->derr.count ? ns_to_us(dir->derr.sum) / (double)dir->derr.count : 0.);
 	rw_uint(w, "samples", dir->derr.count);
 	rw_obj_end(w);
+	/* each rule of the SPEC in force: what it dropped since that SPEC was applied */
+	rw_arr_begin(w, "drop_rules");
+	for (uint32_t i = 0; c && i < c->spec.rules.n; i++) {
+		char t[64];
+
+		emu_rule_format(&c->spec.rules.r[i], t, sizeof(t));
+		rw_obj_begin(w, NULL);
+		rw_str(w, "rule", t);
+		rw_uint(w, "dropped", __atomic_load_n(&dir->rules.dropped[i], __ATOMIC_RELAXED));
+		rw_obj_end(w);
+	}
+	rw_arr_end(w);
 	rw_str(w, "spec_final", c ? c->text : "");
 	rw_uint(w, "mbufs", app->pool_mbufs[d]);
 	rw_obj_end(w);
@@ -116,5 +128,13 @@ lemu_report_table(const struct lemu_app *app, FILE *f)
 			fprintf(f, "; loss runs %" PRIu64 ", mean length %.2f", runs,
 				(double)lost / (double)runs);
 		fputc('\n', f);
+		const struct lemu_dir_cfg *c = lemu_dir_current(&app->dir[d]);
+		for (uint32_t i = 0; c && i < c->spec.rules.n; i++) {
+			char t[64];
+
+			emu_rule_format(&c->spec.rules.r[i], t, sizeof(t));
+			fprintf(f, "  %s: rule %-32s dropped %" PRIu64 "\n", lemu_dir_name(d), t,
+				app->dir[d].rules.dropped[i]);
+		}
 	}
 }

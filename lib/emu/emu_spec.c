@@ -520,6 +520,97 @@ kw_pfc(struct cur *c, struct emu_spec *s)
 	return 0;
 }
 
+/* A decimal or 0x-hex number of @p n characters at @p t, at most @p max. */
+static bool
+num_part(const char *t, size_t n, uint64_t max, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned base = 10;
+
+	if (n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+		base = 16;
+		t += 2;
+		n -= 2;
+	}
+	if (n == 0 || n > 20)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d;
+
+		if (t[i] >= '0' && t[i] <= '9')
+			d = (unsigned)(t[i] - '0');
+		else if (base == 16 && t[i] >= 'a' && t[i] <= 'f')
+			d = (unsigned)(t[i] - 'a' + 10);
+		else if (base == 16 && t[i] >= 'A' && t[i] <= 'F')
+			d = (unsigned)(t[i] - 'A' + 10);
+		else
+			return false;
+		if (x > (max - d) / base)
+			return false;
+		x = x * base + d;
+	}
+	*v = x;
+	return true;
+}
+
+static int
+add_rule(struct cur *c, struct emu_spec *s, const char *ctx, const struct emu_rule *r)
+{
+	if (s->rules.n >= EMU_RULES_MAX)
+		return fail(c, -EMU_E_RANGE, "%s: more than %d drop rules", ctx, EMU_RULES_MAX);
+	s->rules.r[s->rules.n++] = *r;
+	return 0;
+}
+
+/* "drop-psn QPN:PSN[:TIMES]": numbers decimal or 0x-hex. */
+static int
+kw_drop_psn(struct cur *c, struct emu_spec *s)
+{
+	static const char usage[] = "QPN:PSN[:TIMES], e.g. 0x11:0x52e51e or 17:100:2";
+	static const char *const what[3] = {"QPN", "PSN", "TIMES"};
+	static const uint64_t max[3] = {0xffffff, 0xffffff, EMU_RULES_MAX_TIMES};
+	uint64_t v[3] = {0, 0, 1};
+	const char *t = peek(c), *p;
+	int k = 0;
+
+	if (t == NULL)
+		return fail(c, -EMU_E_MISSING_ARG, "drop-psn: missing %s", usage);
+	for (p = t;; k++) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (k == 3)
+			return fail(c, -EMU_E_INVAL, "drop-psn: \"%s\" has more than three fields (%s)",
+				    t, usage);
+		if (!num_part(p, n, max[k], &v[k]) || (k == 2 && v[k] == 0))
+			return fail(c, -EMU_E_RANGE,
+				    "drop-psn: %s in \"%s\" is not a number in %s..%llu (%s)",
+				    what[k], t, k == 2 ? "1" : "0", (unsigned long long)max[k], usage);
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	if (k < 1)
+		return fail(c, -EMU_E_MISSING_ARG, "drop-psn: \"%s\" lacks the PSN (%s)", t, usage);
+	c->i++;
+	struct emu_rule r = {.kind = EMU_RULE_DROP_PSN, .qpn = (uint32_t)v[0],
+			     .psn = (uint32_t)v[1], .times = (uint32_t)v[2]};
+	return add_rule(c, s, "drop-psn", &r);
+}
+
+/* "drop-nth N": every N-th RoCEv2 packet. */
+static int
+kw_drop_nth(struct cur *c, struct emu_spec *s)
+{
+	uint64_t n = 0;
+	int rc = take_uint(c, "drop-nth", "N", 1, UINT32_MAX, &n);
+
+	if (rc)
+		return rc;
+	struct emu_rule r = {.kind = EMU_RULE_DROP_NTH, .nth = n};
+	return add_rule(c, s, "drop-nth", &r);
+}
+
 /* ---- keyword table and driver ------------------------------------------- */
 
 struct keyword {
@@ -546,12 +637,15 @@ static const struct keyword keywords[] = {
 	{"jitter-no-reorder", NULL, kw_jitter_no_reorder},
 	{"corrupt-recompute", NULL, kw_corrupt_recompute},
 	{"ctrl-delay", NULL, kw_ctrl_delay},
+	{"drop-psn", NULL, kw_drop_psn}, /* repeatable */
+	{"drop-nth", NULL, kw_drop_nth},
 };
 #define N_KEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
 static const char keyword_list[] =
 	"delay, distribution, loss, ecn, duplicate, corrupt, reorder, gap, rate, limit, seed, "
-	"limit-bytes, red, pfc, jitter-no-reorder, corrupt-recompute, ctrl-delay";
+	"limit-bytes, red, pfc, jitter-no-reorder, corrupt-recompute, ctrl-delay, drop-psn, "
+	"drop-nth";
 
 /* Levenshtein distance, capped: enough to suggest "delay" for "dealy". */
 static size_t
@@ -668,7 +762,7 @@ emu_spec_parse_argv(struct emu_spec *s, int argc, const char *const argv[], char
 				break;
 		if (k == N_KEYWORDS)
 			return unknown_keyword(&c, t);
-		if (seen[k])
+		if (seen[k] && keywords[k].fn != kw_drop_psn)
 			return fail(&c, -EMU_E_DUPLICATE, "\"%s\" given more than once", t);
 		seen[k] = true;
 		c.i++;

@@ -13,10 +13,11 @@
  *   extensions:
  *   [limit-bytes BYTES] [red kmin BYTES kmax BYTES pmax P] [jitter-no-reorder]
  *   [corrupt-recompute] [pfc xoff BYTES xon BYTES [prio N]] [ctrl-delay]
+ *   [drop-psn QPN:PSN[:TIMES]]... [drop-nth N]   (emu_rules.h)
  *
  * Units follow tc (emu_units.h). "latency" and "drop" are accepted as netem's
  * aliases of "delay" and "loss". Keywords may come in any order but only
- * once. Not supported: slot, custom distribution tables, rates in % of the
+ * once (drop-psn: up to EMU_RULES_MAX times, with drop-nth). Not supported: slot, custom distribution tables, rates in % of the
  * device speed.
  *
  * The parsed struct holds effective values: what the SPEC left unset has
@@ -37,6 +38,7 @@
 #include "emu_loss.h"
 #include "emu_pfcgen.h"
 #include "emu_red.h"
+#include "emu_rules.h"
 #include "emu_shaper.h"
 
 #define EMU_SPEC_MAX_LEN 2048   /**< characters in a SPEC string, NUL included */
@@ -56,6 +58,7 @@ struct emu_spec {
 	 * they bypass the delay line too.
 	 */
 	bool ctrl_delay;
+	struct emu_rules_params rules; /**< drop-psn / drop-nth, in SPEC order */
 };
 
 /** Defaults: netem's (limit 1000, no impairment). */

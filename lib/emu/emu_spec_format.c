@@ -157,6 +157,12 @@ emu_spec_format(const struct emu_spec *s, char *buf, size_t len)
 		put_size(&o, "xon", s->pfc.xon_bytes);
 		put(&o, " prio %u", (unsigned)s->pfc.prio);
 	}
+	for (uint32_t i = 0; i < s->rules.n && i < EMU_RULES_MAX; i++) {
+		char b[64];
+
+		emu_rule_format(&s->rules.r[i], b, sizeof(b));
+		put(&o, " %s", b);
+	}
 	if (s->seed_set)
 		put(&o, " seed %" PRIu64, s->seed);
 	return o.overflow ? -EMU_E_NOSPACE : (int)o.pos;

@@ -635,6 +635,87 @@ def t_config_seed(c):
         check(emu.stop() == 0, "exit status")
 
 
+def bth_of(frame):
+    """(dest QPN, PSN, opcode) of a RoCEv2 frame (optional 802.1Q tag, IPv4/IPv6, UDP 4791)."""
+    off, et = 14, frame[12:14]
+    if et == b"\x81\x00":
+        off, et = 18, frame[16:18]
+    if et == b"\x08\x00":
+        off += (frame[off] & 15) * 4
+    elif et == b"\x86\xdd":
+        off += 40
+    else:
+        return None
+    if int.from_bytes(frame[off + 2:off + 4], "big") != 4791:
+        return None
+    b = frame[off + 8:off + 20]
+    return int.from_bytes(b[5:8], "big"), int.from_bytes(b[9:12], "big") & 0xFFFFFF, b[0]
+
+
+def t_drop_rules(c):
+    """drop-psn QPN:PSN:TIMES and drop-nth N drop exactly the packets meant; --drop-log lists them."""
+    frames = rocewire_frames(c, 80, 23)
+    bths = [bth_of(f) for f in frames]
+    check(all(bths), "rocewire gen made a frame without a RoCEv2 BTH")
+    q, p, _ = bths[10]
+    target = frames[10]
+    # the target arrives 3 times (2 "retransmissions" at the end); drop-psn drops 2 of them
+    send = frames + [target, target]
+    # expected, by the rules' definition: rules in SPEC order, every arrival counts
+    want_drop, matched, seen = [], 0, 0
+    for i, f in enumerate(send):
+        seen += 1
+        hit_psn = bth_of(f)[:2] == (q, p)
+        matched += hit_psn
+        if hit_psn and matched <= 2:
+            want_drop.append((i, "drop-psn"))
+        elif seen % 9 == 0:
+            want_drop.append((i, "drop-nth"))
+    log = os.path.join(c.tmp, "drops.csv")
+    js = os.path.join(c.tmp, "rules.json")
+    emu = ln.Emu(c.binary, c.topo, "lemu%s_3" % c.tag, c.tmp)
+    c.emu = emu
+    spec = "drop-psn 0x%x:0x%x:2 drop-nth 9" % (q, p)
+    emu.start(["--a2b", spec, "--drop-log", log, "--json", js], lcores="0")
+    try:
+        c.quiet()
+        replay(c, c.a, send)
+        time.sleep(0.4)
+        rx = [f for _, f in c.b.take()]
+    finally:
+        check(emu.stop() == 0, "exit status")
+    dropped = {i for i, _ in want_drop}
+    expect_rx = [f for i, f in enumerate(send) if i not in dropped]
+    check(rx == expect_rx, "received %d frames, expected %d (byte-exact, in order)"
+          % (len(rx), len(expect_rx)))
+    with open(js) as f:
+        a = json.load(f)["results"]["a2b"]
+    n_psn = sum(1 for _, k in want_drop if k == "drop-psn")
+    n_nth = len(want_drop) - n_psn
+    check(n_psn == 2, "test set-up: %d drop-psn drops expected" % n_psn)
+    check(a["drop_rule"] == len(want_drop), "drop_rule %d, want %d" % (a["drop_rule"], len(want_drop)))
+    check(a["drop_rules"] == [{"rule": "drop-psn 0x%x:0x%x:2" % (q, p), "dropped": 2},
+                              {"rule": "drop-nth 9", "dropped": n_nth}],
+          "drop_rules %s" % a["drop_rules"])
+    check(a["rx_pkts"] == len(send) and a["tx_pkts"] + a["drop_rule"] + a["drop_loss"]
+          + a["drop_queue"] + a["in_flight"] == a["rx_pkts"] + a["duplicated"],
+          "a2b does not add up: %s" % {k: a[k] for k in ("rx_pkts", "tx_pkts", "drop_rule")})
+    with open(log) as f:
+        lines = f.read().splitlines()
+    check(lines[0].startswith("#") and "CLOCK_MONOTONIC ns" in lines[0], "drop log header: %r" % lines[0])
+    check(lines[1] == "time_ns,dir,cause,qpn,psn,opcode,len", "drop log columns: %r" % lines[1])
+    rows = [r.split(",") for r in lines[2:]]
+    check(len(rows) == len(want_drop), "drop log has %d rows, %d drops" % (len(rows), len(want_drop)))
+    now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    for (i, cause), r in zip(want_drop, rows):
+        bq, bp, op = bth_of(send[i])
+        check(r[1:] == ["a2b", cause, str(bq), str(bp), str(op), str(len(send[i]))],
+              "drop log row %s, expected frame %d dropped by %s" % (r, i, cause))
+        check(0 < now - int(r[0]) < 120 * 10**9, "drop log time %s is not CLOCK_MONOTONIC ns" % r[0])
+    c.note("drop rules: %s -> %d dropped (%d by drop-psn, %d by drop-nth), log rows match"
+           % (spec, len(want_drop), n_psn, n_nth))
+
+
 def one_error_line(p):
     lines = [x for x in p.stderr.splitlines() if x.strip()]
     return lines
@@ -684,7 +765,7 @@ def t_memory(c):
 MAIN_RUN = [t_loss_random, t_delay, t_gemodel, t_seed_same_run, t_seed_all_draws, t_reorder_dup, t_jitter, t_rate,
             t_red, t_corrupt,
             t_pfc, t_mac_ctrl, t_telemetry, t_exit_json]
-OTHER = [t_config_seed, t_bad_spec, t_memory]
+OTHER = [t_config_seed, t_drop_rules, t_bad_spec, t_memory]
 
 
 def main():
