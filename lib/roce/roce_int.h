@@ -28,6 +28,7 @@
 #include "roce_psn_bitmap.h"
 #include "roce_recovery.h"
 #include "roce_rtt.h"
+#include "roce_trace.h"
 #include "roce_verbs.h"
 
 /* ------------------------------------------------------------------------- */
@@ -236,6 +237,9 @@ struct roce_resp_state {
 	uint32_t rwqe_seq;  /**< receive WQEs consumed so far (SPETH numbering) */
 	uint32_t ooo_n;     /**< valid descriptors in qp->ooo */
 	uint32_t ooo_hi;    /**< one past the highest PSN placed out of order */
+	/* --trace (roce_trace.h RX_LATE): a PSN after epsn arrived; PSNs below late_hi are late */
+	bool late_gap;
+	uint32_t late_hi;
 };
 
 /**

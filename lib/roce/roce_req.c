@@ -570,6 +570,8 @@ req_after_send(struct roce_qp *qp, uint32_t psn, uint32_t next, uint32_t bytes, 
 		qp->req.pace_at = base + gap;
 	}
 	roce_qp_stat(qp, retx ? ROCE_STAT_TX_RETX_PKTS : ROCE_STAT_TX_REQ_PKTS, 1);
+	if (retx)
+		roce_trace_loss(qp, ROCE_TRACE_RETX, psn);
 }
 
 /* Send the next new packet. Returns 1 if sent, 0 if nothing may go, <0 on error. */

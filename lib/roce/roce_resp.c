@@ -288,6 +288,48 @@ resp_check_psn_uc(struct resp_ctx *c)
 	return RESP_DROP;
 }
 
+/* --trace: PSN @p psn arrived out of sequence; the PSNs before it are missing. */
+static void
+resp_trace_gap(struct roce_qp *qp, uint32_t psn)
+{
+	struct roce_resp_state *r = &qp->resp;
+
+	if (roce_likely(!qp->dev->ops.trace) || roce_psn_cmp(psn, r->epsn) <= 0)
+		return;
+	if (!r->late_gap || roce_psn_cmp(psn, r->late_hi) > 0)
+		r->late_hi = psn;
+	r->late_gap = true;
+}
+
+/* --trace: @p psn, accepted in order, arrived after a later PSN: it was missing. */
+static void
+resp_trace_late(struct roce_qp *qp, uint32_t psn)
+{
+	struct roce_resp_state *r = &qp->resp;
+
+	if (roce_psn_cmp(psn, r->late_hi) >= 0) {
+		r->late_gap = false; /* the stream caught up with what had arrived */
+		return;
+	}
+	roce_trace_loss(qp, ROCE_TRACE_RX_LATE, psn);
+}
+
+/*
+ * --trace, selective modes: a packet placed ahead of ePSN after a later PSN had
+ * arrived was missing too (a hole repaired before the first one).
+ */
+static void
+resp_trace_place(struct roce_qp *qp, uint32_t psn)
+{
+	struct roce_resp_state *r = &qp->resp;
+
+	if (roce_likely(!qp->dev->ops.trace))
+		return;
+	if (r->late_gap && roce_psn_cmp(psn, r->late_hi) < 0)
+		roce_trace_loss(qp, ROCE_TRACE_RX_LATE, psn);
+	resp_trace_gap(qp, psn);
+}
+
 static enum resp_state
 resp_check_psn(struct resp_ctx *c)
 {
@@ -299,17 +341,22 @@ resp_check_psn(struct resp_ctx *c)
 		return resp_check_psn_uc(c);
 	switch (qp->rec->rx_packet(qp, qp->rec_priv, qp->resp.epsn, c->rx->psn)) {
 	case ROCE_RXV_ACCEPT:
+		if (roce_unlikely(qp->resp.late_gap))
+			resp_trace_late(qp, c->rx->psn);
 		return RESP_CHECK_OP_SEQ;
 	case ROCE_RXV_DUPLICATE:
 		return RESP_DUPLICATE;
 	case ROCE_RXV_NAK_SEQ:
 		roce_qp_stat(qp, ROCE_STAT_RX_OOS, 1);
+		resp_trace_gap(qp, c->rx->psn);
 		return RESP_NAK_SEQ;
 	case ROCE_RXV_PLACE:
 		roce_qp_stat(qp, ROCE_STAT_RX_OOS, 1);
+		resp_trace_place(qp, c->rx->psn);
 		return RESP_PLACE;
 	default:
 		roce_qp_stat(qp, ROCE_STAT_RX_OOS, 1);
+		resp_trace_gap(qp, c->rx->psn);
 		return RESP_DROP;
 	}
 }

@@ -44,6 +44,7 @@ struct roce_pd;
 struct roce_cq;
 struct roce_qp;
 struct roce_ah;
+struct roce_trace_event;
 
 /* ------------------------------------------------------------------------- */
 /* Device                                                                    */
@@ -140,6 +141,11 @@ struct roce_dev_ops {
 	 * builds in its own scratch buffer and tx() copies, as without this op.
 	 */
 	uint8_t *(*tx_buf)(void *ctx, size_t len);
+	/**
+	 * Optional loss-recovery trace (roce_trace.h): a retransmission, a
+	 * missing PSN that arrived, ... NULL (the default): no events, no cost.
+	 */
+	void (*trace)(void *ctx, const struct roce_trace_event *ev);
 };
 
 /** Fill @p cfg with the defaults of roce_params.h (GID and MAC left zero). */

@@ -366,7 +366,106 @@ t_stale_after_error(void)
 	tr_fini(&w);
 }
 
-RW_TEST_MAIN(RW_TEST(t_loss_nak_go_back_n), RW_TEST(t_loss_repeated),
+/*
+ * The loss-recovery trace (roce_dev_ops.trace, roce_trace.h) of the Go-Back-N
+ * case above: the sender reports each retransmitted PSN, the receiver each PSN
+ * accepted after a later one had arrived; a device without the op reports nothing.
+ */
+static void
+t_trace_go_back_n(void)
+{
+	struct tr_opts o = {.trace = true};
+	struct tr_wire w;
+	uint32_t qa, qb;
+
+	tr_init(&w, &o);
+	qa = roce_qp_num(A(&w)->qp);
+	qb = roce_qp_num(B(&w)->qp);
+	tr_fill(A(&w), 0, 10 * 1024, 1);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 3, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 10 * 1024, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 10 * 1024);
+	/* sender: PSNs 3..9 resent, in order */
+	CHECK_EQ(A(&w)->ntrace, 7);
+	for (unsigned i = 0; i < 7 && i < A(&w)->ntrace; i++) {
+		const struct roce_trace_event *e = &A(&w)->trace[i];
+
+		CHECK_EQ(e->kind, ROCE_TRACE_RETX);
+		CHECK_EQ(e->psn, PSN0 + 3 + i);
+		CHECK_EQ(e->qpn, qa);
+		CHECK_EQ(e->dqpn, qb);
+	}
+	/* receiver: 3..8 arrived after PSN 9 had (9 itself had arrived before: not late) */
+	CHECK_EQ(B(&w)->ntrace, 6);
+	for (unsigned i = 0; i < 6 && i < B(&w)->ntrace; i++) {
+		const struct roce_trace_event *e = &B(&w)->trace[i];
+
+		CHECK_EQ(e->kind, ROCE_TRACE_RX_LATE);
+		CHECK_EQ(e->psn, PSN0 + 3 + i);
+		CHECK_EQ(e->qpn, qb);
+		CHECK_EQ(e->dqpn, qa);
+	}
+	/* the retransmission left before the late arrival, on the one clock of the wire */
+	CHECK(A(&w)->ntrace && B(&w)->ntrace && A(&w)->trace[0].now_ns <= B(&w)->trace[0].now_ns);
+	CHECK(strcmp(roce_trace_kind_name(ROCE_TRACE_RETX), "retx") == 0);
+	CHECK(strcmp(roce_trace_kind_name(ROCE_TRACE_RX_LATE), "rx_late") == 0);
+	tr_fini(&w);
+
+	/* a second loss after the first was repaired: reported again */
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 20 * 1024, 2);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 2, TR_DROP, 1);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 15, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 20 * 1024, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 20 * 1024);
+	unsigned late2 = 0, late15 = 0;
+	for (unsigned i = 0; i < B(&w)->ntrace && i < TR_MAX_TRACE; i++) {
+		late2 += B(&w)->trace[i].psn == PSN0 + 2;
+		late15 += B(&w)->trace[i].psn == PSN0 + 15;
+	}
+	CHECK_EQ(late2, 1);
+	CHECK_EQ(late15, 1);
+	tr_fini(&w);
+
+	/* without the op: nothing */
+	tr_init(&w, NULL);
+	tr_fill(A(&w), 0, 10 * 1024, 1);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 3, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 10 * 1024, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	CHECK_EQ(A(&w)->ntrace + B(&w)->ntrace, 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 7);
+	tr_fini(&w);
+}
+
+/* A lost last packet is resent on the timer; the receiver cannot know it was missing. */
+static void
+t_trace_tail_loss(void)
+{
+	struct tr_opts o = {.trace = true};
+	struct tr_wire w;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 4096, 3);
+	tr_post_recv(B(&w), 1, 0, 8192);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 3, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_SEND, 1, 0, 4096, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(B(&w), true, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 4096);
+	CHECK_EQ(A(&w)->ntrace, 1);
+	CHECK(A(&w)->ntrace && A(&w)->trace[0].kind == ROCE_TRACE_RETX &&
+	      A(&w)->trace[0].psn == PSN0 + 3);
+	CHECK_EQ(B(&w)->ntrace, 0);
+	tr_fini(&w);
+}
+
+RW_TEST_MAIN(RW_TEST(t_loss_nak_go_back_n), RW_TEST(t_trace_go_back_n), RW_TEST(t_trace_tail_loss),
+	     RW_TEST(t_loss_repeated),
 	     RW_TEST(t_loss_last_packet_timeout), RW_TEST(t_loss_ack),
 	     RW_TEST(t_duplicate_requests),
 	     RW_TEST(t_read_lost_response), RW_TEST(t_read_lost_last_and_request),

@@ -177,6 +177,17 @@ op_resolve(void *ctx, const union ibv_gid *gid, uint8_t mac[6])
 	return 0;
 }
 
+/* tr_opts.trace: keep the engine's loss-recovery trace events (roce_trace.h) */
+static void
+op_trace(void *ctx, const struct roce_trace_event *ev)
+{
+	struct tr_side *s = ctx;
+
+	if (s->ntrace < TR_MAX_TRACE)
+		s->trace[s->ntrace] = *ev;
+	s->ntrace++;
+}
+
 static const struct roce_dev_ops tr_ops = {
 	.tx = op_tx,
 	.now_ns = op_now,
@@ -389,7 +400,11 @@ side_init(struct tr_wire *w, int idx, const struct tr_opts *o)
 		cfg.rto_max_ns = o->rto_max_ns;
 	if (getenv("TR_TX_BUF") && atoi(getenv("TR_TX_BUF")))
 		s->lend = malloc(ROCE_MAX_FRAME);
-	s->dev = roce_dev_create(&cfg, s->lend ? &tr_ops_lend : &tr_ops, s);
+	struct roce_dev_ops ops = s->lend ? tr_ops_lend : tr_ops;
+
+	if (o->trace)
+		ops.trace = op_trace;
+	s->dev = roce_dev_create(&cfg, &ops, s);
 	s->pd = roce_pd_alloc(s->dev);
 	s->buf_size = o->buf_size ? o->buf_size : TR_BUF_SIZE;
 	s->buf = aligned_alloc(64, s->buf_size);

@@ -15,12 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "roce_trace.h"
 #include "roce_verbs.h"
 
 #define TR_A 0
 #define TR_B 1
 #define TR_BUF_SIZE (1u << 20) /**< default size of each side's buffer */
 #define TR_MAX_RULES 16
+#define TR_MAX_TRACE 256 /**< trace events kept per side (tr_opts.trace) */
 
 /** Which packets a rule matches. */
 enum tr_match {
@@ -79,6 +81,9 @@ struct tr_side {
 	/* TR_TX_BUF=1: the engine builds payload frames in a buffer lent by ops->tx_buf */
 	uint8_t *lend;      /**< ROCE_MAX_FRAME bytes, poisoned at every loan */
 	uint64_t lend_calls, lend_used; /**< loans, and frames that came back in the loan */
+	/* tr_opts.trace: the engine's trace events (roce_trace.h), in order */
+	struct roce_trace_event trace[TR_MAX_TRACE];
+	unsigned int ntrace; /**< events seen (may exceed TR_MAX_TRACE) */
 };
 
 /** Test knobs; zero means the harness default. */
@@ -110,6 +115,7 @@ struct tr_opts {
 	enum roce_log_level log_level; /**< devices' roce_dev_cfg.log_level (0: the default) */
 	bool rto_fixed;        /**< --rto fixed (IBTA timer); default adaptive */
 	uint64_t rto_min_ns, rto_max_ns; /**< adaptive RTO bounds (0: device default) */
+	bool trace;            /**< give the devices a roce_dev_ops.trace that records events */
 };
 
 /** Every log line of both devices (side TR_A / TR_B) goes here too when set. */
