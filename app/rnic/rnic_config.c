@@ -90,9 +90,13 @@ static const struct opt_def opts[] = {
 	/* project */
 	{"json", 0, T_STR, OFF(json), SZ(json), "", 0, 0, NULL, true, "write results (rocewan/1) to FILE"},
 	{"out_json_file", 0, T_STR, OFF(json), SZ(json), NULL, 0, 0, NULL, true, "alias of --json (perftest)"},
+	{"trace", 0, T_STR, OFF(trace), SZ(trace), "", 0, 0, NULL, true,
+	 "write each retransmitted PSN and, at the receiver, each missing PSN that arrived to FILE "
+	 "(CSV, CLOCK_MONOTONIC ns, as lossy-emu's --drop-log); default: off"},
 	{"recovery", 0, T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0, "gbn|gbone|irn", true,
 	 "loss recovery: gbn (IBTA Go-Back-N), gbone (Go-Back-ONE: RACK + receiver bitmap), "
-	 "irn (IRN selective repeat with SACK); the peer must run the same mode"},
+	 "irn (IRN selective repeat with SACK); an rnic peer must ask for the same mode (negotiated in "
+	 "perftest's version exchange); a standard perftest peer and rc_pingpong get gbn"},
 	{"max-ooo", 0, T_U32, OFF(max_ooo), SZ(max_ooo), "0", 0, 65536, NULL, true,
 	 "gbone/irn: PSNs the receiver places ahead of the expected one (0: --max-inflight, at most 65536)"},
 	{"rto-low", 0, T_U32, OFF(rto_low_us), SZ(rto_low_us), "0", 0, 100000000, NULL, true,
@@ -711,6 +715,7 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "qp_timeout", p->qp_timeout);
 	rw_uint(w, "inline_size_bytes", p->inline_size);
 	rw_str(w, "atomic_type", p->atomic_type);
+	rw_str(w, "trace", p->trace[0] ? p->trace : NULL);
 	rw_str(w, "recovery", p->recovery);
 	rw_uint(w, "max_ooo", p->max_ooo);
 	rw_uint(w, "rto_low_us", p->rto_low_us);

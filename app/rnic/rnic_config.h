@@ -77,6 +77,7 @@ struct rnic_params {
 	char atomic_type[16];   /**< -A CMP_AND_SWAP | FETCH_AND_ADD */
 	/* project options */
 	char json[256];         /**< --json (alias --out_json_file) */
+	char trace[256];        /**< --trace FILE: loss-recovery events ("" = off) */
 	char recovery[16];      /**< --recovery */
 	uint32_t max_ooo;       /**< --max-ooo (gbone/irn), 0 = the window */
 	uint32_t rto_low_us;    /**< --rto-low (irn), 0 = RTO_high */

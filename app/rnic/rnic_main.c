@@ -34,6 +34,7 @@
 #include "rnic_oob.h"
 #include "rnic_port.h"
 #include "rnic_tel.h"
+#include "rnic_trace.h"
 #include "rw_json.h"
 
 /*
@@ -161,13 +162,19 @@ setup_port(struct rnic_ctx *c)
 	snprintf(dc.cc, sizeof(dc.cc), "%s", c->prm.cc);
 	/* EAL --log-level=rnic.roce:debug: every responder / completer transition (ROCE_LOG_TRACE) */
 	int roce_lt = rte_log_register_type_and_pick_level("rnic.roce", RTE_LOG_INFO);
+	struct roce_dev_ops ops = rnic_port_ops;
 
 	if (roce_lt >= 0 && rte_log_can_log((uint32_t)roce_lt, RTE_LOG_DEBUG))
 		dc.log_level = ROCE_LOG_TRACE;
 	dc.rto_mode = strcmp(c->prm.rto, "fixed") == 0 ? ROCE_RTO_FIXED : ROCE_RTO_ADAPTIVE;
 	dc.rto_min_ns = c->prm.rto_min_ns;
 	dc.rto_max_ns = c->prm.rto_max_ns;
-	c->port.dev = roce_dev_create(&dc, &rnic_port_ops, &c->port);
+	if (c->prm.trace[0]) { /* --trace: the engine's loss-recovery events */
+		if (rnic_trace_open(c->prm.trace, err, sizeof(err)) < 0)
+			die("%s", err);
+		ops.trace = rnic_trace_event;
+	}
+	c->port.dev = roce_dev_create(&dc, &ops, &c->port);
 	if (!c->port.dev)
 		die("cannot create the RoCE device (MTU %u, window %u packets)", dc.mtu, dc.window_pkts);
 	c->nl = c->prm.lcores;
@@ -184,7 +191,7 @@ setup_port(struct rnic_ctx *c)
 				memset(&lp->cnt, 0, sizeof(lp->cnt));
 				lp->queue = (uint16_t)l;
 				dc.first_qpn = ROCE_FIRST_QPN + l * RNIC_QPN_SPAN;
-				lp->dev = roce_dev_create(&dc, &rnic_port_ops, lp);
+				lp->dev = roce_dev_create(&dc, &ops, lp);
 				if (!lp->dev)
 					die("cannot create the RoCE device of lcore %u", l);
 			}
@@ -671,6 +678,7 @@ main(int argc, char **argv)
 		print_counters(&c, &st);
 		if (c.prm.json[0])
 			write_json(&c, &st, err);
+		rnic_trace_close();
 		return 1;
 	}
 	if (c.run.bench.server && rnic_mode_is_bw(c.prm.mode) && c.prm.mode != RNIC_MODE_SEND_BW) {
@@ -694,6 +702,8 @@ main(int argc, char **argv)
 	print_counters(&c, &st);
 	if (c.prm.json[0])
 		write_json(&c, &st, NULL);
+	if (rnic_trace_close() < 0)
+		fprintf(stderr, "rnic: --trace %s: write failed\n", c.prm.trace);
 	rte_eal_cleanup();
 	return rc < 0 || c.run.res.errors ? 1 : 0;
 }

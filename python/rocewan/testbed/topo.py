@@ -101,9 +101,10 @@ class Topology:
                 f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.ifs['eA']},{v} "
                 f"--vdev net_af_packet1,iface={self.ifs['eB']},{v}")
 
-    def start_emu(self, a2b, b2a, seed, json_path, pcap=None):
+    def start_emu(self, a2b, b2a, seed, json_path, pcap=None, extra=""):
         cmd = (f"ip netns exec {self.ns['E']} {binary('lossy-emu')} {self._eal_emu()} -- "
-               f"--a2b '{a2b}' --b2a '{b2a}' --seed {seed} --json {json_path} --mbuf-size {self.framesz} --link-rate 10gbit")
+               f"--a2b '{a2b}' --b2a '{b2a}' --seed {seed} --json {json_path} --mbuf-size {self.framesz} --link-rate 10gbit"
+               + (f" {extra}" if extra else ""))
         p = subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, start_new_session=True)
         self.procs.append(p)
@@ -128,11 +129,12 @@ class Topology:
             out, _ = p.communicate()
         return out
 
-    def rnic_pair(self, mode, opts, json_a, json_b, timeout):
-        """rnic B serves, rnic A is the client; returns (rcA, outA, rcB, outB)."""
+    def rnic_pair(self, mode, opts, json_a, json_b, timeout, extra_a="", extra_b=""):
+        """rnic B serves, rnic A is the client; returns (rcA, outA, rcB, outB).
+        extra_a / extra_b: options for one side only (e.g. --trace FILE)."""
         srv = subprocess.Popen(
             f"ip netns exec {self.ns['B']} {binary('rnic')} {self._eal_rnic('B')} -- "
-            f"--ip {self.rip['B']}/24 {opts} --json {json_b} {mode}",
+            f"--ip {self.rip['B']}/24 {opts} {extra_b} --json {json_b} {mode}",
             shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             start_new_session=True)
         self.procs.append(srv)
@@ -153,7 +155,7 @@ class Topology:
         try:
             cli = subprocess.run(
                 f"ip netns exec {self.ns['A']} {binary('rnic')} {self._eal_rnic('A')} -- "
-                f"--ip {self.rip['A']}/24 {opts} --json {json_a} {mode} {self.kip['B']}",
+                f"--ip {self.rip['A']}/24 {opts} {extra_a} --json {json_a} {mode} {self.kip['B']}",
                 shell=True, capture_output=True, text=True, timeout=timeout)
             rc_a, out_a = cli.returncode, cli.stdout + cli.stderr
         except subprocess.TimeoutExpired as e:
