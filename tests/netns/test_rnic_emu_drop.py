@@ -19,6 +19,7 @@ from conftest import BUILD, ROOT
 
 sys.path.insert(0, os.path.join(ROOT, "python"))
 os.environ.setdefault("ROCEWAN_BUILD", BUILD)
+from rocewan import trace as loss_trace  # noqa: E402
 from rocewan.testbed.topo import Topology  # noqa: E402
 
 SEED = 7
@@ -109,3 +110,8 @@ def test_drop_one_psn_gbn(tmp_path):
     assert not [r for r in ta if r["event"] != "retx"] and not [r for r in tb if r["event"] != "rx_late"]
     t_drop, t_retx, t_arr = int(d["time_ns"]), int(retx[0]["time_ns"]), int(late[0]["time_ns"])
     assert t_drop < t_retx < t_arr, (t_drop, t_retx, t_arr)
+    # and the join (python/rocewan/trace.py, `testbed trace`) finds that one repair
+    rows = loss_trace.join(loss_trace.read_drop_log(log),
+                           [loss_trace.read_trace(tr_a), loss_trace.read_trace(tr_b)])
+    assert len(rows) == 1 and rows[0]["repaired"], rows
+    assert rows[0]["latency_ms"] == (t_arr - t_drop) / 1e6

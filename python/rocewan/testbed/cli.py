@@ -17,6 +17,7 @@ import sys
 import time
 
 from . import config, model, report, runner, topo
+from .. import trace as loss_trace
 from .config import ConfigError, ROOT, parse_rate, parse_time
 
 RESULTS = os.path.join(ROOT, "results")
@@ -488,12 +489,16 @@ def parser():
     rp.add_argument("--quick", action="store_true")
     rp.add_argument("--out")
     rp.set_defaults(func=cmd_reproduce)
+    tr = sub.add_parser("trace", help="loss -> repair: join a lossy-emu --drop-log with rnic --trace "
+                        "files (DROPLOG TRACE... [--rtt MS] [--json OUT]; no root needed)")
+    tr.add_argument("args", nargs=argparse.REMAINDER)
+    tr.set_defaults(func=lambda a: loss_trace.main(a.args))
     return p
 
 
 def main(argv=None):
     a = parser().parse_args(argv)
-    if os.geteuid() != 0 and a.cmd not in ():
+    if os.geteuid() != 0 and a.cmd not in ("trace",):
         print("testbed: needs root (network namespaces, veth pairs, DPDK)", file=sys.stderr)
         return 2
     try:

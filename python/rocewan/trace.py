@@ -1,0 +1,201 @@
+"""The loss -> repair trace: join lossy-emu's ``--drop-log`` with the rnics'
+``--trace`` files into one row per emulated loss (docs/loss-trace.md).
+
+All three files carry CLOCK_MONOTONIC ns (one machine, or hosts whose clocks the
+operator aligned). A dropped RoCEv2 request (destination QP ``Q``, PSN ``P``) is
+repaired when the receiver's trace shows ``rx_late`` for QP ``Q`` and PSN ``P``:
+the PSN that was missing arrived. The recovery latency is that arrival minus the
+drop, in ms and in RTTs (``rtt_ms`` given by the caller). PSNs are 24-bit and wrap,
+so the same (QP, PSN) can recur in a long run: each drop takes the nearest event
+at or after it in time. A retransmission counts only before the next drop of the
+same (QP, PSN) (else it is that drop's); the arrival may come later, as when the
+retransmission was lost too: then both drops are repaired by the same arrival.
+
+When there is no arrival, the row says why ("never repaired"):
+  - ``not a request``: an ACK/NAK, READ response or CNP was dropped; its loss is
+    covered by later ACKs or a READ retry, not by resending that PSN;
+  - ``not RoCEv2``: a frame without a BTH (ARP, the TCP exchange, ...);
+  - ``never retransmitted``: no ``retx`` of that PSN towards QP ``Q`` in any trace
+    (e.g. the run ended first, or no sender trace was given);
+  - ``retransmitted, arrival not traced``: the sender resent it but the receiver
+    never saw a later PSN before it, as for the lost last packet of a burst (the
+    receiver cannot know it was missing); the row keeps the time to that
+    retransmission as ``retx_ms``.
+"""
+
+import argparse
+import bisect
+import json
+import sys
+
+from .opcodes import lookup
+from .psn import PSN_MASK
+
+
+def _rows(path_or_lines):
+    """CSV rows of a drop log or trace as dicts; '#' lines are comments."""
+    if isinstance(path_or_lines, str):
+        with open(path_or_lines) as f:
+            lines = f.read().splitlines()
+    else:
+        lines = list(path_or_lines)
+    lines = [l for l in lines if l.strip() and not l.startswith("#")]
+    if not lines:
+        return []
+    cols = lines[0].split(",")
+    out = []
+    for n, l in enumerate(lines[1:], 2):
+        v = l.split(",")
+        if len(v) != len(cols):
+            raise ValueError(f"line {n}: {len(v)} fields, the header has {len(cols)}: {l!r}")
+        out.append(dict(zip(cols, v)))
+    return out
+
+
+def read_drop_log(src):
+    """lossy-emu --drop-log: dicts with time_ns, dir, cause, qpn, psn, opcode (None if
+    not RoCEv2), len."""
+    out = []
+    for r in _rows(src):
+        roce = r["qpn"] != ""
+        out.append({"time_ns": int(r["time_ns"]), "dir": r["dir"], "cause": r["cause"],
+                    "qpn": int(r["qpn"]) if roce else None,
+                    "psn": int(r["psn"]) & PSN_MASK if roce else None,
+                    "opcode": int(r["opcode"]) if roce else None, "len": int(r["len"])})
+    return out
+
+
+def read_trace(src):
+    """rnic --trace: dicts with time_ns, event, qpn, dqpn, psn."""
+    return [{"time_ns": int(r["time_ns"]), "event": r["event"], "qpn": int(r["qpn"]),
+             "dqpn": int(r["dqpn"]), "psn": int(r["psn"]) & PSN_MASK} for r in _rows(src)]
+
+
+class _Index:
+    """Event times by key, sorted, for 'first at or after t' look-ups."""
+
+    def __init__(self):
+        self.t = {}
+
+    def add(self, key, t):
+        self.t.setdefault(key, []).append(t)
+
+    def seal(self):
+        for v in self.t.values():
+            v.sort()
+
+    def first_at_or_after(self, key, t, before=None):
+        v = self.t.get(key, [])
+        i = bisect.bisect_left(v, t)
+        if i < len(v) and (before is None or v[i] < before):
+            return v[i]
+        return None
+
+
+def join(drops, traces, rtt_ms=None):
+    """One row per dropped frame, in drop-time order; see the module text."""
+    arr, retx = _Index(), _Index()
+    for tr in traces:
+        for e in tr:
+            if e["event"] == "rx_late":
+                arr.add((e["qpn"], e["psn"]), e["time_ns"])
+            elif e["event"] == "retx":
+                retx.add((e["dqpn"], e["psn"]), e["time_ns"])
+    arr.seal()
+    retx.seal()
+    drops = sorted(drops, key=lambda d: d["time_ns"])
+    # the next drop of the same (QP, PSN): a repair after it belongs to that one
+    nxt, last = [None] * len(drops), {}
+    for i in range(len(drops) - 1, -1, -1):
+        d = drops[i]
+        if d["qpn"] is not None:
+            k = (d["qpn"], d["psn"])
+            nxt[i] = last.get(k)
+            last[k] = d["time_ns"]
+    rows = []
+    for i, d in enumerate(drops):
+        row = {"time_ns": d["time_ns"], "dir": d["dir"], "cause": d["cause"], "qpn": d["qpn"],
+               "psn": d["psn"], "opcode": d["opcode"], "repaired": False, "latency_ms": None,
+               "latency_rtts": None, "retx_ms": None, "reason": None}
+        rows.append(row)
+        if d["qpn"] is None:
+            row["reason"] = "not RoCEv2"
+            continue
+        op = lookup(d["opcode"])
+        if op is None or not op.request:
+            row["reason"] = "not a request"
+            continue
+        k = (d["qpn"], d["psn"])
+        # a later drop of the same (QP, PSN) may itself be the retransmission: the
+        # first drop is repaired by what arrives after the last of them, so no bound
+        # for the arrival, but a retransmission must come before the next drop
+        t_arr = arr.first_at_or_after(k, d["time_ns"])
+        t_rx = retx.first_at_or_after(k, d["time_ns"], before=nxt[i])
+        if t_rx is not None:
+            row["retx_ms"] = (t_rx - d["time_ns"]) / 1e6
+        if t_arr is not None:
+            row["repaired"] = True
+            row["latency_ms"] = (t_arr - d["time_ns"]) / 1e6
+            if rtt_ms:
+                row["latency_rtts"] = row["latency_ms"] / rtt_ms
+        elif t_rx is None:
+            row["reason"] = "never retransmitted"
+        else:
+            row["reason"] = "retransmitted, arrival not traced"
+    return rows
+
+
+def summary(rows):
+    """Counts and latency quantiles (nearest rank) of the repaired losses."""
+    lat = sorted(r["latency_ms"] for r in rows if r["repaired"])
+    reasons = {}
+    for r in rows:
+        if not r["repaired"]:
+            reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+
+    def q(p):
+        if not lat:
+            return None
+        return lat[min(len(lat) - 1, max(0, -(-len(lat) * p // 100) - 1))]
+
+    return {"drops": len(rows), "repaired": len(lat), "never_repaired": reasons,
+            "latency_ms": {"p50": q(50), "p90": q(90), "p99": q(99),
+                           "max": lat[-1] if lat else None}}
+
+
+def cdf(rows):
+    """[(latency_ms, fraction of repaired losses <= it)], for a plot."""
+    lat = sorted(r["latency_ms"] for r in rows if r["repaired"])
+    return [(x, (i + 1) / len(lat)) for i, x in enumerate(lat)]
+
+
+def main(argv=None, out=sys.stdout):
+    p = argparse.ArgumentParser(prog="testbed trace",
+                                description="per emulated loss: recovery latency or why never repaired")
+    p.add_argument("drop_log", help="lossy-emu --drop-log FILE")
+    p.add_argument("traces", nargs="+", help="rnic --trace FILEs (both sides)")
+    p.add_argument("--rtt", type=float, metavar="MS", help="path RTT in ms (latency in RTTs too)")
+    p.add_argument("--json", metavar="OUT", help="write the rows and the summary")
+    a = p.parse_args(argv)
+    rows = join(read_drop_log(a.drop_log), [read_trace(t) for t in a.traces], a.rtt)
+    s = summary(rows)
+    for r in rows:
+        what = (f"repaired in {r['latency_ms']:.3f} ms" +
+                (f" ({r['latency_rtts']:.2f} RTT)" if r["latency_rtts"] is not None else "")
+                if r["repaired"] else f"never repaired: {r['reason']}")
+        where = f"QP {r['qpn']:#x} PSN {r['psn']:#08x}" if r["qpn"] is not None else "-"
+        print(f"{r['time_ns']} {r['dir']} {r['cause']:<8} {where}: {what}", file=out)
+    lm = s["latency_ms"]
+    print(f"{s['drops']} drops, {s['repaired']} repaired" +
+          (f" (latency p50 {lm['p50']:.3f} ms, p99 {lm['p99']:.3f} ms, max {lm['max']:.3f} ms)"
+           if s["repaired"] else "") +
+          "".join(f"; {n} never repaired: {k}" for k, n in sorted(s["never_repaired"].items())),
+          file=out)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"rows": rows, "summary": s, "cdf": cdf(rows)}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
