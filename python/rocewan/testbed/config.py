@@ -179,6 +179,8 @@ SCHEMA = {
         "repetitions": (1, _int_range(1, 100), "repeat the experiment, results appended"),
         "seed": (1, _int_range(0, 2**63 - 1), "seed of the emulator and the workload"),
         "capture": (False, lambda v: _bool(v), "write a pcap of the A side link and validate it"),
+        "trace": (False, lambda v: _bool(v), "loss -> repair trace: lossy-emu --drop-log, rnic --trace, "
+                  "joined per loss into the row's 'trace' (docs/loss-trace.md)"),
     },
 }
 

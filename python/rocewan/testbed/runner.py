@@ -4,6 +4,7 @@ import os
 import time
 
 from . import model
+from .. import trace as loss_trace
 from .config import fmt_time, parse_rate, parse_size, parse_time
 from .topo import Capture, Topology, TopoError
 
@@ -69,11 +70,16 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
     t0 = time.monotonic()
     if chained(cfg):
         return run_chain(cfg, outdir, tag, prefix, spec, js, timeout, capture, t0)
+    tr = ({k: os.path.join(outdir, f"{tag}-{k}.csv") for k in ("drops", "traceA", "traceB")}
+          if cfg["run"].get("trace") else None)
     with Topology(prefix, cfg["rnic"]["mtu"]) as topo:
-        emu = topo.start_emu(spec["a2b"], spec["b2a"], cfg["run"]["seed"], js["emu"])
+        emu = topo.start_emu(spec["a2b"], spec["b2a"], cfg["run"]["seed"], js["emu"],
+                             extra=f"--drop-log {tr['drops']}" if tr else "")
         cap = Capture(topo, capture) if capture else None
         rc_a, out_a, rc_b, out_b = topo.rnic_pair("write_bw", rnic_opts(cfg), js["rnicA"],
-                                                  js["rnicB"], timeout=timeout)
+                                                  js["rnicB"], timeout=timeout,
+                                                  extra_a=f"--trace {tr['traceA']}" if tr else "",
+                                                  extra_b=f"--trace {tr['traceB']}" if tr else "")
         if cap:
             cap.stop()
         emu_out = topo.stop(emu)
@@ -87,6 +93,13 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
     row = reduce(cfg, docs, spec)
     row["wall_s"] = round(time.monotonic() - t0, 1)
     row["files"] = js
+    if tr:  # per emulated loss: recovery latency, or why never repaired
+        rows = loss_trace.join(loss_trace.read_drop_log(tr["drops"]),
+                               [loss_trace.read_trace(tr["traceA"]), loss_trace.read_trace(tr["traceB"])],
+                               parse_time(cfg["link"]["rtt"]) * 1e3)
+        row["trace"] = loss_trace.summary(rows)
+        row["trace_cdf_ms"] = [x for x, _ in loss_trace.cdf(rows)]
+        row["files"] = dict(js, **tr)
     return row
 
 
