@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -51,6 +52,7 @@ def test_drop_one_psn_gbn(tmp_path):
     qpn_b = 0x11  # ROCE_FIRST_QPN: B's only QP, the destination of A's requests
     js = {k: str(tmp_path / f"{k}.json") for k in ("emu", "A", "B")}
     log, tr_a, tr_b = (str(tmp_path / n) for n in ("drops.csv", "traceA.csv", "traceB.csv"))
+    t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     with Topology("xd", 1024) as topo:
         emu = topo.start_emu(f"drop-psn 0x{qpn_b:x}:0x{drop:x}", "", 1, js["emu"],
                              extra=f"--drop-log {log}")
@@ -58,6 +60,7 @@ def test_drop_one_psn_gbn(tmp_path):
             "rc_pingpong", f"-s {MSG} -n {ITERS} -m 1024 --seed {SEED}", js["A"], js["B"],
             timeout=60, extra_a=f"--trace {tr_a}", extra_b=f"--trace {tr_b}")
         emu_out = topo.stop(emu)
+    t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     assert rc_a == 0 and rc_b == 0, f"--- A:\n{out_a[-2000:]}\n--- B:\n{out_b[-2000:]}"
     # the test's PSN and QPN arithmetic matches what the rnics printed
     m = re.search(r"local address: .*QPN 0x([0-9a-f]+), PSN 0x([0-9a-f]+)", out_a)
@@ -109,7 +112,8 @@ def test_drop_one_psn_gbn(tmp_path):
     assert all(int(r["qpn"]) == qpn_b and int(r["dqpn"]) == qpn_a for r in late), tb
     assert not [r for r in ta if r["event"] != "retx"] and not [r for r in tb if r["event"] != "rx_late"]
     t_drop, t_retx, t_arr = int(d["time_ns"]), int(retx[0]["time_ns"]), int(late[0]["time_ns"])
-    assert t_drop < t_retx < t_arr, (t_drop, t_retx, t_arr)
+    # one clock (CLOCK_MONOTONIC) in all three files: within our own reads around the run
+    assert t0 < t_drop < t_retx < t_arr < t1, (t0, t_drop, t_retx, t_arr, t1)
     # and the join (python/rocewan/trace.py, `testbed trace`) finds that one repair
     rows = loss_trace.join(loss_trace.read_drop_log(log),
                            [loss_trace.read_trace(tr_a), loss_trace.read_trace(tr_b)])
