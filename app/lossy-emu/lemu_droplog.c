@@ -50,12 +50,13 @@ lemu_droplog_frame(unsigned dir, const char *cause, const uint8_t *f, uint32_t l
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	if (f != NULL && net_frame_classify(f, len, &fr) == NET_FRAME_ROCE && fr.has_bth)
-		fprintf(lemu_droplog_f, "%" PRIu64 ",%s,%s,%" PRIu32 ",%" PRIu32 ",%u,%" PRIu32 "\n",
-			ns, lemu_dir_name(dir), cause, fr.bth_dqpn, fr.bth_psn,
-			(unsigned)fr.bth_opcode, len);
+		fprintf(lemu_droplog_f,
+			"%" PRIu64 ",%s,%s,%" PRIu32 ",%" PRIu32 ",%u,%" PRIu32 "\n", ns,
+			lemu_dir_name(dir), cause, fr.bth_dqpn, fr.bth_psn, (unsigned)fr.bth_op,
+			len);
 	else
-		fprintf(lemu_droplog_f, "%" PRIu64 ",%s,%s,,,,%" PRIu32 "\n", ns, lemu_dir_name(dir),
-			cause, len);
+		fprintf(lemu_droplog_f, "%" PRIu64 ",%s,%s,,,,%" PRIu32 "\n", ns,
+			lemu_dir_name(dir), cause, len);
 }
 
 int

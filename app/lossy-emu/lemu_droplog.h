@@ -14,8 +14,8 @@
  *   1234567990123,b2a,loss,,,,60
  *
  * qpn (destination QP), psn and opcode (from the BTH, as net_frame_classify()
- * finds it) are decimal and empty for frames that are not RoCEv2. Causes: drop-psn, drop-nth (the SPEC's rules), loss (the
- * loss model), queue (bottleneck tail drop), multiseg, ctrl (control TX
+ * finds it) are decimal and empty for frames that are not RoCEv2. Causes: drop-psn, drop-nth (the
+ * SPEC's rules), loss (the loss model), queue (bottleneck tail drop), multiseg, ctrl (control TX
  * buffer full).
  */
 #ifndef LEMU_DROPLOG_H

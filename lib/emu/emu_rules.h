@@ -37,10 +37,10 @@ enum emu_rule_kind {
 
 struct emu_rule {
 	enum emu_rule_kind kind;
-	uint32_t qpn;   /**< drop-psn: destination QP, 24 bits */
-	uint32_t psn;   /**< drop-psn: 24 bits */
+	uint32_t qpn;	/**< drop-psn: destination QP, 24 bits */
+	uint32_t psn;	/**< drop-psn: 24 bits */
 	uint32_t times; /**< drop-psn: arrivals to drop, 1..EMU_RULES_MAX_TIMES */
-	uint64_t nth;   /**< drop-nth: N >= 1 */
+	uint64_t nth;	/**< drop-nth: N >= 1 */
 };
 
 struct emu_rules_params {
@@ -51,9 +51,9 @@ struct emu_rules_params {
 /** Run-time state of one direction's rules. */
 struct emu_rules {
 	struct emu_rules_params p;
-	uint64_t roce_seen;                /**< RoCEv2 packets seen (drop-nth counts these) */
-	uint32_t matched[EMU_RULES_MAX];   /**< drop-psn: matching arrivals so far */
-	uint64_t dropped[EMU_RULES_MAX];   /**< packets each rule dropped */
+	uint64_t roce_seen;		 /**< RoCEv2 packets seen (drop-nth counts these) */
+	uint32_t matched[EMU_RULES_MAX]; /**< drop-psn: matching arrivals so far */
+	uint64_t dropped[EMU_RULES_MAX]; /**< packets each rule dropped */
 };
 
 /** Start counting from zero with @p p. */

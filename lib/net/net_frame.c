@@ -58,7 +58,7 @@ classify_ip(const uint8_t *buf, size_t len, struct net_frame *fr)
 		fr->has_bth = true;
 		fr->bth_dqpn = (uint32_t)bth[5] << 16 | (uint32_t)bth[6] << 8 | bth[7];
 		fr->bth_psn = (uint32_t)bth[9] << 16 | (uint32_t)bth[10] << 8 | bth[11];
-		fr->bth_opcode = bth[0];
+		fr->bth_op = bth[0];
 	}
 }
 

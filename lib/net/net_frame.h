@@ -54,7 +54,7 @@ struct net_frame {
 	bool has_bth;	   /**< RoCE: the 12-byte BTH follows the UDP header in the frame */
 	uint32_t bth_dqpn; /**< RoCE with has_bth: the BTH destination QP (24 bit) */
 	uint32_t bth_psn;  /**< RoCE with has_bth: the BTH PSN (24 bit) */
-	uint8_t bth_opcode; /**< RoCE with has_bth: the BTH opcode */
+	uint8_t bth_op;	   /**< RoCE with has_bth: the BTH opcode */
 };
 
 /**

@@ -39,8 +39,8 @@ enum roce_trace_kind {
 /** One event, as the callback receives it. */
 struct roce_trace_event {
 	enum roce_trace_kind kind;
-	uint32_t qpn;    /**< the local QP */
-	uint32_t dqpn;   /**< its peer QP (the destination QPN of its requests) */
+	uint32_t qpn;  /**< the local QP */
+	uint32_t dqpn; /**< its peer QP (the destination QPN of its requests) */
 	uint32_t psn;
 	uint64_t now_ns; /**< the engine's clock (roce_dev_ops.now_ns) */
 };

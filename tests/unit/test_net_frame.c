@@ -165,6 +165,15 @@ test_roce_ipv4(void)
 	CHECK_EQ(fr.udp_dport, 4791);
 	CHECK(fr.has_bth);
 	CHECK_EQ(fr.bth_dqpn, 0x123456);
+	/* the PSN (bytes 9-11) and opcode (byte 0) of the BTH, for lossy-emu's drop rules */
+	f[l3 + 20 + 8] = 0x0a;
+	f[l3 + 20 + 8 + 9] = 0xfe;
+	f[l3 + 20 + 8 + 10] = 0xdc;
+	f[l3 + 20 + 8 + 11] = 0xba;
+	CHECK_EQ(classify(f, h, &fr), NET_FRAME_ROCE);
+	CHECK_EQ(fr.bth_psn, 0xfedcba);
+	CHECK_EQ(fr.bth_op, 0x0a);
+	CHECK_EQ(fr.bth_dqpn, 0x123456);
 	/* RoCE from the whole UDP header on; the BTH from 12 bytes after it */
 	check_prefixes(f, h, NET_FRAME_ROCE, l3 + 20 + 8);
 	CHECK_EQ(classify(f, l3 + 20 + 8 + 11, &fr), NET_FRAME_ROCE);

@@ -11,16 +11,17 @@
 
 /* Wire-stable: a name's bit is its index. Append only. */
 const char *const perftest_caps_recovery_names[PERFTEST_CAPS_NAMES] = {
-	"gbn",   /* IBTA Go-Back-N */
-	"gbone", /* Go-Back-ONE (seed 000) */
-	"irn",   /* IRN selective repeat (seed 003 sec. 2.1) */
+    "gbn",   /* IBTA Go-Back-N */
+    "gbone", /* Go-Back-ONE (seed 000) */
+    "irn",   /* IRN selective repeat (seed 003 sec. 2.1) */
 };
 
 const char *const perftest_caps_cc_names[PERFTEST_CAPS_NAMES] = {
-	"none", "dcqcn", "dcqcn-p", "dctcp", "timely",
+    "none", "dcqcn", "dcqcn-p", "dctcp", "timely",
 };
 
-int perftest_caps_index(const char *const names[PERFTEST_CAPS_NAMES], const char *name)
+int
+perftest_caps_index(const char *const names[PERFTEST_CAPS_NAMES], const char *name)
 {
 	for (int i = 0; name && i < PERFTEST_CAPS_NAMES; i++)
 		if (names[i] && strcmp(names[i], name) == 0)
@@ -34,16 +35,17 @@ enum {
 	R_MAGIC1, /* 'w' */
 	R_VERSION,
 	R_RECOVERY, /* bitmap */
-	R_REQ,      /* low nibble: recovery index, high nibble: CC index (0xf: none) */
-	R_CC,       /* bitmap */
-	R_FEC,      /* bitmap */
-	R_VRP,      /* bitmap */
+	R_REQ,	    /* low nibble: recovery index, high nibble: CC index (0xf: none) */
+	R_CC,	    /* bitmap */
+	R_FEC,	    /* bitmap */
+	R_VRP,	    /* bitmap */
 	R_PARAM0,
 	R_PARAM1,
 	R_CSUM, /* makes the 11 bytes sum to 0 mod 256 */
 };
 
-void perftest_caps_encode(const struct perftest_caps *c, uint8_t out[PERFTEST_CAPS_LEN])
+void
+perftest_caps_encode(const struct perftest_caps *c, uint8_t out[PERFTEST_CAPS_LEN])
 {
 	uint8_t sum = 0;
 
@@ -62,8 +64,9 @@ void perftest_caps_encode(const struct perftest_caps *c, uint8_t out[PERFTEST_CA
 	out[R_CSUM] = (uint8_t)(0x100 - sum);
 }
 
-int perftest_caps_decode(const uint8_t msg[16], size_t len, struct perftest_caps *c, char *err,
-			 size_t errlen)
+int
+perftest_caps_decode(const uint8_t msg[16], size_t len, struct perftest_caps *c, char *err,
+		     size_t errlen)
 {
 	const uint8_t *r = msg + PERFTEST_CAPS_OFF;
 	size_t first = 16;
@@ -88,10 +91,11 @@ int perftest_caps_decode(const uint8_t msg[16], size_t len, struct perftest_caps
 	for (int i = 0; i < PERFTEST_CAPS_LEN; i++)
 		sum = (uint8_t)(sum + r[i]);
 	if (sum != 0) {
-		snprintf(err, errlen,
-			 "garbled capability record: bytes 5-15 sum to 0x%02x, expected 0 (checksum "
-			 "byte 15 = 0x%02x)",
-			 sum, r[R_CSUM]);
+		snprintf(
+		    err, errlen,
+		    "garbled capability record: bytes 5-15 sum to 0x%02x, expected 0 (checksum "
+		    "byte 15 = 0x%02x)",
+		    sum, r[R_CSUM]);
 		return -1;
 	}
 	if (r[R_VERSION] == 0) {
@@ -110,32 +114,36 @@ int perftest_caps_decode(const uint8_t msg[16], size_t len, struct perftest_caps
 	c->param[1] = r[R_PARAM1];
 	if (c->recovery_req != PERFTEST_CAPS_NONE &&
 	    (c->recovery_req >= PERFTEST_CAPS_NAMES || !(c->recovery >> c->recovery_req & 1))) {
-		snprintf(err, errlen,
-			 "capability record requests recovery mode %u (byte 9) that its bitmap 0x%02x "
-			 "(byte 8) does not offer",
-			 c->recovery_req, c->recovery);
+		snprintf(
+		    err, errlen,
+		    "capability record requests recovery mode %u (byte 9) that its bitmap 0x%02x "
+		    "(byte 8) does not offer",
+		    c->recovery_req, c->recovery);
 		return -1;
 	}
 	if (c->cc_req != PERFTEST_CAPS_NONE &&
 	    (c->cc_req >= PERFTEST_CAPS_NAMES || !(c->cc >> c->cc_req & 1))) {
-		snprintf(err, errlen,
-			 "capability record requests congestion control %u (byte 9) that its bitmap "
-			 "0x%02x (byte 10) does not offer",
-			 c->cc_req, c->cc);
+		snprintf(
+		    err, errlen,
+		    "capability record requests congestion control %u (byte 9) that its bitmap "
+		    "0x%02x (byte 10) does not offer",
+		    c->cc_req, c->cc);
 		return -1;
 	}
 	return 1;
 }
 
-static const char *req_name(uint8_t idx)
+static const char *
+req_name(uint8_t idx)
 {
 	const char *n = idx < PERFTEST_CAPS_NAMES ? perftest_caps_recovery_names[idx] : NULL;
 	return n ? n : "a mode outside the capability table";
 }
 
-int perftest_caps_negotiate(const struct perftest_caps *local, const struct perftest_caps *remote,
-			    const char *peer, const char *why, struct perftest_caps_result *res,
-			    char *line, size_t linelen)
+int
+perftest_caps_negotiate(const struct perftest_caps *local, const struct perftest_caps *remote,
+			const char *peer, const char *why, struct perftest_caps_result *res,
+			char *line, size_t linelen)
 {
 	uint8_t lreq = local->recovery_req;
 
@@ -145,23 +153,27 @@ int perftest_caps_negotiate(const struct perftest_caps *local, const struct perf
 	if (!remote) {
 		res->fell_back = lreq != 0; /* 0: gbn itself */
 		if (res->fell_back)
-			snprintf(line, linelen, "%s: %s: falling back from --recovery %s to Go-Back-N "
-				 "(gbn), no extension packets", peer, why, req_name(lreq));
+			snprintf(line, linelen,
+				 "%s: %s: falling back from --recovery %s to Go-Back-N "
+				 "(gbn), no extension packets",
+				 peer, why, req_name(lreq));
 		return 0;
 	}
 	res->peer_has_caps = true;
 	if (lreq != remote->recovery_req) {
-		snprintf(line, linelen, "recovery mismatch: this rnic asks for %s, the peer %s for %s: "
-			 "give both rnics the same --recovery", req_name(lreq), peer,
-			 req_name(remote->recovery_req));
+		snprintf(line, linelen,
+			 "recovery mismatch: this rnic asks for %s, the peer %s for %s: "
+			 "give both rnics the same --recovery",
+			 req_name(lreq), peer, req_name(remote->recovery_req));
 		return -1;
 	}
 	if (lreq == PERFTEST_CAPS_NONE || !(local->recovery >> lreq & 1) ||
 	    !(remote->recovery >> lreq & 1)) {
 		res->fell_back = true;
-		snprintf(line, linelen, "%s: the peer's capability record (recovery modes 0x%02x) lacks "
-			 "%s: falling back to Go-Back-N (gbn), no extension packets", peer,
-			 remote->recovery, req_name(lreq));
+		snprintf(line, linelen,
+			 "%s: the peer's capability record (recovery modes 0x%02x) lacks "
+			 "%s: falling back to Go-Back-N (gbn), no extension packets",
+			 peer, remote->recovery, req_name(lreq));
 		return 0;
 	}
 	snprintf(res->recovery, sizeof(res->recovery), "%s", perftest_caps_recovery_names[lreq]);

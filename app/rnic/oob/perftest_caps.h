@@ -24,14 +24,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PERFTEST_CAPS_OFF 5      /**< byte of the version message where the record starts */
-#define PERFTEST_CAPS_LEN 11     /**< bytes 5..15 */
-#define PERFTEST_CAPS_MAX_VER 4  /**< the version string must leave byte 4 as its NUL */
+#define PERFTEST_CAPS_OFF 5	 /**< byte of the version message where the record starts */
+#define PERFTEST_CAPS_LEN 11	 /**< bytes 5..15 */
+#define PERFTEST_CAPS_MAX_VER 4	 /**< the version string must leave byte 4 as its NUL */
 #define PERFTEST_CAPS_MAGIC0 'r' /**< bytes 5, 6: "rw" */
 #define PERFTEST_CAPS_MAGIC1 'w'
-#define PERFTEST_CAPS_VERSION 1  /**< record version written by this code */
-#define PERFTEST_CAPS_NAMES 8    /**< bits per bitmap */
-#define PERFTEST_CAPS_NONE 0x0f  /**< "no request" in a request nibble */
+#define PERFTEST_CAPS_VERSION 1 /**< record version written by this code */
+#define PERFTEST_CAPS_NAMES 8	/**< bits per bitmap */
+#define PERFTEST_CAPS_NONE 0x0f /**< "no request" in a request nibble */
 
 /** Recovery mode names by bit ("gbn" = bit 0); NULL = unassigned. */
 extern const char *const perftest_caps_recovery_names[PERFTEST_CAPS_NAMES];
@@ -43,10 +43,10 @@ struct perftest_caps {
 	uint8_t version;      /**< record version (1) */
 	uint8_t recovery;     /**< bitmap of supported recovery modes */
 	uint8_t recovery_req; /**< index of the requested mode, or PERFTEST_CAPS_NONE */
-	uint8_t cc;           /**< bitmap of supported congestion controls */
-	uint8_t cc_req;       /**< index of the requested CC, or PERFTEST_CAPS_NONE */
-	uint8_t fec;          /**< bitmap of FEC schemes (none assigned yet: 0) */
-	uint8_t vrp;          /**< bitmap of VRP variants (none assigned yet: 0) */
+	uint8_t cc;	      /**< bitmap of supported congestion controls */
+	uint8_t cc_req;	      /**< index of the requested CC, or PERFTEST_CAPS_NONE */
+	uint8_t fec;	      /**< bitmap of FEC schemes (none assigned yet: 0) */
+	uint8_t vrp;	      /**< bitmap of VRP variants (none assigned yet: 0) */
 	uint8_t param[2];     /**< reserved for parameters: written 0, ignored when read */
 };
 
@@ -55,7 +55,7 @@ struct perftest_caps_result {
 	char recovery[16];  /**< the mode to use on every QP */
 	bool peer_has_caps; /**< the peer sent a record (an rnic) */
 	bool extensions;    /**< extension packets allowed: an rnic peer and a non-gbn mode */
-	bool fell_back;     /**< the requested mode could not be used: gbn instead */
+	bool fell_back;	    /**< the requested mode could not be used: gbn instead */
 };
 
 /** Index of @p name in @p names, or -1. */

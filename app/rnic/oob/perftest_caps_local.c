@@ -11,7 +11,8 @@
 #include "roce_cc.h"
 #include "roce_recovery.h"
 
-void perftest_caps_local(struct perftest_caps *c, const char *recovery, const char *cc)
+void
+perftest_caps_local(struct perftest_caps *c, const char *recovery, const char *cc)
 {
 	memset(c, 0, sizeof(*c));
 	c->version = PERFTEST_CAPS_VERSION;
@@ -28,4 +29,3 @@ void perftest_caps_local(struct perftest_caps *c, const char *recovery, const ch
 	c->recovery_req = ri >= 0 && (c->recovery >> ri & 1) ? (uint8_t)ri : PERFTEST_CAPS_NONE;
 	c->cc_req = ci >= 0 && (c->cc >> ci & 1) ? (uint8_t)ci : PERFTEST_CAPS_NONE;
 }
-

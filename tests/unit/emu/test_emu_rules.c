@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests: deterministic drop rules (drop-psn, drop-nth): decisions, SPEC parse, format, errors. */
+/* Unit tests: deterministic drop rules (drop-psn, drop-nth): decisions, SPEC parse, format, errors.
+ */
 #include "emu_rules.h"
 #include "emu_spec.h"
 #include "rw_test.h"
@@ -21,9 +22,10 @@ static void
 test_drop_psn(void)
 {
 	struct emu_rules r;
-	struct emu_rules_params p = {.n = 2,
-				     .r = {{.kind = EMU_RULE_DROP_PSN, .qpn = 0x11, .psn = 100, .times = 1},
-					   {.kind = EMU_RULE_DROP_PSN, .qpn = 0x11, .psn = 105, .times = 3}}};
+	struct emu_rules_params p = {
+	    .n = 2,
+	    .r = {{.kind = EMU_RULE_DROP_PSN, .qpn = 0x11, .psn = 100, .times = 1},
+		  {.kind = EMU_RULE_DROP_PSN, .qpn = 0x11, .psn = 105, .times = 3}}};
 
 	emu_rules_init(&r, &p);
 	/* a stream 98..110 with go-back-N style retransmissions of 100 and 105 */
@@ -34,7 +36,8 @@ test_drop_psn(void)
 	CHECK_EQ(emu_rules_decide(&r, 0x11, 105), 1);  /* 3rd of 3 */
 	CHECK_EQ(emu_rules_decide(&r, 0x11, 105), -1); /* 4th passes */
 	CHECK_EQ(emu_rules_decide(&r, 0x12, 100), -1); /* another QP */
-	CHECK_EQ(emu_rules_decide(&r, 0x1000011, 100 | 0x1000000), -1); /* 24-bit: still QP 0x11 PSN 100, 2nd arrival */
+	CHECK_EQ(emu_rules_decide(&r, 0x1000011, 100 | 0x1000000),
+		 -1); /* 24-bit: still QP 0x11 PSN 100, 2nd arrival */
 	CHECK_EQ(r.dropped[0], 1);
 	CHECK_EQ(r.dropped[1], 3);
 	CHECK_EQ(r.matched[0], 3);
@@ -52,22 +55,24 @@ static void
 test_drop_nth(void)
 {
 	struct emu_rules r;
-	struct emu_rules_params p = {.n = 2,
-				     .r = {{.kind = EMU_RULE_DROP_NTH, .nth = 4},
-					   {.kind = EMU_RULE_DROP_PSN, .qpn = 7, .psn = 8, .times = 1}}};
+	struct emu_rules_params p = {
+	    .n = 2,
+	    .r = {{.kind = EMU_RULE_DROP_NTH, .nth = 4},
+		  {.kind = EMU_RULE_DROP_PSN, .qpn = 7, .psn = 8, .times = 1}}};
 	unsigned dropped = 0;
 
 	emu_rules_init(&r, &p);
 	for (uint32_t i = 1; i <= 20; i++) {
 		int v = emu_rules_decide(&r, 7, i); /* psn i */
-		/* the 4th, 8th, ... packet by drop-nth; PSN 8 is the 8th: drop-nth wins (first rule) */
+		/* the 4th, 8th, ... packet by drop-nth; PSN 8 is the 8th: drop-nth wins (first
+		 * rule) */
 		CHECK_EQ(v, i % 4 == 0 ? 0 : -1);
 		dropped += v >= 0;
 	}
 	CHECK_EQ(dropped, 5);
 	CHECK_EQ(r.dropped[0], 5);
 	CHECK_EQ(r.dropped[1], 0);
-	CHECK_EQ(r.matched[1], 1); /* it still counted PSN 8's arrival */
+	CHECK_EQ(r.matched[1], 1);		  /* it still counted PSN 8's arrival */
 	CHECK_EQ(emu_rules_decide(&r, 7, 8), -1); /* so its retransmission passes */
 }
 
@@ -77,7 +82,8 @@ test_spec(void)
 	char f[1024], f2[1024];
 	struct emu_spec b;
 
-	CHECK_EQ(parse("delay 5ms drop-psn 0x11:0x52e51e drop-psn 17:100:3 drop-nth 1000 loss 1%"), 0);
+	CHECK_EQ(parse("delay 5ms drop-psn 0x11:0x52e51e drop-psn 17:100:3 drop-nth 1000 loss 1%"),
+		 0);
 	CHECK_EQ(s.rules.n, 3);
 	CHECK_EQ(s.rules.r[0].kind, EMU_RULE_DROP_PSN);
 	CHECK_EQ(s.rules.r[0].qpn, 0x11);

@@ -21,12 +21,14 @@ static const uint8_t CLINE[4] = {0, 0, 0, 0x40};
 static const uint8_t MTU3[2] = {'3', 0};
 
 /* ---- a do-nothing recovery, registered under a table name that is not yet taken ---- */
-static void f_init(struct roce_qp *qp, void *priv)
+static void
+f_init(struct roce_qp *qp, void *priv)
 {
 	(void)qp;
 	(void)priv;
 }
-static void f_sent(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t next, bool retx)
+static void
+f_sent(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t next, bool retx)
 {
 	(void)qp;
 	(void)priv;
@@ -34,14 +36,15 @@ static void f_sent(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t next, 
 	(void)next;
 	(void)retx;
 }
-static void f_acked(struct roce_qp *qp, void *priv, uint32_t una)
+static void
+f_acked(struct roce_qp *qp, void *priv, uint32_t una)
 {
 	(void)qp;
 	(void)priv;
 	(void)una;
 }
-static bool f_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt,
-		   enum roce_loss_kind kind)
+static bool
+f_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt, enum roce_loss_kind kind)
 {
 	(void)qp;
 	(void)priv;
@@ -50,7 +53,8 @@ static bool f_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt,
 	(void)kind;
 	return false;
 }
-static bool f_next(struct roce_qp *qp, void *priv, uint32_t una, uint32_t nxt, uint32_t *psn)
+static bool
+f_next(struct roce_qp *qp, void *priv, uint32_t una, uint32_t nxt, uint32_t *psn)
 {
 	(void)qp;
 	(void)priv;
@@ -59,7 +63,8 @@ static bool f_next(struct roce_qp *qp, void *priv, uint32_t una, uint32_t nxt, u
 	(void)psn;
 	return false;
 }
-static enum roce_rx_verdict f_rx(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t psn)
+static enum roce_rx_verdict
+f_rx(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t psn)
 {
 	(void)qp;
 	(void)priv;
@@ -67,7 +72,8 @@ static enum roce_rx_verdict f_rx(struct roce_qp *qp, void *priv, uint32_t epsn, 
 	(void)psn;
 	return ROCE_RXV_DROP;
 }
-static void f_nak(struct roce_qp *qp, void *priv, uint32_t psn)
+static void
+f_nak(struct roce_qp *qp, void *priv, uint32_t psn)
 {
 	(void)qp;
 	(void)priv;
@@ -76,30 +82,38 @@ static void f_nak(struct roce_qp *qp, void *priv, uint32_t psn)
 static struct roce_recovery_ops fake_ops[PERFTEST_CAPS_NAMES];
 
 /* Registers a fake mode under every table name lib/roce does not have yet. */
-static void register_all_table_modes(void)
+static void
+register_all_table_modes(void)
 {
 	for (int i = 0; i < PERFTEST_CAPS_NAMES; i++) {
 		const char *n = perftest_caps_recovery_names[i];
 		if (!n || roce_recovery_find(n))
 			continue;
-		fake_ops[i] = (struct roce_recovery_ops){
-			.name = n, .init = f_init, .tx_sent = f_sent, .tx_acked = f_acked,
-			.tx_lost = f_lost, .tx_next = f_next, .rx_packet = f_rx,
-			.rx_nak_sent = f_nak};
+		fake_ops[i] = (struct roce_recovery_ops){.name = n,
+							 .init = f_init,
+							 .tx_sent = f_sent,
+							 .tx_acked = f_acked,
+							 .tx_lost = f_lost,
+							 .tx_next = f_next,
+							 .rx_packet = f_rx,
+							 .rx_nak_sent = f_nak};
 		CHECK_EQ(roce_recovery_register(&fake_ops[i]), 0);
 	}
 }
 
-static uint8_t registered_bits(void)
+static uint8_t
+registered_bits(void)
 {
 	uint8_t b = 0;
 	for (int i = 0; i < PERFTEST_CAPS_NAMES; i++)
-		if (perftest_caps_recovery_names[i] && roce_recovery_find(perftest_caps_recovery_names[i]))
+		if (perftest_caps_recovery_names[i] &&
+		    roce_recovery_find(perftest_caps_recovery_names[i]))
 			b |= (uint8_t)(1u << i);
 	return b;
 }
 
-static void t_table(void)
+static void
+t_table(void)
 {
 	/* wire-stable bit numbers */
 	CHECK_EQ(perftest_caps_index(perftest_caps_recovery_names, "gbn"), 0);
@@ -110,7 +124,8 @@ static void t_table(void)
 	CHECK_EQ(perftest_caps_index(perftest_caps_cc_names, "none"), 0);
 }
 
-static void t_local_from_registry(void)
+static void
+t_local_from_registry(void)
 {
 	struct perftest_caps c;
 	int irn = perftest_caps_index(perftest_caps_recovery_names, "irn");
@@ -137,13 +152,19 @@ static void t_local_from_registry(void)
 	CHECK_EQ(c.recovery_req, irn);
 }
 
-static void t_encode_layout(void)
+static void
+t_encode_layout(void)
 {
-	struct perftest_caps c = {.version = 1, .recovery = 0x07, .recovery_req = 1, .cc = 0x01,
-				  .cc_req = 0, .fec = 0, .vrp = 0};
+	struct perftest_caps c = {.version = 1,
+				  .recovery = 0x07,
+				  .recovery_req = 1,
+				  .cc = 0x01,
+				  .cc_req = 0,
+				  .fec = 0,
+				  .vrp = 0};
 	uint8_t r[PERFTEST_CAPS_LEN];
 	/* byte by byte, as docs/perftest-exchange.md gives it (bytes 5..15) */
-	static const uint8_t want[PERFTEST_CAPS_LEN] = {'r', 'w', 0x01, 0x07, 0x01, 0x01,
+	static const uint8_t want[PERFTEST_CAPS_LEN] = {'r',  'w',  0x01, 0x07, 0x01, 0x01,
 							0x00, 0x00, 0x00, 0x00, 0x0d};
 	perftest_caps_encode(&c, r);
 	CHECK_MEM(r, want, sizeof(want));
@@ -182,7 +203,8 @@ static void t_encode_layout(void)
 	CHECK_EQ(d.param[0], 0x55);
 }
 
-static int decode_bytes(const uint8_t msg[16], char *err, size_t errlen)
+static int
+decode_bytes(const uint8_t msg[16], char *err, size_t errlen)
 {
 	struct perftest_caps d;
 	size_t len = 0;
@@ -195,7 +217,8 @@ static int decode_bytes(const uint8_t msg[16], char *err, size_t errlen)
 	return rc;
 }
 
-static void t_hostile_records(void)
+static void
+t_hostile_records(void)
 {
 	struct perftest_caps c;
 	uint8_t msg[16];
@@ -249,14 +272,15 @@ static void t_hostile_records(void)
 	perftest_caps_encode(&c, msg + PERFTEST_CAPS_OFF);
 	CHECK_EQ(decode_bytes(msg, err, sizeof(err)), -1);
 	CHECK(strstr(err, "does not offer") != NULL);
-	c = (struct perftest_caps){.version = 1, .recovery = 0x01, .recovery_req = 0, .cc = 1,
-				   .cc_req = 3};
+	c = (struct perftest_caps){
+	    .version = 1, .recovery = 0x01, .recovery_req = 0, .cc = 1, .cc_req = 3};
 	perftest_caps_encode(&c, msg + PERFTEST_CAPS_OFF);
 	CHECK_EQ(decode_bytes(msg, err, sizeof(err)), -1);
 	CHECK(strstr(err, "congestion control") != NULL);
 }
 
-static void t_negotiate(void)
+static void
+t_negotiate(void)
 {
 	struct perftest_caps a, b;
 	struct perftest_caps_result r;
@@ -266,14 +290,16 @@ static void t_negotiate(void)
 	/* a standard peer, gbn asked: nothing to say */
 	perftest_caps_local(&a, "gbn", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, NULL, "10.0.0.2", "a standard perftest", &r, line,
-					 sizeof(line)), 0);
+					 sizeof(line)),
+		 0);
 	CHECK(strcmp(r.recovery, "gbn") == 0);
 	CHECK(!r.fell_back && !r.extensions && !r.peer_has_caps);
 	CHECK_EQ(line[0], '\0');
 	/* a standard peer, gbone asked: gbn, one line */
 	perftest_caps_local(&a, "gbone", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, NULL, "10.0.0.2", "a standard perftest", &r, line,
-					 sizeof(line)), 0);
+					 sizeof(line)),
+		 0);
 	CHECK(strcmp(r.recovery, "gbn") == 0);
 	CHECK(r.fell_back && !r.extensions);
 	CHECK(strstr(line, "falling back from --recovery gbone to Go-Back-N (gbn)") != NULL);
@@ -292,7 +318,7 @@ static void t_negotiate(void)
 	/* the same request, but the peer (an older build) lacks it: gbn, one line, both sides */
 	perftest_caps_local(&a, "irn", "none");
 	b = a;
-	b.recovery &= (uint8_t)~(1u << 2);
+	b.recovery &= (uint8_t) ~(1u << 2);
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "p", "", &r, line, sizeof(line)), 0);
 	CHECK(strcmp(r.recovery, "gbn") == 0 && r.fell_back && !r.extensions);
 	CHECK(strstr(line, "lacks irn") != NULL);
@@ -302,7 +328,8 @@ static void t_negotiate(void)
 	perftest_caps_local(&a, "gbone", "none");
 	perftest_caps_local(&b, "irn", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "10.0.0.2", "", &r, line, sizeof(line)), -1);
-	CHECK(strstr(line, "recovery mismatch: this rnic asks for gbone, the peer 10.0.0.2 for irn"));
+	CHECK(
+	    strstr(line, "recovery mismatch: this rnic asks for gbone, the peer 10.0.0.2 for irn"));
 	CHECK_EQ(perftest_caps_negotiate(&b, &a, "10.0.0.1", "", &r, line, sizeof(line)), -1);
 	perftest_caps_local(&b, "gbn", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "p", "", &r, line, sizeof(line)), -1);
@@ -319,7 +346,8 @@ struct side {
 	int rc;
 };
 
-static void *server_main(void *arg)
+static void *
+server_main(void *arg)
 {
 	struct side *d = arg;
 	d->rc = perftest_session_init(&d->s, &d->c, &d->p, &d->local, &d->remote);
@@ -331,7 +359,8 @@ static void *server_main(void *arg)
 }
 
 /* Our client against our server, each with a record (or NULL). */
-static void pair(const char *crec, const char *srec, struct side *cl, struct side *sv)
+static void
+pair(const char *crec, const char *srec, struct side *cl, struct side *sv)
 {
 	struct oob_listener lst;
 	char err[OOB_ERR_LEN];
@@ -366,7 +395,8 @@ static void pair(const char *crec, const char *srec, struct side *cl, struct sid
 	pthread_join(th, NULL);
 }
 
-static void t_two_rnics(void)
+static void
+t_two_rnics(void)
 {
 	static struct side cl, sv;
 	struct perftest_caps_result rc, rs;
@@ -381,10 +411,12 @@ static void t_two_rnics(void)
 	CHECK_MEM(&cl.s.remote_caps, &sv.caps, sizeof(sv.caps));
 	CHECK_MEM(&sv.s.remote_caps, &cl.caps, sizeof(cl.caps));
 	CHECK_EQ(cl.remote.qpn, 0x22);
-	CHECK_EQ(perftest_caps_negotiate(&cl.caps, &cl.s.remote_caps, "server", "", &rc, lc,
-					 sizeof(lc)), 0);
-	CHECK_EQ(perftest_caps_negotiate(&sv.caps, &sv.s.remote_caps, "client", "", &rs, ls,
-					 sizeof(ls)), 0);
+	CHECK_EQ(
+	    perftest_caps_negotiate(&cl.caps, &cl.s.remote_caps, "server", "", &rc, lc, sizeof(lc)),
+	    0);
+	CHECK_EQ(
+	    perftest_caps_negotiate(&sv.caps, &sv.s.remote_caps, "client", "", &rs, ls, sizeof(ls)),
+	    0);
 	CHECK(strcmp(rc.recovery, "irn") == 0 && strcmp(rs.recovery, "irn") == 0);
 	CHECK(rc.extensions && rs.extensions);
 
@@ -396,17 +428,19 @@ static void t_two_rnics(void)
 	CHECK(!cl.s.remote_has_caps);
 	CHECK(sv.s.remote_has_caps);
 	CHECK_EQ(perftest_caps_negotiate(&cl.caps, cl.s.remote_has_caps ? &cl.s.remote_caps : NULL,
-					 "server", "a standard perftest", &rc, lc, sizeof(lc)), 0);
+					 "server", "a standard perftest", &rc, lc, sizeof(lc)),
+		 0);
 	CHECK(strcmp(rc.recovery, "gbn") == 0 && rc.fell_back && !rc.extensions);
 	CHECK(strstr(lc, "falling back from --recovery gbone") != NULL);
 }
 
 /* A fake server answering the version with @p ver, then the rest of the prologue. */
-static int client_vs_version(const uint8_t ver[16], struct side *cl, char *err, size_t errlen)
+static int
+client_vs_version(const uint8_t ver[16], struct side *cl, char *err, size_t errlen)
 {
 	static const uint8_t KEY[108] =
-		"0000:0001:000011:65b02a:00000273:0000564fd4bb9000:00:00:00:00:00:00:00:"
-		"00:00:00:ff:ff:0a:09:00:02:00000000:";
+	    "0000:0001:000011:65b02a:00000273:0000564fd4bb9000:00:00:00:00:00:00:00:"
+	    "00:00:00:ff:ff:0a:09:00:02:00000000:";
 	struct fake_peer p;
 	struct oob_connect_opts o = test_connect_opts(1000);
 	peer_init(&p);
@@ -441,7 +475,8 @@ static int client_vs_version(const uint8_t ver[16], struct side *cl, char *err, 
 	return rc;
 }
 
-static void t_garbled_over_tcp(void)
+static void
+t_garbled_over_tcp(void)
 {
 	static struct side cl;
 	uint8_t ver[16] = "6.06";
@@ -457,7 +492,8 @@ static void t_garbled_over_tcp(void)
 }
 
 /* The rxe capture's server version (perftest 6.06 on Linux rxe): a standard peer. */
-static void t_rxe_recorded(void)
+static void
+t_rxe_recorded(void)
 {
 	static struct vec_msg vec[64];
 	static struct side cl;
@@ -476,8 +512,11 @@ static void t_rxe_recorded(void)
 	register_all_table_modes();
 	CHECK_EQ(client_vs_version(sv->data, &cl, err, sizeof(err)), OOB_OK);
 	CHECK(!cl.s.remote_has_caps);
-	CHECK_EQ(perftest_caps_negotiate(&cl.caps, NULL, "10.9.0.2", "a standard perftest "
-					 "(no capability record)", &r, line, sizeof(line)), 0);
+	CHECK_EQ(perftest_caps_negotiate(&cl.caps, NULL, "10.9.0.2",
+					 "a standard perftest "
+					 "(no capability record)",
+					 &r, line, sizeof(line)),
+		 0);
 	CHECK(strcmp(r.recovery, "gbn") == 0 && !r.extensions && r.fell_back);
 	CHECK(strcmp(line, "10.9.0.2: a standard perftest (no capability record): falling back "
 			   "from --recovery irn to Go-Back-N (gbn), no extension packets") == 0);
