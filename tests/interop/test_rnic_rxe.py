@@ -430,6 +430,45 @@ def test_rc_pingpong(rxe_vm, tmp_path, rnic_is_server):
     check_retransmits_explained(run)
 
 
+@pytest.mark.parametrize("recovery", ["gbone", "irn"])
+@pytest.mark.parametrize("rnic_is_server", [False, True], ids=["rnic-client", "rnic-server"])
+def test_recovery_falls_back_to_gbn(rxe_vm, tmp_path, recovery, rnic_is_server):
+    """--recovery gbone / irn on the rnic against rxe's perftest, a standard peer (NUL
+    padding after its version string, docs/perftest-exchange.md "Capability record"):
+    the rnic falls back to Go-Back-N, says so in one line, sends no RACK/SACK, and the
+    transfer is exact."""
+    size, iters, mtu = 64 * KIB, 10, 1024
+    tool = f"ib_write_bw -d rxe0 -x 1 -m {mtu} -s {size} -n {iters}"
+    run = run_pair(rxe_vm, tmp_path, "write_bw", f"-s {size} -n {iters} --recovery {recovery}",
+                   tool, rnic_is_server, mtu=mtu)
+    row = perftest_row(run, size)
+    assert int(row[1]) == iters, run.both()
+    lines = [l for l in run.rout.splitlines() if "falling back" in l]
+    assert len(lines) == 1 and "a standard perftest (no capability record)" in lines[0] and \
+        f"falling back from --recovery {recovery} to Go-Back-N (gbn)" in lines[0], run.both()
+    r = run.res["results"]
+    assert r["recovery_used"] == "gbn" and r["peer_capabilities"] is False, run.both()
+    assert r["iters"] == iters and r["size_bytes"] == size, run.both()
+    assert run.q["tx_racks"] == 0 and run.q["tx_sacks"] == 0, run.both()
+    check_counts(run, "write_bw", size, iters, mtu, rnic_is_server)
+
+
+def test_rc_pingpong_recovery_falls_back(rxe_vm, tmp_path):
+    """ibv_rc_pingpong has no version step: --recovery irn always falls back (one line)."""
+    size, iters, mtu = 4096, 20, 1024
+    tool = f"ibv_rc_pingpong -d rxe0 -g 1 -c -m {mtu} -s {size} -n {iters}"
+    run = run_pair(rxe_vm, tmp_path, "rc_pingpong", f"-s {size} -n {iters} --recovery irn", tool,
+                   False, mtu=mtu)
+    assert pingpong_result(run.rout, "the rnic") == (2 * size * iters, iters), run.both()
+    lines = [l for l in run.rout.splitlines() if "falling back" in l]
+    assert len(lines) == 1 and "ibv_rc_pingpong's exchange has no capability record" in lines[0] \
+        and "--recovery irn to Go-Back-N (gbn)" in lines[0], run.both()
+    assert run.res["results"]["recovery_used"] == "gbn", run.both()
+    assert run.q["tx_sacks"] == 0 and run.q["tx_racks"] == 0, run.both()
+    check_packet_totals(run)
+    check_retransmits_explained(run)
+
+
 def test_loss_both_go_back_n(rxe_vm, tmp_path):
     """netem drops 3 % of the VM's egress: rxe's data (rnic is the WRITE target)
     and its ACKs are lost; both Go-Back-N implementations must recover."""
