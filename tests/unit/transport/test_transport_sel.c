@@ -528,6 +528,56 @@ t_irn_bdp_cap(void)
 	tr_fini(&w);
 }
 
+/*
+ * The loss-recovery trace (roce_dev_ops.trace): the sender reports each resent PSN,
+ * the receiver each missing PSN when it arrives, also when it is placed out of
+ * order (a second hole repaired before the first).
+ */
+static void
+t_trace(void)
+{
+	struct tr_opts o = {.trace = true};
+	struct tr_wire w;
+	unsigned n2 = 0, n5 = 0, other = 0;
+
+	sel_init(&w, &o);
+	tr_fill(A(&w), 0, 10 * MTU, 4);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 3, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 10 * MTU, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 10 * MTU);
+	CHECK_EQ(A(&w)->ntrace, 1);
+	CHECK(A(&w)->ntrace && A(&w)->trace[0].kind == ROCE_TRACE_RETX &&
+	      A(&w)->trace[0].psn == PSN0 + 3);
+	CHECK_EQ(B(&w)->ntrace, 1);
+	CHECK(B(&w)->ntrace && B(&w)->trace[0].kind == ROCE_TRACE_RX_LATE &&
+	      B(&w)->trace[0].psn == PSN0 + 3);
+	tr_fini(&w);
+
+	/* PSN 2 lost twice, PSN 5 once: each reported missing-and-arrived exactly once */
+	sel_init(&w, &o);
+	tr_fill(A(&w), 0, 10 * MTU, 5);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 2, TR_DROP, 2);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 5, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 10 * MTU, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 10 * MTU);
+	for (unsigned i = 0; i < B(&w)->ntrace && i < TR_MAX_TRACE; i++) {
+		const struct roce_trace_event *e = &B(&w)->trace[i];
+
+		n2 += e->kind == ROCE_TRACE_RX_LATE && e->psn == PSN0 + 2;
+		n5 += e->kind == ROCE_TRACE_RX_LATE && e->psn == PSN0 + 5;
+		other += e->psn != PSN0 + 2 && e->psn != PSN0 + 5;
+	}
+	CHECK_EQ(n2, 1);
+	CHECK_EQ(n5, 1);
+	CHECK_EQ(other, 0);
+	CHECK_EQ(A(&w)->ntrace, tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS));
+	tr_fini(&w);
+}
+
 static const struct rw_test_case cases[] = {
     RW_TEST(t_single_loss),	   RW_TEST(t_consecutive_losses),
     RW_TEST(t_lost_notice),	   RW_TEST(t_lost_retransmission),
@@ -535,7 +585,7 @@ static const struct rw_test_case cases[] = {
     RW_TEST(t_reorder_no_loss),	   RW_TEST(t_read_response_lost),
     RW_TEST(t_stale_no_overwrite), RW_TEST(t_psn_wrap),
     RW_TEST(t_random_soak),	   RW_TEST(t_irn_rto_low_high),
-    RW_TEST(t_irn_bdp_cap),
+    RW_TEST(t_irn_bdp_cap),	   RW_TEST(t_trace),
 };
 
 /* RW_TEST_MAIN, once per mode */
