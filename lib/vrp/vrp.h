@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VRP_WINDOW_DEFAULT 64 /**< history window (VRP §2.5 "we chose a default size of 64") */
+#define VRP_WINDOW_DEFAULT 64 /**< history window (VRP §2.5.3 "We chose a default size of 64") */
 #define VRP_WINDOW_MAX 65536  /**< largest history window accepted */
 #define VRP_CRITICAL_MAX 16   /**< critical byte ranges per message */
 #define VRP_BURST_UNLIMITED UINT64_MAX /**< no bound on consecutive loss (bytes) */
