@@ -67,54 +67,50 @@ worker_main(void *arg)
 
 /* ---- memory -------------------------------------------------------------------- */
 
-/* EAL memory one mbuf of this data room takes, mempool headers included. */
-static uint64_t
-mbuf_footprint(uint32_t data_room)
-{
-	struct rte_mempool_objsz sz;
-	uint32_t elt = (uint32_t)(sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM + data_room);
-
-	rte_mempool_calc_obj_size(elt, 0, &sz);
-	return sz.total_size;
-}
-
 static uint64_t
 mb(uint64_t bytes)
 {
 	return (bytes + (1u << 20) - 1) >> 20;
 }
 
-/* The one-line EAL-memory error: which SPEC needs what, and the -m that fits. */
+/*
+ * The one-line EAL-memory error after a pool could not be allocated: which
+ * SPEC needs what, and the EAL option that gives it in the memory mode the EAL
+ * runs in (dp_mem_advice: -m with --no-huge, free hugepages otherwise).
+ */
 static void
-memory_error(const struct lemu_app *app, const uint64_t need[LEMU_NDIR], uint64_t free_b,
-	     uint64_t total_b)
+memory_error(const struct lemu_app *app, const uint64_t need[LEMU_NDIR], const char *why)
 {
-	uint64_t sum = need[0] + need[1], want = total_b + (sum > free_b ? sum - free_b : 0);
+	uint64_t sum = need[0] + need[1];
 	unsigned big = need[1] > need[0];
-	uint64_t m = ((mb(want) + 32 + 63) / 64) * 64; /* headroom, rounded up to 64 MB */
+	char adv[320];
 
+	dp_mem_advice(sum / 20 * 21, adv, sizeof(adv)); /* each pool's ring and a little more: 5 % */
 	fprintf(stderr,
 		"lossy-emu: EAL memory too small: %s SPEC \"%s\" needs %" PRIu64
-		" MB of mbufs (%u x %" PRIu64 " B)%s%s%s%" PRIu64 " MB, but EAL has %" PRIu64
-		" MB free; give EAL more with -m %" PRIu64
-		" (with --no-huge) or reserve hugepages, or lower --mbufs / --mbuf-size\n",
+		" MB of mbufs (%u x %" PRIu64 " B)%s%s%s%" PRIu64
+		" MB, and allocating them failed (%s); %s; or lower --mbufs / --mbuf-size\n",
 		lemu_dir_name(big), app->prm.spec_text[big], mb(need[big]), app->pool_mbufs[big],
 		app->mbuf_bytes, need[!big] ? " and " : "", need[!big] ? lemu_dir_name(!big) : "",
-		need[!big] ? " needs " : "; total ", need[!big] ? mb(need[!big]) : mb(sum),
-		mb(free_b), m);
+		need[!big] ? " needs " : "; total ", need[!big] ? mb(need[!big]) : mb(sum), why, adv);
 }
 
+/*
+ * Size each direction's pool from its SPEC and allocate it. No check of the
+ * heap's free bytes first: with hugepages (DPDK's default dynamic memory mode)
+ * the heap starts nearly empty and grows as allocations need it, so only the
+ * allocation itself can tell whether the memory is there.
+ */
 static int
 make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR])
 {
 	static const char *const names[LEMU_NDIR] = {"lemu_a2b", "lemu_b2a"};
 	uint32_t slack = app->prm.rxd + app->prm.txd + LEMU_TX_MAX + LEMU_CTRL_MAX +
 			 LEMU_PFC_RING + 2 * 512 /* mempool caches */;
-	struct rte_malloc_socket_stats st;
 	uint64_t need[LEMU_NDIR];
-	char err[256];
+	char err[512];
 
-	app->mbuf_bytes = mbuf_footprint(app->prm.mbuf_size);
+	app->mbuf_bytes = dp_mbuf_footprint(app->prm.mbuf_size);
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
 		struct lemu_pool_need pn;
 
@@ -127,19 +123,11 @@ make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR])
 				" mbufs; capped at %u\n",
 				lemu_dir_name(d), pn.line_pkts + pn.queue_pkts, LEMU_MBUFS_MAX);
 	}
-	memset(&st, 0, sizeof(st));
-	rte_malloc_get_socket_stats((int)rte_socket_id(), &st);
-	/* the ring of each pool and a little more come on top: 5 % */
-	if ((need[0] + need[1]) / 20 * 21 > st.heap_freesz_bytes) {
-		memory_error(app, need, st.heap_freesz_bytes, st.heap_totalsz_bytes);
-		return -ENOMEM;
-	}
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
 		pool[d] = dp_pool_create(names[d], app->pool_mbufs[d], (uint16_t)app->prm.mbuf_size,
 					 err, sizeof(err));
 		if (pool[d] == NULL) {
-			rte_malloc_get_socket_stats((int)rte_socket_id(), &st);
-			memory_error(app, need, st.heap_freesz_bytes, st.heap_totalsz_bytes);
+			memory_error(app, need, rte_strerror(rte_errno));
 			return -ENOMEM;
 		}
 	}

@@ -124,7 +124,7 @@ main(int argc, char **argv)
 	app->pool = dp_pool_create("relay_pool", app->pool_mbufs, (uint16_t)prm->mbuf_size, err,
 				   sizeof(err));
 	if (app->pool == NULL) {
-		fprintf(stderr, "pfc-relay: %s (give EAL more memory with -m, or lower --mbufs)\n",
+		fprintf(stderr, "pfc-relay: %s; or lower --mbufs\n",
 			err);
 		goto out;
 	}

@@ -2,6 +2,7 @@
 #include "dp_port.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 volatile bool dp_quit;
@@ -177,6 +179,76 @@ dp_port_stop(uint16_t port_id)
 	rte_eth_dev_close(port_id);
 }
 
+uint64_t
+dp_mbuf_footprint(uint32_t data_room)
+{
+	struct rte_mempool_objsz sz;
+	uint32_t elt = (uint32_t)(sizeof(struct rte_mbuf) + RTE_PKTMBUF_HEADROOM + data_room);
+
+	rte_mempool_calc_obj_size(elt, 0, &sz);
+	return sz.total_size;
+}
+
+static uint64_t
+mb_up(uint64_t bytes)
+{
+	return (bytes + (1u << 20) - 1) >> 20;
+}
+
+/* "HugePages_Free" and "Hugepagesize" (bytes) of /proc/meminfo; 0 if unknown. */
+static void
+host_hugepages(uint64_t *free_pages, uint64_t *page_bytes)
+{
+	char line[128];
+	unsigned long long v;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	*free_pages = *page_bytes = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "HugePages_Free: %llu", &v) == 1)
+			*free_pages = v;
+		else if (sscanf(line, "Hugepagesize: %llu kB", &v) == 1)
+			*page_bytes = v * 1024;
+	}
+	fclose(f);
+}
+
+void
+dp_mem_advice(uint64_t need_bytes, char *buf, size_t len)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t pages, page_bytes, m;
+
+	memset(&st, 0, sizeof(st));
+	rte_malloc_get_socket_stats((int)rte_socket_id(), &st);
+	/* what the heap has, what is missing, 32 MB of headroom, rounded up to 64 MB */
+	m = st.heap_totalsz_bytes + (need_bytes > st.heap_freesz_bytes ?
+				     need_bytes - st.heap_freesz_bytes : 0);
+	m = (mb_up(m) + 32 + 63) / 64 * 64;
+	if (!rte_eal_has_hugepages()) {
+		snprintf(buf, len,
+			 "EAL runs without hugepages (--no-huge) on a fixed heap of %" PRIu64
+			 " MB (%" PRIu64 " MB free): give EAL more with -m %" PRIu64,
+			 mb_up(st.heap_totalsz_bytes), st.heap_freesz_bytes >> 20, m);
+		return;
+	}
+	host_hugepages(&pages, &page_bytes);
+	if (page_bytes == 0) {
+		snprintf(buf, len, "EAL runs on hugepages: reserve more (scripts/hugepages.sh), "
+			 "or run with --no-huge -m %" PRIu64, m);
+		return;
+	}
+	snprintf(buf, len,
+		 "EAL runs on hugepages and the host has %" PRIu64 " x %" PRIu64
+		 " MB free (%" PRIu64 " MB; this needs %" PRIu64
+		 " pages): reserve more (scripts/hugepages.sh: ROCEWAN_HUGEPAGES=N), raise -m / "
+		 "--socket-mem / --socket-limit if given, or run with --no-huge -m %" PRIu64,
+		 pages, page_bytes >> 20, pages * page_bytes >> 20,
+		 (need_bytes + page_bytes - 1) / page_bytes, m);
+}
+
 struct rte_mempool *
 dp_pool_create(const char *name, uint32_t n, uint16_t data_room, char *err, size_t errlen)
 {
@@ -186,10 +258,14 @@ dp_pool_create(const char *name, uint32_t n, uint16_t data_room, char *err, size
 	mp = rte_pktmbuf_pool_create(name, n, cache, 0, (uint16_t)(data_room + RTE_PKTMBUF_HEADROOM),
 				     (int)rte_socket_id());
 	if (!mp) {
-		uint64_t need = (uint64_t)n * (data_room + RTE_PKTMBUF_HEADROOM + 192);
-		ERR("cannot allocate mempool \"%s\": %u mbufs of %u bytes need ~%llu MB of EAL memory "
-		    "(%s); give EAL more with -m MB (with --no-huge) or reserve hugepages",
-		    name, n, data_room, (unsigned long long)(need >> 20), rte_strerror(rte_errno));
+		uint64_t need = (uint64_t)n * dp_mbuf_footprint(data_room);
+		int e = rte_errno;
+		char adv[320];
+
+		dp_mem_advice(need, adv, sizeof(adv));
+		ERR("cannot allocate mempool \"%s\": %u mbufs of %u bytes need %" PRIu64
+		    " MB of EAL memory (%s); %s", name, n, data_room, mb_up(need), rte_strerror(e),
+		    adv);
 	}
 	return mp;
 }

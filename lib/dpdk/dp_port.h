@@ -52,6 +52,20 @@ void dp_port_stop(uint16_t port_id);
 struct rte_mempool *dp_pool_create(const char *name, uint32_t n, uint16_t data_room, char *err,
 				   size_t errlen);
 
+/** EAL memory one mbuf of @p data_room bytes of data takes, mempool headers included. */
+uint64_t dp_mbuf_footprint(uint32_t data_room);
+
+/**
+ * After an allocation of @p need_bytes of EAL memory failed: write one clause
+ * into @p buf naming the EAL option that gives that memory in the memory mode
+ * the EAL runs in. With --no-huge the heap is fixed by -m: "give EAL more
+ * with -m N". With hugepages (DPDK's default, dynamic mode) the heap grows
+ * from the free hugepages of the host on demand, so the clause names how many
+ * are free and how many the need takes (scripts/hugepages.sh reserves them),
+ * and --no-huge -m N as the way out.
+ */
+void dp_mem_advice(uint64_t need_bytes, char *buf, size_t len);
+
 /**
  * Idle back-off for poll loops: after @c spins empty polls, sleep; sleeps grow
  * from @c min_us to @c max_us while idle and reset on the first packet. Several
