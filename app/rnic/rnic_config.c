@@ -35,6 +35,13 @@ rnic_mode_is_bw(enum rnic_mode m)
 	return m >= RNIC_MODE_WRITE_BW && m <= RNIC_MODE_ATOMIC_BW;
 }
 
+uint32_t
+rnic_initial_psn(const struct rnic_params *p, unsigned int qp)
+{
+	/* server and client differ (1 vs 2), QPs step by 2: no two start alike */
+	return (uint32_t)((p->seed + (p->server[0] ? 1 : 2) + 2 * qp) * 2654435761u) & 0xffffff;
+}
+
 enum opt_type { T_U32, T_U64, T_FLAG, T_STR, T_CHOICE, T_IP4, T_IP6, T_IGNORED, T_REFUSED };
 
 /* One row per option: the single source of parsing, --help and the JSON dump. */
@@ -121,7 +128,7 @@ static const struct opt_def opts[] = {
 	 "a kernel sharing the interface (af_packet) drops RoCE frames as not its own at once "
 	 "instead of routing each one"},
 	{"lcores", 0, T_U32, OFF(lcores), SZ(lcores), "1", 1, 64, NULL, true, "lcores serving QPs in the bw modes (QPs round-robin; each lcore one RX/TX queue: EAL -l with as many lcores, the port as many queues, e.g. af_packet qpairs=N; needs -q >= N)"},
-	{"seed", 0, T_U64, OFF(seed), SZ(seed), "1", 0, UINT64_MAX, NULL, true, "seed for PSNs, keys and test-only drops"},
+	{"seed", 0, T_U64, OFF(seed), SZ(seed), "1", 0, UINT64_MAX, NULL, true, "seed of the initial PSNs (each QP, each side its own) and of the --flows draws (sizes from --flow-cdf, --load arrivals); keys do not depend on it"},
 	{"rate_limit", 0, T_STR, OFF(rate_limit), SZ(rate_limit), "0", 0, 0, NULL, true,
 	 "pace each QP's requests to this many Gb/s of frames (IBV_QP_RATE_LIMIT; 0 = line rate)"},
 	{"chk", 0, T_FLAG, OFF(chk), 0, "false", 0, 0, NULL, false,

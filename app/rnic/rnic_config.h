@@ -37,6 +37,9 @@ enum rnic_mode {
 
 const char *rnic_mode_name(enum rnic_mode m);
 bool rnic_mode_is_bw(enum rnic_mode m);
+struct rnic_params;
+/** QP @p qp's initial send PSN (24 bits): what --seed sets, besides the --flows draws. */
+uint32_t rnic_initial_psn(const struct rnic_params *p, unsigned int qp);
 
 enum rnic_conn { RNIC_CONN_RC, RNIC_CONN_UC, RNIC_CONN_UD };
 

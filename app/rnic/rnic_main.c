@@ -262,7 +262,7 @@ setup_objects(struct rnic_ctx *c)
 			die("cannot create QP %u of %u (send depth %u, receive depth %u)", i + 1,
 			    p->num_qps, p->tx_depth, p->rx_depth);
 		rnic_tel_add_qp(c->qp[i], ia.qp_type);
-		c->psn[i] = (uint32_t)((p->seed + (p->server[0] ? 1 : 2) + 2 * i) * 2654435761u) & 0xffffff;
+		c->psn[i] = rnic_initial_psn(p, i);
 		memset(d, 0, sizeof(*d));
 		d->qpn = roce_qp_num(c->qp[i]);
 		d->psn = c->psn[i];

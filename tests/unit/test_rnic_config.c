@@ -300,6 +300,41 @@ test_rto_options(void)
 	CHECK(strstr(err, "above --rto-max"));
 }
 
-RW_TEST_MAIN(RW_TEST(test_defaults_and_perftest_letters), RW_TEST(test_pfc_options), RW_TEST(test_rto_options), RW_TEST(test_errors_name_the_option),
+/* --seed: its help names what the code seeds (PSNs, --flows draws), nothing else */
+static void
+test_seed(void)
+{
+	struct rnic_params a, b;
+	char err[256], *help = NULL, *line;
+	size_t len = 0;
+	FILE *f = open_memstream(&help, &len);
+
+	CHECK_EQ(parse(&a, err, "--ip 10.0.0.1/24 --seed 7 -q 2 write_bw"), 0);
+	CHECK_EQ(parse(&b, err, "--ip 10.0.0.1/24 --seed 8 -q 2 write_bw"), 0);
+	CHECK(rnic_initial_psn(&a, 0) != rnic_initial_psn(&b, 0));
+	CHECK(rnic_initial_psn(&a, 0) != rnic_initial_psn(&a, 1));
+	CHECK(rnic_initial_psn(&a, 1) <= 0xffffff);
+	CHECK_EQ(parse(&b, err, "--ip 10.0.0.1/24 --seed 7 -q 2 write_bw 10.0.0.2"), 0);
+	CHECK(rnic_initial_psn(&a, 0) != rnic_initial_psn(&b, 0)); /* server and client differ */
+	CHECK_EQ(parse(&b, err, "--ip 10.0.0.2/24 --seed 7 -q 2 write_bw"), 0);
+	CHECK_EQ(rnic_initial_psn(&a, 1), rnic_initial_psn(&b, 1)); /* same seed, same PSN */
+	CHECK(f != NULL);
+	rnic_print_help(f);
+	fclose(f);
+	line = strstr(help, "--seed");
+	CHECK(line != NULL);
+	if (line) {
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = 0;
+		CHECK(strstr(line, "PSN") != NULL && strstr(line, "--flows") != NULL);
+		CHECK(strstr(line, "drops") == NULL && strstr(line, "keys and") == NULL);
+	}
+	free(help);
+}
+
+RW_TEST_MAIN(RW_TEST(test_defaults_and_perftest_letters), RW_TEST(test_seed),
+	     RW_TEST(test_pfc_options), RW_TEST(test_rto_options), RW_TEST(test_errors_name_the_option),
 	     RW_TEST(test_json_dump), RW_TEST(test_cdf_sampling), RW_TEST(test_cdf_errors),
 	     RW_TEST(test_flow_and_rate_options))
