@@ -248,6 +248,88 @@ rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect, ui
 	return done == total ? 0 : -EIO;
 }
 
+static void
+bw_finish(struct rnic_bench_result *r, uint64_t done, uint64_t size, double seconds)
+{
+	r->iters = done;
+	r->seconds = seconds;
+	if (seconds > 0) {
+		r->bw_avg_mbps = (double)done * size / seconds / MIB;
+		r->msg_rate_mpps = (double)done / seconds / 1e6;
+	}
+	if (r->bw_peak_mbps < r->bw_avg_mbps)
+		r->bw_peak_mbps = r->bw_avg_mbps;
+}
+
+int
+rnic_bench_bw_duplex_send(struct rnic_bench *b, uint64_t size, uint64_t pre_posted,
+			  struct rnic_bench_result *r, struct rnic_bench_result *rx)
+{
+	const struct rnic_params *p = b->prm;
+	uint64_t iters = p->iters, total = iters * b->nqps, sent = 0, recvd = 0;
+	double start = now_s(b), last = start, t_sent = 0, t_recvd = 0;
+	struct dp_backoff bo;
+	struct ibv_wc wc[64];
+
+	memset(r, 0, sizeof(*r));
+	memset(rx, 0, sizeof(*rx));
+	r->size = rx->size = size;
+	dp_backoff_init(&bo, p->busy_poll);
+	for (unsigned int k = 0; k < b->nqps; k++) {
+		b->q[k].posted = b->q[k].done = 0;
+		b->q[k].rposted = pre_posted;
+		b->q[k].rdone = 0;
+	}
+	while ((sent < total || recvd < total) && !dp_quit) {
+		unsigned int work = 0;
+
+		for (unsigned int k = 0; k < b->nqps; k++) {
+			struct rnic_bench_qp *q = &b->q[k];
+
+			/* receives first: the peer's SENDs must never find the queue empty */
+			while (q->rposted < iters && q->rposted - q->rdone < p->rx_depth &&
+			       rnic_bench_post_recv_qp(b, k, size, q->rposted) == 0)
+				q->rposted++, work++;
+			while (q->posted < iters && q->posted - q->done < p->tx_depth &&
+			       post_one(b, q, size, q->posted) == 0)
+				q->posted++, work++;
+		}
+		work += rnic_port_poll(b->port);
+		int n = roce_poll_cq(b->cq, 64, wc);
+		for (int i = 0; i < n; i++) {
+			struct rnic_bench_qp *q = qp_of(b, wc[i].qp_num);
+			bool is_rx = (wc[i].opcode & IBV_WC_RECV) != 0;
+
+			if (wc[i].status != IBV_WC_SUCCESS)
+				note_error(is_rx ? rx : r, &wc[i]);
+			if (is_rx) {
+				q->rdone++;
+				if (++recvd == total)
+					t_recvd = now_s(b);
+			} else {
+				q->done++;
+				if (++sent == total)
+					t_sent = now_s(b);
+			}
+		}
+		if (n)
+			last = now_s(b);
+		if (r->errors || rx->errors)
+			break;
+		if (now_s(b) - last > WAIT_LIMIT_S) {
+			if (sent < total && r->errors++ == 0)
+				r->first_error = IBV_WC_RETRY_EXC_ERR;
+			if (recvd < total)
+				rx->errors++;
+			break;
+		}
+		rnic_port_idle(b->port, &bo, work + (unsigned int)n);
+	}
+	bw_finish(r, sent, size, (sent == total ? t_sent : now_s(b)) - start);
+	bw_finish(rx, recvd, size, (recvd == total ? t_recvd : now_s(b)) - start);
+	return sent == total && recvd == total && !r->errors && !rx->errors ? 0 : -EIO;
+}
+
 static int
 cmp_double(const void *a, const void *b)
 {

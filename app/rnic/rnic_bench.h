@@ -25,6 +25,7 @@ struct rnic_bench_qp {
 	struct roce_ah *ah;   /**< UD: the peer's address handle */
 	uint32_t remote_qpn;  /**< UD: the peer's QPN */
 	uint64_t posted, done; /**< WRs of the current run */
+	uint64_t rposted, rdone; /**< send_bw -b: receive WRs of the current run */
 	struct roce_mr *mr;   /**< the buffer's MR on this QP's device; NULL: the bench's */
 };
 
@@ -81,6 +82,16 @@ int rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_ben
  */
 int rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect,
 			    uint64_t pre_posted, struct rnic_bench_result *r);
+
+/**
+ * send_bw -b (perftest's duplex send, run_iter_bi): every QP sends -n messages
+ * and receives the peer's -n at the same time, on one CQ; the first
+ * @p pre_posted receives of each QP were posted before the run. @p r is this
+ * side's sending (what perftest reports), @p rx its receiving. Returns 0 when
+ * both counts are complete.
+ */
+int rnic_bench_bw_duplex_send(struct rnic_bench *b, uint64_t size, uint64_t pre_posted,
+			      struct rnic_bench_result *r, struct rnic_bench_result *rx);
 
 /** Post receive number @p i for @p size bytes on QP 0 (buffers rotate through the MR). */
 int rnic_bench_post_recv(struct rnic_bench *b, uint64_t size, uint64_t i);

@@ -82,7 +82,7 @@ static const struct opt_def opts[] = {
 	{"all", 'a', T_FLAG, OFF(all_sizes), 0, "false", 0, 0, NULL, false, "run sizes 2 B .. 8 MiB"},
 	{"tx-depth", 't', T_U32, OFF(tx_depth), SZ(tx_depth), "128", 1, 65536, NULL, true, "send queue depth"},
 	{"rx-depth", 'r', T_U32, OFF(rx_depth), SZ(rx_depth), "512", 1, 65536, NULL, true, "receive queue depth"},
-	{"bidirectional", 'b', T_FLAG, OFF(bidirectional), 0, "false", 0, 0, NULL, false, "traffic in both directions"},
+	{"bidirectional", 'b', T_FLAG, OFF(bidirectional), 0, "false", 0, 0, NULL, false, "bidirectional, as perftest -b: both sides run the requester at once (bandwidth modes); the result row adds both directions, --json has each"},
 	{"connection", 'c', T_CHOICE, OFF(conn), 0, "RC", 0, 0, "RC|UC|UD", true, "transport"},
 	{"gid-index", 'x', T_U32, OFF(gid_index), SZ(gid_index), "0", 0, 255, NULL, true,
 	 "GID index (0: IPv4-mapped ::ffff:A.B.C.D, 1: --ip6 if given)"},
@@ -628,6 +628,21 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 	if (p->chk && p->mode != RNIC_MODE_RC_PINGPONG) {
 		snprintf(err, errlen, "--chk is an rc_pingpong option (%s checks nothing per message)",
 			 rnic_mode_name(p->mode));
+		return -EINVAL;
+	}
+	if (p->bidirectional && !rnic_mode_is_bw(p->mode)) {
+		snprintf(err, errlen, "-b runs in the bandwidth modes (write_bw, send_bw, read_bw, "
+			 "atomic_bw), as perftest's; %s is a ping-pong already", rnic_mode_name(p->mode));
+		return -EINVAL;
+	}
+	if (p->bidirectional && p->flows) {
+		snprintf(err, errlen, "-b with --flows: the flow workload runs one way (client to "
+			 "server); drop -b");
+		return -EINVAL;
+	}
+	if (p->bidirectional && p->mode == RNIC_MODE_SEND_BW && p->duration_s) {
+		snprintf(err, errlen, "send_bw -b counts -n messages each way (each side must know "
+			 "how many receives to expect); use -n instead of -D");
 		return -EINVAL;
 	}
 	if (p->mode == RNIC_MODE_ATOMIC_BW)

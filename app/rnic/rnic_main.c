@@ -60,6 +60,7 @@ struct rnic_ctx {
 	size_t buf_size;
 	uint32_t psn[RNIC_MAX_QPS];
 	struct rnic_run run;
+	struct rnic_bench_result local_res; /**< -b: this side's requester alone */
 	/* --lcores L > 1: lcore l's port (queue l), device, PD, CQ and MR; index 0 = the above */
 	unsigned int nl;
 	struct rnic_port *lport[RNIC_MAX_LCORES];
@@ -430,6 +431,35 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 	rw_dbl(&w, "bw_peak_mbps", c->run.res.bw_peak_mbps);
 	rw_dbl(&w, "goodput_gbps", c->run.res.bw_avg_mbps * 8 / 1000);
 	rw_dbl(&w, "msg_rate_mpps", c->run.res.msg_rate_mpps);
+	if (c->prm.bidirectional && rnic_mode_is_bw(c->prm.mode)) {
+		/* -b: the figures above add both directions (perftest's row); here each */
+		double k = c->prm.report_gbits ? 1e9 / 8 / 1048576.0 : 1.0;
+
+		rw_obj_begin(&w, "directions");
+		rw_obj_begin(&w, "local");
+		rw_uint(&w, "iters", c->local_res.iters);
+		rw_uint(&w, "bytes", c->local_res.iters * c->local_res.size);
+		rw_dbl(&w, "bw_avg_mbps", c->local_res.bw_avg_mbps);
+		rw_dbl(&w, "bw_peak_mbps", c->local_res.bw_peak_mbps);
+		rw_dbl(&w, "msg_rate_mpps", c->local_res.msg_rate_mpps);
+		rw_obj_end(&w);
+		rw_obj_begin(&w, "remote"); /* the peer's own report of its requester */
+		rw_uint(&w, "iters", c->run.peer_report.iters);
+		rw_uint(&w, "bytes", c->run.peer_report.iters * c->run.peer_report.size);
+		rw_dbl(&w, "bw_avg_mbps", c->run.peer_report.bw_avg * k);
+		rw_dbl(&w, "bw_peak_mbps", c->run.peer_report.bw_peak * k);
+		rw_dbl(&w, "msg_rate_mpps", c->run.peer_report.msg_rate_avg);
+		rw_obj_end(&w);
+		if (c->prm.mode == RNIC_MODE_SEND_BW) {
+			rw_obj_begin(&w, "received"); /* our receive completions of the peer's SENDs */
+			rw_uint(&w, "iters", c->run.res_rx.iters);
+			rw_uint(&w, "bytes", c->run.res_rx.iters * c->run.res_rx.size);
+			rw_dbl(&w, "bw_avg_mbps", c->run.res_rx.bw_avg_mbps);
+			rw_uint(&w, "completion_errors", c->run.res_rx.errors);
+			rw_obj_end(&w);
+		}
+		rw_obj_end(&w);
+	}
 	if (!rnic_mode_is_bw(c->prm.mode)) {
 		rw_dbl(&w, "lat_min_us", c->run.res.t_min);
 		rw_dbl(&w, "lat_typical_us", c->run.res.t_typical);
@@ -681,7 +711,16 @@ main(int argc, char **argv)
 		rnic_trace_close();
 		return 1;
 	}
-	if (c.run.bench.server && rnic_mode_is_bw(c.prm.mode) && c.prm.mode != RNIC_MODE_SEND_BW) {
+	c.local_res = c.run.res;
+	if (c.prm.bidirectional && rnic_mode_is_bw(c.prm.mode)) {
+		/* perftest -b (print_full_bw_report): one row, this side's figures plus the peer's */
+		double k = c.prm.report_gbits ? 1e9 / 8 / 1048576.0 : 1.0;
+
+		c.run.res.bw_peak_mbps += c.run.peer_report.bw_peak * k;
+		c.run.res.bw_avg_mbps += c.run.peer_report.bw_avg * k;
+		c.run.res.msg_rate_mpps += c.run.peer_report.msg_rate_avg;
+	} else if (c.run.bench.server && rnic_mode_is_bw(c.prm.mode) &&
+		   c.prm.mode != RNIC_MODE_SEND_BW) {
 		/* like perftest's server: print what the requester measured */
 		double k = c.prm.report_gbits ? 1e9 / 8 / 1048576.0 : 1.0;
 		c.run.res.size = c.run.peer_report.size;
@@ -696,6 +735,15 @@ main(int argc, char **argv)
 			rnic_bench_print_row(stdout, &c.prm, &c.run.res);
 		rnic_bench_print_footer(stdout);
 	}
+	if (c.prm.bidirectional && rnic_mode_is_bw(c.prm.mode))
+		fprintf(stderr, "rnic: -b: this side sent %" PRIu64 " messages (%.2f MB/s), the peer "
+			"reports %" PRIu64 " (%.2f MB/s)%s\n", c.local_res.iters, c.local_res.bw_avg_mbps,
+			(uint64_t)c.run.peer_report.iters,
+			c.run.peer_report.bw_avg * (c.prm.report_gbits ? 1e9 / 8 / 1048576.0 : 1.0),
+			c.prm.mode == RNIC_MODE_SEND_BW ? "" : "; the row adds both");
+	if (c.prm.bidirectional && c.prm.mode == RNIC_MODE_SEND_BW)
+		fprintf(stderr, "rnic: -b: this side received %" PRIu64 " messages; the row adds "
+			"both sides' sending\n", c.run.res_rx.iters);
 	if (c.run.res.errors)
 		fprintf(stderr, "rnic: %" PRIu64 " completion error(s), first: %s\n", c.run.res.errors,
 			roce_wc_status_str(c.run.res.first_error));

@@ -175,9 +175,16 @@ hook_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct 
 			rep->msg_rate_avg = r->res.msg_rate_mpps;
 		}
 	} else if (rnic_mode_is_bw(p->mode)) {
+		/*
+		 * -b: both sides run the requester at once, as perftest's duplex
+		 * write/read/atomic_bw (run_iter_bw on both); the engine answers the
+		 * peer's requests while we poll. send_bw -b also receives (run_iter_bi).
+		 */
 		if (!b->server && p->flows)
 			rc = rnic_flows_run(b, &r->flows, &r->res);
-		else if (!b->server)
+		else if (p->bidirectional && p->mode == RNIC_MODE_SEND_BW)
+			rc = rnic_bench_bw_duplex_send(b, size, r->pre_posted, &r->res, &r->res_rx);
+		else if (!b->server || p->bidirectional)
 			rc = rnic_bench_bw_requester(b, size, &r->res);
 		else if (p->mode == RNIC_MODE_SEND_BW)
 			rc = rnic_bench_bw_responder(b, size, p->iters, r->pre_posted, &r->res);

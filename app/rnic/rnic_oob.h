@@ -23,6 +23,7 @@ struct rnic_run {
 	struct rnic_bench bench;
 	struct perftest_dest local[RNIC_MAX_QPS], remote[RNIC_MAX_QPS]; /**< -q QPs */
 	struct rnic_bench_result res;
+	struct rnic_bench_result res_rx; /**< send_bw -b: the receiving side of this rnic */
 	struct rnic_flows flows;     /**< --flows: per-flow records (client) */
 	struct perftest_report peer_report;
 	/** Negotiated in the version step (perftest_caps.h): the recovery every QP uses. */
