@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build the fuzz targets with clang's libFuzzer + ASan + UBSan and run them:
+# Run the fuzz targets (libFuzzer + ASan + UBSan), which meson builds in build-fuzz
+# (clang, -Dfuzz=true: tests/fuzz/meson.build):
 #  - fuzz_wire, every frame parser a peer reaches, for ${FUZZ_SECONDS:-30} s from a
 #    seed corpus cut out of the golden pcaps;
 #  - fuzz_text, the text parsers (netem SPEC, CDF files, perftest / rc_pingpong key
@@ -9,11 +10,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=build-fuzz
+if [ ! -f "$out/build.ninja" ]; then
+	# an older build-fuzz held only the hand-built binaries and the corpora: keep those
+	mkdir -p "$out"
+	CC=clang meson setup "$out" -Dfuzz=true -Ddpdk=disabled -Dbuildtype=debug \
+		-Db_lundef=false > "$out/setup.log" 2>&1 || { tail -40 "$out/setup.log"; exit 1; }
+fi
+ninja -C "$out" tests/fuzz/fuzz_wire tests/fuzz/fuzz_text > "$out/build.log" 2>&1 ||
+	{ tail -40 "$out/build.log"; exit 1; }
 mkdir -p "$out/corpus" "$out/artifacts"
-src=(lib/net/net_hdr.c lib/net/net_frame.c lib/net/net_arp.c lib/net/net_nd.c lib/net/pfc.c lib/roce/roce_opcode.c lib/roce/roce_icrc.c
-     lib/roce/roce_pkt.c lib/fec/fec.c lib/fec/fec_wire.c tests/fuzz/fuzz_wire.c)
-clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-Ilib/net -Ilib/roce -Ilib/fec "${src[@]}" -lisal -o "$out/fuzz_wire"
 /usr/bin/python3 - "$out/corpus" tests/golden/*.pcap <<'PY'
 import struct, sys, os, hashlib
 out = sys.argv[1]
@@ -38,15 +43,6 @@ for h in ("3333ff00000202000000000186dd6000000000203afffe80000000000000000000000
     frame = bytes.fromhex(h)
     open(os.path.join(out, hashlib.sha1(frame).hexdigest()), 'wb').write(frame)
 PY
-text_src=(lib/emu/emu_spec.c lib/emu/emu_spec_format.c lib/emu/emu_rules.c lib/emu/emu_units.c lib/emu/emu_err.c
-	lib/emu/emu_dist.c lib/emu/emu_loss.c lib/net/net_hdr.c lib/net/net_frame.c
-	lib/net/pfc.c lib/net/pfc_state.c lib/net/pfc_tx.c app/rnic/rnic_cdf.c
-	app/rnic/oob/oob_tcp.c app/rnic/oob/perftest_xchg.c app/rnic/oob/perftest_caps.c
-	app/rnic/oob/pingpong_xchg.c
-	tests/fuzz/fuzz_text.c)
-clang -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-Ilib/emu -Ilib/net -Ilib/common -Iapp/rnic -Iapp/rnic/oob "${text_src[@]}" -lm \
-	-o "$out/fuzz_text"
 mkdir -p "$out/corpus_text" "$out/artifacts_text"
 /usr/bin/python3 - "$out/corpus_text" configs/cdf/*.cdf <<'PY'
 import hashlib, os, sys
@@ -67,11 +63,11 @@ for s in seeds:
     open(os.path.join(out, hashlib.sha1(s).hexdigest()), "wb").write(s)
 PY
 echo "fuzz: $(ls "$out/corpus" | wc -l) seed frames, ${FUZZ_SECONDS:-30} s"
-"$out/fuzz_wire" -max_total_time="${FUZZ_SECONDS:-30}" -max_len=9000 -print_final_stats=1 \
+"$out/tests/fuzz/fuzz_wire" -max_total_time="${FUZZ_SECONDS:-30}" -max_len=9000 -print_final_stats=1 \
 	-artifact_prefix="$out/artifacts/" "$out/corpus" > "$out/fuzz.log" 2>&1 || { tail -40 "$out/fuzz.log"; exit 1; }
 tail -6 "$out/fuzz.log"
 tsec=${FUZZ_TEXT_SECONDS:-$(( ${FUZZ_SECONDS:-30} / 2 ))}
 echo "fuzz: $(ls "$out/corpus_text" | wc -l) text seeds, $tsec s"
-"$out/fuzz_text" -max_total_time="$tsec" -max_len=4096 -print_final_stats=1 \
+"$out/tests/fuzz/fuzz_text" -max_total_time="$tsec" -max_len=4096 -print_final_stats=1 \
 	-artifact_prefix="$out/artifacts_text/" "$out/corpus_text" > "$out/fuzz_text.log" 2>&1 || { tail -40 "$out/fuzz_text.log"; exit 1; }
 tail -6 "$out/fuzz_text.log"

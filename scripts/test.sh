@@ -15,6 +15,8 @@ step "unit tests (meson)"
 run unit meson test -C build --print-errorlogs --num-processes 2
 
 step "unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+# without DPDK; the DPDK-free cores of lossy-emu and pfc-relay (lemu_core, relay_core) build
+# and run here too (suite unit)
 if [ ! -f build-asan/build.ninja ]; then
 	meson setup build-asan -Ddpdk=disabled -Dbuildtype=debug -Db_sanitize=address,undefined \
 		-Db_lundef=false >/dev/null || failed+=("asan-setup")
