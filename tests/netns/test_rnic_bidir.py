@@ -54,6 +54,16 @@ def test_bidir_exact_bytes_both_ways(veth_pair, tmp_path, mode, size, n):
     assert r.config["bidirectional"] is True
 
 
+def test_bidir_two_qps(veth_pair, tmp_path):
+    """-q 2 -b: perftest counts -n per QP; both QPs of both sides complete."""
+    n, size = 150, 8192
+    rcs, out, _ = rnic_pair(veth_pair, tmp_path, "write_bw", f"-b -q 2 -s {size} -n {n}")
+    r = pair_results(rcs, out, [tmp_path / "server.json", tmp_path / "client.json"])
+    for res in (r.server, r.client):
+        dev = check_direction_counts(res, 2 * n, size)
+        assert dev["rx_req_bytes"] == 2 * n * size, dev
+
+
 def test_bidir_read_bw(veth_pair, tmp_path):
     """READ both ways: each side's READs complete; the responses come from the peer's engine."""
     n, size = 200, 16384
@@ -74,3 +84,17 @@ def test_bidir_negative_control(veth_pair, tmp_path):
     assert r.client["dev_counters"]["rx_req_bytes"] == 0
     assert r.server["dev_counters"]["rx_req_bytes"] == n * size
     assert "directions" not in r.server and "directions" not in r.client
+
+
+def test_bidir_duration_counts_reconcile(veth_pair, tmp_path):
+    """-b -D: counts are not known up front, but they reconcile across the two boxes:
+    what each side's requester completed is what the other side's engine accepted
+    in order, and each side's "remote" is the other's "local"."""
+    size = 65536
+    rcs, out, _ = rnic_pair(veth_pair, tmp_path, "write_bw", f"-b -s {size} -D 2")
+    r = pair_results(rcs, out, [tmp_path / "server.json", tmp_path / "client.json"])
+    for me, peer in ((r.server, r.client), (r.client, r.server)):
+        d = me["directions"]
+        assert d["local"]["iters"] > 0 and d["local"]["bytes"] == d["local"]["iters"] * size
+        assert d["local"]["bytes"] == peer["dev_counters"]["rx_req_bytes"], (d, peer["dev_counters"])
+        assert d["remote"] == peer["directions"]["local"]
