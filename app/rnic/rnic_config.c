@@ -632,7 +632,7 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 	}
 	if (p->bidirectional && !rnic_mode_is_bw(p->mode)) {
 		snprintf(err, errlen, "-b runs in the bandwidth modes (write_bw, send_bw, read_bw, "
-			 "atomic_bw), as perftest's; %s is a ping-pong already", rnic_mode_name(p->mode));
+			 "atomic_bw), as perftest's -b; not in %s", rnic_mode_name(p->mode));
 		return -EINVAL;
 	}
 	if (p->bidirectional && p->flows) {

@@ -300,6 +300,22 @@ test_rto_options(void)
 	CHECK(strstr(err, "above --rto-max"));
 }
 
+/* -b: only where perftest has it, and where each side can count what it receives */
+static void
+test_bidirectional_options(void)
+{
+	struct rnic_params b;
+	char err[256];
+
+	CHECK_EQ(parse(&b, err, "--ip 10.0.0.1/24 -b write_bw"), 0);
+	CHECK(b.bidirectional);
+	CHECK_EQ(parse(&b, err, "--ip 10.0.0.1/24 -b -D 2 write_bw"), 0);
+	CHECK(parse(&b, err, "--ip 10.0.0.1/24 -b read_lat") < 0 && strstr(err, "-b runs in the bandwidth"));
+	CHECK(parse(&b, err, "--ip 10.0.0.1/24 -b --flows 3 write_bw 10.0.0.2") < 0 &&
+	      strstr(err, "--flows"));
+	CHECK(parse(&b, err, "--ip 10.0.0.1/24 -b -D 2 send_bw") < 0 && strstr(err, "-n instead of -D"));
+}
+
 /* --seed: its help names what the code seeds (PSNs, --flows draws), nothing else */
 static void
 test_seed(void)
@@ -335,6 +351,7 @@ test_seed(void)
 }
 
 RW_TEST_MAIN(RW_TEST(test_defaults_and_perftest_letters), RW_TEST(test_seed),
-	     RW_TEST(test_pfc_options), RW_TEST(test_rto_options), RW_TEST(test_errors_name_the_option),
+	     RW_TEST(test_bidirectional_options), RW_TEST(test_pfc_options), RW_TEST(test_rto_options),
+	     RW_TEST(test_errors_name_the_option),
 	     RW_TEST(test_json_dump), RW_TEST(test_cdf_sampling), RW_TEST(test_cdf_errors),
 	     RW_TEST(test_flow_and_rate_options))
