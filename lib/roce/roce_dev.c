@@ -29,6 +29,7 @@ roce_dev_cfg_init(struct roce_dev_cfg *cfg)
 	cfg->max_pd = ROCE_DEFAULT_MAX_PD;
 	cfg->max_ah = ROCE_DEFAULT_MAX_AH;
 	cfg->window_pkts = ROCE_DEFAULT_WINDOW_PKTS;
+	cfg->loss_window = true;
 	cfg->ackreq_every = ROCE_DEFAULT_ACKREQ_EVERY;
 	cfg->ack_every = ROCE_DEFAULT_ACK_EVERY;
 	cfg->ack_delay_ns = ROCE_DEFAULT_ACK_DELAY_NS;

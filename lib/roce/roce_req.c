@@ -310,7 +310,7 @@ req_payload_len(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint3
 static uint8_t
 req_ackreq(struct roce_qp *qp, bool last)
 {
-	uint32_t every = qp->dev->cfg.ackreq_every, half = qp->window / 2;
+	uint32_t every = qp->dev->cfg.ackreq_every, half = roce_qp_window(qp) / 2;
 
 	if (qp->type != IBV_QPT_RC)
 		return 0;
@@ -483,7 +483,7 @@ req_may_start(struct roce_qp *qp, const struct roce_send_wqe *wqe)
 	/* a READ occupies all its response PSNs; it may start alone whatever its size */
 	in_flight = req_in_flight(qp);
 	if (qp->type == IBV_QPT_RC && in_flight &&
-	    in_flight + (rd ? wqe_npkts(qp, wqe) : 1) > qp->window) {
+	    in_flight + (rd ? wqe_npkts(qp, wqe) : 1) > roce_qp_window(qp)) {
 		req_block(qp, ROCE_STAT_WINDOW_FULL);
 		return false;
 	}
@@ -587,7 +587,7 @@ req_send_new(struct roce_qp *qp)
 		if (!req_may_start(qp, wqe))
 			return 0;
 		req_start(qp, wqe);
-	} else if (qp->type == IBV_QPT_RC && req_in_flight(qp) >= qp->window) {
+	} else if (qp->type == IBV_QPT_RC && req_in_flight(qp) >= roce_qp_window(qp)) {
 		req_block(qp, ROCE_STAT_WINDOW_FULL);
 		return 0;
 	}
@@ -656,6 +656,15 @@ req_retransmit(struct roce_qp *qp, uint32_t psn)
 		/* not outstanding any more: tell the recovery it is done with it */
 		qp->rec->tx_sent(qp, qp->rec_priv, psn, roce_psn_add(psn, 1), true);
 		return 1;
+	}
+	/*
+	 * A go-back round resends from una: what it resends is all that is in
+	 * flight, so it too stays inside the window (after a timeout the
+	 * loss-reactive window restarts small, roce_lwin.h).
+	 */
+	if ((uint32_t)roce_psn_diff(psn, qp->comp.una) >= roce_qp_window(qp)) {
+		req_block(qp, ROCE_STAT_WINDOW_FULL);
+		return 0;
 	}
 	idx = (uint32_t)roce_psn_diff(psn, wqe->first_psn);
 	len = req_payload_len(qp, wqe, idx);

@@ -88,6 +88,12 @@ struct roce_dev_cfg {
 	 */
 	uint32_t first_qpn;
 	uint32_t window_pkts;    /**< default RC in-flight packet window per QP */
+	/**
+	 * Loss-reactive window under window_pkts (roce_lwin.h), whatever the
+	 * congestion control: halve on a loss episode, floored by the delivery of
+	 * a recent clean round trip, additive increase. Default true.
+	 */
+	bool loss_window;
 	uint32_t ackreq_every;   /**< requester: AckReq bit at least every N packets */
 	uint32_t ack_every;      /**< responder: ACK at least every N packets */
 	uint64_t ack_delay_ns;   /**< responder: ACK an idle flow after this long */

@@ -451,5 +451,5 @@ test_tx_ring_full_backpressure(void)
 }
 
 RW_TEST_MAIN(RW_TEST(test_setup_and_arp), RW_TEST(test_write), RW_TEST(test_icmp_echo),
-	     RW_TEST(test_write_with_loss), RW_TEST(test_send_recv), RW_TEST(test_read_and_atomics),
-	     RW_TEST(test_tx_ring_full_backpressure), RW_TEST(test_bad_rkey))
+	     RW_TEST(test_tx_ring_full_backpressure), RW_TEST(test_write_with_loss),
+	     RW_TEST(test_send_recv), RW_TEST(test_read_and_atomics), RW_TEST(test_bad_rkey))
