@@ -111,6 +111,10 @@ static const struct opt_def opts[] = {
 	 "adaptive RTO ceiling, also caps the doubling after each expiry"},
 	{"max-inflight", 0, T_U32, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, NULL, true,
 	 "packets in flight per QP (size it for the path's BDP)"},
+	{"loss-window", 0, T_CHOICE, OFF(loss_window), SZ(loss_window), "on", 0, 0, "on|off", true,
+	 "loss-reactive window under --max-inflight, whatever --cc: halved per loss episode (floored "
+	 "by the delivery of a recent clean round trip), restarted small after a timeout, grown by "
+	 "one packet per window (docs/transport.md)"},
 	{"busy-poll", 0, T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL, false, "never sleep when idle (benchmarks)"},
 	{"own-mac", 0, T_FLAG, OFF(own_mac), 0, "false", 0, 0, NULL, false,
 	 "a MAC of its own (the port's, locally administered, last bit flipped), port promiscuous: "
@@ -720,6 +724,7 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "rto_min_ns", p->rto_min_ns);
 	rw_uint(w, "rto_max_ns", p->rto_max_ns);
 	rw_uint(w, "max_inflight_pkts", p->max_inflight);
+	rw_bool(w, "loss_window", strcmp(p->loss_window, "on") == 0);
 	rw_bool(w, "busy_poll", p->busy_poll);
 	rw_bool(w, "own_mac", p->own_mac);
 	rw_bool(w, "chk", p->chk);
