@@ -480,6 +480,18 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 	RNIC_PORT_COUNTERS(RNIC_CNT_JSON)
 #undef RNIC_CNT_JSON
 	rw_obj_end(&w);
+	/* the PMD's own drops: frames its RX ring had no room for never reached the rnic */
+	struct rte_eth_stats es;
+
+	if (rte_eth_stats_get(c->port.port_id, &es) == 0) {
+		rw_obj_begin(&w, "pmd_counters");
+		rw_uint(&w, "ipackets", es.ipackets);
+		rw_uint(&w, "imissed", es.imissed);
+		rw_uint(&w, "ierrors", es.ierrors);
+		rw_uint(&w, "rx_nombuf", es.rx_nombuf);
+		rw_uint(&w, "oerrors", es.oerrors);
+		rw_obj_end(&w);
+	}
 	if (c->nl > 1) {
 		rw_arr_begin(&w, "lcores");
 		for (unsigned int l = 0; l < c->nl; l++) {

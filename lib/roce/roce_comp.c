@@ -649,12 +649,23 @@ void
 roce_comp_rx(struct roce_qp *qp, const struct roce_rx *rx)
 {
 	struct comp_ctx c = {.qp = qp, .rx = rx, .psn = rx->psn};
+	uint32_t old_una = qp->comp.una;
 
 	if (qp->type != IBV_QPT_RC || !roce_qp_can_send(qp)) {
 		roce_qp_stat(qp, ROCE_STAT_RX_DROP_QP_STATE, 1);
 		return;
 	}
 	comp_run(&c, (rx->op->flags & ROCE_OPF_NOTICE) ? COMP_NOTICE : COMP_CHECK_PSN);
+	if (rx->pkt.h.bth.becn && rx->pkt.h.bth.opcode == ROCE_OP_RC_BASE + ROCE_OP_ACK) {
+		/* ECN echo: DCTCP counts the packets it covers; rate CCs take it as a CNP */
+		int32_t acked = roce_psn_diff(qp->comp.una, old_una);
+
+		roce_qp_stat(qp, ROCE_STAT_RX_BECN_ACKS, 1);
+		if (qp->cc->on_becn)
+			qp->cc->on_becn(qp, qp->cc_priv, qp->dev->now, acked > 0 ? (uint32_t)acked : 0);
+		else
+			qp->cc->on_cnp(qp, qp->cc_priv, qp->dev->now);
+	}
 }
 
 void

@@ -233,6 +233,7 @@ struct roce_resp_state {
 	uint32_t nak_psn;
 	bool fatal;         /**< a fatal NAK is queued: drop requests, go to ERR after it */
 	bool cnp_pending;
+	bool becn_pending;  /**< the next ACK carries BECN (cc->becn_ack) */
 	/* selective recovery: packets placed ahead of ePSN (qp->ooo) */
 	uint32_t rwqe_seq;  /**< receive WQEs consumed so far (SPETH numbering) */
 	uint32_t ooo_n;     /**< valid descriptors in qp->ooo */
