@@ -100,7 +100,13 @@ static const struct opt_def opts[] = {
 	 "of IRN's one-BDP in-flight cap (0: RTO_high, no cap)"},
 	{"rto-high", 0, T_U32, OFF(rto_high_us), SZ(rto_high_us), "0", 0, 100000000, NULL, true,
 	 "irn: RTO_high in us (0: the -u timer)"},
-	{"cc", 0, T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none", true, "congestion control"},
+	{"cc", 0, T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none|dcqcn|dcqcn-p|dctcp|timely", true,
+	 "congestion control (lib/cc, docs/cc.md): ECN ones mark data ECT(0) and answer CE with "
+	 "CNPs (dcqcn) or BECN-flagged ACKs (dcqcn-p, dctcp); the loss window (--loss-window) is "
+	 "under every one"},
+	{"cc-param", 0, T_STR, OFF(cc_param), SZ(cc_param), "", 0, 0, NULL, true,
+	 "name=value,... parameters of --cc, e.g. profile=wan,timer_us=300 (rnic --cc-param help "
+	 "lists each with its default)"},
 	{"rto", 0, T_CHOICE, OFF(rto), SZ(rto), "fixed", 0, 0, "adaptive|fixed", true,
 	 "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + 4 D, "
 	 "-u gives the first value), fixed = IBTA's 4.096 us * 2^u from every ACK (docs/transport.md)"},
@@ -720,6 +726,7 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "rto_low_us", p->rto_low_us);
 	rw_uint(w, "rto_high_us", p->rto_high_us);
 	rw_str(w, "cc", p->cc);
+	rw_str(w, "cc_param", p->cc_param);
 	rw_str(w, "rto", p->rto);
 	rw_uint(w, "rto_min_ns", p->rto_min_ns);
 	rw_uint(w, "rto_max_ns", p->rto_max_ns);
