@@ -108,7 +108,8 @@ struct cc_dctcp_params {
 struct cc_dctcp_state {
 	double cwnd, alpha;
 	uint32_t acked, marked; /**< this observation window */
-	uint32_t win_end;       /**< packets acknowledged until the window closes */
+	uint32_t win_end;       /**< packets acknowledged until the window closes (0: unset) */
+	uint32_t flight;        /**< packets in flight at the last send decision */
 	bool cut_in_window;
 	uint64_t decreases, increases;
 };

@@ -14,13 +14,22 @@
 #include "cc.h"
 #include "roce_params.h"
 
+/* Packets of one observation window: one RTT's worth, i.e. in flight, at most cwnd. */
+static uint32_t
+window_pkts(const struct cc_dctcp_state *s)
+{
+	double w = s->flight && s->flight < s->cwnd ? s->flight : s->cwnd;
+
+	return w < 1 ? 1 : (uint32_t)w;
+}
+
 void
 cc_dctcp_init(struct cc_dctcp_state *s, const struct cc_dctcp_params *p, uint32_t max_cwnd)
 {
 	memset(s, 0, sizeof(*s));
 	s->cwnd = p->init_cwnd > 0 && p->init_cwnd < max_cwnd ? p->init_cwnd : max_cwnd;
 	s->alpha = 1.0; /* DCTCP starts at alpha = 1 (Linux tcp_dctcp dctcp_alpha_on_init) */
-	s->win_end = (uint32_t)s->cwnd;
+	s->win_end = 0; /* set by the first ACK: a window is what is in flight (one RTT) */
 }
 
 void
@@ -29,6 +38,10 @@ cc_dctcp_ack(struct cc_dctcp_state *s, const struct cc_dctcp_params *p, uint32_t
 {
 	double f;
 
+	double base;
+
+	if (!s->win_end)
+		s->win_end = window_pkts(s);
 	s->acked += pkts;
 	s->marked += marked;
 	if (s->acked < s->win_end)
@@ -39,7 +52,9 @@ cc_dctcp_ack(struct cc_dctcp_state *s, const struct cc_dctcp_params *p, uint32_t
 		f = 1;
 	s->alpha = (1 - p->g) * s->alpha + p->g * f;
 	if (s->marked) {
-		s->cwnd *= 1 - s->alpha / 2;
+		/* cut what was really in flight: a window far above it would never bind */
+		base = s->flight && s->flight < s->cwnd ? s->flight : s->cwnd;
+		s->cwnd = base * (1 - s->alpha / 2);
 		if (s->cwnd < p->min_cwnd)
 			s->cwnd = p->min_cwnd;
 		s->decreases++;
@@ -50,7 +65,7 @@ cc_dctcp_ack(struct cc_dctcp_state *s, const struct cc_dctcp_params *p, uint32_t
 		s->increases++;
 	}
 	s->acked = s->marked = 0;
-	s->win_end = s->cwnd < 1 ? 1 : (uint32_t)s->cwnd;
+	s->win_end = window_pkts(s);
 }
 
 /* ---- ops ---- */
@@ -78,6 +93,7 @@ dt_tx_gate(struct roce_qp *qp, void *priv, uint64_t now, uint32_t bytes, uint32_
 
 	(void)qp;
 	(void)bytes;
+	d->s.flight = in_flight;
 	/* window algorithms are enforced on in-flight packets */
 	return in_flight < (uint32_t)d->s.cwnd || in_flight == 0 ? now : ROCE_CC_WAIT_EVENT;
 }
