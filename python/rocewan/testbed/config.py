@@ -150,6 +150,7 @@ SCHEMA = {
         "kind": ("bulk", _choice(["bulk", "flows"]), "bulk: perftest write_bw for a duration; flows: per-flow FCT"),
         "size": ("1M", _checked("size", parse_size), "bulk message size, or the size of every flow without a CDF"),
         "duration": (4, _int_range(1, 3600), "bulk: seconds of traffic"),
+        "tx_depth": (0, _int_range(0, 65536), "bulk: messages posted (-t); 0: about 4 BDPs of them"),
         "flows": (200, _int_range(1, 1000000), "flows: how many"),
         "cdf": ("", _cdf, "flows: size distribution (websearch, fb_hadoop or a path); empty = fixed size"),
         "load": (50, _int_range(0, 100), "flows: Poisson arrivals at this % of the link rate (0 = one at a time)"),

@@ -50,7 +50,7 @@ def rnic_opts(cfg):
         # keep about 4 BDPs posted: enough to fill the pipe, little to drain after -D
         size = parse_size(w["size"])
         bdp = parse_rate(link["rate"]) / 8 * parse_time(link["rtt"])
-        depth = max(8, min(1024, int(4 * bdp / size) + 1))
+        depth = w["tx_depth"] or max(8, min(1024, int(4 * bdp / size) + 1))
         o += f" -s {size} -D {w['duration']} -t {depth}"
     else:
         o += f" -s {parse_size(w['size'])} --flows {w['flows']} --load {w['load']} --link-rate {rate_gbps:.6g} -t 1024"
