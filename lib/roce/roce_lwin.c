@@ -94,8 +94,16 @@ roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t n
 		cut = ROCE_LWIN_MIN;
 	if (cut > window)
 		cut = window;
-	w->ssthresh = cut;
-	/* a timeout lost the ACK clock: restart from the minimum in slow start (TCP's RTO) */
+	/*
+	 * Regrow in slow start to 7/8 of the window that lost: a single (random)
+	 * loss costs about one round trip at half rate, while a receiver that
+	 * cannot take that much loses again on the way up and is cut again from
+	 * there. Beyond 7/8, additive increase probes.
+	 */
+	w->ssthresh = base - base / 8 > cut ? base - base / 8 : cut;
+	if (w->ssthresh > window)
+		w->ssthresh = window;
+	/* a timeout lost the ACK clock: restart from the minimum (TCP's RTO) */
 	w->cwnd = timeout ? ROCE_LWIN_MIN : cut;
 	w->ai_acc = 0;
 	w->recover = nxt;

@@ -17,10 +17,14 @@
  * the path's BDP as measured by delivery, so a random loss on a path whose
  * window was already the BDP does not lower the rate, while a receiver that
  * drains slowly (no clean round at the old size) halves the window until
- * rounds are clean. Between losses cwnd grows by one packet per window of
- * acknowledged packets (Reno's additive increase), up to the QP's window.
+ * rounds are clean. After a cut cwnd regrows in slow start (one packet per
+ * packet acknowledged) to ssthresh = 7/8 of the window that lost, then by
+ * one packet per window of acknowledged packets (Reno's additive increase),
+ * up to the QP's window: a random loss on a long path costs about one round
+ * trip at half the window instead of hundreds of additive rounds, and a
+ * receiver that cannot take 7/8 loses again on the way up and is cut from there.
  * A local ACK timeout cuts whatever the episode and, as TCP's RTO does
- * (RFC 5681 §3.1), restarts at ROCE_LWIN_MIN in slow start up to the cut:
+ * (RFC 5681 §3.1), restarts at ROCE_LWIN_MIN in slow start:
  * the ACK clock is lost, and rounds of a changing size also keep a periodic
  * loss pattern from hitting the same PSN in every go-back round.
  *

@@ -102,17 +102,20 @@ test_additive_increase(void)
 	struct roce_lwin w;
 
 	roce_lwin_init(&w);
-	CHECK(roce_lwin_on_loss(&w, WIN, 0, 20, false)); /* cwnd 10 */
+	CHECK(roce_lwin_on_loss(&w, WIN, 0, 20, false)); /* cwnd 10, ssthresh 20 - 20/8 = 18 */
 	CHECK_EQ(roce_lwin_window(&w, WIN), 10);
+	CHECK_EQ(w.ssthresh, 18);
 	roce_lwin_on_ack(&w, WIN, 9, 20, 9);
-	CHECK_EQ(roce_lwin_window(&w, WIN), 10); /* 9 of 10 */
-	roce_lwin_on_ack(&w, WIN, 10, 20, 1);
-	CHECK_EQ(roce_lwin_window(&w, WIN), 11); /* a window acknowledged: +1 */
-	roce_lwin_on_ack(&w, WIN, 32, 40, 22);
-	CHECK_EQ(roce_lwin_window(&w, WIN), 12); /* 22 = 11 + 11: +1, then 11 of 12 */
+	CHECK_EQ(roce_lwin_window(&w, WIN), 18); /* slow start, capped at ssthresh */
+	roce_lwin_on_ack(&w, WIN, 26, 40, 17);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 18); /* additive: 17 of 18 */
+	roce_lwin_on_ack(&w, WIN, 27, 40, 1);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 19); /* a window acknowledged: +1 */
+	roce_lwin_on_ack(&w, WIN, 65, 80, 38);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 20); /* 38 = 19 + 19: +1, then 19 of 20 */
 	/* back at the QP window it follows the QP window again */
-	roce_lwin_on_ack(&w, 13, 100, 110, 100);
-	CHECK_EQ(roce_lwin_window(&w, 13), 13);
+	roce_lwin_on_ack(&w, 21, 165, 180, 100);
+	CHECK_EQ(roce_lwin_window(&w, 21), 21);
 	CHECK_EQ(roce_lwin_window(&w, 5000), 5000);
 }
 
@@ -122,7 +125,7 @@ test_timeout_slow_start(void)
 	struct roce_lwin w;
 
 	roce_lwin_init(&w);
-	/* a timeout with 200 in flight: ssthresh 100, restart at the minimum */
+	/* a timeout with 200 in flight: cut 100, ssthresh 200 - 25 = 175, restart at the minimum */
 	CHECK(roce_lwin_on_loss(&w, WIN, 1000, 1200, true));
 	CHECK_EQ(roce_lwin_window(&w, WIN), ROCE_LWIN_MIN);
 	/* a timeout cuts again inside its own episode */
@@ -130,16 +133,18 @@ test_timeout_slow_start(void)
 	CHECK_EQ(w.ssthresh, ROCE_LWIN_MIN); /* base = cwnd 4 -> 2 -> the minimum */
 	roce_lwin_init(&w);
 	CHECK(roce_lwin_on_loss(&w, WIN, 1000, 1200, true));
-	CHECK_EQ(w.ssthresh, 100);
+	CHECK_EQ(w.ssthresh, 175);
 	/* slow start: +1 per packet acknowledged, up to ssthresh, then additive */
 	roce_lwin_on_ack(&w, WIN, 1004, 1200, 4);
 	CHECK_EQ(roce_lwin_window(&w, WIN), 8);
 	roce_lwin_on_ack(&w, WIN, 1012, 1200, 8);
 	CHECK_EQ(roce_lwin_window(&w, WIN), 16);
 	roce_lwin_on_ack(&w, WIN, 1112, 1300, 100);
-	CHECK_EQ(roce_lwin_window(&w, WIN), 100);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 116);
 	roce_lwin_on_ack(&w, WIN, 1212, 1400, 100);
-	CHECK_EQ(roce_lwin_window(&w, WIN), 101);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 175);
+	roce_lwin_on_ack(&w, WIN, 1387, 1500, 175);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 176);
 }
 
 static void
