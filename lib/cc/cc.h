@@ -49,32 +49,32 @@ extern struct roce_cc_ops rw_cc_dcqcn, rw_cc_dcqcn_p, rw_cc_dctcp, rw_cc_timely;
 /* ------------------------------------------------------------------------- */
 
 struct cc_dcqcn_params {
-	double g;              /**< alpha gain */
-	double alpha0;         /**< alpha at start */
+	double g;	       /**< alpha gain */
+	double alpha0;	       /**< alpha at start */
 	double alpha_timer_us; /**< alpha decays every this long without a CNP (DCQCN) */
 	double timer_us;       /**< rate-increase timer T */
 	double byte_counter;   /**< rate-increase byte counter B (bytes) */
-	double f;              /**< F: fast-recovery events before additive increase */
-	double rai;            /**< additive increase (Mb/s; a fraction of the line rate if ratios) */
-	double rhai;           /**< hyper increase (same unit) */
-	double min_rate_mbps;  /**< floor (Mb/s) */
+	double f;	       /**< F: fast-recovery events before additive increase */
+	double rai;  /**< additive increase (Mb/s; a fraction of the line rate if ratios) */
+	double rhai; /**< hyper increase (same unit) */
+	double min_rate_mbps;	/**< floor (Mb/s) */
 	double dec_interval_us; /**< at most one decrease per this long */
 	double cnp_interval_us; /**< NP: at most one CNP per QP per this long (0: every mark) */
-	double hyper;          /**< 1: hyper increase when both T and B reach F */
-	double becn_ack;       /**< NP: 1 = BECN-flagged ACK instead of a CNP (RC) */
-	bool ratios;           /**< rai/rhai are fractions of the line rate (DCQCN-p Table 3) */
+	double hyper;		/**< 1: hyper increase when both T and B reach F */
+	double becn_ack;	/**< NP: 1 = BECN-flagged ACK instead of a CNP (RC) */
+	bool ratios;		/**< rai/rhai are fractions of the line rate (DCQCN-p Table 3) */
 };
 
 struct cc_dcqcn_state {
 	double rc, rt, alpha;
-	uint32_t t, b;         /**< increase events of the timer and of the byte counter */
-	uint64_t bytes;        /**< sent since the last byte-counter event */
-	uint64_t timer_at;     /**< next rate-increase timer expiry (0: off) */
-	uint64_t alpha_at;     /**< next alpha-decay expiry (DCQCN) */
-	uint64_t last_cnp;     /**< time of the last CNP (0: none yet) */
-	uint64_t last_timer;   /**< time of the last timer event */
+	uint32_t t, b;	     /**< increase events of the timer and of the byte counter */
+	uint64_t bytes;	     /**< sent since the last byte-counter event */
+	uint64_t timer_at;   /**< next rate-increase timer expiry (0: off) */
+	uint64_t alpha_at;   /**< next alpha-decay expiry (DCQCN) */
+	uint64_t last_cnp;   /**< time of the last CNP (0: none yet) */
+	uint64_t last_timer; /**< time of the last timer event */
 	bool cnp_seen;
-	bool active;           /**< below full rate (DCQCN-p: the flow is "registered") */
+	bool active; /**< below full rate (DCQCN-p: the flow is "registered") */
 	uint64_t decreases, increases, held;
 };
 
@@ -100,7 +100,7 @@ void cc_dcqcnp_advance(struct cc_dcqcn_state *s, const struct cc_dcqcn_params *p
 /* ------------------------------------------------------------------------- */
 
 struct cc_dctcp_params {
-	double g;         /**< alpha gain (1/16) */
+	double g;	  /**< alpha gain (1/16) */
 	double init_cwnd; /**< packets (0: the QP window) */
 	double min_cwnd;  /**< packets */
 };
@@ -108,8 +108,8 @@ struct cc_dctcp_params {
 struct cc_dctcp_state {
 	double cwnd, alpha;
 	uint32_t acked, marked; /**< this observation window */
-	uint32_t win_end;       /**< packets acknowledged until the window closes (0: unset) */
-	uint32_t flight;        /**< packets in flight at the last send decision */
+	uint32_t win_end;	/**< packets acknowledged until the window closes (0: unset) */
+	uint32_t flight;	/**< packets in flight at the last send decision */
 	bool cut_in_window;
 	uint64_t decreases, increases;
 };
@@ -124,11 +124,11 @@ void cc_dctcp_ack(struct cc_dctcp_state *s, const struct cc_dctcp_params *p, uin
 /* ------------------------------------------------------------------------- */
 
 struct cc_timely_params {
-	double alpha;     /**< EWMA weight of the new RTT difference */
-	double beta;      /**< multiplicative decrease factor */
+	double alpha; /**< EWMA weight of the new RTT difference */
+	double beta;  /**< multiplicative decrease factor */
 	double t_low_us, t_high_us, min_rtt_us;
 	double delta_mbps; /**< additive step (Mb/s) */
-	double hai_n;     /**< N: consecutive negative-gradient samples before HAI (N * delta) */
+	double hai_n;	   /**< N: consecutive negative-gradient samples before HAI (N * delta) */
 	double min_rate_mbps; /**< floor (Mb/s) */
 };
 

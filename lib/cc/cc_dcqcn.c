@@ -89,8 +89,8 @@ decrease(struct cc_dcqcn_state *s, const struct cc_dcqcn_params *p, uint64_t now
 
 	s->t = s->b = 0;
 	s->bytes = 0;
-	s->rt = s->rc;                          /* (2) */
-	s->rc = s->rc * (1 - s->alpha / 2);     /* (3) */
+	s->rt = s->rc;			    /* (2) */
+	s->rc = s->rc * (1 - s->alpha / 2); /* (3) */
 	if (s->rc < floor)
 		s->rc = floor;
 	s->alpha = (1 - p->g) * s->alpha + p->g; /* (4) */
@@ -250,7 +250,7 @@ struct dcqcn_priv {
 	struct cc_pacer pace;
 	uint64_t np_last; /**< NP: time of the last CNP requested */
 	bool np_any;
-	bool p;           /**< DCQCN-p */
+	bool p; /**< DCQCN-p */
 };
 
 static const struct cc_dcqcn_params *
@@ -414,34 +414,34 @@ dq_info(const struct roce_qp *qp, const void *priv, struct roce_cc_info *out)
 }
 
 struct roce_cc_ops rw_cc_dcqcn = {
-	.name = "dcqcn",
-	.priv_size = sizeof(struct dcqcn_priv),
-	.init = dq_init,
-	.tx_gate = dq_tx_gate,
-	.on_send = dq_on_send,
-	.on_ack = dq_on_ack,
-	.on_loss = dq_on_loss,
-	.on_cnp = dq_on_cnp,
-	.on_ecn_ce = dq_on_ecn_ce,
-	.on_poll = dq_on_poll,
-	.next_deadline = dq_next_deadline,
-	.info = dq_info,
-	.ecn = true,
+    .name = "dcqcn",
+    .priv_size = sizeof(struct dcqcn_priv),
+    .init = dq_init,
+    .tx_gate = dq_tx_gate,
+    .on_send = dq_on_send,
+    .on_ack = dq_on_ack,
+    .on_loss = dq_on_loss,
+    .on_cnp = dq_on_cnp,
+    .on_ecn_ce = dq_on_ecn_ce,
+    .on_poll = dq_on_poll,
+    .next_deadline = dq_next_deadline,
+    .info = dq_info,
+    .ecn = true,
 };
 
 struct roce_cc_ops rw_cc_dcqcn_p = {
-	.name = "dcqcn-p",
-	.priv_size = sizeof(struct dcqcn_priv),
-	.init = dqp_init,
-	.tx_gate = dq_tx_gate,
-	.on_send = dq_on_send,
-	.on_ack = dq_on_ack,
-	.on_loss = dq_on_loss,
-	.on_cnp = dq_on_cnp,
-	.on_ecn_ce = dq_on_ecn_ce,
-	.on_poll = dq_on_poll,
-	.next_deadline = dq_next_deadline,
-	.info = dq_info,
-	.ecn = true,
-	.becn_ack = true, /* seed 002 §2.1 (Fig. 2 text): RC answers CE with a BECN-flagged ACK */
+    .name = "dcqcn-p",
+    .priv_size = sizeof(struct dcqcn_priv),
+    .init = dqp_init,
+    .tx_gate = dq_tx_gate,
+    .on_send = dq_on_send,
+    .on_ack = dq_on_ack,
+    .on_loss = dq_on_loss,
+    .on_cnp = dq_on_cnp,
+    .on_ecn_ce = dq_on_ecn_ce,
+    .on_poll = dq_on_poll,
+    .next_deadline = dq_next_deadline,
+    .info = dq_info,
+    .ecn = true,
+    .becn_ack = true, /* seed 002 §2.1 (Fig. 2 text): RC answers CE with a BECN-flagged ACK */
 };

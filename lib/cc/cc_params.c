@@ -29,55 +29,55 @@ rw_cc_line_rate(void)
 
 /* DCQCN: Zhu et al. 2015 and the sources in rnic_peers §3 (docs/cc.md) */
 struct cc_dcqcn_params cc_dcqcn_prm = {
-	.g = 1.0 / 256,         /* seed 002 Table 3 (DCQCN), Zhu et al. 2015 */
-	.alpha0 = 1.0,          /* NVIDIA INITIAL_ALPHA_VALUE 1023 (Q10) = 1.0 */
-	.alpha_timer_us = 55,   /* Zhu et al. 2015 K; HPCC ns-3 AlphaResumInterval 55 us */
-	.timer_us = 55,         /* seed 002 Tables 2-3 (DCQCN): time threshold 55 us */
-	.byte_counter = 10485760, /* seed 002 Tables 2-3: byte threshold 10 MiB */
-	.f = 5,                 /* seed 002 Table 3, Zhu et al. 2015: F = 5 */
-	.rai = 40,              /* Mb/s: Zhu et al. 2015 (seed 002 Table 3 prints "40 Gbit/s") */
-	.rhai = 200,            /* Mb/s: bobzhuyb/ns3-rdma mix/config.txt with RATE_AI 40 */
-	.min_rate_mbps = 100,   /* bobzhuyb/ns3-rdma and HPCC ns-3 MinRate 100 Mb/s */
-	.dec_interval_us = 4,   /* NVIDIA RATE_REDUCE_MONITOR_PERIOD 4 us; HPCC ns-3 4 us */
-	.cnp_interval_us = 50,  /* Zhu et al. 2015 N = 50 us; seed 002 Table 3 (DCQCN) */
-	.hyper = 1,
-	.ratios = false,
-	.becn_ack = 0,
+    .g = 1.0 / 256,	      /* seed 002 Table 3 (DCQCN), Zhu et al. 2015 */
+    .alpha0 = 1.0,	      /* NVIDIA INITIAL_ALPHA_VALUE 1023 (Q10) = 1.0 */
+    .alpha_timer_us = 55,     /* Zhu et al. 2015 K; HPCC ns-3 AlphaResumInterval 55 us */
+    .timer_us = 55,	      /* seed 002 Tables 2-3 (DCQCN): time threshold 55 us */
+    .byte_counter = 10485760, /* seed 002 Tables 2-3: byte threshold 10 MiB */
+    .f = 5,		      /* seed 002 Table 3, Zhu et al. 2015: F = 5 */
+    .rai = 40,		      /* Mb/s: Zhu et al. 2015 (seed 002 Table 3 prints "40 Gbit/s") */
+    .rhai = 200,	      /* Mb/s: bobzhuyb/ns3-rdma mix/config.txt with RATE_AI 40 */
+    .min_rate_mbps = 100,     /* bobzhuyb/ns3-rdma and HPCC ns-3 MinRate 100 Mb/s */
+    .dec_interval_us = 4,     /* NVIDIA RATE_REDUCE_MONITOR_PERIOD 4 us; HPCC ns-3 4 us */
+    .cnp_interval_us = 50,    /* Zhu et al. 2015 N = 50 us; seed 002 Table 3 (DCQCN) */
+    .hyper = 1,
+    .ratios = false,
+    .becn_ack = 0,
 };
 
 /* DCQCN-p: seed 002 §2.1 and Tables 2-3 */
 struct cc_dcqcn_params cc_dcqcnp_prm = {
-	.g = 1.0 / 16,          /* Table 3 (DCQCN-p) */
-	.alpha0 = 1.0,          /* pseudo-code line 4: "a starts at 1" */
-	.alpha_timer_us = 0,    /* alpha moves with the increase timer (lines 12-15) */
-	.timer_us = 55,         /* Tables 2-3, §3.1: 55 us */
-	.byte_counter = 10485760, /* Tables 2-3, §3.1: 10 MiB */
-	.f = 5,                 /* Table 3 */
-	.rai = 0.2,             /* Table 3 / §3.2: R_ai = 0.2, read as a ratio (interpretation) */
-	.rhai = 0.8,            /* §3.2: R_hai = 0.8, read as a ratio (interpretation) */
-	.min_rate_mbps = 100,   /* not in the seed: DCQCN's floor */
-	.dec_interval_us = 4,   /* not valued in the seed: NVIDIA's 4 us monitor period */
-	.cnp_interval_us = 0,   /* Table 3: a CNP per marked packet */
-	.hyper = 0,             /* §2.1: hyper increase can be ignored */
-	.ratios = true,
-	.becn_ack = 1,          /* §2.1: RC answers CE with a BECN-flagged ACK */
+    .g = 1.0 / 16,	      /* Table 3 (DCQCN-p) */
+    .alpha0 = 1.0,	      /* pseudo-code line 4: "a starts at 1" */
+    .alpha_timer_us = 0,      /* alpha moves with the increase timer (lines 12-15) */
+    .timer_us = 55,	      /* Tables 2-3, §3.1: 55 us */
+    .byte_counter = 10485760, /* Tables 2-3, §3.1: 10 MiB */
+    .f = 5,		      /* Table 3 */
+    .rai = 0.2,		      /* Table 3 / §3.2: R_ai = 0.2, read as a ratio (interpretation) */
+    .rhai = 0.8,	      /* §3.2: R_hai = 0.8, read as a ratio (interpretation) */
+    .min_rate_mbps = 100,     /* not in the seed: DCQCN's floor */
+    .dec_interval_us = 4,     /* not valued in the seed: NVIDIA's 4 us monitor period */
+    .cnp_interval_us = 0,     /* Table 3: a CNP per marked packet */
+    .hyper = 0,		      /* §2.1: hyper increase can be ignored */
+    .ratios = true,
+    .becn_ack = 1, /* §2.1: RC answers CE with a BECN-flagged ACK */
 };
 
 struct cc_dctcp_params cc_dctcp_prm = {
-	.g = 1.0 / 16,   /* Alizadeh et al. 2010 §3.1; HPCC ns-3 run.py --cc dctcp */
-	.init_cwnd = 0,  /* 0: start at the QP window (line rate, like every other CC) */
-	.min_cwnd = 2,
+    .g = 1.0 / 16,  /* Alizadeh et al. 2010 §3.1; HPCC ns-3 run.py --cc dctcp */
+    .init_cwnd = 0, /* 0: start at the QP window (line rate, like every other CC) */
+    .min_cwnd = 2,
 };
 
 struct cc_timely_params cc_timely_prm = {
-	.alpha = 0.875,      /* HPCC ns-3 TimelyAlpha */
-	.beta = 0.8,         /* HPCC ns-3 TimelyBeta; Mittal et al. 2015 */
-	.t_low_us = 50,      /* HPCC ns-3 / bobzhuyb timely branch */
-	.t_high_us = 500,
-	.min_rtt_us = 20,
-	.delta_mbps = 10,    /* bobzhuyb timely branch Delta 10 Mb/s */
-	.hai_n = 5,          /* HPCC ns-3: HAI after 5 consecutive increases */
-	.min_rate_mbps = 100,
+    .alpha = 0.875, /* HPCC ns-3 TimelyAlpha */
+    .beta = 0.8,    /* HPCC ns-3 TimelyBeta; Mittal et al. 2015 */
+    .t_low_us = 50, /* HPCC ns-3 / bobzhuyb timely branch */
+    .t_high_us = 500,
+    .min_rtt_us = 20,
+    .delta_mbps = 10, /* bobzhuyb timely branch Delta 10 Mb/s */
+    .hai_n = 5,	      /* HPCC ns-3: HAI after 5 consecutive increases */
+    .min_rate_mbps = 100,
 };
 
 enum { P_DCQCN, P_DCQCNP, P_DCTCP, P_TIMELY };
@@ -95,33 +95,47 @@ struct cc_param {
 #define TM(f) offsetof(struct cc_timely_params, f)
 
 static const struct cc_param params[] = {
-#define DQ_ROWS(A)                                                                             \
-	{A, "g", DQ(g), 0, 1, "alpha gain"},                                                   \
-	{A, "alpha0", DQ(alpha0), 0, 1, "alpha at start"},                                     \
-	{A, "alpha_timer_us", DQ(alpha_timer_us), 0, 1e7, "alpha decay period (0: off)"},      \
-	{A, "timer_us", DQ(timer_us), 0, 1e7, "rate-increase timer T (us)"},                   \
-	{A, "byte_counter", DQ(byte_counter), 0, 1e12, "rate-increase byte counter B (bytes, 0: off)"}, \
-	{A, "f", DQ(f), 0, 1000, "F: fast-recovery events"},                                   \
-	{A, "rai", DQ(rai), 0, 1e6, "additive increase (dcqcn: Mb/s; dcqcn-p: ratio of line rate)"}, \
-	{A, "rhai", DQ(rhai), 0, 1e6, "hyper increase (same unit as rai)"},                    \
-	{A, "min_rate_mbps", DQ(min_rate_mbps), 0, 1e6, "minimum rate (Mb/s)"},                \
-	{A, "dec_interval_us", DQ(dec_interval_us), 0, 1e7, "at most one decrease per interval (us)"}, \
-	{A, "cnp_interval_us", DQ(cnp_interval_us), 0, 1e7, "NP: minimum CNP interval per QP (us, 0: every mark)"}, \
-	{A, "hyper", DQ(hyper), 0, 1, "1: hyper increase when T and B both reach F"},          \
-	{A, "becn_ack", DQ(becn_ack), 0, 1, "NP (RC): 1 = BECN-flagged ACK instead of a CNP"}
-	DQ_ROWS(P_DCQCN),
-	DQ_ROWS(P_DCQCNP),
-	{P_DCTCP, "g", DT(g), 0, 1, "alpha gain"},
-	{P_DCTCP, "init_cwnd", DT(init_cwnd), 0, 1 << 21, "initial window (packets, 0: the QP window)"},
-	{P_DCTCP, "min_cwnd", DT(min_cwnd), 1, 1 << 21, "minimum window (packets)"},
-	{P_TIMELY, "alpha", TM(alpha), 0, 1, "EWMA weight of the RTT difference"},
-	{P_TIMELY, "beta", TM(beta), 0, 1, "multiplicative decrease"},
-	{P_TIMELY, "t_low_us", TM(t_low_us), 0, 1e7, "T_low (us)"},
-	{P_TIMELY, "t_high_us", TM(t_high_us), 0, 1e7, "T_high (us)"},
-	{P_TIMELY, "min_rtt_us", TM(min_rtt_us), 0.001, 1e7, "minimum RTT, the gradient's scale (us)"},
-	{P_TIMELY, "delta_mbps", TM(delta_mbps), 0, 1e6, "additive step delta (Mb/s)"},
-	{P_TIMELY, "hai_n", TM(hai_n), 0, 1000, "N: negative-gradient samples before HAI"},
-	{P_TIMELY, "min_rate_mbps", TM(min_rate_mbps), 0, 1e6, "minimum rate (Mb/s)"},
+#define DQ_ROWS(A)                                                                                 \
+	{A, "g", DQ(g), 0, 1, "alpha gain"}, {A, "alpha0", DQ(alpha0), 0, 1, "alpha at start"},    \
+	    {A, "alpha_timer_us", DQ(alpha_timer_us), 0, 1e7, "alpha decay period (0: off)"},      \
+	    {A, "timer_us", DQ(timer_us), 0, 1e7, "rate-increase timer T (us)"},                   \
+	    {A, "byte_counter", DQ(byte_counter),                                                  \
+	     0, 1e12,		"rate-increase byte counter B (bytes, 0: off)"},                   \
+	    {A, "f", DQ(f), 0, 1000, "F: fast-recovery events"},                                   \
+	    {A, "rai", DQ(rai),                                                                    \
+	     0, 1e6,   "additive increase (dcqcn: Mb/s; dcqcn-p: ratio of line rate)"},            \
+	    {A, "rhai", DQ(rhai), 0, 1e6, "hyper increase (same unit as rai)"},                    \
+	    {A, "min_rate_mbps", DQ(min_rate_mbps), 0, 1e6, "minimum rate (Mb/s)"},                \
+	    {A,                                                                                    \
+	     "dec_interval_us",                                                                    \
+	     DQ(dec_interval_us),                                                                  \
+	     0,                                                                                    \
+	     1e7,                                                                                  \
+	     "at most one decrease per interval (us)"},                                            \
+	    {A,                                                                                    \
+	     "cnp_interval_us",                                                                    \
+	     DQ(cnp_interval_us),                                                                  \
+	     0,                                                                                    \
+	     1e7,                                                                                  \
+	     "NP: minimum CNP interval per QP (us, 0: every mark)"},                               \
+	    {A, "hyper", DQ(hyper), 0, 1, "1: hyper increase when T and B both reach F"},          \
+	{                                                                                          \
+		A, "becn_ack", DQ(becn_ack), 0, 1,                                                 \
+		    "NP (RC): 1 = BECN-flagged ACK instead of a CNP"                               \
+	}
+    DQ_ROWS(P_DCQCN),
+    DQ_ROWS(P_DCQCNP),
+    {P_DCTCP, "g", DT(g), 0, 1, "alpha gain"},
+    {P_DCTCP, "init_cwnd", DT(init_cwnd), 0, 1 << 21, "initial window (packets, 0: the QP window)"},
+    {P_DCTCP, "min_cwnd", DT(min_cwnd), 1, 1 << 21, "minimum window (packets)"},
+    {P_TIMELY, "alpha", TM(alpha), 0, 1, "EWMA weight of the RTT difference"},
+    {P_TIMELY, "beta", TM(beta), 0, 1, "multiplicative decrease"},
+    {P_TIMELY, "t_low_us", TM(t_low_us), 0, 1e7, "T_low (us)"},
+    {P_TIMELY, "t_high_us", TM(t_high_us), 0, 1e7, "T_high (us)"},
+    {P_TIMELY, "min_rtt_us", TM(min_rtt_us), 0.001, 1e7, "minimum RTT, the gradient's scale (us)"},
+    {P_TIMELY, "delta_mbps", TM(delta_mbps), 0, 1e6, "additive step delta (Mb/s)"},
+    {P_TIMELY, "hai_n", TM(hai_n), 0, 1000, "N: negative-gradient samples before HAI"},
+    {P_TIMELY, "min_rate_mbps", TM(min_rate_mbps), 0, 1e6, "minimum rate (Mb/s)"},
 };
 
 static const char *const algo_names[] = {"dcqcn", "dcqcn-p", "dctcp", "timely"};
@@ -130,10 +144,14 @@ static void *
 algo_struct(int a)
 {
 	switch (a) {
-	case P_DCQCN: return &cc_dcqcn_prm;
-	case P_DCQCNP: return &cc_dcqcnp_prm;
-	case P_DCTCP: return &cc_dctcp_prm;
-	default: return &cc_timely_prm;
+	case P_DCQCN:
+		return &cc_dcqcn_prm;
+	case P_DCQCNP:
+		return &cc_dcqcnp_prm;
+	case P_DCTCP:
+		return &cc_dctcp_prm;
+	default:
+		return &cc_timely_prm;
 	}
 }
 
@@ -155,7 +173,7 @@ profile_wan(int a)
 			p->alpha_timer_us = 5000;
 		p->dec_interval_us = 5000;
 	} else if (a == P_TIMELY) {
-		cc_timely_prm.t_low_us = 50000;  /* scaled to WAN RTTs: our choice */
+		cc_timely_prm.t_low_us = 50000; /* scaled to WAN RTTs: our choice */
 		cc_timely_prm.t_high_us = 100000;
 		cc_timely_prm.min_rtt_us = 10000;
 	}
@@ -186,7 +204,8 @@ rw_cc_set_params(const char *algo, const char *spec, char *err, size_t errlen)
 		if (strcmp(tok + 8, "wan") == 0) {
 			profile_wan(a);
 		} else if (strcmp(tok + 8, "dc") != 0) {
-			snprintf(err, errlen, "--cc-param: profile \"%s\" is not one of dc|wan", tok + 8);
+			snprintf(err, errlen, "--cc-param: profile \"%s\" is not one of dc|wan",
+				 tok + 8);
 			return -EINVAL;
 		}
 	}
@@ -227,7 +246,9 @@ rw_cc_set_params(const char *algo, const char *spec, char *err, size_t errlen)
 void
 rw_cc_params_help(FILE *f)
 {
-	fprintf(f, "--cc-param name=value,... (profile=wan|dc first; defaults and sources: docs/cc.md)\n");
+	fprintf(
+	    f,
+	    "--cc-param name=value,... (profile=wan|dc first; defaults and sources: docs/cc.md)\n");
 	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++) {
 		const struct cc_param *p = &params[i];
 

@@ -173,15 +173,15 @@ tm_info(const struct roce_qp *qp, const void *priv, struct roce_cc_info *out)
 }
 
 struct roce_cc_ops rw_cc_timely = {
-	.name = "timely",
-	.priv_size = sizeof(struct timely_priv),
-	.init = tm_init,
-	.tx_gate = tm_tx_gate,
-	.on_send = tm_on_send,
-	.on_ack = tm_on_ack,
-	.on_loss = tm_on_loss,
-	.on_cnp = tm_on_cnp,
-	.on_ecn_ce = tm_on_ecn_ce,
-	.on_rtt = tm_on_rtt,
-	.info = tm_info,
+    .name = "timely",
+    .priv_size = sizeof(struct timely_priv),
+    .init = tm_init,
+    .tx_gate = tm_tx_gate,
+    .on_send = tm_on_send,
+    .on_ack = tm_on_ack,
+    .on_loss = tm_on_loss,
+    .on_cnp = tm_on_cnp,
+    .on_ecn_ce = tm_on_ecn_ce,
+    .on_rtt = tm_on_rtt,
+    .info = tm_info,
 };

@@ -43,15 +43,15 @@
 #define ROCE_LWIN_MIN 4
 
 struct roce_lwin {
-	uint32_t cwnd;        /**< packets; UINT32_MAX: not cut yet (the QP window rules) */
-	uint32_t ssthresh;    /**< slow start below it (after a timeout) */
-	uint32_t ai_acc;      /**< packets acknowledged toward the next +1 */
-	uint32_t recover;     /**< next PSN at the last cut; losses below it: same episode */
-	bool cut;             /**< recover is valid */
+	uint32_t cwnd;	   /**< packets; UINT32_MAX: not cut yet (the QP window rules) */
+	uint32_t ssthresh; /**< slow start below it (after a timeout) */
+	uint32_t ai_acc;   /**< packets acknowledged toward the next +1 */
+	uint32_t recover;  /**< next PSN at the last cut; losses below it: same episode */
+	bool cut;	   /**< recover is valid */
 	bool round_on;
 	bool round_lossy;
-	uint32_t round_end;   /**< the round ends when una reaches this PSN */
-	uint32_t round_acked; /**< packets acknowledged in the current round */
+	uint32_t round_end;		   /**< the round ends when una reaches this PSN */
+	uint32_t round_acked;		   /**< packets acknowledged in the current round */
 	uint32_t rounds[ROCE_LWIN_ROUNDS]; /**< delivered per recent round (0: lossy) */
 	uint8_t round_i;
 };
@@ -68,8 +68,8 @@ roce_lwin_window(const struct roce_lwin *w, uint32_t window)
 void roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt,
 		      uint32_t acked);
 /**
- * A loss was detected with una, nxt (@p timeout: the local ACK timer). Returns true if this cut the window
- * (a new episode), false if it belongs to the episode already cut.
+ * A loss was detected with una, nxt (@p timeout: the local ACK timer). Returns true if this cut the
+ * window (a new episode), false if it belongs to the episode already cut.
  */
 bool roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt,
 		       bool timeout);

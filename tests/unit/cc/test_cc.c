@@ -54,15 +54,15 @@ test_dcqcnp_fig4_single(void)
 	int full = replay(&s, &p, true, "..C", rc, 60);
 
 	CHECK(NEAR(rc[1], 1.0) && NEAR(rc[2], 1.0));
-	CHECK(NEAR(rc[3], 0.5));    /* Fig. 4: (3, 0.5) */
-	CHECK(NEAR(rc[4], 0.75));   /* (4, 0.75) */
-	CHECK(NEAR(rc[5], 0.875));  /* (5, 0.875) */
+	CHECK(NEAR(rc[3], 0.5));   /* Fig. 4: (3, 0.5) */
+	CHECK(NEAR(rc[4], 0.75));  /* (4, 0.75) */
+	CHECK(NEAR(rc[5], 0.875)); /* (5, 0.875) */
 	CHECK(NEAR(rc[6], 0.9375));
 	CHECK(NEAR(rc[7], 0.96875));
 	CHECK(NEAR(rc[8], 0.984375)); /* five fast recoveries (F = 5) */
-	CHECK_EQ(full, 9);          /* (9, 1): additive increase with R_ai = 0.2 overshoots to 1 */
+	CHECK_EQ(full, 9); /* (9, 1): additive increase with R_ai = 0.2 overshoots to 1 */
 	CHECK(NEAR(rc[9], 1.0));
-	CHECK(NEAR(s.rt, 0.0));     /* "Rt is set to 0": the flow is deregistered */
+	CHECK(NEAR(s.rt, 0.0)); /* "Rt is set to 0": the flow is deregistered */
 	CHECK(!s.active);
 	CHECK_EQ(s.decreases, 1);
 	CHECK_EQ(s.increases, 6);
@@ -90,14 +90,16 @@ test_dcqcnp_fig4_consecutive(void)
 	/* seed 002: "9 to 10 rounds", counted from the last decrease */
 	CHECK_EQ(full2 - 4, 9);
 	CHECK_EQ(full3 - 5, 10);
-	/* decrease - increase - decrease: the seed says 6; this reading gives 8 (from the last decrease) */
+	/* decrease - increase - decrease: the seed says 6; this reading gives 8 (from the last
+	 * decrease) */
 	int fdid = replay(&s, &p, true, "..CIC", rc, 60);
 
 	CHECK(NEAR(rc[4], 0.75));
 	CHECK(NEAR(s.alpha, 1.0) == false);
 	CHECK_EQ(fdid, 13);
 	printf("dcqcn-p: 2 decreases -> %d rounds, 3 -> %d, decrease-increase-decrease -> %d "
-	       "(after the last decrease; seed: 9-10, 9-10, 6)\n", full2 - 4, full3 - 5, fdid - 5);
+	       "(after the last decrease; seed: 9-10, 9-10, 6)\n",
+	       full2 - 4, full3 - 5, fdid - 5);
 }
 
 static void
@@ -107,7 +109,8 @@ test_dcqcn_fig4_counts(void)
 	struct cc_dcqcn_state s;
 	double rc[1200];
 
-	/* DCQCN at the paper's 40 Gb/s with R_ai = 40 Mb/s (Zhu et al.): hand-computed single event */
+	/* DCQCN at the paper's 40 Gb/s with R_ai = 40 Mb/s (Zhu et al.): hand-computed single event
+	 */
 	rw_cc_set_line_rate(40000000000ull);
 	p.alpha_timer_us = 0;
 	int full1 = replay(&s, &p, false, "..C", rc, 1100);
@@ -125,7 +128,8 @@ test_dcqcn_fig4_counts(void)
 	int ldid = replay(&s, &p, false, "..CIC", rc, 1100);
 
 	CHECK(full2 > 0 && full3 > 0 && fdid > 0 && l2 > 0 && l3 > 0 && ldid > 0);
-	printf("dcqcn (g 1/256, F 5, R_ai 40 Mb/s at 40 Gb/s): 1 decrease -> round %d, 2 -> %d rounds, "
+	printf("dcqcn (g 1/256, F 5, R_ai 40 Mb/s at 40 Gb/s): 1 decrease -> round %d, 2 -> %d "
+	       "rounds, "
 	       "3 -> %d, d-i-d -> %d (after the last decrease; seed: 11-13, 9)\n",
 	       full1, full2 - 4, full3 - 5, fdid - 5);
 	printf("dcqcn (R_ai read as 40 Gbit/s = 1.0): 2 -> %d rounds, 3 -> %d, d-i-d -> %d\n",
@@ -227,7 +231,8 @@ test_dcqcnp_alpha_and_compensation(void)
 	CHECK(NEAR(s.rc, 0.375));
 	CHECK(NEAR(s.alpha, 0.975));
 	CHECK_EQ(s.t, 1);
-	CHECK_EQ(s.timer_at, 130 * US + 55 * US); /* no timer event since the last CNP: no compensation */
+	CHECK_EQ(s.timer_at,
+		 130 * US + 55 * US); /* no timer event since the last CNP: no compensation */
 	/* with a timer event 10 us after the last CNP the next threshold is 10 us shorter */
 	s.last_timer = 140 * US;
 	CHECK(cc_dcqcnp_cnp(&s, &p, 160 * US));
@@ -276,8 +281,8 @@ test_dctcp(void)
 	cc_dctcp_ack(&s, &p, 60, 30, 1000);
 	CHECK(NEAR(s.cwnd, 100)); /* the window is not over yet */
 	cc_dctcp_ack(&s, &p, 40, 20, 1000);
-	CHECK(NEAR(s.alpha, 15.0 / 16 + 0.5 / 16));                 /* 0.96875 */
-	CHECK(NEAR(s.cwnd, 100 * (1 - 0.96875 / 2)));               /* 51.5625 */
+	CHECK(NEAR(s.alpha, 15.0 / 16 + 0.5 / 16));   /* 0.96875 */
+	CHECK(NEAR(s.cwnd, 100 * (1 - 0.96875 / 2))); /* 51.5625 */
 	/* a clean window (51 packets): alpha decays, +1 packet */
 	cc_dctcp_ack(&s, &p, 51, 0, 1000);
 	CHECK(NEAR(s.alpha, 0.96875 * 15 / 16));
@@ -344,7 +349,8 @@ test_pacer(void)
 		cc_pace_sent(&pc, now, 1000, 1e9);
 	CHECK_EQ(cc_pace_gate(&pc, now, 1e9), now); /* 5 x 8.5 us still inside the burst */
 	cc_pace_sent(&pc, now, 1000, 1e9);
-	CHECK_EQ(cc_pace_gate(&pc, now, 1e9), now - CC_PACE_BURST_NS + 6 * 8496); /* the 7th waits */
+	CHECK_EQ(cc_pace_gate(&pc, now, 1e9),
+		 now - CC_PACE_BURST_NS + 6 * 8496); /* the 7th waits */
 	for (int i = 0; i < 10; i++)
 		cc_pace_sent(&pc, now, 1000, 1e9);
 	CHECK_EQ(cc_pace_gate(&pc, now, 1e9), now - CC_PACE_BURST_NS + 16 * 8496);

@@ -44,8 +44,7 @@ first_frame_ecn(const char *cc, bool cfg_ecn)
 	w.capture_only = true;
 	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 4096, 0, IBV_SEND_SIGNALED);
 	tr_run(&w, 10);
-	if (w.q[TR_A].head &&
-	    roce_parse(w.q[TR_A].head->data, w.q[TR_A].head->len, &p, 0) == 0)
+	if (w.q[TR_A].head && roce_parse(w.q[TR_A].head->data, w.q[TR_A].head->len, &p, 0) == 0)
 		ecn = net_tos_ecn(p.l3.tos);
 	tr_fini(&w);
 	return ecn;
@@ -80,7 +79,9 @@ test_dcqcn_cnp(void)
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_CC_DECREASES), 1);
 	/* the rate then climbs back on the timer as the paced transfer goes on */
 	CHECK(tr_dev_stat(A(&w), ROCE_STAT_CC_INCREASES) >= 1);
-	CHECK(tr_dev_stat(A(&w), ROCE_STAT_RATE_BLOCKED) + tr_dev_stat(A(&w), ROCE_STAT_CC_BLOCKED) >= 1);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_RATE_BLOCKED) +
+		  tr_dev_stat(A(&w), ROCE_STAT_CC_BLOCKED) >=
+	      1);
 	struct roce_cc_info ci;
 
 	CHECK_EQ(roce_qp_cc_info(A(&w)->qp, &ci), 0);
@@ -129,9 +130,11 @@ test_dcqcnp_becn_ack(void)
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_ECN_CE), 10);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_TX_CNPS), 0); /* RC: BECN-flagged ACKs instead */
 	CHECK(tr_dev_stat(B(&w), ROCE_STAT_TX_BECN_ACKS) >= 1);
-	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RX_BECN_ACKS), tr_dev_stat(B(&w), ROCE_STAT_TX_BECN_ACKS));
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RX_BECN_ACKS),
+		 tr_dev_stat(B(&w), ROCE_STAT_TX_BECN_ACKS));
 	CHECK(tr_dev_stat(A(&w), ROCE_STAT_CC_DECREASES) >= 1);
-	CHECK(tr_dev_stat(A(&w), ROCE_STAT_CC_DECREASES) <= tr_dev_stat(A(&w), ROCE_STAT_RX_BECN_ACKS));
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_CC_DECREASES) <=
+	      tr_dev_stat(A(&w), ROCE_STAT_RX_BECN_ACKS));
 	tr_fini(&w);
 }
 
@@ -146,7 +149,8 @@ test_dctcp_window(void)
 	tr_rule(&w, TR_A, TR_REQ, -1, TR_MARK_CE, 200);
 	write_and_check(&w);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_ECN_CE), 200);
-	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RX_BECN_ACKS), tr_dev_stat(B(&w), ROCE_STAT_TX_BECN_ACKS));
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RX_BECN_ACKS),
+		 tr_dev_stat(B(&w), ROCE_STAT_TX_BECN_ACKS));
 	CHECK(tr_dev_stat(A(&w), ROCE_STAT_CC_DECREASES) >= 1);
 	CHECK_EQ(roce_qp_cc_info(A(&w)->qp, &ci), 0);
 	CHECK(ci.window >= 2 && ci.alpha > 0);
