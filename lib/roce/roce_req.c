@@ -503,9 +503,15 @@ req_may_start(struct roce_qp *qp, const struct roce_send_wqe *wqe)
 #define REQ_PACE_BURST_NS 200000u
 #define REQ_PACE_BURST_PKTS 64u
 
-/* Congestion-control gate for one packet of @p bytes (the QP rate limit first). */
+/*
+ * Congestion-control gate for one packet of @p bytes (the QP rate limit
+ * first), with @p in_flight packets ahead of it: for a new packet all that is
+ * unacknowledged, for a retransmission the PSNs between una and it (a go-back
+ * round resends what is in flight, so a window must not hold back its own
+ * repair).
+ */
 static bool
-req_cc_allows(struct roce_qp *qp, uint32_t bytes)
+req_cc_allows(struct roce_qp *qp, uint32_t bytes, uint32_t in_flight)
 {
 	uint64_t now = qp->dev->now;
 	uint64_t t;
@@ -515,7 +521,7 @@ req_cc_allows(struct roce_qp *qp, uint32_t bytes)
 		req_block(qp, ROCE_STAT_RATE_BLOCKED);
 		return false;
 	}
-	t = qp->cc->tx_gate(qp, qp->cc_priv, now, bytes, req_in_flight(qp));
+	t = qp->cc->tx_gate(qp, qp->cc_priv, now, bytes, in_flight);
 
 	if (t <= now)
 		return true;
@@ -594,7 +600,7 @@ req_send_new(struct roce_qp *qp)
 	if (!req_cap_allows(qp))
 		return 0;
 	len = req_payload_len(qp, wqe, wqe->sent);
-	if (!req_cc_allows(qp, len))
+	if (!req_cc_allows(qp, len, req_in_flight(qp)))
 		return 0;
 	psn = roce_psn_add(wqe->first_psn, wqe->sent);
 	rc = req_xmit(qp, wqe, wqe->sent);
@@ -668,7 +674,7 @@ req_retransmit(struct roce_qp *qp, uint32_t psn)
 	}
 	idx = (uint32_t)roce_psn_diff(psn, wqe->first_psn);
 	len = req_payload_len(qp, wqe, idx);
-	if (!req_cc_allows(qp, len))
+	if (!req_cc_allows(qp, len, (uint32_t)roce_psn_diff(psn, qp->comp.una)))
 		return 0;
 	rc = req_xmit(qp, wqe, idx);
 	if (rc == -EACCES) {

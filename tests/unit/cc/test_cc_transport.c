@@ -157,6 +157,27 @@ test_dctcp_window(void)
 	tr_fini(&w);
 }
 
+/*
+ * A window CC cut below what is in flight must still let the go-back round
+ * repair a loss: its gate sees the PSNs between una and the retransmission,
+ * not the whole flight (a DCTCP QP ran out of retries in the ECN bench).
+ */
+static void
+test_dctcp_loss_after_cut(void)
+{
+	struct tr_opts o = {.cc = "dctcp", .psn_set = true, .sq_psn = 0x100, .rq_psn = 0x100};
+	struct tr_wire w;
+
+	tr_init(&w, &o);
+	tr_rule(&w, TR_A, TR_REQ, -1, TR_MARK_CE, 400);
+	tr_rule(&w, TR_A, TR_REQ, 0x100 + 700, TR_DROP, 1);
+	write_and_check(&w);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_CC_DECREASES) >= 1);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS) >= 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RETRY_EXC), 0);
+	tr_fini(&w);
+}
+
 static void
 test_no_marks_no_change(void)
 {
@@ -179,4 +200,4 @@ test_no_marks_no_change(void)
 
 RW_TEST_MAIN(RW_TEST(test_ect0_when_ecn_cc), RW_TEST(test_dcqcn_cnp), RW_TEST(test_cnp_dscp),
 	     RW_TEST(test_dcqcnp_becn_ack), RW_TEST(test_dctcp_window),
-	     RW_TEST(test_no_marks_no_change))
+	     RW_TEST(test_dctcp_loss_after_cut), RW_TEST(test_no_marks_no_change))
