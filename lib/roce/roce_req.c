@@ -655,7 +655,7 @@ static int
 req_retransmit(struct roce_qp *qp, uint32_t psn)
 {
 	struct roce_send_wqe *wqe = roce_req_find_wqe(qp, psn);
-	uint32_t idx, len, next;
+	uint32_t idx, len, next, ahead = 0;
 	int rc;
 
 	if (roce_unlikely(!wqe)) {
@@ -664,17 +664,22 @@ req_retransmit(struct roce_qp *qp, uint32_t psn)
 		return 1;
 	}
 	/*
-	 * A go-back round resends from una: what it resends is all that is in
+	 * A Go-Back-N round resends from una: what it resends is all that is in
 	 * flight, so it too stays inside the window (after a timeout the
-	 * loss-reactive window restarts small, roce_lwin.h).
+	 * loss-reactive window restarts small, roce_lwin.h), and a window CC sees
+	 * the PSNs ahead of it, not the whole flight. A selective retransmission
+	 * (gbone, irn) replaces one lost packet and adds nothing to the flight.
 	 */
-	if ((uint32_t)roce_psn_diff(psn, qp->comp.una) >= roce_qp_window(qp)) {
-		req_block(qp, ROCE_STAT_WINDOW_FULL);
-		return 0;
+	if (qp->rec == &roce_recovery_gbn) {
+		ahead = (uint32_t)roce_psn_diff(psn, qp->comp.una);
+		if (ahead >= roce_qp_window(qp)) {
+			req_block(qp, ROCE_STAT_WINDOW_FULL);
+			return 0;
+		}
 	}
 	idx = (uint32_t)roce_psn_diff(psn, wqe->first_psn);
 	len = req_payload_len(qp, wqe, idx);
-	if (!req_cc_allows(qp, len, (uint32_t)roce_psn_diff(psn, qp->comp.una)))
+	if (!req_cc_allows(qp, len, ahead))
 		return 0;
 	rc = req_xmit(qp, wqe, idx);
 	if (rc == -EACCES) {
