@@ -48,6 +48,8 @@ roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nx
 		if (roce_psn_cmp(una, w->round_end) >= 0) {
 			/* a round trip is over: keep its delivery if nothing was lost in it */
 			w->rounds[w->round_i] = w->round_lossy ? 0 : w->round_acked;
+			if (!w->round_lossy)
+				w->clean_since_cut = true;
 			w->round_i = (uint8_t)((w->round_i + 1) % ROCE_LWIN_ROUNDS);
 			round_start(w, nxt);
 		}
@@ -95,12 +97,14 @@ roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t n
 	if (cut > window)
 		cut = window;
 	/*
-	 * Regrow in slow start to 7/8 of the window that lost: a single (random)
-	 * loss costs about one round trip at half rate, while a receiver that
-	 * cannot take that much loses again on the way up and is cut again from
-	 * there. Beyond 7/8, additive increase probes.
+	 * After a clean round trip since the last cut (a loss that interrupts
+	 * a working window), regrow in slow start to 7/8 of the window that
+	 * lost: a single random or spurious loss costs about one round trip at
+	 * half rate. Back-to-back lossy rounds (a receiver or path that cannot
+	 * take the window; the first loss, before any clean round) keep
+	 * ssthresh at the cut: halving until rounds are clean, then additive.
 	 */
-	w->ssthresh = base - base / 8 > cut ? base - base / 8 : cut;
+	w->ssthresh = w->clean_since_cut && base - base / 8 > cut ? base - base / 8 : cut;
 	if (w->ssthresh > window)
 		w->ssthresh = window;
 	/* a timeout lost the ACK clock: restart from the minimum (TCP's RTO) */
@@ -108,5 +112,6 @@ roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t n
 	w->ai_acc = 0;
 	w->recover = nxt;
 	w->cut = true;
+	w->clean_since_cut = false;
 	return true;
 }

@@ -17,8 +17,9 @@
  * the path's BDP as measured by delivery, so a random loss on a path whose
  * window was already the BDP does not lower the rate, while a receiver that
  * drains slowly (no clean round at the old size) halves the window until
- * rounds are clean. After a cut cwnd regrows in slow start (one packet per
- * packet acknowledged) to ssthresh = 7/8 of the window that lost, then by
+ * rounds are clean. After a cut that follows a clean round trip, cwnd
+ * regrows in slow start (one packet per packet acknowledged) to ssthresh =
+ * 7/8 of the window that lost (else ssthresh is the cut), then by
  * one packet per window of acknowledged packets (Reno's additive increase),
  * up to the QP's window: a random loss on a long path costs about one round
  * trip at half the window instead of hundreds of additive rounds, and a
@@ -43,11 +44,12 @@
 #define ROCE_LWIN_MIN 4
 
 struct roce_lwin {
-	uint32_t cwnd;	   /**< packets; UINT32_MAX: not cut yet (the QP window rules) */
-	uint32_t ssthresh; /**< slow start below it (after a timeout) */
-	uint32_t ai_acc;   /**< packets acknowledged toward the next +1 */
-	uint32_t recover;  /**< next PSN at the last cut; losses below it: same episode */
-	bool cut;	   /**< recover is valid */
+	uint32_t cwnd;	      /**< packets; UINT32_MAX: not cut yet (the QP window rules) */
+	uint32_t ssthresh;    /**< slow start below it (after a timeout) */
+	uint32_t ai_acc;      /**< packets acknowledged toward the next +1 */
+	uint32_t recover;     /**< next PSN at the last cut; losses below it: same episode */
+	bool cut;	      /**< recover is valid */
+	bool clean_since_cut; /**< a clean round completed since the last cut */
 	bool round_on;
 	bool round_lossy;
 	uint32_t round_end;		   /**< the round ends when una reaches this PSN */

@@ -102,6 +102,7 @@ test_additive_increase(void)
 	struct roce_lwin w;
 
 	roce_lwin_init(&w);
+	w.clean_since_cut = true; /* as after a clean round trip (no delivery floor here) */
 	CHECK(roce_lwin_on_loss(&w, WIN, 0, 20, false)); /* cwnd 10, ssthresh 20 - 20/8 = 18 */
 	CHECK_EQ(roce_lwin_window(&w, WIN), 10);
 	CHECK_EQ(w.ssthresh, 18);
@@ -132,6 +133,7 @@ test_timeout_slow_start(void)
 	CHECK(roce_lwin_on_loss(&w, WIN, 1000, 1200, true));
 	CHECK_EQ(w.ssthresh, ROCE_LWIN_MIN); /* base = cwnd 4 -> 2 -> the minimum */
 	roce_lwin_init(&w);
+	w.clean_since_cut = true; /* as after a clean round trip */
 	CHECK(roce_lwin_on_loss(&w, WIN, 1000, 1200, true));
 	CHECK_EQ(w.ssthresh, 175);
 	/* slow start: +1 per packet acknowledged, up to ssthresh, then additive */
@@ -145,6 +147,28 @@ test_timeout_slow_start(void)
 	CHECK_EQ(roce_lwin_window(&w, WIN), 175);
 	roce_lwin_on_ack(&w, WIN, 1387, 1500, 175);
 	CHECK_EQ(roce_lwin_window(&w, WIN), 176);
+}
+
+/* Losses without a clean round in between (a slow receiver): no slow-start regrowth. */
+static void
+test_back_to_back_losses(void)
+{
+	struct roce_lwin w;
+
+	roce_lwin_init(&w);
+	CHECK(roce_lwin_on_loss(&w, WIN, 0, 800, false)); /* the first loss: no clean round yet */
+	CHECK_EQ(roce_lwin_window(&w, WIN), 400);
+	CHECK_EQ(w.ssthresh, 400);
+	roce_lwin_on_ack(&w, WIN, 100, 900, 100);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 400); /* additive only: 100 of 400 */
+	/* the round begun by that ACK ends clean with 100 delivered; then a new episode */
+	roce_lwin_on_ack(&w, WIN, 900, 1200, 100);
+	CHECK(w.clean_since_cut);
+	CHECK_EQ(roce_lwin_delivered(&w), 100);
+	CHECK(roce_lwin_on_loss(&w, WIN, 1200, 2200, false)); /* base min(400, 1000) */
+	CHECK_EQ(roce_lwin_window(&w, WIN), 200);	      /* max(400 / 2, floor 100) */
+	CHECK_EQ(w.ssthresh, 350);			      /* 400 - 400 / 8 */
+	CHECK(!w.clean_since_cut);
 }
 
 static void
@@ -166,4 +190,4 @@ test_psn_wrap(void)
 RW_TEST_MAIN(RW_TEST(test_lossless_never_binds), RW_TEST(test_first_cut_halves_without_history),
 	     RW_TEST(test_delivery_floor), RW_TEST(test_lossy_rounds_age_out),
 	     RW_TEST(test_additive_increase), RW_TEST(test_timeout_slow_start),
-	     RW_TEST(test_psn_wrap))
+	     RW_TEST(test_back_to_back_losses), RW_TEST(test_psn_wrap))
