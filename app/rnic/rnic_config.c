@@ -111,7 +111,13 @@ static const struct opt_def opts[] = {
 	 "of IRN's one-BDP in-flight cap (0: RTO_high, no cap)"},
 	{"rto-high", 0, T_U32, OFF(rto_high_us), SZ(rto_high_us), "0", 0, 100000000, NULL, true,
 	 "irn: RTO_high in us (0: the -u timer)"},
-	{"cc", 0, T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none", true, "congestion control"},
+	{"cc", 0, T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none|dcqcn|dcqcn-p|dctcp|timely", true,
+	 "congestion control (lib/cc, docs/cc.md): ECN ones mark data ECT(0) and answer CE with "
+	 "CNPs (dcqcn) or BECN-flagged ACKs (dcqcn-p, dctcp); the loss window (--loss-window) is "
+	 "under every one"},
+	{"cc-param", 0, T_STR, OFF(cc_param), SZ(cc_param), "", 0, 0, NULL, true,
+	 "name=value,... parameters of --cc, e.g. profile=wan,timer_us=300 (rnic --cc-param help "
+	 "lists each with its default)"},
 	{"rto", 0, T_CHOICE, OFF(rto), SZ(rto), "fixed", 0, 0, "adaptive|fixed", true,
 	 "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + 4 D, "
 	 "-u gives the first value), fixed = IBTA's 4.096 us * 2^u from every ACK (docs/transport.md)"},
@@ -122,6 +128,10 @@ static const struct opt_def opts[] = {
 	 "adaptive RTO ceiling, also caps the doubling after each expiry"},
 	{"max-inflight", 0, T_U32, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, NULL, true,
 	 "packets in flight per QP (size it for the path's BDP)"},
+	{"loss-window", 0, T_CHOICE, OFF(loss_window), SZ(loss_window), "on", 0, 0, "on|off", true,
+	 "loss-reactive window under --max-inflight, whatever --cc: halved per loss episode (floored "
+	 "by the delivery of a recent clean round trip), restarted small after a timeout, grown by "
+	 "one packet per window (docs/transport.md)"},
 	{"busy-poll", 0, T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL, false, "never sleep when idle (benchmarks)"},
 	{"own-mac", 0, T_FLAG, OFF(own_mac), 0, "false", 0, 0, NULL, false,
 	 "a MAC of its own (the port's, locally administered, last bit flipped), port promiscuous: "
@@ -743,10 +753,12 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "rto_low_us", p->rto_low_us);
 	rw_uint(w, "rto_high_us", p->rto_high_us);
 	rw_str(w, "cc", p->cc);
+	rw_str(w, "cc_param", p->cc_param);
 	rw_str(w, "rto", p->rto);
 	rw_uint(w, "rto_min_ns", p->rto_min_ns);
 	rw_uint(w, "rto_max_ns", p->rto_max_ns);
 	rw_uint(w, "max_inflight_pkts", p->max_inflight);
+	rw_bool(w, "loss_window", strcmp(p->loss_window, "on") == 0);
 	rw_bool(w, "busy_poll", p->busy_poll);
 	rw_bool(w, "own_mac", p->own_mac);
 	rw_bool(w, "chk", p->chk);

@@ -91,7 +91,9 @@ struct rnic_params {
 	char rto_max[24];       /**< --rto-max as given */
 	uint64_t rto_min_ns;    /**< parsed --rto-min */
 	uint64_t rto_max_ns;    /**< parsed --rto-max */
+	char cc_param[256];     /**< --cc-param name=value,... */
 	uint32_t max_inflight;  /**< --max-inflight packets per QP */
+	char loss_window[4];    /**< --loss-window on|off */
 	bool busy_poll;
 	bool own_mac;           /**< --own-mac: a MAC apart from the kernel interface's */
 	bool chk;               /**< --chk: rc_pingpong server checks each received message */

@@ -26,6 +26,7 @@
 #include <rte_log.h>
 #include <rte_ring.h>
 
+#include "cc.h"
 #include "dp_port.h"
 #include "net_hdr.h"
 #include "rnic_bench.h"
@@ -135,6 +136,8 @@ setup_port(struct rnic_ctx *c)
 	uint64_t pfc_bps = c->prm.pfc_link_gbps > 0 ? (uint64_t)(c->prm.pfc_link_gbps * 1e9) :
 			   info.speed_mbps ? (uint64_t)info.speed_mbps * 1000000u : 10000000000ull;
 	rnic_port_pfc_init(&c->port, c->prm.pfc_on, c->prm.lossless_mask, pfc_bps, c->prm.own_prio);
+	/* lib/cc rates are fractions of the link: --link-rate, else the PMD's speed */
+	rw_cc_set_line_rate(pfc_bps);
 	c->port.slow_rx_us = c->prm.slow_rx_us;
 	if (c->prm.pfc_xoff &&
 	    rnic_port_pfc_send_init(&c->port, c->prm.pfc_xoff, c->prm.pfc_xon,
@@ -155,6 +158,7 @@ setup_port(struct rnic_ctx *c)
 	dc.dscp = c->prm.tclass ? (uint8_t)(c->prm.tclass >> 2) : c->prm.dscp;
 	dc.mtu = c->prm.mtu;
 	dc.window_pkts = c->prm.max_inflight;
+	dc.loss_window = strcmp(c->prm.loss_window, "on") == 0;
 	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery);
 	dc.max_ooo = c->prm.max_ooo;
 	dc.rto_low_ns = (uint64_t)c->prm.rto_low_us * 1000u;
@@ -485,6 +489,23 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 		}
 		rw_arr_end(&w);
 	}
+	/* each QP's congestion control state at the end (lib/cc info hook) */
+	rw_arr_begin(&w, "cc_qps");
+	for (unsigned int q = 0; q < c->prm.num_qps; q++) {
+		struct roce_cc_info ci;
+
+		if (!c->qp[q] || roce_qp_cc_info(c->qp[q], &ci) < 0)
+			continue;
+		rw_obj_begin(&w, NULL);
+		rw_uint(&w, "qpn", roce_qp_num(c->qp[q]));
+		rw_dbl(&w, "rate_gbps", ci.rate_bps / 1e9);
+		rw_dbl(&w, "target_gbps", ci.target_bps / 1e9);
+		rw_uint(&w, "window_pkts", ci.window);
+		rw_dbl(&w, "alpha", ci.alpha);
+		rw_dbl(&w, "rtt_us", ci.rtt_ns / 1e3);
+		rw_obj_end(&w);
+	}
+	rw_arr_end(&w);
 	rw_obj_begin(&w, "qp_counters");
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
 		rw_uint(&w, roce_stat_name((enum roce_stat)i), st->v[i]);
@@ -523,6 +544,18 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 	RNIC_PORT_COUNTERS(RNIC_CNT_JSON)
 #undef RNIC_CNT_JSON
 	rw_obj_end(&w);
+	/* the PMD's own drops: frames its RX ring had no room for never reached the rnic */
+	struct rte_eth_stats es;
+
+	if (rte_eth_stats_get(c->port.port_id, &es) == 0) {
+		rw_obj_begin(&w, "pmd_counters");
+		rw_uint(&w, "ipackets", es.ipackets);
+		rw_uint(&w, "imissed", es.imissed);
+		rw_uint(&w, "ierrors", es.ierrors);
+		rw_uint(&w, "rx_nombuf", es.rx_nombuf);
+		rw_uint(&w, "oerrors", es.oerrors);
+		rw_obj_end(&w);
+	}
 	if (c->nl > 1) {
 		rw_arr_begin(&w, "lcores");
 		for (unsigned int l = 0; l < c->nl; l++) {
@@ -625,12 +658,30 @@ main(int argc, char **argv)
 	/* --help and bad options are answered before EAL starts */
 	for (n = 1; n < argc && strcmp(argv[n], "--") != 0; n++)
 		;
+	for (int i = n; i < argc; i++) {
+		/* rnic -- --cc-param help: every lib/cc parameter with its default */
+		if ((strcmp(argv[i], "--cc-param") == 0 && i + 1 < argc &&
+		     strcmp(argv[i + 1], "help") == 0) || strcmp(argv[i], "--cc-param=help") == 0) {
+			rw_cc_params_help(stdout);
+			return 0;
+		}
+	}
 	if (n < argc) {
 		rc = rnic_parse_args(argc - n, argv + n, &c.prm, err, sizeof(err));
 		if (rc == 1)
 			return 0;
 		if (rc < 0) {
 			fprintf(stderr, "rnic: %s\n", err);
+			return 2;
+		}
+		if (rw_cc_register_all() < 0 ||
+		    (strcmp(c.prm.cc, "none") != 0 &&
+		     rw_cc_set_params(c.prm.cc, c.prm.cc_param, err, sizeof(err)) < 0)) {
+			fprintf(stderr, "rnic: %s\n", err);
+			return 2;
+		}
+		if (strcmp(c.prm.cc, "none") == 0 && c.prm.cc_param[0]) {
+			fprintf(stderr, "rnic: option --cc-param: --cc none has no parameters\n");
 			return 2;
 		}
 		if (c.prm.lcores > 1 && (!rnic_mode_is_bw(c.prm.mode) || c.prm.flows ||

@@ -129,7 +129,7 @@ poll_one(struct rnic_port *p)
 	const uint8_t *frames[RNIC_RX_EARLY + 2 * RNIC_BURST];
 	size_t lens[RNIC_RX_EARLY + 2 * RNIC_BURST];
 	unsigned int nroce = 0, n = p->nrx_early, fresh;
-	uint64_t now;
+	uint64_t now, tx0 = p->cnt.tx_frames;
 
 	/* frames the pre-TX RX check set aside come first, in arrival order */
 	if (n)
@@ -175,6 +175,9 @@ poll_one(struct rnic_port *p)
 	roce_dev_poll(p->dev, rnic_now_ns(p));
 	unsigned int work = n + p->ntx;
 	rnic_port_flush(p);
+	/* frames left batched by a full TX ring are work only while the ring drains */
+	if (p->ntx && p->cnt.tx_frames == tx0)
+		work = n;
 	rnic_pfc_sync_counters(p, rnic_now_ns(p));
 	rnic_port_slow_rx(p, fresh);
 	return work;

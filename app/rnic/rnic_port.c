@@ -92,6 +92,14 @@ rx_check_early(struct rnic_port *p)
 	pfc_tx_rx_done(&p->pfc);
 }
 
+/*
+ * Hand the batched frames to the PMD. Frames the TX ring cannot take stay in
+ * the batch, in order, for the next flush: the rnic never drops its own
+ * frames. While the batch is full, ops_tx refuses the engine's frames
+ * (-EBUSY) and the engine keeps them and retries on its next run, so a full
+ * ring pushes back on the requester instead of turning into losses that
+ * Go-Back-N would resend (issue 14).
+ */
 void
 rnic_port_flush(struct rnic_port *p)
 {
@@ -106,7 +114,8 @@ rnic_port_flush(struct rnic_port *p)
 		if (data)
 			rx_check_early(p);
 	}
-	for (int tries = 0; sent < p->ntx && tries < 64; tries++)
+	/* a few tries only: what is left waits in the batch, nothing is lost */
+	for (int tries = 0; sent < p->ntx && tries < RNIC_TX_TRIES; tries++)
 		sent += rte_eth_tx_burst(p->port_id, p->queue, p->tx + sent, (uint16_t)(p->ntx - sent));
 	if (data) {
 		uint64_t now = rnic_now_ns(p);
@@ -119,8 +128,14 @@ rnic_port_flush(struct rnic_port *p)
 	p->cnt.tx_frames += sent;
 	p->cnt.tx_bursts += sent != 0;
 	if (sent < p->ntx) {
-		p->cnt.tx_drop_full += p->ntx - sent;
-		rte_pktmbuf_free_bulk(p->tx + sent, p->ntx - sent);
+		unsigned int left = p->ntx - sent;
+
+		p->cnt.tx_ring_full++;
+		memmove(p->tx, p->tx + sent, left * sizeof(p->tx[0]));
+		memmove(p->txprio, p->txprio + sent, left * sizeof(p->txprio[0]));
+		memmove(p->txlen, p->txlen + sent, left * sizeof(p->txlen[0]));
+		p->ntx = left;
+		return;
 	}
 	p->ntx = 0;
 }
@@ -157,6 +172,15 @@ port_tx(struct rnic_port *p, const uint8_t *frame, size_t len, uint8_t prio)
 	struct rte_mbuf *m;
 	char *d;
 
+	if (unlikely(p->ntx == RNIC_BURST)) {
+		rnic_port_flush(p);
+		if (p->ntx == RNIC_BURST) {
+			/* the TX ring is still full: the engine keeps its frame (ops_tx) */
+			if (prio == 0xff)
+				p->cnt.tx_drop_full++;
+			return -EBUSY;
+		}
+	}
 	if (p->tx_lent && frame == rte_pktmbuf_mtod(p->tx_lent, uint8_t *)) {
 		m = p->tx_lent;
 		p->tx_lent = NULL;
@@ -199,6 +223,7 @@ ops_tx(void *ctx, const uint8_t *frame, size_t len)
 {
 	struct rnic_port *p = ctx;
 	uint8_t prio = pfc_classify(&p->pfc_cls, frame, len);
+	int rc;
 
 	if (unlikely(p->pfc.pause.until_ns[prio & 7]) &&
 	    pfc_tx_hold(&p->pfc, prio, rnic_now_ns(p))) {
@@ -217,7 +242,10 @@ ops_tx(void *ctx, const uint8_t *frame, size_t len)
 		p->cnt.tx_rx_behind_held++;
 		return -EBUSY;
 	}
-	return port_tx(p, frame, len, prio);
+	rc = port_tx(p, frame, len, prio);
+	if (unlikely(rc == -EBUSY))
+		p->cnt.tx_ring_held++;
+	return rc;
 }
 
 static uint64_t

@@ -38,6 +38,7 @@ struct rte_mempool;
 struct rte_ring;
 
 #define RNIC_BURST 32
+#define RNIC_TX_TRIES 8 /**< rte_eth_tx_burst calls per flush before the rest waits */
 #define RNIC_RX_EARLY (4 * RNIC_BURST) /**< frames the pre-TX RX check may set aside */
 
 /* X(name, help): port-level counters beside the engine's own (roce_stats.h). */
@@ -58,7 +59,9 @@ struct rte_ring;
 	X(tx_frames, "frames sent")                                                  \
 	X(tx_bursts, "TX flushes that sent frames (tx_frames / tx_bursts = mean burst)") \
 	X(tx_drop_nombuf, "frames dropped: mempool empty")                           \
-	X(tx_drop_full, "frames dropped: TX ring full after retries")                \
+	X(tx_drop_full, "control frames (ARP, ND, ICMP, PFC) dropped: TX ring full (RoCE frames are held instead)") \
+	X(tx_ring_full, "flushes that left frames batched because the TX ring was full (sent later, never dropped)") \
+	X(tx_ring_held, "times the engine was told to hold a frame because the TX ring was full (back-pressure)") \
 	X(arp_requests_sent, "ARP requests sent to resolve peers")                    \
 	X(rx_nd_solicit, "IPv6 neighbour solicitations for our address answered")     \
 	X(rx_nd_advert, "IPv6 neighbour advertisements learned")                      \

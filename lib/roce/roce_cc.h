@@ -18,6 +18,7 @@
 #include "roce_recovery.h"
 
 struct roce_qp;
+struct roce_cc_info;
 
 /** tx_gate(): wait for an event (ACK, CNP) rather than a time. */
 #define ROCE_CC_WAIT_EVENT UINT64_MAX
@@ -53,7 +54,36 @@ struct roce_cc_ops {
 	void (*on_poll)(struct roce_qp *qp, void *priv, uint64_t now);
 	/** One in-band RTT sample of @p rtt_ns (Karn's rule applied; may be NULL). roce_rtt.h */
 	void (*on_rtt)(struct roce_qp *qp, void *priv, uint64_t now, uint64_t rtt_ns);
+
+	/* Optional hooks (may be NULL), issue 14 */
+	/** An ACK with the BTH BECN bit (ECN echo) acknowledged @p pkts packets. */
+	void (*on_becn)(struct roce_qp *qp, void *priv, uint64_t now, uint32_t pkts);
+	/**
+	 * Earliest time on_poll must run (UINT64_MAX: none), so the idle back-off
+	 * never sleeps through a CC timer (roce_dev_next_deadline includes it).
+	 */
+	uint64_t (*next_deadline)(const struct roce_qp *qp, const void *priv);
+	/** Current state for counters, telemetry and traces. */
+	void (*info)(const struct roce_qp *qp, const void *priv, struct roce_cc_info *out);
+	/** The algorithm reacts to ECN: mark the QP's data ECT(0). */
+	bool ecn;
+	/** Receiver side: echo CE as a BECN-flagged ACK (RC) instead of a CNP. */
+	bool becn_ack;
 };
+
+/** A CC's current state (roce_qp_cc_info). Fields an algorithm lacks are 0. */
+struct roce_cc_info {
+	double rate_bps;    /**< pacing rate (0: not rate based or line rate) */
+	uint32_t window;    /**< window in packets (0: not window based) */
+	double alpha;       /**< DCQCN/DCTCP alpha */
+	uint64_t rtt_ns;    /**< last RTT sample (TIMELY) */
+	double target_bps;  /**< DCQCN target rate */
+};
+
+/** Count a rate/window decrease (or increase) of the QP's CC (roce_stats). */
+void roce_qp_cc_changed(struct roce_qp *qp, bool increase);
+/** The CC state of a QP: 0, or -ENOTSUP if its CC has no info hook. */
+int roce_qp_cc_info(const struct roce_qp *qp, struct roce_cc_info *out);
 
 /** Register an implementation (before creating QPs). -EEXIST, -ENOSPC or -EINVAL. */
 int roce_cc_register(const struct roce_cc_ops *ops);

@@ -490,6 +490,7 @@ comp_progress(struct comp_ctx *c)
 		qp->comp.retry_left = qp->attr.retry_cnt;
 		qp->comp.rnr_left = qp->attr.rnr_retry;
 		qp->rec->tx_acked(qp, qp->rec_priv, qp->comp.una);
+		roce_lwin_on_ack(&qp->lwin, qp->window, qp->comp.una, qp->req.psn, (uint32_t)acked);
 		qp->cc->on_ack(qp, qp->cc_priv, qp->dev->now, (uint32_t)acked);
 		roce_req_rearm(qp);
 	}
@@ -517,11 +518,22 @@ comp_progress(struct comp_ctx *c)
 	return COMP_DONE;
 }
 
+/* Every loss signal (NAK, implied NAK, timeout, RNR) may cut the loss-reactive window. */
+static void
+comp_lwin_loss(struct roce_qp *qp, enum roce_loss_kind kind)
+{
+	if (qp->dev->cfg.loss_window &&
+	    roce_lwin_on_loss(&qp->lwin, qp->window, qp->comp.una, qp->req.psn,
+			      kind == ROCE_LOSS_TIMEOUT))
+		roce_qp_stat(qp, ROCE_STAT_LWIN_CUTS, 1);
+}
+
 static enum comp_state
 comp_retry(struct comp_ctx *c)
 {
 	struct roce_qp *qp = c->qp;
 
+	comp_lwin_loss(qp, c->loss_kind);
 	if (!qp->rec->tx_lost(qp, qp->rec_priv, qp->comp.una, qp->req.psn, c->loss_kind))
 		return COMP_DONE; /* already being repaired */
 	roce_qp_stat(qp, ROCE_STAT_RETRIES, 1);
@@ -544,6 +556,7 @@ comp_rnr_wait(struct comp_ctx *c)
 	struct roce_qp *qp = c->qp;
 	uint8_t code = roce_aeth_value(c->rx->pkt.h.aeth.syndrome);
 
+	comp_lwin_loss(qp, ROCE_LOSS_RNR);
 	qp->cc->on_loss(qp, qp->cc_priv, qp->dev->now, ROCE_LOSS_RNR);
 	if (qp->attr.rnr_retry != ROCE_RNR_RETRY_INFINITE) {
 		if (qp->comp.rnr_left == 0) {
@@ -636,12 +649,23 @@ void
 roce_comp_rx(struct roce_qp *qp, const struct roce_rx *rx)
 {
 	struct comp_ctx c = {.qp = qp, .rx = rx, .psn = rx->psn};
+	uint32_t old_una = qp->comp.una;
 
 	if (qp->type != IBV_QPT_RC || !roce_qp_can_send(qp)) {
 		roce_qp_stat(qp, ROCE_STAT_RX_DROP_QP_STATE, 1);
 		return;
 	}
 	comp_run(&c, (rx->op->flags & ROCE_OPF_NOTICE) ? COMP_NOTICE : COMP_CHECK_PSN);
+	if (rx->pkt.h.bth.becn && rx->pkt.h.bth.opcode == ROCE_OP_RC_BASE + ROCE_OP_ACK) {
+		/* ECN echo: DCTCP counts the packets it covers; rate CCs take it as a CNP */
+		int32_t acked = roce_psn_diff(qp->comp.una, old_una);
+
+		roce_qp_stat(qp, ROCE_STAT_RX_BECN_ACKS, 1);
+		if (qp->cc->on_becn)
+			qp->cc->on_becn(qp, qp->cc_priv, qp->dev->now, acked > 0 ? (uint32_t)acked : 0);
+		else
+			qp->cc->on_cnp(qp, qp->cc_priv, qp->dev->now);
+	}
 }
 
 void

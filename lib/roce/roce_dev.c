@@ -29,6 +29,8 @@ roce_dev_cfg_init(struct roce_dev_cfg *cfg)
 	cfg->max_pd = ROCE_DEFAULT_MAX_PD;
 	cfg->max_ah = ROCE_DEFAULT_MAX_AH;
 	cfg->window_pkts = ROCE_DEFAULT_WINDOW_PKTS;
+	cfg->loss_window = true;
+	cfg->cnp_dscp = ROCE_DEFAULT_CNP_DSCP;
 	cfg->ackreq_every = ROCE_DEFAULT_ACKREQ_EVERY;
 	cfg->ack_every = ROCE_DEFAULT_ACK_EVERY;
 	cfg->ack_delay_ns = ROCE_DEFAULT_ACK_DELAY_NS;
@@ -227,6 +229,12 @@ roce_qp_next_deadline(const struct roce_qp *qp)
 	t = min_deadline(t, qp->req.rnr_at);
 	t = min_deadline(t, qp->req.wake_at);
 	t = min_deadline(t, qp->resp.ack_at);
+	if (qp->cc->next_deadline) {
+		uint64_t c = qp->cc->next_deadline(qp, qp->cc_priv);
+
+		if (c < t)
+			t = c;
+	}
 	return t;
 }
 

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "roce_cc.h"
+#include "roce_lwin.h"
 #include "roce_pkt.h"
 #include "roce_psn.h"
 #include "roce_psn_bitmap.h"
@@ -233,6 +234,7 @@ struct roce_resp_state {
 	uint32_t nak_psn;
 	bool fatal;         /**< a fatal NAK is queued: drop requests, go to ERR after it */
 	bool cnp_pending;
+	bool becn_pending;  /**< the next ACK carries BECN (cc->becn_ack) */
 	/* selective recovery: packets placed ahead of ePSN (qp->ooo) */
 	uint32_t rwqe_seq;  /**< receive WQEs consumed so far (SPETH numbering) */
 	uint32_t ooo_n;     /**< valid descriptors in qp->ooo */
@@ -275,7 +277,8 @@ struct roce_qp {
 	uint8_t remote_mac[6];
 	bool remote_mac_set;
 	struct roce_pkt tmpl;      /**< RC/UC frame template (l2, l3, udp) from RTR on */
-	uint32_t window;           /**< RC in-flight packet limit */
+	uint32_t window;           /**< RC in-flight packet limit (--max-inflight) */
+	struct roce_lwin lwin;     /**< loss-reactive window below it (cfg.loss_window) */
 	uint32_t rate_kbps;        /**< IBV_QP_RATE_LIMIT pacing of requests (0: none) */
 	struct roce_sq sq;
 	struct roce_rq rq;
@@ -362,6 +365,13 @@ void roce_trace(const struct roce_qp *qp, const char *machine, uint32_t psn, con
 
 /** Is the transition trace on (roce_dev_cfg.log_level ROCE_LOG_TRACE)? One load and compare. */
 #define roce_tracing(qp) roce_unlikely((qp)->dev->cfg.log_level >= ROCE_LOG_TRACE)
+
+/** RC in-flight limit now: the QP window, lowered by the loss-reactive window. */
+static inline uint32_t
+roce_qp_window(const struct roce_qp *qp)
+{
+	return qp->dev->cfg.loss_window ? roce_lwin_window(&qp->lwin, qp->window) : qp->window;
+}
 
 /** Run a QP's transmit side: responses first (they are ordered), then requests. */
 void roce_qp_run(struct roce_qp *qp);

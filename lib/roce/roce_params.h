@@ -52,6 +52,8 @@
  * small for a WAN bandwidth-delay product (10 Gb/s x 100 ms / 1 KiB = 122k).
  */
 #define ROCE_DEFAULT_WINDOW_PKTS 65536u
+/** DSCP of CNPs: NVIDIA firmware default CNP_DSCP (mlxconfig, CX-5), priority 6. */
+#define ROCE_DEFAULT_CNP_DSCP 48u
 /** Window ceiling: window + one largest message must stay below 2^23 PSNs. */
 #define ROCE_MAX_WINDOW_PKTS (1u << 21)
 #define ROCE_DEFAULT_ACKREQ_EVERY 64u  /**< requester sets AckReq at least every N packets */

@@ -89,6 +89,24 @@ const struct roce_cc_ops roce_cc_none = {
 	.on_poll = NULL,
 };
 
+/* ---- state and counters a CC reports ---- */
+
+void
+roce_qp_cc_changed(struct roce_qp *qp, bool increase)
+{
+	roce_qp_stat(qp, increase ? ROCE_STAT_CC_INCREASES : ROCE_STAT_CC_DECREASES, 1);
+}
+
+int
+roce_qp_cc_info(const struct roce_qp *qp, struct roce_cc_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!qp->cc->info)
+		return -ENOTSUP;
+	qp->cc->info(qp, qp->cc_priv, out);
+	return 0;
+}
+
 /* ---- registries ---- */
 
 static const struct roce_recovery_ops *recovery_tbl[ROCE_MAX_PLUGINS] = {

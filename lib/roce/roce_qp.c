@@ -509,6 +509,7 @@ qp_reset(struct roce_qp *qp)
 	roce_resp_reset(qp);
 	memset(qp->rec_priv, 0, qp->rec->priv_size);
 	memset(qp->cc_priv, 0, qp->cc->priv_size);
+	roce_lwin_init(&qp->lwin);
 }
 
 static void
@@ -616,6 +617,7 @@ qp_enter_rts(struct roce_qp *qp, enum ibv_qp_state from)
 	roce_req_reset(qp);
 	roce_comp_reset(qp);
 	roce_rtt_reset(qp);
+	roce_lwin_init(&qp->lwin);
 	qp->cc->init(qp, qp->cc_priv);
 }
 

@@ -310,7 +310,7 @@ req_payload_len(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint3
 static uint8_t
 req_ackreq(struct roce_qp *qp, bool last)
 {
-	uint32_t every = qp->dev->cfg.ackreq_every, half = qp->window / 2;
+	uint32_t every = qp->dev->cfg.ackreq_every, half = roce_qp_window(qp) / 2;
 
 	if (qp->type != IBV_QPT_RC)
 		return 0;
@@ -483,7 +483,7 @@ req_may_start(struct roce_qp *qp, const struct roce_send_wqe *wqe)
 	/* a READ occupies all its response PSNs; it may start alone whatever its size */
 	in_flight = req_in_flight(qp);
 	if (qp->type == IBV_QPT_RC && in_flight &&
-	    in_flight + (rd ? wqe_npkts(qp, wqe) : 1) > qp->window) {
+	    in_flight + (rd ? wqe_npkts(qp, wqe) : 1) > roce_qp_window(qp)) {
 		req_block(qp, ROCE_STAT_WINDOW_FULL);
 		return false;
 	}
@@ -503,9 +503,15 @@ req_may_start(struct roce_qp *qp, const struct roce_send_wqe *wqe)
 #define REQ_PACE_BURST_NS 200000u
 #define REQ_PACE_BURST_PKTS 64u
 
-/* Congestion-control gate for one packet of @p bytes (the QP rate limit first). */
+/*
+ * Congestion-control gate for one packet of @p bytes (the QP rate limit
+ * first), with @p in_flight packets ahead of it: for a new packet all that is
+ * unacknowledged, for a retransmission the PSNs between una and it (a go-back
+ * round resends what is in flight, so a window must not hold back its own
+ * repair).
+ */
 static bool
-req_cc_allows(struct roce_qp *qp, uint32_t bytes)
+req_cc_allows(struct roce_qp *qp, uint32_t bytes, uint32_t in_flight)
 {
 	uint64_t now = qp->dev->now;
 	uint64_t t;
@@ -515,7 +521,7 @@ req_cc_allows(struct roce_qp *qp, uint32_t bytes)
 		req_block(qp, ROCE_STAT_RATE_BLOCKED);
 		return false;
 	}
-	t = qp->cc->tx_gate(qp, qp->cc_priv, now, bytes, req_in_flight(qp));
+	t = qp->cc->tx_gate(qp, qp->cc_priv, now, bytes, in_flight);
 
 	if (t <= now)
 		return true;
@@ -589,14 +595,14 @@ req_send_new(struct roce_qp *qp)
 		if (!req_may_start(qp, wqe))
 			return 0;
 		req_start(qp, wqe);
-	} else if (qp->type == IBV_QPT_RC && req_in_flight(qp) >= qp->window) {
+	} else if (qp->type == IBV_QPT_RC && req_in_flight(qp) >= roce_qp_window(qp)) {
 		req_block(qp, ROCE_STAT_WINDOW_FULL);
 		return 0;
 	}
 	if (!req_cap_allows(qp))
 		return 0;
 	len = req_payload_len(qp, wqe, wqe->sent);
-	if (!req_cc_allows(qp, len))
+	if (!req_cc_allows(qp, len, req_in_flight(qp)))
 		return 0;
 	psn = roce_psn_add(wqe->first_psn, wqe->sent);
 	rc = req_xmit(qp, wqe, wqe->sent);
@@ -651,7 +657,7 @@ static int
 req_retransmit(struct roce_qp *qp, uint32_t psn)
 {
 	struct roce_send_wqe *wqe = roce_req_find_wqe(qp, psn);
-	uint32_t idx, len, next;
+	uint32_t idx, len, next, ahead = 0;
 	int rc;
 
 	if (roce_unlikely(!wqe)) {
@@ -659,9 +665,23 @@ req_retransmit(struct roce_qp *qp, uint32_t psn)
 		qp->rec->tx_sent(qp, qp->rec_priv, psn, roce_psn_add(psn, 1), true);
 		return 1;
 	}
+	/*
+	 * A Go-Back-N round resends from una: what it resends is all that is in
+	 * flight, so it too stays inside the window (after a timeout the
+	 * loss-reactive window restarts small, roce_lwin.h), and a window CC sees
+	 * the PSNs ahead of it, not the whole flight. A selective retransmission
+	 * (gbone, irn) replaces one lost packet and adds nothing to the flight.
+	 */
+	if (qp->rec == &roce_recovery_gbn) {
+		ahead = (uint32_t)roce_psn_diff(psn, qp->comp.una);
+		if (ahead >= roce_qp_window(qp)) {
+			req_block(qp, ROCE_STAT_WINDOW_FULL);
+			return 0;
+		}
+	}
 	idx = (uint32_t)roce_psn_diff(psn, wqe->first_psn);
 	len = req_payload_len(qp, wqe, idx);
-	if (!req_cc_allows(qp, len))
+	if (!req_cc_allows(qp, len, ahead))
 		return 0;
 	rc = req_xmit(qp, wqe, idx);
 	if (rc == -EACCES) {

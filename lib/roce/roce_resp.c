@@ -1212,10 +1212,19 @@ resp_send_ack(struct roce_qp *qp, uint8_t syndrome, uint32_t psn)
 {
 	struct roce_pkt p = qp->tmpl;
 
+	bool becn = qp->resp.becn_pending;
+	int rc;
+
 	roce_bth_init(qp, &p, ROCE_OP_RC_BASE + ROCE_OP_ACK, psn);
 	p.h.aeth.syndrome = syndrome;
 	p.h.aeth.msn = qp->resp.msn;
-	return roce_tx_pkt(qp, &p, 0, false);
+	p.h.bth.becn = becn; /* ECN echo (seed 002 §2.1: a BECN ACK for RC instead of a CNP) */
+	rc = roce_tx_pkt(qp, &p, 0, false);
+	if (rc == 0 && becn) {
+		qp->resp.becn_pending = false;
+		roce_qp_stat(qp, ROCE_STAT_TX_BECN_ACKS, 1);
+	}
+	return rc;
 }
 
 static uint8_t
@@ -1340,6 +1349,8 @@ resp_send_cnp(struct roce_qp *qp)
 
 	roce_bth_init(qp, &p, ROCE_OP_CNP, 0);
 	p.h.bth.becn = 1;
+	/* CNPs on their own DSCP (NVIDIA CNP_DSCP 48), ahead of a data priority's queue */
+	p.l3.tos = (uint8_t)(qp->dev->cfg.cnp_dscp << 2);
 	if (roce_tx_pkt(qp, &p, 0, false) == 0) {
 		roce_qp_stat(qp, ROCE_STAT_TX_CNPS, 1);
 		qp->resp.cnp_pending = false;
@@ -1398,6 +1409,12 @@ void
 roce_resp_ecn_ce(struct roce_qp *qp)
 {
 	roce_qp_stat(qp, ROCE_STAT_RX_ECN_CE, 1);
-	if (qp->type != IBV_QPT_UD && qp->cc->on_ecn_ce(qp, qp->cc_priv, qp->dev->now))
+	if (qp->type == IBV_QPT_UD || !qp->cc->on_ecn_ce(qp, qp->cc_priv, qp->dev->now))
+		return;
+	if (qp->type == IBV_QPT_RC && qp->cc->becn_ack) {
+		qp->resp.becn_pending = true; /* echoed on an ACK sent now */
+		qp->resp.ack_now = true;
+	} else {
 		qp->resp.cnp_pending = true;
+	}
 }

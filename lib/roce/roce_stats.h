@@ -26,6 +26,7 @@
 	X(TX_READ_RESP, "tx_read_responses", "RDMA READ response packets sent")           \
 	X(TX_ATOMIC_ACKS, "tx_atomic_acks", "ATOMIC ACKNOWLEDGE packets sent")            \
 	X(TX_CNPS, "tx_cnps", "CNPs sent")                                                   \
+	X(TX_BECN_ACKS, "tx_becn_acks", "ACKs sent with BECN (ECN echo instead of a CNP)")   \
 	X(TX_NAK_SEQ, "tx_nak_seq_err", "NAKs sent: PSN sequence error")                  \
 	X(TX_NAK_RNR, "tx_nak_rnr", "RNR NAKs sent")                                        \
 	X(TX_NAK_INV_REQ, "tx_nak_inv_req", "NAKs sent: invalid request")                 \
@@ -42,6 +43,9 @@
 	X(RX_NAK_REM_OP, "rx_nak_rem_op", "NAKs received: remote operational error")      \
 	X(RX_NAK_OTHER, "rx_nak_other", "NAKs received with a reserved code")             \
 	X(RX_CNPS, "rx_cnps", "CNPs received")                                               \
+	X(RX_BECN_ACKS, "rx_becn_acks", "ACKs received with BECN (ECN echo)")                \
+	X(CC_DECREASES, "cc_decreases", "congestion control rate/window decreases")         \
+	X(CC_INCREASES, "cc_increases", "congestion control rate/window increases")         \
 	X(RX_DUP_RESP, "rx_dup_responses", "stale or duplicate responses ignored")        \
 	X(RX_BAD_RESP, "rx_bad_responses", "responses beyond the sent PSNs or malformed") \
 	X(IMPLIED_NAKS, "implied_naks", "lost READ/atomic responses found by a later response") \
@@ -54,6 +58,7 @@
 	X(RETRY_EXC, "retry_exceeded", "retry_cnt exhausted (IBV_WC_RETRY_EXC_ERR)")       \
 	X(RNR_RETRY_EXC, "rnr_retry_exceeded", "rnr_retry exhausted (IBV_WC_RNR_RETRY_EXC_ERR)") \
 	X(WINDOW_FULL, "window_full", "requester stopped by the in-flight packet window")  \
+	X(LWIN_CUTS, "loss_window_cuts", "loss episodes that cut the loss-reactive window") \
 	X(CC_BLOCKED, "cc_blocked", "requester stopped by congestion control")            \
 	X(RATE_BLOCKED, "rate_blocked", "requester paced by the QP rate limit")             \
 	X(RD_ATOMIC_BLOCKED, "rd_atomic_blocked", "requester stopped by max_rd_atomic")   \

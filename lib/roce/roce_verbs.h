@@ -78,7 +78,8 @@ struct roce_dev_cfg {
 	uint16_t vlan_id;
 	uint8_t pcp;             /**< 802.1p priority when the AH's sl is 0 */
 	uint8_t dscp;            /**< DSCP when the AH's traffic_class is 0 */
-	bool ecn;                /**< mark request and READ-response packets ECT(0) */
+	bool ecn;                /**< mark request and READ-response packets ECT(0) (also when the QP's CC uses ECN) */
+	uint8_t cnp_dscp;        /**< DSCP of CNPs (default 48, NVIDIA's CNP_DSCP) */
 	uint8_t hop_limit;       /**< TTL / hop limit when the AH's hop_limit is 0 */
 	uint32_t mtu;            /**< port MTU in bytes (256..4096): caps path_mtu, UD size */
 	uint32_t max_qp, max_cq, max_mr, max_pd, max_ah; /**< object limits */
@@ -89,6 +90,12 @@ struct roce_dev_cfg {
 	 */
 	uint32_t first_qpn;
 	uint32_t window_pkts;    /**< default RC in-flight packet window per QP */
+	/**
+	 * Loss-reactive window under window_pkts (roce_lwin.h), whatever the
+	 * congestion control: halve on a loss episode, floored by the delivery of
+	 * a recent clean round trip, additive increase. Default true.
+	 */
+	bool loss_window;
 	uint32_t ackreq_every;   /**< requester: AckReq bit at least every N packets */
 	uint32_t ack_every;      /**< responder: ACK at least every N packets */
 	uint64_t ack_delay_ns;   /**< responder: ACK an idle flow after this long */

@@ -83,7 +83,7 @@ roce_tx_pkt(struct roce_qp *qp, struct roce_pkt *p, uint32_t payload_len, bool e
 	dev->txcur = NULL;
 	if (dev->tx_blocked)
 		return -EAGAIN;
-	if (ecn && dev->cfg.ecn)
+	if (ecn && (dev->cfg.ecn || qp->cc->ecn))
 		p->l3.tos = (uint8_t)((p->l3.tos & ~NET_ECN_CE) | NET_ECN_ECT0);
 	p->l3.ip_id = dev->ip_id++;
 	len = roce_build(buf, ROCE_MAX_FRAME, p, NULL, payload_len, 0);

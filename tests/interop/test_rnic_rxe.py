@@ -29,10 +29,11 @@ RNIC = os.path.join(BUILD, "app", "rnic", "rnic")
 HOST_IP, VM_IP, RNIC_IP = "10.9.0.1", "10.9.0.2", "10.9.0.11"
 RNIC_IP6 = "fe80::11"  # link-local, like rxe's GID 0
 PORT = 18515
-# The TCG guest drains its virtio queue slowly: a full 128-message window of 4 KiB
-# frames overruns it, and plain Go-Back-N re-sends the same burst every round.
-# Cap what the rnic keeps in flight (congestion control is a later issue).
-RNIC_EXTRA = "--max-inflight 8 --qp-timeout 16"
+# The TCG guest drains its virtio queue slowly: a burst of the rnic's default
+# 65536-packet window overruns it. The rnic's loss-reactive window (roce_lwin.h,
+# on by default, issue 14) and its TX back-pressure make the default options work:
+# no --max-inflight cap here (it was 8 before issue 14).
+RNIC_EXTRA = "--qp-timeout 16"
 KIB, MIB = 1024, 1024 * 1024
 
 # rnic counters that a correct exchange never moves: a wire-format or transport
@@ -269,8 +270,17 @@ def check_packet_totals(run):
     assert run.rxe.get("rcvd_pkts", 0) == tx, (
         f"rxe accepted {run.rxe.get('rcvd_pkts', 0)} of the rnic's {tx} RoCE packets: rxe dropped "
         f"the rest (ICRC, header or PSN checks){run.both()}")
-    assert run.rxe.get("sent_pkts", 0) == rx, (
-        f"the rnic got {rx} RoCE packets, rxe sent {run.rxe.get('sent_pkts', 0)}{run.both()}")
+    # Without a --max-inflight cap (issue 14) the rnic keeps several 1 MiB READs
+    # outstanding, and rxe's responses can outrun the rnic's af_packet ring (framecnt=512),
+    # which drops them without a count this PMD reports (pmd_counters.imissed stays 0).
+    # So: never more than rxe sent, and any shortfall was repaired by the rnic's recovery,
+    # which rxe saw as duplicate requests.
+    sent = run.rxe.get("sent_pkts", 0)
+    assert rx <= sent, f"the rnic got {rx} RoCE packets, rxe sent only {sent}{run.both()}"
+    if rx < sent:
+        assert run.q["tx_retransmits"] > 0 and run.rxe.get("duplicate_request", 0) > 0, (
+            f"{sent - rx} of rxe's packets never reached the rnic, yet nothing was re-requested"
+            f"{run.both()}")
 
 
 def perftest_row(run, size):
@@ -467,6 +477,23 @@ def test_rc_pingpong_recovery_falls_back(rxe_vm, tmp_path):
     assert run.q["tx_sacks"] == 0 and run.q["tx_racks"] == 0, run.both()
     check_packet_totals(run)
     check_retransmits_explained(run)
+
+
+def test_send_20x1mib_default_options(rxe_vm, tmp_path):
+    """Issue 14's defect: the rnic as send_bw client, default options (no --max-inflight,
+    no --rate_limit), 20 x 1 MiB to ib_send_bw in the guest. Before issue 14 only 6 of
+    the 20 arrived in 120 s and the rnic failed with retry-exceeded. Asserted: every
+    message and byte arrives, nothing is given up; the time goes to the report."""
+    t0 = time.monotonic()
+    run = perftest(rxe_vm, tmp_path, "send_bw", MIB, 20, 1024, rnic_is_server=False)
+    secs = time.monotonic() - t0
+    q, n = run.q, 20 * MIB // 1024
+    assert q["tx_req_packets"] == n and q["send_completions"] >= 20, f"{q}{run.both()}"
+    assert q["retry_exceeded"] == 0 and q["rnr_retry_exceeded"] == 0, q
+    check_packet_totals(run)
+    print(f"\nsend_bw 20 x 1 MiB, default options: {secs:.1f} s wall (VM run included), "
+          f"{q['tx_retransmits']} retransmits, {q['loss_window_cuts']} window cuts, "
+          f"{q['timeouts']} timeouts")
 
 
 def test_loss_both_go_back_n(rxe_vm, tmp_path):

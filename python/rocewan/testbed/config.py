@@ -19,7 +19,7 @@ UNITS_SIZE = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1 << 20, "mb": 1 << 20,
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 CDF_DIR = os.path.join(ROOT, "configs", "cdf")
 RECOVERY_MODES = ["gbn", "gbone", "irn"]  # the rnic's --recovery choices
-CC_MODES = ["none"]
+CC_MODES = ["none", "dcqcn", "dcqcn-p", "dctcp", "timely"]  # the rnic's --cc (lib/cc)
 
 
 class ConfigError(ValueError):
@@ -134,7 +134,10 @@ SCHEMA = {
         "mtu": (4096, _choice([256, 512, 1024, 2048, 4096]), "path MTU"),
         "recovery": ("gbn", _choice(RECOVERY_MODES), "loss recovery"),
         "cc": ("none", _choice(CC_MODES), "congestion control"),
-        "pace": (0.98, lambda v: _frac(v), "requester rate limit as a fraction of the link rate"),
+        "cc_param": ("", _str, "--cc-param of the rnics, e.g. 'profile=wan,timer_us=300' (docs/cc.md)"),
+        "loss_window": (True, lambda v: _bool(v), "the loss-reactive window under every CC (--loss-window)"),
+        "pace": (0.98, lambda v: 0.0 if v == 0 and not isinstance(v, bool) else _frac(v),
+                 "requester rate limit as a fraction of the link rate (0: no --rate_limit, line rate)"),
         "max_inflight": (65536, _int_range(1, 8388608), "packets in flight per QP"),
         "qp_timeout": (14, _int_range(1, 31), "local ACK timeout exponent (4.096 us x 2^N)"),
         "rto": ("fixed", _choice(["adaptive", "fixed"]), "retransmit timer: adaptive "
@@ -147,6 +150,7 @@ SCHEMA = {
         "kind": ("bulk", _choice(["bulk", "flows"]), "bulk: perftest write_bw for a duration; flows: per-flow FCT"),
         "size": ("1M", _checked("size", parse_size), "bulk message size, or the size of every flow without a CDF"),
         "duration": (4, _int_range(1, 3600), "bulk: seconds of traffic"),
+        "tx_depth": (0, _int_range(0, 65536), "bulk: messages posted (-t); 0: about 4 BDPs of them"),
         "flows": (200, _int_range(1, 1000000), "flows: how many"),
         "cdf": ("", _cdf, "flows: size distribution (websearch, fb_hadoop or a path); empty = fixed size"),
         "load": (50, _int_range(0, 100), "flows: Poisson arrivals at this % of the link rate (0 = one at a time)"),

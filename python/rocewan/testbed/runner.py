@@ -40,6 +40,10 @@ def rnic_opts(cfg):
          f"--max-inflight {r['max_inflight']} --qp-timeout {r['qp_timeout']} "
          f"--rto {r['rto']} --rto-min {r['rto_min']} "
          f"--rate_limit {rate_gbps * r['pace']:.6g} --seed {cfg['run']['seed']}")
+    if r["cc_param"]:
+        o += f" --cc-param {r['cc_param']}"
+    if not r["loss_window"]:
+        o += " --loss-window off"
     if r["pfc_xoff"]:
         # both ends get it; only B receives data (A's ACK stream never reaches a backlog)
         o += f" --pfc-xoff {r['pfc_xoff']}"
@@ -47,7 +51,7 @@ def rnic_opts(cfg):
         # keep about 4 BDPs posted: enough to fill the pipe, little to drain after -D
         size = parse_size(w["size"])
         bdp = parse_rate(link["rate"]) / 8 * parse_time(link["rtt"])
-        depth = max(8, min(1024, int(4 * bdp / size) + 1))
+        depth = w["tx_depth"] or max(8, min(1024, int(4 * bdp / size) + 1))
         o += f" -s {size} -D {w['duration']} -t {depth}"
     else:
         o += f" -s {parse_size(w['size'])} --flows {w['flows']} --load {w['load']} --link-rate {rate_gbps:.6g} -t 1024"
@@ -140,6 +144,19 @@ def reduce(cfg, docs, spec):
     # PFC: pauses rnic A obeyed, XOFFs rnic B sent itself ([rnic] pfc_xoff)
     row["rnic_pfc_pauses"] = a["port_counters"].get("pfc_pauses", 0)
     row["rnic_b_pfc_sent_xoff"] = b["port_counters"].get("pfc_sent_xoff", 0)
+    # ECN / CC (issue 14): the emulator's CE marks, what rnic B (the NP) saw and sent back
+    qb = b["qp_counters"]
+    row["emu_a2b_ecn_marked"] = e["a2b"].get("ecn_marked", 0)
+    row["emu_a2b_drop_queue"] = e["a2b"]["drop_queue"]
+    row["rnic_b_rx_ecn_ce"] = qb.get("rx_ecn_ce", 0)
+    row["rnic_b_tx_cnps"] = qb.get("tx_cnps", 0)
+    row["rnic_b_tx_becn_acks"] = qb.get("tx_becn_acks", 0)
+    row["rnic_a_rx_cnps"] = qa.get("rx_cnps", 0)
+    row["rnic_a_rx_becn_acks"] = qa.get("rx_becn_acks", 0)
+    row["cc_decreases"] = qa.get("cc_decreases", 0)
+    row["cc_increases"] = qa.get("cc_increases", 0)
+    row["loss_window_cuts"] = qa.get("loss_window_cuts", 0)
+    row["cc_qps"] = a.get("cc_qps", [])
     mean_loss, events = model.ge_params(link["loss"]) if link["loss"] else (0.0, 0.0)
     row["loss_rate_model"] = mean_loss
     row["loss_rate_measured"] = e["a2b"]["drop_loss"] / e["a2b"]["rx_pkts"] if e["a2b"]["rx_pkts"] else 0

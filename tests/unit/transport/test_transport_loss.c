@@ -9,6 +9,7 @@
 
 #include "roce_pkt.h"
 #include "rw_test.h"
+#include "roce_lwin.h"
 #include "tr_harness.h"
 
 #define RUN(w) tr_run((w), 1000000)
@@ -249,11 +250,15 @@ t_atomic_replay(void)
 	tr_fini(&w);
 }
 
-/* A peer that never answers: retry_cnt retries, then RETRY_EXC_ERR and flushes. */
+/*
+ * A peer that never answers: retry_cnt retries, then RETRY_EXC_ERR and flushes.
+ * Each timeout restarts the loss-reactive window at ROCE_LWIN_MIN (4) packets,
+ * so a go-back round resends 4 of the 5; without it, all 5.
+ */
 static void
-t_retry_exceeded(void)
+retry_exceeded(bool loss_window)
 {
-	struct tr_opts o = {.retry_cnt = 2, .timeout = 10};
+	struct tr_opts o = {.retry_cnt = 2, .timeout = 10, .no_loss_window = !loss_window};
 	struct tr_wire w;
 	struct ibv_wc wc;
 
@@ -272,9 +277,17 @@ t_retry_exceeded(void)
 	CHECK_EQ(roce_qp_state(A(&w)->qp), IBV_QPS_ERR);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 3); /* 2 retries, the third expiry fails */
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RETRY_EXC), 1);
-	/* every round resends all 5 request packets (3 WRITE, 1 SEND, 1 READ) */
-	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2 * 5);
+	/* 5 request packets (3 WRITE, 1 SEND, 1 READ) */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2 * (loss_window ? ROCE_LWIN_MIN : 5));
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_LWIN_CUTS), loss_window ? 3 : 0); /* every expiry cuts */
 	tr_fini(&w);
+}
+
+static void
+t_retry_exceeded(void)
+{
+	retry_exceeded(true);
+	retry_exceeded(false);
 }
 
 /*

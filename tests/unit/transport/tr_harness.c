@@ -382,9 +382,10 @@ side_init(struct tr_wire *w, int idx, const struct tr_opts *o)
 	cfg.vlan_id = 100;
 	cfg.pcp = 3;
 	cfg.dscp = 26;
-	cfg.ecn = true;
+	cfg.ecn = !o->no_ecn;
 	if (o->log_level)
 		cfg.log_level = o->log_level;
+	cfg.loss_window = !o->no_loss_window;
 	if (o->cc)
 		snprintf(cfg.cc, sizeof(cfg.cc), "%s", o->cc);
 	if (o->recovery)

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file cc_timely.c
+ * TIMELY (Mittal et al., "TIMELY: RTT-based congestion control for the
+ * datacenter", SIGCOMM 2015, Algorithm 1): per RTT sample
+ *   new_rtt_diff = rtt - prev_rtt;  rtt_diff = (1 - a) rtt_diff + a new_rtt_diff
+ *   gradient = rtt_diff / min_rtt
+ *   rtt < T_low:   rate += delta
+ *   rtt > T_high:  rate *= 1 - beta (1 - T_high / rtt)
+ *   gradient <= 0: rate += N delta (N = 5 after hai_n consecutive such samples: HAI)
+ *   else:          rate *= 1 - beta gradient
+ * The samples come through roce_cc_ops.on_rtt from the engine's RTT sampler
+ * (Karn's rule); without samples the rate stays at the line rate.
+ */
+#include <string.h>
+
+#include "cc.h"
+
+static double
+mbps(double v)
+{
+	return v * 1e6 / (double)rw_cc_line_rate();
+}
+
+void
+cc_timely_init(struct cc_timely_state *s, const struct cc_timely_params *p)
+{
+	(void)p;
+	memset(s, 0, sizeof(*s));
+	s->rate = 1.0;
+}
+
+void
+cc_timely_rtt(struct cc_timely_state *s, const struct cc_timely_params *p, uint64_t rtt_ns)
+{
+	double rtt = (double)rtt_ns, t_low = p->t_low_us * 1000, t_high = p->t_high_us * 1000;
+	double old = s->rate, grad;
+
+	s->last_rtt = rtt_ns;
+	if (!s->prev_rtt) {
+		s->prev_rtt = rtt_ns; /* the first sample only seeds prev_rtt */
+		return;
+	}
+	s->rtt_diff = (1 - p->alpha) * s->rtt_diff + p->alpha * (rtt - (double)s->prev_rtt);
+	s->prev_rtt = rtt_ns;
+	grad = s->rtt_diff / (p->min_rtt_us * 1000);
+	if (rtt < t_low) {
+		s->rate += mbps(p->delta_mbps);
+		s->neg_rounds = 0;
+	} else if (rtt > t_high) {
+		s->rate *= 1 - p->beta * (1 - t_high / rtt);
+		s->neg_rounds = 0;
+	} else if (grad <= 0) {
+		double n = s->neg_rounds >= p->hai_n ? 5 : 1;
+
+		s->rate += n * mbps(p->delta_mbps);
+		s->neg_rounds++;
+	} else {
+		s->rate *= 1 - p->beta * grad;
+		s->neg_rounds = 0;
+	}
+	if (s->rate > 1)
+		s->rate = 1;
+	if (s->rate < mbps(p->min_rate_mbps))
+		s->rate = mbps(p->min_rate_mbps);
+	if (s->rate > old)
+		s->increases++;
+	else if (s->rate < old)
+		s->decreases++;
+}
+
+/* ---- ops ---- */
+
+struct timely_priv {
+	struct cc_timely_state s;
+	struct cc_pacer pace;
+};
+
+static void
+tm_init(struct roce_qp *qp, void *priv)
+{
+	struct timely_priv *d = priv;
+
+	(void)qp;
+	memset(d, 0, sizeof(*d));
+	cc_timely_init(&d->s, &cc_timely_prm);
+}
+
+static double
+tm_rate(const struct timely_priv *d)
+{
+	return d->s.rate * (double)rw_cc_line_rate();
+}
+
+static uint64_t
+tm_tx_gate(struct roce_qp *qp, void *priv, uint64_t now, uint32_t bytes, uint32_t in_flight)
+{
+	struct timely_priv *d = priv;
+
+	(void)qp;
+	(void)bytes;
+	(void)in_flight;
+	return cc_pace_gate(&d->pace, now, tm_rate(d));
+}
+
+static void
+tm_on_send(struct roce_qp *qp, void *priv, uint64_t now, uint32_t bytes, bool retx)
+{
+	struct timely_priv *d = priv;
+
+	(void)qp;
+	(void)retx;
+	cc_pace_sent(&d->pace, now, bytes, tm_rate(d));
+}
+
+static void
+tm_on_rtt(struct roce_qp *qp, void *priv, uint64_t now, uint64_t rtt_ns)
+{
+	struct timely_priv *d = priv;
+	uint64_t inc0 = d->s.increases, dec0 = d->s.decreases;
+
+	(void)now;
+	cc_timely_rtt(&d->s, &cc_timely_prm, rtt_ns);
+	if (d->s.increases != inc0)
+		roce_qp_cc_changed(qp, true);
+	if (d->s.decreases != dec0)
+		roce_qp_cc_changed(qp, false);
+}
+
+static void
+tm_on_ack(struct roce_qp *qp, void *priv, uint64_t now, uint32_t pkts)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+	(void)pkts;
+}
+
+static void
+tm_on_loss(struct roce_qp *qp, void *priv, uint64_t now, enum roce_loss_kind kind)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+	(void)kind;
+}
+
+static void
+tm_on_cnp(struct roce_qp *qp, void *priv, uint64_t now)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+}
+
+static bool
+tm_on_ecn_ce(struct roce_qp *qp, void *priv, uint64_t now)
+{
+	(void)qp;
+	(void)priv;
+	(void)now;
+	return false; /* delay-based: no CNPs */
+}
+
+static void
+tm_info(const struct roce_qp *qp, const void *priv, struct roce_cc_info *out)
+{
+	const struct timely_priv *d = priv;
+
+	(void)qp;
+	out->rate_bps = tm_rate(d);
+	out->rtt_ns = d->s.last_rtt;
+}
+
+struct roce_cc_ops rw_cc_timely = {
+    .name = "timely",
+    .priv_size = sizeof(struct timely_priv),
+    .init = tm_init,
+    .tx_gate = tm_tx_gate,
+    .on_send = tm_on_send,
+    .on_ack = tm_on_ack,
+    .on_loss = tm_on_loss,
+    .on_cnp = tm_on_cnp,
+    .on_ecn_ce = tm_on_ecn_ce,
+    .on_rtt = tm_on_rtt,
+    .info = tm_info,
+};

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_lwin.c
+ * The loss-reactive window (roce_lwin.h): multiplicative decrease on a loss
+ * episode, floored by the delivery of recent clean rounds, additive increase.
+ */
+#include "roce_lwin.h"
+
+#include <string.h>
+
+#include "roce_psn.h"
+
+void
+roce_lwin_init(struct roce_lwin *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->cwnd = UINT32_MAX;
+	w->ssthresh = 0;
+}
+
+uint32_t
+roce_lwin_delivered(const struct roce_lwin *w)
+{
+	uint32_t best = 0;
+
+	for (unsigned int i = 0; i < ROCE_LWIN_ROUNDS; i++)
+		if (w->rounds[i] > best)
+			best = w->rounds[i];
+	return best;
+}
+
+static void
+round_start(struct roce_lwin *w, uint32_t nxt)
+{
+	w->round_on = true;
+	w->round_lossy = false;
+	w->round_end = nxt;
+	w->round_acked = 0;
+}
+
+void
+roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt, uint32_t acked)
+{
+	if (!w->round_on) {
+		round_start(w, nxt);
+	} else {
+		w->round_acked += acked;
+		if (roce_psn_cmp(una, w->round_end) >= 0) {
+			/* a round trip is over: keep its delivery if nothing was lost in it */
+			w->rounds[w->round_i] = w->round_lossy ? 0 : w->round_acked;
+			if (!w->round_lossy)
+				w->clean_since_cut = true;
+			w->round_i = (uint8_t)((w->round_i + 1) % ROCE_LWIN_ROUNDS);
+			round_start(w, nxt);
+		}
+	}
+	if (w->cwnd >= window)
+		return;
+	if (w->cwnd < w->ssthresh) {
+		/* slow start after a timeout: one packet per packet acknowledged, up to ssthresh */
+		uint32_t room = w->ssthresh - w->cwnd;
+
+		w->cwnd += acked < room ? acked : room;
+		return;
+	}
+	/* additive increase: one packet per window of acknowledged packets (Reno) */
+	w->ai_acc += acked;
+	while (w->ai_acc >= w->cwnd && w->cwnd < window) {
+		w->ai_acc -= w->cwnd;
+		w->cwnd++;
+	}
+	if (w->cwnd >= window) {
+		w->cwnd = UINT32_MAX; /* back at the configured window: follow it again */
+		w->ai_acc = 0;
+	}
+}
+
+bool
+roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt, bool timeout)
+{
+	uint32_t in_flight = (uint32_t)roce_psn_diff(nxt, una), base, cut, floor;
+
+	w->round_lossy = true;
+	if (!timeout && w->cut && roce_psn_cmp(una, w->recover) < 0)
+		return false; /* the episode this window was already cut for */
+	base = roce_lwin_window(w, window);
+	if (in_flight < base)
+		base = in_flight;
+	cut = base / 2;
+	floor = roce_lwin_delivered(w);
+	if (floor > base)
+		floor = base; /* a cut never raises the window */
+	if (cut < floor)
+		cut = floor;
+	if (cut < ROCE_LWIN_MIN)
+		cut = ROCE_LWIN_MIN;
+	if (cut > window)
+		cut = window;
+	/*
+	 * After a clean round trip since the last cut (a loss that interrupts
+	 * a working window), regrow in slow start to 7/8 of the window that
+	 * lost: a single random or spurious loss costs about one round trip at
+	 * half rate. Back-to-back lossy rounds (a receiver or path that cannot
+	 * take the window; the first loss, before any clean round) keep
+	 * ssthresh at the cut: halving until rounds are clean, then additive.
+	 */
+	w->ssthresh = w->clean_since_cut && base - base / 8 > cut ? base - base / 8 : cut;
+	if (w->ssthresh > window)
+		w->ssthresh = window;
+	/* a timeout lost the ACK clock: restart from the minimum (TCP's RTO) */
+	w->cwnd = timeout ? ROCE_LWIN_MIN : cut;
+	w->ai_acc = 0;
+	w->recover = nxt;
+	w->cut = true;
+	w->clean_since_cut = false;
+	return true;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file roce_lwin.h
+ * The loss-reactive window every congestion control inherits (issue 14).
+ *
+ * An RC QP may have at most min(window, cwnd) packets in flight. cwnd starts
+ * at the QP's window (--max-inflight), so a path that never loses never sees
+ * it: the lossless fast path is unchanged. A loss (NAK sequence error,
+ * implied NAK, local ACK timeout, RNR NAK) cuts it once per loss episode
+ * (losses below the PSN sent when it was cut belong to the same episode):
+ *
+ *     cwnd = clamp(max(min(cwnd, in_flight) / 2, delivered), min, window)
+ *
+ * where delivered is the most packets acknowledged in one clean round trip
+ * (a round ends when una passes the PSN that was next when it began; clean:
+ * no loss was signalled in it) among the last ROCE_LWIN_ROUNDS rounds. It is
+ * the path's BDP as measured by delivery, so a random loss on a path whose
+ * window was already the BDP does not lower the rate, while a receiver that
+ * drains slowly (no clean round at the old size) halves the window until
+ * rounds are clean. After a cut that follows a clean round trip, cwnd
+ * regrows in slow start (one packet per packet acknowledged) to ssthresh =
+ * 7/8 of the window that lost (else ssthresh is the cut), then by
+ * one packet per window of acknowledged packets (Reno's additive increase),
+ * up to the QP's window: a random loss on a long path costs about one round
+ * trip at half the window instead of hundreds of additive rounds, and a
+ * receiver that cannot take 7/8 loses again on the way up and is cut from there.
+ * A local ACK timeout cuts whatever the episode and, as TCP's RTO does
+ * (RFC 5681 §3.1), restarts at ROCE_LWIN_MIN in slow start:
+ * the ACK clock is lost, and rounds of a changing size also keep a periodic
+ * loss pattern from hitting the same PSN in every go-back round.
+ *
+ * Pure arithmetic on PSNs and counts: no clock, unit-tested on replayed
+ * event sequences (tests/unit/test_lwin.c).
+ */
+#ifndef ROCE_LWIN_H
+#define ROCE_LWIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/** Clean rounds whose delivery the cut may not go below (a max filter). */
+#define ROCE_LWIN_ROUNDS 8
+/** Smallest window a loss may leave (packets). */
+#define ROCE_LWIN_MIN 4
+
+struct roce_lwin {
+	uint32_t cwnd;	      /**< packets; UINT32_MAX: not cut yet (the QP window rules) */
+	uint32_t ssthresh;    /**< slow start below it (after a timeout) */
+	uint32_t ai_acc;      /**< packets acknowledged toward the next +1 */
+	uint32_t recover;     /**< next PSN at the last cut; losses below it: same episode */
+	bool cut;	      /**< recover is valid */
+	bool clean_since_cut; /**< a clean round completed since the last cut */
+	bool round_on;
+	bool round_lossy;
+	uint32_t round_end;		   /**< the round ends when una reaches this PSN */
+	uint32_t round_acked;		   /**< packets acknowledged in the current round */
+	uint32_t rounds[ROCE_LWIN_ROUNDS]; /**< delivered per recent round (0: lossy) */
+	uint8_t round_i;
+};
+
+/** Start (the QP reached RTS). */
+void roce_lwin_init(struct roce_lwin *w);
+/** In-flight limit given the QP's configured @p window. */
+static inline uint32_t
+roce_lwin_window(const struct roce_lwin *w, uint32_t window)
+{
+	return w->cwnd < window ? w->cwnd : window;
+}
+/** @p acked packets were newly acknowledged; una and nxt after the ACK. */
+void roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt,
+		      uint32_t acked);
+/**
+ * A loss was detected with una, nxt (@p timeout: the local ACK timer). Returns true if this cut the
+ * window (a new episode), false if it belongs to the episode already cut.
+ */
+bool roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt,
+		       bool timeout);
+/** The largest delivery of a recent clean round (the floor of a cut). */
+uint32_t roce_lwin_delivered(const struct roce_lwin *w);
+
+#endif /* ROCE_LWIN_H */
