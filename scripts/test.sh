@@ -30,6 +30,21 @@ run format bash -c 'clang-format --dry-run --Werror $(grep -v "^#" scripts/forma
 step "fuzz: wire parsers ${FUZZ_SECONDS:-20} s, text parsers half that (libFuzzer + ASan + UBSan)"
 run fuzz env FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
 
+step "lint: flake8 over python/, tests/, bench/ and ./testbed (config: .flake8)"
+lint() {
+	local out
+	out=$($PY -m flake8 python tests bench testbed 2>&1)
+	local rc=$?
+	[ -n "$out" ] && echo "$out"
+	if [ $rc -eq 0 ]; then
+		echo "flake8: pass (no findings)"
+	else
+		echo "flake8: FAIL ($(printf '%s\n' "$out" | grep -c .) finding(s), exit $rc)"
+	fi
+	return $rc
+}
+run lint lint
+
 if [ -d tests/python ]; then
 	step "Python: Scapy layers, validate, cross-checks with Scapy and tshark"
 	run python $PY -m pytest -q tests/python -p no:cacheprovider

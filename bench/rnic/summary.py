@@ -154,5 +154,6 @@ def main(out, rounds, dur):
                   f"({100 * (med.get(f'{t}_per_cpu_vs_{k}') or 0):.0f} % per CPU share); "
                   "target: at least 80 %")
 
+
 if __name__ == "__main__":
     main(sys.argv[1], int(sys.argv[2]), float(sys.argv[3]))

@@ -39,7 +39,7 @@ def _rows(path_or_lines):
             lines = f.read().splitlines()
     else:
         lines = list(path_or_lines)
-    lines = [l for l in lines if l.strip() and not l.startswith("#")]
+    lines = [ln for ln in lines if ln.strip() and not ln.startswith("#")]
     if not lines:
         return []
     cols = lines[0].split(",")

@@ -274,6 +274,7 @@ class Path_:
         pytest.fail(f"probes lost outside the loss model in {attempts} attempts (last: {why}); "
                     "the host is too busy for a clean trace", pytrace=False)
 
+
 class NetemPath(Path_):
     name = "netem"
 
@@ -534,7 +535,8 @@ def test_delay_rate(paths):
         first_lo = 10.0 + lr_ms - path.slack_ms()
         print(f"\n[netem-xcheck] {path.name:9s} {spec}: spacing {slope:.4f} ms/frame "
               f"(L/R {lr_ms:.4f}) = {size * 8 / slope / 1e3:.4f} Mbit/s; fit at frame 0 "
-              f"{first:.3f} ms (first frame {tr.rx[0]:.3f}) [{first_lo:.3f}, {first_hi:.3f}]; last {tr.rx[n - 1]:.3f} ms; "
+              f"{first:.3f} ms (first frame {tr.rx[0]:.3f}) [{first_lo:.3f}, {first_hi:.3f}]; "
+              f"last {tr.rx[n - 1]:.3f} ms; "
               f"baseline p50 {quantile(b, .5):.3f} ms (eps {eps_b:.3f})")
         assert abs(slope / lr_ms - 1) <= RATE_TOL, (
             f"{path.name}: departure spacing {slope:.4f} ms/frame, expected L/R = {lr_ms:.4f} "

@@ -98,7 +98,7 @@ def rxe_vm(vm_image):
 def rxe_counters(vm):
     rc, out = vm.run(f"cd {RXE_CNT} && grep . *")
     assert rc == 0, f"cannot read rxe's counters: {out}"
-    return {k: int(v) for k, v in (l.split(":", 1) for l in out.split())}
+    return {k: int(v) for k, v in (ln.split(":", 1) for ln in out.split())}
 
 
 def rnic_cmd(vm, mode, opts, json_path, server=None, mtu=1024, ip6=False):
@@ -234,15 +234,15 @@ def run_pair_once(vm, tmp_path, mode, rnic_opts, tool_cmd, rnic_is_server, mtu, 
 def printed_counters(out):
     """The counters a failed rnic prints on stderr ("  name  value  description")."""
     got = {}
-    for l in out.splitlines():
-        f = l.split()
-        if len(f) >= 2 and l.startswith("  ") and f[1].isdigit():
+    for ln in out.splitlines():
+        f = ln.split()
+        if len(f) >= 2 and ln.startswith("  ") and f[1].isdigit():
             got[f[0]] = int(f[1])
     return got
 
 
 def rnic_errors(out):
-    lines = [l for l in out.splitlines() if l.startswith("rnic:") or "error" in l or "NAK" in l]
+    lines = [ln for ln in out.splitlines() if ln.startswith("rnic:") or "error" in ln or "NAK" in ln]
     return "\n".join(lines[-8:])
 
 
@@ -258,7 +258,7 @@ def check_error_counters(run):
         bad.append(f"rnic completion errors: {run.res['results']['completion_errors']} "
                    f"({rnic_errors(run.rout)})")
     if bad:  # the engine's own account: which QP, which NAK, at which PSN
-        bad += [l.strip() for l in run.rout.splitlines() if l.startswith("rnic.roce:")][:5]
+        bad += [ln.strip() for ln in run.rout.splitlines() if ln.startswith("rnic.roce:")][:5]
     assert not bad, "transport errors:\n  " + "\n  ".join(bad) + run.both()
 
 
@@ -284,7 +284,7 @@ def check_packet_totals(run):
 
 
 def perftest_row(run, size):
-    rows = [l.split() for l in run.pout.splitlines() if l.strip().startswith(f"{size} ")]
+    rows = [ln.split() for ln in run.pout.splitlines() if ln.strip().startswith(f"{size} ")]
     assert rows, f"no result row for {size} bytes in rxe's output{run.both()}"
     return rows[-1]
 
@@ -453,7 +453,7 @@ def test_recovery_falls_back_to_gbn(rxe_vm, tmp_path, recovery, rnic_is_server):
                    tool, rnic_is_server, mtu=mtu)
     row = perftest_row(run, size)
     assert int(row[1]) == iters, run.both()
-    lines = [l for l in run.rout.splitlines() if "falling back" in l]
+    lines = [ln for ln in run.rout.splitlines() if "falling back" in ln]
     assert len(lines) == 1 and "a standard perftest (no capability record)" in lines[0] and \
         f"falling back from --recovery {recovery} to Go-Back-N (gbn)" in lines[0], run.both()
     r = run.res["results"]
@@ -470,7 +470,7 @@ def test_rc_pingpong_recovery_falls_back(rxe_vm, tmp_path):
     run = run_pair(rxe_vm, tmp_path, "rc_pingpong", f"-s {size} -n {iters} --recovery irn", tool,
                    False, mtu=mtu)
     assert pingpong_result(run.rout, "the rnic") == (2 * size * iters, iters), run.both()
-    lines = [l for l in run.rout.splitlines() if "falling back" in l]
+    lines = [ln for ln in run.rout.splitlines() if "falling back" in ln]
     assert len(lines) == 1 and "ibv_rc_pingpong's exchange has no capability record" in lines[0] \
         and "--recovery irn to Go-Back-N (gbn)" in lines[0], run.both()
     assert run.res["results"]["recovery_used"] == "gbn", run.both()

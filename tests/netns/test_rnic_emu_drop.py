@@ -39,7 +39,7 @@ def read_csv(path):
         lines = f.read().splitlines()
     assert lines[0].startswith("#") and "CLOCK_MONOTONIC ns" in lines[0], lines[0]
     cols = lines[1].split(",")
-    return [dict(zip(cols, l.split(","))) for l in lines[2:]]
+    return [dict(zip(cols, ln.split(","))) for ln in lines[2:]]
 
 
 def test_drop_one_psn_gbn(tmp_path):

@@ -225,6 +225,7 @@ def test_pfc_xoff_with_two_lcores(veth_h7, tmp_path):
     assert q["tx_retransmits"] == 0 or q["retries"] > 0, q
     assert q["rx_nak_seq_err"] <= sq["tx_nak_seq_err"], (q, sq)
     assert sq["rx_dup_requests"] <= q["tx_retransmits"], (q, sq)
-    print("pfc_sent", sp["pfc_sent_xoff"], sp["pfc_sent_refresh"], sp["pfc_sent_xon"], "backlog_max", sp["rx_backlog_max"],
+    print("pfc_sent", sp["pfc_sent_xoff"], sp["pfc_sent_refresh"], sp["pfc_sent_xon"],
+          "backlog_max", sp["rx_backlog_max"],
           "rx per lcore", [x["port_counters"]["rx_frames"] for x in per], "pauses", cp["pfc_pauses"],
           "paused ms", cp["tx_paused_ns"] // 1000000, "retx", q["tx_retransmits"])

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import BUILD, ROOT, pair_results, serve_and_connect
+from conftest import BUILD, pair_results, serve_and_connect
 
 RNIC = os.path.join(BUILD, "app", "rnic", "rnic")
 
@@ -51,7 +51,7 @@ def test_modes(veth_pair, tmp_path, mode, opts):
     if mode.endswith("_bw"):
         assert rc["results"]["bw_avg_mbps"] > 0
         assert "BW average" in cout
-        row = [l for l in cout.splitlines() if l.strip().startswith(str(rc["results"]["size_bytes"]))]
+        row = [ln for ln in cout.splitlines() if ln.strip().startswith(str(rc["results"]["size_bytes"]))]
         assert row, f"no perftest result row in:\n{cout}"
     else:
         assert 0 < rc["results"]["lat_typical_us"] < 1e6
@@ -81,7 +81,7 @@ def request_packets(mode, rc):
 
 def test_write_bw_mtu4096(veth_pair_jumbo, tmp_path):
     cout, _, (rs, rc) = run_pair(veth_pair_jumbo, tmp_path, "write_bw",
-                                "-s 65536 -n 200 -m 4096", framesz=8192)
+                                 "-s 65536 -n 200 -m 4096", framesz=8192)
     assert rc["results"]["iters"] == 200
     assert rc["config"]["mtu_bytes"] == 4096
     # 64 KiB at MTU 4096: exactly 16 request packets per message, each accepted once

@@ -3,13 +3,9 @@ discovery), without the VM. The rxe interop suite (tests/interop/test_rnic_rxe.p
 runs the same modes against Linux's implementations; these tests keep the
 host-only path covered and fast.
 """
-import json
-import os
 import re
 import subprocess
 import time
-
-import pytest
 
 from conftest import RNIC, eal, rnic_pair as pair
 

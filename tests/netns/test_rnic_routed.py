@@ -148,7 +148,7 @@ def test_write_bw_over_ipv6_through_a_router(routed, tmp_path):
         assert p["rx_nd_solicit"] == 0, (side, p)
     ns, _ = routed
     snmp6 = sh(f"ip netns exec {ns['r']} cat /proc/net/snmp6").stdout
-    fwd = int(next(l.split()[1] for l in snmp6.splitlines() if l.startswith("Ip6OutForwDatagrams")))
+    fwd = int(next(ln.split()[1] for ln in snmp6.splitlines() if ln.startswith("Ip6OutForwDatagrams")))
     assert fwd >= 200 * 64, f"the router forwarded only {fwd} IPv6 datagrams"
 
 

@@ -154,6 +154,6 @@ def test_counters_through_telemetry(veth_h4, tmp_path):
     assert q["tx_packets"] == dev["tx_packets"] > b["tx_packets"]  # one QP, still counting after b
     assert q["send_completions"] == res["iters"] > 0
     # the same figures are printed at exit
-    printed = {l.split()[0]: int(l.split()[1]) for l in cerr.splitlines()
-               if l.startswith("  ") and len(l.split()) > 1 and l.split()[1].isdigit()}
+    printed = {ln.split()[0]: int(ln.split()[1]) for ln in cerr.splitlines()
+               if ln.startswith("  ") and len(ln.split()) > 1 and ln.split()[1].isdigit()}
     assert printed["tx_packets"] == q["tx_packets"] and printed["tx_frames"] == port["tx_frames"], cerr

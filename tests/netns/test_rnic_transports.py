@@ -82,9 +82,9 @@ def test_several_qps(veth_h4, tmp_path, conn, mode, size):
 
 def ip_in_addr_errors(ns):
     """IP InAddrErrors of a namespace: frames its kernel routed and had to drop."""
-    lines = [l.split() for l in subprocess.run(f"ip netns exec {ns} cat /proc/net/snmp", shell=True,
-                                               capture_output=True, text=True).stdout.splitlines()
-             if l.startswith("Ip:")]
+    lines = [ln.split() for ln in subprocess.run(f"ip netns exec {ns} cat /proc/net/snmp", shell=True,
+                                                 capture_output=True, text=True).stdout.splitlines()
+             if ln.startswith("Ip:")]
     return int(lines[1][lines[0].index("InAddrErrors")])
 
 

@@ -120,8 +120,8 @@ def read(path):
 
 def snmp(pair, proto, field):
     """A's kernel counter from /proc/net/snmp, e.g. ('Udp', 'NoPorts')."""
-    lines = [l.split() for l in sh(pair.a("cat /proc/net/snmp")).stdout.splitlines()
-             if l.startswith(proto + ":")]
+    lines = [ln.split() for ln in sh(pair.a("cat /proc/net/snmp")).stdout.splitlines()
+             if ln.startswith(proto + ":")]
     return int(lines[1][lines[0].index(field)])
 
 
@@ -193,8 +193,10 @@ def test_steering_through_pmd_socket(xdp_pair, tmp_path):
 
         # RoCEv2 to A's KERNEL IP: must go to the socket, never to A's UDP stack
         pair.scapy_send(
-            f"r4 = Ether(dst=dst)/IP(src='{pair.kip[1]}', dst='{pair.kip[0]}')/UDP(sport=49152, dport=4791)/Raw(b'\\x0a'*40); "
-            f"r4q = Ether(dst=dst)/Dot1Q(vlan=100, prio=3)/IP(src='{pair.kip[1]}', dst='{pair.kip[0]}')/UDP(sport=49153, dport=4791)/Raw(b'\\x0a'*40); "
+            f"r4 = Ether(dst=dst)/IP(src='{pair.kip[1]}', dst='{pair.kip[0]}')"
+            "/UDP(sport=49152, dport=4791)/Raw(b'\\x0a'*40); "
+            f"r4q = Ether(dst=dst)/Dot1Q(vlan=100, prio=3)/IP(src='{pair.kip[1]}', dst='{pair.kip[0]}')"
+            "/UDP(sport=49153, dport=4791)/Raw(b'\\x0a'*40); "
             f"r6 = Ether(dst=dst)/IPv6(src='fd00::2', dst='fd00::1')/UDP(sport=49154, dport=4791)/Raw(b'\\x0a'*40); "
             f"pfc = Ether(dst='01:80:c2:00:00:01', type=0x8808)/Raw(bytes.fromhex('0101' + '0008' + '0000'*8)); "
             f"arp = Ether(dst='ff:ff:ff:ff:ff:ff')/ARP(op=1, psrc='{pair.kip[1]}', pdst='{pair.rip[0]}'); "

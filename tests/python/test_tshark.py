@@ -13,6 +13,7 @@ from rocewan.pcapio import write_frames
 
 SPECS = random_specs(seed=23, count=300)
 
+
 @pytest.fixture(scope="module")
 def scapy_pcap(tmp_path_factory):
     path = tmp_path_factory.mktemp("tshark") / "scapy-random.pcap"

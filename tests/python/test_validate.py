@@ -28,8 +28,8 @@ def test_rxe_capture_all_valid():
             r["other_pkts"]) == \
         (64, 25, 25, 39)
     assert r["opcodes_pkts"] == {"RC_RDMA_WRITE_FIRST": 5,
-                            "RC_RDMA_WRITE_MIDDLE": 10,
-                            "RC_RDMA_WRITE_LAST": 5, "RC_ACKNOWLEDGE": 5}
+                                 "RC_RDMA_WRITE_MIDDLE": 10,
+                                 "RC_RDMA_WRITE_LAST": 5, "RC_ACKNOWLEDGE": 5}
     assert (r["psn"]["streams"], r["psn"]["gaps"],
             r["psn"]["retransmissions"]) == (1, 0, 0)
 

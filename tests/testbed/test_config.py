@@ -1,5 +1,4 @@
 """Unit tests of the testbed's config parsing, its errors, and the models."""
-import math
 import os
 
 import pytest
@@ -132,9 +131,9 @@ def test_table_formats_missing_figures():
 
 
 def test_lab_commands():
-    from rocewan.testbed import cli
+    from rocewan.testbed import lab
     cfg = config.load(os.path.join(ROOT, "configs", "lab-example.toml"))
-    cmds = cli.lab_commands(cfg)
+    cmds = lab.lab_commands(cfg)
     hosts = [h for h, _, _ in cmds]
     assert hosts == ["root@wan-emu", "root@rnic-b", "root@rnic-a"]
     emu, b, a = (c for _, _, c in cmds)
@@ -143,7 +142,7 @@ def test_lab_commands():
     assert a.rstrip().endswith("write_bw 10.77.0.2") and "-a 0000:3b:00.0" in a
     cfg["lab"]["b_port"] = ""
     with pytest.raises(ConfigError) as e:
-        cli.lab_commands(cfg)
+        lab.lab_commands(cfg)
     assert "b_port" in str(e.value)
 
 

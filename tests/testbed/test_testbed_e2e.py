@@ -118,18 +118,18 @@ def test_run_every_config(path, tmp_path):
 def test_demo_quick(tmp_path):
     rc, out = tb("demo", "--quick", "--out", str(tmp_path))
     assert rc == 0, out
-    assert "gbn lossless" in out and "gbn lossy" in out and "gbn model (seed 000)" in out
+    assert "gbn lossless" in out and "gbn lossy" in out and "gbn model (Wang, NJUPT)" in out
     doc = json.load(open(tmp_path / "demo.json"))
     rows = {r["case"]: r for r in doc["results"]["rows"]}
     clean, lossy = rows["gbn lossless"], rows["gbn lossy"]
     assert clean["tx_retransmits"] == 0 and clean["emu_a2b_drop_loss"] == 0
     assert lossy["emu_a2b_drop_loss"] > 0 and lossy["retx_bytes"] > 0
-    # the model row is seed 000's Go-Back-N formula (section IV.A) fed with the lossless
+    # the model row is Wang (NJUPT)'s Go-Back-N formula (section IV.A) fed with the lossless
     # run's goodput, the demo's loss-event rate, MTU and RTT: recomputed here, and checked
     # against the formula's value for the demo's numbers, summed independently below.
     # How close the measured lossy goodput comes to it is a `make bench` claim
     # (bench/testbed/goodput_model.py, measured/model within [0.6, 1.4]).
-    m = rows["gbn model (seed 000)"]
+    m = rows["gbn model (Wang, NJUPT)"]
     _, events = model.ge_params(lossy["loss"])
     mtu, rtt = config.defaults()["rnic"]["mtu"], clean["rtt_ms"] / 1e3
     assert rtt == 0.020
@@ -159,7 +159,7 @@ def test_up_capture_down(tmp_path):
         ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
         assert all(f"{PREFIX}{r}" in ns for r in "AEB"), ns
         # traffic: the commands `up` printed, shortened
-        lines = [l.strip() for l in out.splitlines() if l.strip().startswith("ip netns exec")]
+        lines = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("ip netns exec")]
         assert len(lines) == 2, out
         srv = subprocess.Popen(lines[0].replace("write_bw", "-s 65536 -n 200 write_bw"), shell=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -183,7 +183,7 @@ def test_up_capture_down(tmp_path):
                             "-T", "fields", "-e", "infiniband.bth.opcode", "-e", "_ws.malformed"],
                            capture_output=True, text=True, timeout=120)
         assert t.returncode == 0, t.stderr
-        rows = [l.split("\t") for l in t.stdout.splitlines() if l.strip()]
+        rows = [ln.split("\t") for ln in t.stdout.splitlines() if ln.strip()]
         ops = {r[0] for r in rows if r[0]}
         assert not any(len(r) > 1 and r[1] for r in rows), "tshark: malformed frames in the capture"
         # RDMA WRITE first/middle/last (6, 7, 8) from rnic A, ACKs (17) from rnic B
@@ -200,7 +200,7 @@ def test_sweep_one_param(tmp_path):
                  "--param", "link.rtt=2ms,10ms", "--out", str(tmp_path))
     assert rc == 0, out
     lines = open(tmp_path / "gbn-lossless-sweep.jsonl").read().splitlines()
-    rows = [json.loads(l) for l in lines]
+    rows = [json.loads(ln) for ln in lines]
     assert [r["link.rtt"] for r in rows] == ["2ms", "10ms"]
     assert [r["rtt_ms"] for r in rows] == [2.0, 10.0]
     assert all(r["goodput_gbps"] > 0.02 for r in rows)

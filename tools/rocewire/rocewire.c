@@ -5,7 +5,11 @@
  *   rocewire golden OUT.pcap                    one frame per opcode, IPv4 and IPv6
  *   rocewire parse IN.pcap                      one JSON object per frame on stdout
  *   rocewire selfcheck                          build -> parse -> compare every opcode
- * Used by the Scapy/tshark cross-validation tests and by `make demo`.
+ *   rocewire spec 'SPEC'                        lossy-emu's netem SPEC parser (lib/emu):
+ *                                               the effective SPEC and loss model as JSON
+ * Used by the Scapy/tshark cross-validation tests, by `make demo` and by the
+ * testbed's loss models (python/rocewan/testbed/model.py), so the C parser is
+ * the one authority on the netem grammar.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,6 +19,7 @@
 #include <string.h>
 
 #include "net_bytes.h"
+#include "emu_spec.h"
 #include "roce_icrc.h"
 #include "roce_pkt.h"
 #include "roce_psn.h"
@@ -40,7 +45,11 @@ usage(FILE *f)
 	      "       rocewire golden OUT.pcap\n"
 	      "       rocewire parse IN.pcap\n"
 	      "       rocewire selfcheck\n"
-	      "Builds and parses RoCEv2 frames with lib/roce (see docs/wire.md).\n",
+	      "       rocewire spec 'SPEC'\n"
+	      "Builds and parses RoCEv2 frames with lib/roce (see docs/wire.md).\n"
+	      "spec: parses one lossy-emu SPEC (netem grammar, docs/lossy-emu.md) with\n"
+	      "lib/emu and prints {\"spec\": the effective SPEC, \"loss\": the loss model's\n"
+	      "parameters as probabilities}; exit 2 and one error line on a bad SPEC.\n",
 	      f);
 }
 
@@ -300,6 +309,48 @@ cmd_selfcheck(void)
 	return bad != 0;
 }
 
+/*
+ * The netem SPEC through lossy-emu's own parser (lib/emu/emu_spec.c): the
+ * effective SPEC (emu_spec_format) and the loss model with every netem default
+ * filled in, as probabilities. One JSON object on stdout.
+ */
+static int
+cmd_spec(const char *text)
+{
+	const struct emu_loss_params *lp;
+	struct emu_spec s;
+	char msg[256], fmt[1024];
+
+	if (emu_spec_parse(&s, text, msg, sizeof(msg)) != 0) {
+		fprintf(stderr, "rocewire: spec: %s\n", msg);
+		return 2;
+	}
+	if (emu_spec_format(&s, fmt, sizeof(fmt)) < 0) {
+		fprintf(stderr, "rocewire: spec: the effective SPEC does not fit %zu bytes\n", sizeof(fmt));
+		return 2;
+	}
+	lp = &s.impair.loss;
+	printf("{\"spec\": \"%s\", \"loss\": {\"model\": \"%s\"", fmt, emu_loss_kind_name(lp->kind));
+	switch (lp->kind) {
+	case EMU_LOSS_NONE:
+		break;
+	case EMU_LOSS_RANDOM:
+		printf(", \"p\": %.17g, \"corr\": %.17g", lp->p, lp->corr);
+		break;
+	case EMU_LOSS_GEMODEL:
+		printf(", \"p\": %.17g, \"r\": %.17g, \"1-h\": %.17g, \"1-k\": %.17g", lp->ge_p,
+		       lp->ge_r, lp->ge_1h, lp->ge_1k);
+		break;
+	case EMU_LOSS_STATE:
+		printf(", \"p13\": %.17g, \"p31\": %.17g, \"p32\": %.17g, \"p23\": %.17g, "
+		       "\"p14\": %.17g",
+		       lp->p13, lp->p31, lp->p32, lp->p23, lp->p14);
+		break;
+	}
+	printf("}}\n");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -356,6 +407,9 @@ main(int argc, char **argv)
 		return cmd_gen(argv[optind], 0x601de4, 0, 1);
 	if (strcmp(cmd, "parse") == 0)
 		return cmd_parse(argv[optind]);
-	fprintf(stderr, "rocewire: unknown command \"%s\" (expected gen, golden, parse, selfcheck)\n", cmd);
+	if (strcmp(cmd, "spec") == 0)
+		return cmd_spec(argv[optind]);
+	fprintf(stderr, "rocewire: unknown command \"%s\" (expected gen, golden, parse, selfcheck, spec)\n",
+		cmd);
 	return 2;
 }

@@ -124,7 +124,8 @@ SCHEMA = {
     "link": {
         "rate": ("1gbit", _checked("rate", parse_rate), "bottleneck rate of the WAN link, each direction"),
         "rtt": ("20ms", _checked("rtt", parse_time), "base round-trip time (half of it each way)"),
-        "loss": ("", _spec, "loss model, netem grammar after 'loss' (e.g. 'gemodel 0.02% 20%', '0.1%'); empty = lossless"),
+        "loss": ("", _spec, "loss model, netem grammar after 'loss' (e.g. 'gemodel 0.02% 20%', '0.1%'); "
+                 "empty = lossless"),
         "loss_direction": ("both", _choice(["both", "a2b", "b2a"]), "which directions lose packets"),
         "a2b_extra": ("", _spec, "more SPEC words for A->B (e.g. 'jitter-no-reorder', 'ecn')"),
         "b2a_extra": ("", _spec, "more SPEC words for B->A"),
@@ -156,12 +157,15 @@ SCHEMA = {
         "load": (50, _int_range(0, 100), "flows: Poisson arrivals at this % of the link rate (0 = one at a time)"),
     },
     "relay": {
-        "enabled": (False, lambda v: _bool(v), "put a pfc-relay at each end of the WAN link (Swing, seed 003)"),
-        "buffer": ("auto", lambda v: _relay_buffer(v), "relay B's Remote-ingress buffer: auto (1 BDP + 10 %) or a size"),
+        "enabled": (False, lambda v: _bool(v),
+                    "put a pfc-relay at each end of the WAN link (Swing, Chen et al., TPDS 2023)"),
+        "buffer": ("auto", lambda v: _relay_buffer(v),
+                   "relay B's Remote-ingress buffer: auto (1 BDP + 10 %) or a size"),
         "lossless": (3, _int_range(0, 7), "the lossless priority (the rnic's is 3: DSCP 26)"),
     },
     "switch": {
-        "drain": ("", lambda v: _opt_rate(v), "a congested far-end switch before rnic B draining at this rate (empty: none)"),
+        "drain": ("", lambda v: _opt_rate(v),
+                  "a congested far-end switch before rnic B draining at this rate (empty: none)"),
         "xoff": ("800K", _checked("xoff", parse_size), "the switch's PFC XOFF threshold (bytes)"),
         "xon": ("100K", _checked("xon", parse_size), "the switch's PFC XON threshold (bytes)"),
         "limit": ("4M", _checked("limit", parse_size), "the switch's buffer (bytes); beyond it: drops"),

@@ -1,6 +1,7 @@
 """Analytic models the testbed compares measurements against."""
 import math
-import re
+
+from . import spec
 
 # Bytes a RoCEv2 packet adds to its payload on the Ethernet wire (Eth+FCS 18,
 # IPv4 20, UDP 8, BTH 12, ICRC 4), as the rnic's pacer counts them.
@@ -36,30 +37,22 @@ def gbn_goodput_fraction(error_rate, mtu, rate_bps, rtt_s):
 
 
 def ge_params(loss_words):
-    """Parse a netem loss fragment -> (mean loss rate, loss-event rate per packet).
+    """A netem loss fragment -> (mean loss rate, loss-event rate per packet).
 
-    'P%' (random): every loss is its own event.
-    'gemodel p [r [1-h [1-k]]]': netem defaults r = 1 - p, 1-h = 100 %, 1-k = 0 %.
-    A Go-Back-N sender pays one round per loss *event* (a burst of consecutive
-    losses costs one go-back), so the event rate is what the formula needs:
-    events per packet = P(good state) * p * (1-h), approximately, for 1-k = 0.
+    The fragment (the words after 'loss': 'P%', 'random P [CORR]', 'gemodel p [r
+    [1-h [1-k]]]') is parsed by lossy-emu's own parser (spec.py), which fills in
+    netem's defaults (r = 1 - p, 1-h = 100 %, 1-k = 0 %); this function only does
+    the arithmetic.
+    'random': every loss is its own event.
+    'gemodel': a Go-Back-N sender pays one round per loss *event* (a burst of
+    consecutive losses costs one go-back), so the event rate is what the formula
+    needs: events per packet = P(good state) * p * (1-h), approximately, for 1-k = 0.
     """
-    words = loss_words.split()
-    if not words:
+    if not loss_words.split():
         return 0.0, 0.0
-    if words[0] == "random":
-        words = words[1:]
-
-    def pct(w):
-        m = re.fullmatch(r"([0-9]*\.?[0-9]+)%?", w)
-        if not m:
-            raise ValueError(f"'{w}' is not a percentage")
-        return float(m.group(1)) / 100
-    if words[0] == "gemodel":
-        p = pct(words[1])
-        r = pct(words[2]) if len(words) > 2 else 1 - p
-        h1 = pct(words[3]) if len(words) > 3 else 1.0  # 1-h: loss in bad state
-        k1 = pct(words[4]) if len(words) > 4 else 0.0  # 1-k: loss in good state
+    lp = spec.loss_params(loss_words)
+    if lp["model"] == "gemodel":
+        p, r, h1, k1 = (float(lp[k]) for k in ("p", "r", "1-h", "1-k"))  # 1-h: loss in bad state, 1-k: in good
         pi_b = p / (p + r)
         pi_g = 1 - pi_b
         loss = pi_g * k1 + pi_b * h1
@@ -67,10 +60,10 @@ def ge_params(loss_words):
         p_lost_prev_kept = (pi_g * (1 - k1) * (p * h1 + (1 - p) * k1) +
                             pi_b * (1 - h1) * (r * k1 + (1 - r) * h1))
         return loss, p_lost_prev_kept
-    if words[0] in ("state",):
-        raise ValueError("the 4-state model is not supported by this formula helper")
-    e = pct(words[0])
-    return e, e * (1 - e)
+    if lp["model"] == "random":
+        e = float(lp["p"])
+        return e, e * (1 - e)
+    raise ValueError(f"the {lp['model']} loss model is not supported by this formula helper")
 
 
 def percentile(xs, q):

@@ -1,7 +1,14 @@
-"""Tables, JSON lines, CSV and plots of testbed results."""
+"""Tables, result documents, JSON lines, CSV, progress bars and plots of testbed results."""
 import csv
 import json
 import os
+import subprocess
+import sys
+import time
+
+from .config import ROOT
+
+RESULTS = os.path.join(ROOT, "results")
 
 COLUMNS = [("case", "case", "{}"), ("recovery", "recovery", "{}"), ("loss", "loss", "{}"),
            ("rtt_ms", "RTT ms", "{:.0f}"), ("goodput_gbps", "goodput Gb/s", "{:.3f}"),
@@ -40,6 +47,34 @@ def strip(row):
     return {k: v for k, v in row.items() if k not in ("records", "files")}
 
 
+def version():
+    r = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty", "--tags"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() or "unknown"
+
+
+def write_doc(path, cfg, rows, extra=None):
+    """The run's "rocewan/1" result document (docs/results.md); returns its path."""
+    doc = {"schema": "rocewan/1", "app": "testbed", "version": version(),
+           "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "config": cfg, "seed": cfg.get("run", {}).get("seed"),
+           "results": {"rows": [strip(r) for r in rows], **(extra or {})}}
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1, sort_keys=False)
+    return path
+
+
+def progress(i, n, label):
+    """A one-line progress bar on stdout, ended with a newline at i == n."""
+    w = 30
+    k = int(w * i / n) if n else w
+    sys.stdout.write(f"\r[{'#' * k}{'.' * (w - k)}] {i}/{n} {label[:60]:<60}")
+    sys.stdout.flush()
+    if i == n:
+        sys.stdout.write("\n")
+
+
 def append_jsonl(path, rows):
     with open(path, "a") as f:
         for r in rows:
@@ -65,7 +100,8 @@ def _plt():
 
 
 def plot_demo(rows, path, title, fct_title="FCT of the flow workload"):
-    """Left: goodput per case with the seed-000 model; right: FCT CDF per case."""
+    """Left: goodput per case with the Go-Back-N model (Wang, NJUPT; docs/references.md);
+    middle: receiver goodput over time; right: FCT CDF per case."""
     plt = _plt()
     fig, (ax1, ax3, ax2) = plt.subplots(1, 3, figsize=(15, 4.2))
     names = [r["case"] for r in rows]

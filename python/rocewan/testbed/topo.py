@@ -103,8 +103,8 @@ class Topology:
 
     def start_emu(self, a2b, b2a, seed, json_path, pcap=None, extra=""):
         cmd = (f"ip netns exec {self.ns['E']} {binary('lossy-emu')} {self._eal_emu()} -- "
-               f"--a2b '{a2b}' --b2a '{b2a}' --seed {seed} --json {json_path} --mbuf-size {self.framesz} --link-rate 10gbit"
-               + (f" {extra}" if extra else ""))
+               f"--a2b '{a2b}' --b2a '{b2a}' --seed {seed} --json {json_path} --mbuf-size {self.framesz} "
+               "--link-rate 10gbit" + (f" {extra}" if extra else ""))
         p = subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, start_new_session=True)
         self.procs.append(p)

@@ -253,9 +253,9 @@ class Emu:
         vdev = ",framesz=%d,blocksz=%d,framecnt=%d" % (framesz, blocksz, framecnt)
         lc = ["--lcores", lcores] if "@" in lcores else ["-l", lcores]
         return lc + ["--no-huge", "-m", str(mem), "--no-shconf", "--no-pci",
-                "--file-prefix", self.prefix,
-                "--vdev", "net_af_packet0,iface=%s%s" % (i["a1"], vdev),
-                "--vdev", "net_af_packet1,iface=%s%s" % (i["b1"], vdev)]
+                     "--file-prefix", self.prefix,
+                     "--vdev", "net_af_packet0,iface=%s%s" % (i["a1"], vdev),
+                     "--vdev", "net_af_packet1,iface=%s%s" % (i["b1"], vdev)]
 
     def command(self, app_args, **eal):
         return (["ip", "netns", "exec", self.topo.ns["e"], self.binary] + self.eal_args(**eal)

@@ -591,15 +591,15 @@ def t_exit_json(c):
     check(b["tx_pkts"] == b["rx_pkts"], "b2a lost frames")
     bursts = a["loss_bursts"]
     check(all(len(x) == 2 for x in bursts), "loss_bursts is not [[len, count]]")
-    if not any(l >= 16 for l, _ in bursts):  # the last bucket holds runs >= 16
+    if not any(ln >= 16 for ln, _ in bursts):  # the last bucket holds runs >= 16
         # loss_bursts counts the loss model's events: drops, plus those that cancelled a
         # duplicate (seed_all_draws) or became CE marks (netem ecn)
-        check(sum(l * n for l, n in bursts) == a["drop_loss"] + a["ecn_marked_loss"]
+        check(sum(ln * n for ln, n in bursts) == a["drop_loss"] + a["ecn_marked_loss"]
               + c.loss_events_kept, "loss_bursts %s do not add up to drop_loss %d + "
               "ecn_marked_loss %d + %d cancelled duplicates" % (bursts, a["drop_loss"],
-                                                               a["ecn_marked_loss"], c.loss_events_kept))
-    check(a["corrupted"] + a["corrupt_skipped"] == 120 + c.corrupted_extra and a["ecn_marked"] > 0 and a["pfc_sent"] > 0,
-          "a2b counters")
+                                                                a["ecn_marked_loss"], c.loss_events_kept))
+    check(a["corrupted"] + a["corrupt_skipped"] == 120 + c.corrupted_extra and a["ecn_marked"] > 0
+          and a["pfc_sent"] > 0, "a2b counters")
     check(0 <= b["delay_err_us"]["p50"] <= b["delay_err_us"]["p99"] <= b["delay_err_us"]["max"],
           "delay_err_us order")
     # the release error's size is a timing claim (bench/emu/run.sh, docs/claims.md); what
@@ -813,7 +813,7 @@ def main():
             except Fail as e:
                 failed.append(name)
                 print("FAIL %-16s %5.2f s  %s\n     %s" % (name, time.time() - t1,
-                                                            t.__doc__.splitlines()[0], e))
+                                                           t.__doc__.splitlines()[0], e))
             except Exception as e:  # a broken environment: report and go on
                 failed.append(name)
                 print("FAIL %-16s error: %r" % (name, e))

@@ -1,0 +1,62 @@
+"""A topology left running: `testbed up`, `testbed down`, `testbed capture`."""
+import os
+import subprocess
+
+from . import config, report, runner, topo
+from .experiments import load_cfg, validate
+
+
+def up(cfg_path=None, sets=None, prefix="tb"):
+    """Build the topology, start lossy-emu with the config's link, print how to run the rnics."""
+    cfg = load_cfg(cfg_path, sets, False) if cfg_path else config.defaults()
+    t = topo.Topology(prefix, cfg["rnic"]["mtu"]).up()
+    spec = runner.link_specs(cfg)
+    os.makedirs(report.RESULTS, exist_ok=True)
+    t.start_emu(spec["a2b"], spec["b2a"], cfg["run"]["seed"], os.path.join(report.RESULTS, "up-emu.json"))
+    t.procs = []  # leave them running: `testbed down` removes them
+    eal = t._eal_rnic("B")
+    print(f"topology '{prefix}' is up: namespaces {t.ns['A']} {t.ns['E']} {t.ns['B']}")
+    print(f"  lossy-emu: a2b '{spec['a2b']}'  b2a '{spec['b2a']}'")
+    print("  run the rnics, e.g.:")
+    print(f"    ip netns exec {t.ns['B']} {topo.binary('rnic')} {eal} -- --ip {t.rip['B']}/24 "
+          f"{runner.rnic_opts(cfg)} write_bw")
+    print(f"    ip netns exec {t.ns['A']} {topo.binary('rnic')} {t._eal_rnic('A')} -- --ip {t.rip['A']}/24 "
+          f"{runner.rnic_opts(cfg)} write_bw {t.kip['B']}")
+    print(f"  capture: testbed capture --prefix {prefix} --seconds 5;  remove: testbed down --prefix {prefix}")
+    return 0
+
+
+def down(prefix="tb"):
+    gone = topo.cleanup(prefix)
+    print(f"removed {len(gone)} namespace(s){': ' + ' '.join(gone) if gone else ''}")
+    return 0
+
+
+def capture(side="both", seconds=5, out=None, prefix="tb"):
+    """tcpdump on the rnics' veths. The af_packet PMD sends with PACKET_QDISC_BYPASS,
+    so a tap on an rnic's interface sees only what that rnic *receives*: side A holds
+    B's frames, side B holds A's; "both" captures the two and merges them by time."""
+    sides = "AB" if side == "both" else side
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    for sd in sides:
+        if f"{prefix}{sd}" not in listed:
+            raise topo.TopoError(f"namespace {prefix}{sd} does not exist: start a topology with "
+                                 f"`testbed up --prefix {prefix}`")
+    out = out or os.path.join(report.RESULTS, f"capture-{side}.pcap")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    parts = {sd: (out if len(sides) == 1 else f"{out}.{sd}") for sd in sides}
+    print(f"capturing RoCEv2 and MAC control received by rnic {' and '.join(sides)} "
+          f"for {seconds} s -> {out}")
+    procs = [subprocess.Popen(f"timeout -s INT {seconds} ip netns exec {prefix}{sd} tcpdump -i "
+                              f"{prefix}v{sd} -Q in -s 0 -w {parts[sd]} 'udp port 4791 or ether proto 0x8808'",
+                              shell=True, stderr=subprocess.DEVNULL) for sd in sides]
+    for p in procs:
+        p.wait()
+    if len(sides) == 2:
+        r = subprocess.run(["mergecap", "-w", out, parts["A"], parts["B"]], capture_output=True, text=True)
+        if r.returncode:
+            raise topo.TopoError(f"mergecap: {r.stderr.strip()}")
+        for f in parts.values():
+            os.unlink(f)
+    res = validate(out)
+    return 1 if res["failed"] else 0

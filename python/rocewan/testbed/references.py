@@ -1,0 +1,6 @@
+"""Short citations of the papers the testbed reproduces, as printed in tables, plots
+and help. The full references are in docs/references.md."""
+
+WANG = "Wang, NJUPT"                # Go-Back-N goodput model (section IV.A), Go-Back-ONE
+WANG_BY = "Wang (NJUPT)"            # the same, as the subject of a sentence
+SWING = "Chen et al., TPDS 2023"    # Swing: PFC-Relay

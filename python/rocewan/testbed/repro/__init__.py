@@ -1,0 +1,24 @@
+"""Reproductions of the papers the project implements: one module per paper (full
+citations in docs/references.md), each reproduction a function of typed arguments
+
+    fn(prefix="tb", quick=False, out=None) -> exit code
+
+prefix: namespace / DPDK file prefix; quick: the short CI variant; out: the results
+directory (default results/reproduce-NAME).
+
+    goback.py   Wang (NJUPT): the Go-Back-N goodput model (section IV.A)
+    swing.py    Chen et al. (IEEE TPDS 2023), Swing: PFC-Relay buffer, throughput, FCT
+"""
+from ..references import SWING, WANG_BY
+from . import goback, swing
+
+REPRODUCTIONS = {
+    "gbn-model": (goback.reproduce_gbn_model,
+                  f"{WANG_BY} IV.A: Go-Back-N goodput over loss x RTT vs the formula"),
+    "swing-buffer": (swing.reproduce_buffer,
+                     f"Swing ({SWING}): PFC-Relay with 1.0/0.9 BDP vs plain PFC with 1/2 BDP"),
+    "swing-throughput": (swing.reproduce_throughput,
+                         f"Swing ({SWING}) eq. (4)/(6): utilisation vs D and alpha"),
+    "swing-fct": (swing.reproduce_fct,
+                  f"Swing ({SWING}): WebSearch/FB_Hadoop FCT, PFC-Relay vs native PFC"),
+}
