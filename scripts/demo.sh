@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: the testbed demo. rnic A -> lossy-emu (an emulated 1 Gb/s, 20 ms
 # RTT WAN) -> rnic B on veth pairs in network namespaces; Go-Back-N on the clean
-# and on the lossy link against seed 000's Go-Back-N model. Prints the table and
+# and on the lossy link against the Go-Back-N model of Wang (NJUPT). Prints the table and
 # writes results/demo/demo.json and results/demo/demo.png. Then a quick wire-library
 # self-check. Extra arguments go to `testbed demo` (e.g. --loss "0.1%").
 set -euo pipefail

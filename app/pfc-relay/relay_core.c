@@ -64,7 +64,7 @@ relay_path_init(struct relay_path *p, const struct relay_path_cfg *c)
 	p->xoff_bytes = c->xoff_bytes;
 	p->xon_bytes = c->xon_bytes;
 	p->xoff_quanta = c->xoff_quanta;
-	/* refresh at half the pause time (ns3-rdma PauseTime/2; shared/reference §1.3) */
+	/* refresh at half the pause time (ns3-rdma qbb-net-device.cc: PauseTime/2; docs/references.md) */
 	p->refresh_ns = pfc_quanta_to_ns(c->xoff_quanta, c->ingress_bps) / 2;
 	if (p->refresh_ns == 0)
 		p->refresh_ns = 1;
@@ -341,7 +341,7 @@ uint64_t
 relay_auto_buffer(uint64_t rate_bps, uint64_t rtt_ns, uint32_t frame_bytes)
 {
 	/*
-	 * Swing (seed 003) §5.2, Eq. (5): R_in(t) = R_out(t - 2D), so the queue
+	 * Swing (Chen et al., TPDS 2023) §5.2, Eq. (5): R_in(t) = R_out(t - 2D), so the queue
 	 * integral of (R_in - R_out) over any window of 2D is at most 2D * BW:
 	 * "the minimum buffer required for the PFC-Relay queue is one BDP".
 	 */

@@ -7,7 +7,7 @@
  * Local -> Remote relay decision. Frames are opaque pointers (mbufs in the app,
  * anything in the unit tests); times are nanoseconds of any monotonic clock.
  *
- * One relay has two paths (Swing, seed 003 / shared/reference/pfc_relay.md §6):
+ * One relay has two paths (Swing, Chen et al., TPDS 2023; docs/pfc-relay.md):
  *   RELAY_L2R: Local ingress -> Remote egress. Small queues with native PFC
  *              toward the local switch (XOFF at --xoff, XON at --xon).
  *   RELAY_R2L: Remote ingress -> Local egress. One BDP per priority: absorbs
@@ -241,7 +241,7 @@ uint64_t relay_bdp_bytes(uint64_t rate_bps, uint64_t rtt_ns);
 /**
  * One-BDP buffer of the Swing relay: rate x RTT, plus 10 % and 4 frames of
  * @p frame_bytes as margin for PFC processing and TX-burst overshoot
- * (shared/reference/pfc_relay.md §6.3). Returns bytes.
+ * (docs/pfc-relay.md: the queue is C x the time paused in the last 2D). Returns bytes.
  */
 uint64_t relay_auto_buffer(uint64_t rate_bps, uint64_t rtt_ns, uint32_t frame_bytes);
 

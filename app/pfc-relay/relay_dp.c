@@ -92,7 +92,7 @@ mac_ctrl_rx(struct relay_app *app, unsigned in, const uint8_t *buf, uint32_t len
 	if (in != RELAY_LOCAL)
 		return;
 	/*
-	 * Swing (seed 003) §5.2, Fig. 8: "the local port which is connected to the
+	 * Swing (Chen et al., TPDS 2023) §5.2, Fig. 8: "the local port which is connected to the
 	 * local switch requires to relay the received PFC messages to the remote
 	 * side" -- at once, own SA, same duration at the Remote port's rate.
 	 */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pfc-relay: the Swing PFC-Relay appliance (seed 003, docs/pfc-relay.md). This
+ * pfc-relay: the Swing PFC-Relay appliance (Chen et al., TPDS 2023; docs/pfc-relay.md). This
  * file is the process: arguments, EAL, mempool, ports, the poll loop with idle
  * back-off, and the reports at exit.
  */

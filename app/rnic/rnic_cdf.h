@@ -4,7 +4,7 @@
  * Flow-size distributions for the rnic's flow workload: a CDF file (one point
  * per line, "SIZE_BYTES PERCENT", sizes and percents increasing, the last
  * percent 100; '#' starts a comment) and sampling from it by linear
- * interpolation between its points, as seed 000 (Table I) and the HPCC/ns-3
+ * interpolation between its points, as Wang (NJUPT) Table I and the HPCC/ns-3
  * traffic generators use it. A draw u in [0, 100) below the first point's
  * percent returns the first size. No DPDK.
  */

@@ -1,4 +1,4 @@
-# FB_Hadoop flow sizes, seed 000 Table I (bytes, cumulative percent).
+# FB_Hadoop flow sizes, Wang (NJUPT) Table I (bytes, cumulative percent).
 10 1
 100 2
 1000 60

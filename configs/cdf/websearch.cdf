@@ -1,4 +1,4 @@
-# WebSearch flow sizes, seed 000 Table I (bytes, cumulative percent).
+# WebSearch flow sizes, Wang (NJUPT) Table I (bytes, cumulative percent).
 # Sizes between points are drawn by linear interpolation (app/rnic/rnic_cdf.h).
 10 4
 100 7

@@ -149,7 +149,7 @@ test_json_dump(void)
 	free(out);
 }
 
-/* Seed 000, Table I: WebSearch flow sizes (bytes, cumulative percent). */
+/* Wang (NJUPT), Table I: WebSearch flow sizes (bytes, cumulative percent). */
 static const char websearch[] = "# WebSearch\n10 4\n100 7\n1000 10\n10000 15\n"
 				"100000 60\n1000000 75\n10000000 100\n";
 

@@ -9,7 +9,7 @@ ROCE_OVERHEAD = 62
 
 
 def gbn_goodput_fraction(error_rate, mtu, rate_bps, rtt_s):
-    """Seed 000 section IV.A, the Go-Back-N goodput formula:
+    """The Go-Back-N goodput formula, Wang (NJUPT) section IV.A (docs/references.md):
 
         Goodput = sum_k (1 - E)^(k-1) * E * ((k-1) * MTU) / ((k-1) * MTU + B * RTT)
 
@@ -76,7 +76,7 @@ def percentile(xs, q):
 
 
 def slowdown_groups(records, rtt_s, rate_bps, groups=20):
-    """Seed 000's FCT presentation: flows sorted by size, cut into `groups`
+    """Wang (NJUPT)'s FCT presentation: flows sorted by size, cut into `groups`
     groups of equal count, median and p95 FCT slowdown per group. Slowdown =
     FCT / ideal FCT, ideal = base RTT + size / bottleneck rate.
 
@@ -98,7 +98,7 @@ def slowdown_groups(records, rtt_s, rate_bps, groups=20):
 
 
 def swing_phi_pfc(d_s, alpha, buffer_bytes, bw_bps):
-    """Seed 003 eq. (4): long-link utilisation (fraction of BW) of native PFC with a
+    """Swing (Chen et al., TPDS 2023) eq. (4): long-link utilisation (fraction of BW) of native PFC with a
     buffer B_a at the far switch, one-way delay D and drain alpha x BW, XOFF =
     B_a - 2 D BW (all headroom for the in-flight bytes), XON = XOFF:
 
@@ -120,5 +120,5 @@ def swing_phi_pfc(d_s, alpha, buffer_bytes, bw_bps):
 
 
 def swing_phi_relay(alpha):
-    """Seed 003 eq. (6): with PFC-Relay the long link runs at the drain rate, phi = alpha."""
+    """Swing (Chen et al., TPDS 2023) eq. (6): with PFC-Relay the long link runs at the drain rate, phi = alpha."""
     return alpha
