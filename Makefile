@@ -7,7 +7,7 @@ BENCH_BUILD ?= build-bench
 PY := /usr/bin/python3
 export PYTHONPATH := $(CURDIR)/python
 
-.PHONY: all setup build demo test test-unit test-asan test-python bench clean
+.PHONY: all setup build demo test test-unit test-asan test-python lint bench clean
 
 all: build
 
@@ -31,6 +31,10 @@ bench: setup
 	@[ -f $(BENCH_BUILD)/build.ninja ] || meson setup $(BENCH_BUILD) -Dbench=true
 	ninja -C $(BENCH_BUILD)
 	@bash bench/run.sh $(BENCH_BUILD)
+
+# Python lint alone (make test runs it too; config: .flake8)
+lint:
+	@$(PY) -m flake8 python tests bench testbed && echo "flake8: pass (no findings)"
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) build-fuzz
