@@ -7,13 +7,13 @@ import json
 import os
 import subprocess
 
-from .topo import BUILD
+from .topo import BUILD, TopoError
 
 
 def rocewire():
     path = os.path.join(BUILD, "tools", "rocewire", "rocewire")
     if not os.access(path, os.X_OK):
-        raise FileNotFoundError(f"{path} is not built (run `make build`, or set ROCEWAN_BUILD)")
+        raise TopoError(f"{path} is not built (run `make build`, or set ROCEWAN_BUILD)")
     return path
 
 
