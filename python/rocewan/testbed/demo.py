@@ -22,7 +22,8 @@ def demo_config(quick=False):
     return cfg
 
 
-def run_demo(loss="gemodel 0.02% 20%", quick=False, out=None, prefix="tb"):
+def run_demo(loss: str = "gemodel 0.02% 20%", quick: bool = False, out: str | None = None,
+             prefix: str = "tb") -> int:
     """Every recovery mode on the clean and the lossy link (`loss`, netem grammar), then
     the model row; prints the table, writes demo.json and demo.png under `out`."""
     out = out or os.path.join(report.RESULTS, "demo")

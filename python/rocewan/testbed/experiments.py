@@ -37,7 +37,8 @@ def validate(pcap):
             **{k: v for k, v in res.items() if not isinstance(v, (list, dict))}}
 
 
-def run(cfg_path, sets=None, quick=False, out=None, prefix="tb"):
+def run(cfg_path: str, sets: list[str] | None = None, quick: bool = False, out: str | None = None,
+        prefix: str = "tb") -> int:
     """`testbed run`: every repetition of one config; table, JSON, JSON lines, CSV, plot."""
     cfg = load_cfg(cfg_path, sets, quick)
     out = out or os.path.join(report.RESULTS, cfg["name"])
@@ -75,7 +76,8 @@ def parse_params(params):
     return grid
 
 
-def sweep(cfg_path, params, sets=None, quick=False, out=None, prefix="tb"):
+def sweep(cfg_path: str, params: list[str], sets: list[str] | None = None, quick: bool = False,
+          out: str | None = None, prefix: str = "tb") -> int:
     """`testbed sweep`: the config at every point of the grid of `params`
     (["SECTION.KEY=V1,V2,..."], one or two); table, JSON, JSON lines, CSV, plot."""
     cfg = load_cfg(cfg_path, sets, quick)

@@ -38,7 +38,7 @@ def lab_commands(cfg):
     ]
 
 
-def print_commands(cfg_path, sets=None):
+def print_commands(cfg_path: str, sets: list[str] | None = None) -> int:
     """`testbed lab`: the per-host ssh commands of a config's [lab] topology."""
     cfg = load_cfg(cfg_path, sets, False)
     print(f"# {cfg['name']}: per-host commands (run as root; then collect the three JSON files and\n"
@@ -48,7 +48,8 @@ def print_commands(cfg_path, sets=None):
     return 0
 
 
-def reduce(cfg_path, emu, rnic_a, rnic_b, sets=None, out=None):
+def reduce(cfg_path: str, emu: str, rnic_a: str, rnic_b: str, sets: list[str] | None = None,
+           out: str | None = None) -> int:
     """`testbed reduce`: the three JSON files of a run on real hosts -> one result row."""
     cfg = load_cfg(cfg_path, sets, False)
     docs = {}

@@ -6,7 +6,7 @@ from . import config, report, runner, topo
 from .experiments import load_cfg, validate
 
 
-def up(cfg_path=None, sets=None, prefix="tb"):
+def up(cfg_path: str | None = None, sets: list[str] | None = None, prefix: str = "tb") -> int:
     """Build the topology, start lossy-emu with the config's link, print how to run the rnics."""
     cfg = load_cfg(cfg_path, sets, False) if cfg_path else config.defaults()
     t = topo.Topology(prefix, cfg["rnic"]["mtu"]).up()
@@ -26,13 +26,13 @@ def up(cfg_path=None, sets=None, prefix="tb"):
     return 0
 
 
-def down(prefix="tb"):
+def down(prefix: str = "tb") -> int:
     gone = topo.cleanup(prefix)
     print(f"removed {len(gone)} namespace(s){': ' + ' '.join(gone) if gone else ''}")
     return 0
 
 
-def capture(side="both", seconds=5, out=None, prefix="tb"):
+def capture(side: str = "both", seconds: int = 5, out: str | None = None, prefix: str = "tb") -> int:
     """tcpdump on the rnics' veths. The af_packet PMD sends with PACKET_QDISC_BYPASS,
     so a tap on an rnic's interface sees only what that rnic *receives*: side A holds
     B's frames, side B holds A's; "both" captures the two and merges them by time."""

@@ -23,7 +23,7 @@ def gbn_model_row(lossless, loss, mtu, rtt_s):
     return row, b, frac, mean_loss, events
 
 
-def reproduce_gbn_model(prefix="tb", quick=False, out=None):
+def reproduce_gbn_model(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
     """Wang (NJUPT) IV.A: Go-Back-N goodput over a loss x RTT grid vs the formula."""
     cfg = config.defaults()
     cfg["name"] = "gbn-model"

@@ -12,7 +12,7 @@ from ..references import SWING
 from ..swing import LINK_BPS, swing_run
 
 
-def reproduce_buffer(prefix="tb", quick=False, out=None):
+def reproduce_buffer(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
     """Swing: the relay needs one BDP of buffer (plus its PFC reaction margin) for
     zero drops at full drain rate, a smaller buffer drops; native PFC needs 2 BDP."""
     out = _out(out, "swing-buffer")
@@ -87,7 +87,7 @@ def _out(out, name):
     return out or os.path.join(report.RESULTS, f"reproduce-{name}")
 
 
-def reproduce_throughput(prefix="tb", quick=False, out=None):
+def reproduce_throughput(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
     """Swing §4.1 eq. (4) and §5.2 eq. (6): long-link utilisation against the
     one-way delay D and the drain fraction alpha, relay vs native PFC, the native
     PFC switch holding a fixed buffer."""
@@ -145,7 +145,7 @@ def reproduce_throughput(prefix="tb", quick=False, out=None):
     return 0
 
 
-def reproduce_fct(prefix="tb", quick=False, out=None):
+def reproduce_fct(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
     """Swing: average and p99 FCT of WebSearch / FB_Hadoop inter-DC flows, relay vs
     native PFC with the same buffer (the paper: 14-66 % lower average FCT)."""
     out = _out(out, "swing-fct")
