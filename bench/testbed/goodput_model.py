@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Go-Back-N goodput against seed 000's model, N rounds (docs/claims.md).
+"""Go-Back-N goodput against the model of Wang (NJUPT; docs/references.md), N rounds (docs/claims.md).
 
 Each round runs configs/gbn-lossy.toml with `./testbed run --quick` and compares the
-measured goodput with the row's model (seed 000 section IV.A, fed with the link rate,
+measured goodput with the row's model (Wang (NJUPT) section IV.A, fed with the link rate,
 the pacing, the payload efficiency and the loss-event rate of the config):
 measured/model within [0.6, 1.4].
 

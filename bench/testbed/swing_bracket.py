@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Swing (seed 003): relay B's one-BDP buffer claim bracketed from below, N rounds
+"""Swing (Chen et al., TPDS 2023; docs/references.md): relay B's one-BDP buffer claim bracketed from below, N rounds
 (docs/claims.md).
 
 The chain of tests/testbed/test_swing.py (rnic A - relay A - 20 ms each way -
@@ -8,7 +8,7 @@ relay B - a switch draining at half the link rate, sending PFC - rnic B; 1 Gb/s,
 BDP 5 MB), with relay B's buffer at 0.5, 0.6, 0.9, 1.0 and 1.1 BDP, and native PFC
 with 2 BDP at the switch. Per run: relay B's drops and their fraction of the data
 it received, its peak occupancy in BDP, rnic A's retransmissions.
-Claims: the relay needs one BDP (zero drops at 1.0 and 1.1 BDP; seed 003: PFC-Relay
+Claims: the relay needs one BDP (zero drops at 1.0 and 1.1 BDP; Swing: PFC-Relay
 needs 1 BDP, native PFC 2 BDP), and it does need about that much (drops at 0.5 and
 0.6 BDP: the bracket from below).
 
@@ -51,7 +51,7 @@ def main():
                           f"({100 * frac:.3f} % of {row['relay_b_in']}), peak {row['relay_hwm_bdp']:.2f} BDP, "
                           f"retransmits {row['rnic_retransmits']}", flush=True)
                     if size >= 1.0:
-                        c.add(f"relay {size:.1f} BDP: zero drops", "0 drops (seed 003: 1 BDP suffices)",
+                        c.add(f"relay {size:.1f} BDP: zero drops", "0 drops (Swing: 1 BDP suffices)",
                               frac, row["relay_drops"] == 0)
                     elif size <= 0.6:
                         c.add(f"relay {size:.1f} BDP: drops (bracket from below)", "> 0 drops",
@@ -62,7 +62,7 @@ def main():
                 else:
                     print(f"round {r + 1}/{n} plain PFC 2 BDP: switch drops {row['s_drop_queue']}, "
                           f"retransmits {row['rnic_retransmits']}", flush=True)
-                    c.add("plain PFC 2 BDP: zero drops", "0 drops (seed 003: native PFC needs 2 BDP)",
+                    c.add("plain PFC 2 BDP: zero drops", "0 drops (Swing: native PFC needs 2 BDP)",
                           row["s_drop_queue"], row["s_drop_queue"] == 0)
     c.report({"rows": rows})
 

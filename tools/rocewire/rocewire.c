@@ -326,11 +326,13 @@ cmd_spec(const char *text)
 		return 2;
 	}
 	if (emu_spec_format(&s, fmt, sizeof(fmt)) < 0) {
-		fprintf(stderr, "rocewire: spec: the effective SPEC does not fit %zu bytes\n", sizeof(fmt));
+		fprintf(stderr, "rocewire: spec: the effective SPEC does not fit %zu bytes\n",
+			sizeof(fmt));
 		return 2;
 	}
 	lp = &s.impair.loss;
-	printf("{\"spec\": \"%s\", \"loss\": {\"model\": \"%s\"", fmt, emu_loss_kind_name(lp->kind));
+	printf("{\"spec\": \"%s\", \"loss\": {\"model\": \"%s\"", fmt,
+	       emu_loss_kind_name(lp->kind));
 	switch (lp->kind) {
 	case EMU_LOSS_NONE:
 		break;
@@ -409,7 +411,8 @@ main(int argc, char **argv)
 		return cmd_parse(argv[optind]);
 	if (strcmp(cmd, "spec") == 0)
 		return cmd_spec(argv[optind]);
-	fprintf(stderr, "rocewire: unknown command \"%s\" (expected gen, golden, parse, selfcheck, spec)\n",
+	fprintf(stderr,
+		"rocewire: unknown command \"%s\" (expected gen, golden, parse, selfcheck, spec)\n",
 		cmd);
 	return 2;
 }
