@@ -27,9 +27,6 @@ run asan bash -c 'ninja -C build-asan >/dev/null && meson test -C build-asan --s
 step "format: clang-format --dry-run --Werror on the files in scripts/format-files.txt"
 run format bash -c 'clang-format --dry-run --Werror $(grep -v "^#" scripts/format-files.txt)'
 
-step "fuzz: wire parsers ${FUZZ_SECONDS:-20} s, text parsers half that (libFuzzer + ASan + UBSan)"
-run fuzz env FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
-
 step "lint: flake8 over python/, tests/, bench/ and ./testbed (config: .flake8)"
 lint() {
 	local out
@@ -44,6 +41,9 @@ lint() {
 	return $rc
 }
 run lint lint
+
+step "fuzz: wire parsers ${FUZZ_SECONDS:-20} s, text parsers half that (libFuzzer + ASan + UBSan)"
+run fuzz env FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
 
 if [ -d tests/python ]; then
 	step "Python: Scapy layers, validate, cross-checks with Scapy and tshark"
