@@ -12,8 +12,8 @@
 /* Wire-stable: a name's bit is its index. Append only. */
 const char *const perftest_caps_recovery_names[PERFTEST_CAPS_NAMES] = {
     "gbn",   /* IBTA Go-Back-N */
-    "gbone", /* Go-Back-ONE (seed 000) */
-    "irn",   /* IRN selective repeat (seed 003 sec. 2.1) */
+    "gbone", /* Go-Back-ONE (Wang, NJUPT; docs/references.md) */
+    "irn",   /* IRN selective repeat (Swing, Chen et al., TPDS 2023, sec. 2.1) */
 };
 
 const char *const perftest_caps_cc_names[PERFTEST_CAPS_NAMES] = {
