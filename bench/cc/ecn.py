@@ -54,10 +54,9 @@ def main():
         print(f"{name:22} {passed:>3}/{ROUNDS:<2} {med('goodput_gbps'):>12.3f} "
               f"{med('emu_a2b_drop_queue'):>16.0f} {med('emu_a2b_ecn_marked'):>8.0f} "
               f"{statistics.median(r['rnic_b_tx_cnps'] + r['rnic_b_tx_becn_acks'] for r in ok) if ok else 0:>13.0f}")
-        out["ecn"][name] = [{k: r[k] for k in ("goodput_gbps", "emu_a2b_drop_queue",
-                                                "emu_a2b_ecn_marked", "rnic_b_tx_cnps",
-                                                "rnic_b_tx_becn_acks", "cc_decreases",
-                                                "tx_retransmits")} if r else None for r in rows]
+        keys = ("goodput_gbps", "emu_a2b_drop_queue", "emu_a2b_ecn_marked", "rnic_b_tx_cnps",
+                "rnic_b_tx_becn_acks", "cc_decreases", "tx_retransmits")
+        out["ecn"][name] = [{k: r[k] for k in keys} if r else None for r in rows]
     sys.path.insert(0, os.path.join(ROOT, "tests", "netns"))
     from conftest import VethPair, rnic_pair  # noqa: E402
     import pathlib

@@ -7,7 +7,7 @@
  * a roce_cc_ops wrapper that paces or windows a QP with it.
  *
  *   dcqcn     DCQCN RP + NP (Zhu et al., SIGCOMM 2015; parameters docs/cc.md)
- *   dcqcn-p   seed 002 (Wang et al., DCQCN-p), §2.1 pseudo-code, Tables 2-3
+ *   dcqcn-p   DCQCN-p (Wang et al., J. HFUT 2025), §2.1 pseudo-code, Tables 2-3
  *   dctcp     DCTCP window with ECN-echo fraction, g = 1/16 (Alizadeh et al. 2010)
  *   timely    TIMELY RTT gradient (Mittal et al., SIGCOMM 2015)
  *
@@ -88,7 +88,7 @@ void cc_dcqcn_increase(struct cc_dcqcn_state *s, const struct cc_dcqcn_params *p
 void cc_dcqcn_advance(struct cc_dcqcn_state *s, const struct cc_dcqcn_params *p, uint64_t now,
 		      uint64_t bytes);
 
-/** DCQCN-p (seed 002, §2.1 pseudo-code lines 1-31). */
+/** DCQCN-p (DCQCN-p (Wang et al.), §2.1 pseudo-code lines 1-31). */
 void cc_dcqcnp_init(struct cc_dcqcn_state *s, const struct cc_dcqcn_params *p);
 bool cc_dcqcnp_cnp(struct cc_dcqcn_state *s, const struct cc_dcqcn_params *p, uint64_t now);
 void cc_dcqcnp_increase(struct cc_dcqcn_state *s, const struct cc_dcqcn_params *p, bool timer);

@@ -2,11 +2,11 @@
 /**
  * @file cc_dcqcn.c
  * DCQCN (Zhu et al., "Congestion control for large-scale RDMA deployments",
- * SIGCOMM 2015) and DCQCN-p (seed 002: Wang, Huang, Qiu, Guo, "Design of
+ * SIGCOMM 2015) and DCQCN-p (Wang, Huang, Qiu, Guo, "Design of
  * efficient congestion control method based on RDMA", 2025, §2.1), reaction
  * point and notification point, as rates that are fractions of the line rate.
  *
- * Both share seed 002's equations (2)-(8):
+ * Both share DCQCN-p's (Wang et al.) equations (2)-(8):
  *   decrease (CNP):   Rt = Rc (2), Rc = Rc (1 - a/2) (3), a = a (1 - g) + g (4)
  *   fast recovery:    Rc = (Rc + Rt) / 2                          (5)
  *   additive:         Rt = Rt + R_ai, Rc = (Rc + Rt) / 2          (6)(7)
@@ -15,7 +15,7 @@
  * Interpretations (docs/cc.md):
  *  - the stage of an increase event is chosen by the events counted BEFORE it
  *    (fast recovery while max(T, B) < F), as ns-3's DCQCN does; this is what
- *    puts seed 002's Fig. 4 point (9, 1) at the 9th round;
+ *    puts DCQCN-p's (Wang et al.) Fig. 4 point (9, 1) at the 9th round;
  *  - Rt is not clamped to the line rate: Rc is, and the flow is at full rate
  *    (DCQCN-p: "deregistered", Rt = 0) once (Rc + Rt) / 2 reaches 1; Fig. 4
  *    plots Rt above 1 (its axis runs to 1.4).
@@ -43,7 +43,7 @@ full_rate(struct cc_dcqcn_state *s, bool deregister)
 {
 	s->rc = 1.0;
 	if (deregister)
-		s->rt = 0; /* seed 002 Fig. 4 text: Rt = 0, the flow is deregistered */
+		s->rt = 0; /* DCQCN-p (Wang et al.) Fig. 4 text: Rt = 0, the flow is deregistered */
 	s->active = false;
 	s->timer_at = 0;
 }
@@ -175,7 +175,7 @@ cc_dcqcn_advance(struct cc_dcqcn_state *s, const struct cc_dcqcn_params *p, uint
 	advance(s, p, now, bytes, false);
 }
 
-/* ---- DCQCN-p (seed 002 §2.1) ---- */
+/* ---- DCQCN-p (DCQCN-p (Wang et al.) §2.1) ---- */
 
 void
 cc_dcqcnp_init(struct cc_dcqcn_state *s, const struct cc_dcqcn_params *p)
@@ -443,5 +443,5 @@ struct roce_cc_ops rw_cc_dcqcn_p = {
     .next_deadline = dq_next_deadline,
     .info = dq_info,
     .ecn = true,
-    .becn_ack = true, /* seed 002 §2.1 (Fig. 2 text): RC answers CE with a BECN-flagged ACK */
+    .becn_ack = true, /* DCQCN-p §2.1 (Fig. 2 text): RC answers CE with a BECN ACK */
 };

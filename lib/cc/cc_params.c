@@ -29,23 +29,23 @@ rw_cc_line_rate(void)
 
 /* DCQCN: Zhu et al. 2015 and the sources in rnic_peers §3 (docs/cc.md) */
 struct cc_dcqcn_params cc_dcqcn_prm = {
-    .g = 1.0 / 256,	      /* seed 002 Table 3 (DCQCN), Zhu et al. 2015 */
+    .g = 1.0 / 256,	      /* DCQCN-p (Wang et al.) Table 3 (DCQCN), Zhu et al. 2015 */
     .alpha0 = 1.0,	      /* NVIDIA INITIAL_ALPHA_VALUE 1023 (Q10) = 1.0 */
     .alpha_timer_us = 55,     /* Zhu et al. 2015 K; HPCC ns-3 AlphaResumInterval 55 us */
-    .timer_us = 55,	      /* seed 002 Tables 2-3 (DCQCN): time threshold 55 us */
-    .byte_counter = 10485760, /* seed 002 Tables 2-3: byte threshold 10 MiB */
-    .f = 5,		      /* seed 002 Table 3, Zhu et al. 2015: F = 5 */
-    .rai = 40,		      /* Mb/s: Zhu et al. 2015 (seed 002 Table 3 prints "40 Gbit/s") */
+    .timer_us = 55,	      /* DCQCN-p (Wang et al.) Tables 2-3 (DCQCN): time threshold 55 us */
+    .byte_counter = 10485760, /* DCQCN-p (Wang et al.) Tables 2-3: byte threshold 10 MiB */
+    .f = 5,		      /* DCQCN-p (Wang et al.) Table 3, Zhu et al. 2015: F = 5 */
+    .rai = 40,		      /* Mb/s: Zhu et al. 2015 (DCQCN-p Table 3: "40 Gbit/s") */
     .rhai = 200,	      /* Mb/s: bobzhuyb/ns3-rdma mix/config.txt with RATE_AI 40 */
     .min_rate_mbps = 100,     /* bobzhuyb/ns3-rdma and HPCC ns-3 MinRate 100 Mb/s */
     .dec_interval_us = 4,     /* NVIDIA RATE_REDUCE_MONITOR_PERIOD 4 us; HPCC ns-3 4 us */
-    .cnp_interval_us = 50,    /* Zhu et al. 2015 N = 50 us; seed 002 Table 3 (DCQCN) */
+    .cnp_interval_us = 50,    /* Zhu et al. 2015 N = 50 us; DCQCN-p Table 3 (DCQCN) */
     .hyper = 1,
     .ratios = false,
     .becn_ack = 0,
 };
 
-/* DCQCN-p: seed 002 §2.1 and Tables 2-3 */
+/* DCQCN-p: DCQCN-p (Wang et al.) §2.1 and Tables 2-3 */
 struct cc_dcqcn_params cc_dcqcnp_prm = {
     .g = 1.0 / 16,	      /* Table 3 (DCQCN-p) */
     .alpha0 = 1.0,	      /* pseudo-code line 4: "a starts at 1" */

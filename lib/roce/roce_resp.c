@@ -1218,7 +1218,7 @@ resp_send_ack(struct roce_qp *qp, uint8_t syndrome, uint32_t psn)
 	roce_bth_init(qp, &p, ROCE_OP_RC_BASE + ROCE_OP_ACK, psn);
 	p.h.aeth.syndrome = syndrome;
 	p.h.aeth.msn = qp->resp.msn;
-	p.h.bth.becn = becn; /* ECN echo (seed 002 §2.1: a BECN ACK for RC instead of a CNP) */
+	p.h.bth.becn = becn; /* ECN echo (DCQCN-p (Wang et al.) §2.1: a BECN ACK for RC instead of a CNP) */
 	rc = roce_tx_pkt(qp, &p, 0, false);
 	if (rc == 0 && becn) {
 		qp->resp.becn_pending = false;

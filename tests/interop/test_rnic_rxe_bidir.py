@@ -22,7 +22,7 @@ CASES = [
 @pytest.mark.parametrize("rnic_is_server", [False, True], ids=["rnic-client", "rnic-server"])
 @pytest.mark.parametrize("mode,size,iters,mtu", CASES,
                          ids=[f"{m}-{s}B-mtu{u}" for m, s, n, u in CASES])
-def test_bidirectional_against_rxe(rxe_vm, tmp_path, mode, size, iters, mtu, rnic_is_server):
+def test_bidirectional_against_rxe(rxe_vm, tmp_path, mode, size, iters, mtu, rnic_is_server):  # noqa: F811
     opts = f"-b -s {size} -n {iters}"
     tool = f"ib_{mode} -d rxe0 -x 1 -m {mtu} {opts}"
     run = run_pair(rxe_vm, tmp_path, mode, opts, tool, rnic_is_server, mtu=mtu)

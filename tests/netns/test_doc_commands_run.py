@@ -16,7 +16,6 @@ import sys
 import threading
 import time
 
-import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))

@@ -76,7 +76,7 @@ def test_rnic_write_bw_on_hugepages(veth_pair, tmp_path):
 
     def cmd(i, prefix, tail):
         vdev = f"net_af_packet0,iface={vp.ifs[i]},framesz=2048,blocksz=4096,framecnt=1024"
-        return ([f"ip", "netns", "exec", vp.ns[i], RNIC] + hugepage_eal(prefix) +
+        return (["ip", "netns", "exec", vp.ns[i], RNIC] + hugepage_eal(prefix) +
                 ["--vdev", vdev, "--", "--ip", f"{vp.rip[i]}/24", "-s", str(size),
                  "-n", str(N), "--json", str(js[1 - i]), "write_bw"] + tail)
     srv = subprocess.Popen(cmd(1, f"hp_rnic_s{os.getpid()}", []), stdout=subprocess.PIPE,
@@ -134,7 +134,7 @@ class Box:
 
         threading.Thread(target=pump, daemon=True).start()
         ready.wait(60)
-        if self.proc.poll() is not None or not any("Ctrl-C to stop" in l for l in self.out):
+        if self.proc.poll() is not None or not any("Ctrl-C to stop" in ln for ln in self.out):
             self.stop()
             pytest.fail("did not start on hugepages:\n" + "".join(self.out))
         self.hugetlb_kb = hugetlb_kb(self.proc.pid)  # ip netns exec execs in place
@@ -193,8 +193,8 @@ def test_lossy_emu_on_hugepages(topo, tmp_path):
     need_hugepages(64)
     t, ports = topo
     js = tmp_path / "emu.json"
-    with Box(LEMU, t, f"hp_lemu{os.getpid()}", ["--both", "delay 1ms", "--seed", "1",
-                                                 "--json", str(js)], "0-1") as emu:
+    emu_args = ["--both", "delay 1ms", "--seed", "1", "--json", str(js)]
+    with Box(LEMU, t, f"hp_lemu{os.getpid()}", emu_args, "0-1") as emu:
         got = send_and_collect(ports, 7, N)
         rc = emu.stop()
     print(f"lossy-emu: {emu.hugetlb_kb} kB of hugepages")
@@ -216,8 +216,8 @@ def test_pfc_relay_on_hugepages(topo, tmp_path):
     need_hugepages(64)
     t, ports = topo
     js = tmp_path / "relay.json"
-    with Box(RELAY, t, f"hp_relay{os.getpid()}", ["--link-rate", "1gbit", "--rtt", "1ms",
-                                                   "--json", str(js)], "0") as relay:
+    relay_args = ["--link-rate", "1gbit", "--rtt", "1ms", "--json", str(js)]
+    with Box(RELAY, t, f"hp_relay{os.getpid()}", relay_args, "0") as relay:
         got = send_and_collect(ports, 9, N)
         rc = relay.stop()
     print(f"pfc-relay: {relay.hugetlb_kb} kB of hugepages")

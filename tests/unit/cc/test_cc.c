@@ -2,7 +2,7 @@
 /*
  * lib/cc on replayed event sequences, against rates computed by hand.
  *
- * Seed 002's Fig. 4 (DCQCN-p, §2.3) counts "rounds": one scheduling round is
+ * The DCQCN-p paper's Fig. 4 (Wang et al., §2.3) counts "rounds": one scheduling round is
  * one rate-increase (timer) event, and a congestion mark in a round is a CNP.
  * The replay below drives the state machines with exactly that: a CNP or a
  * timer increase per round, rounds 1 and 2 at full rate.
@@ -87,7 +87,7 @@ test_dcqcnp_fig4_consecutive(void)
 	CHECK(NEAR(rc[5], 0.125));
 	CHECK(NEAR(rc[14], 0.862255859375));
 	CHECK_EQ(full3, 15);
-	/* seed 002: "9 to 10 rounds", counted from the last decrease */
+	/* DCQCN-p (Wang et al.): "9 to 10 rounds", counted from the last decrease */
 	CHECK_EQ(full2 - 4, 9);
 	CHECK_EQ(full3 - 5, 10);
 	/* decrease - increase - decrease: the seed says 6; this reading gives 8 (from the last
