@@ -17,7 +17,7 @@ import vm as vmlib  # noqa: E402
 
 
 def _build_root() -> Path:
-    return Path(os.environ.get("ROCEWAN_BUILD", "/work/main/build"))
+    return Path(os.environ.get("ROCEWAN_BUILD", str(Path(__file__).resolve().parents[2] / "build")))
 
 
 @pytest.fixture(scope="session")

@@ -39,6 +39,8 @@ import time
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
+DEFAULT_BUILD = str(Path(__file__).resolve().parents[2] / "build")  # the repository's build/
+
 HERE = Path(__file__).resolve().parent
 BUILD_SCRIPT = HERE / "build_vm.sh"
 
@@ -286,7 +288,7 @@ class VM:
         self.mem, self.boot_timeout, self.quiet = mem, boot_timeout, quiet
         self.extra_cmdline, self.extra_qemu_args = extra_cmdline, list(extra_qemu_args)
         if image_dir is None:
-            image_dir = Path(os.environ.get("ROCEWAN_BUILD", "/work/main/build")) / "interop"
+            image_dir = Path(os.environ.get("ROCEWAN_BUILD", DEFAULT_BUILD)) / "interop"
         self.image_dir = Path(image_dir)
         self._own_workdir = workdir is None
         self.workdir = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix=f"rwvm-{name}-"))
@@ -680,7 +682,7 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
 
     ap = argparse.ArgumentParser(description=_main.__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--image", default=str(Path(os.environ.get("ROCEWAN_BUILD", "/work/main/build"))
+    ap.add_argument("--image", default=str(Path(os.environ.get("ROCEWAN_BUILD", DEFAULT_BUILD))
                                            / "interop"), help="build_vm.sh OUTDIR")
     ap.add_argument("--pair", action="store_true", help="two guests on a bridge")
     ap.add_argument("--mtu", type=int, default=4200)
