@@ -133,6 +133,7 @@ def reduce(cfg, docs, spec):
         "b_rx_dup_requests": b["qp_counters"]["rx_dup_requests"],
         "b_rx_out_of_sequence": b["qp_counters"]["rx_out_of_sequence"],
         "b_tx_nak_seq_err": b["qp_counters"]["tx_nak_seq_err"],
+        "b_pmd_imissed": b.get("pmd_counters", {}).get("imissed"),
     }
     # RTT sampler / adaptive RTO of rnic A (docs/transport.md): counters, and the figures at exit
     for k in ("rtt_samples", "karn_skipped", "rto_expiries"):
