@@ -34,7 +34,7 @@ def main():
     if os.geteuid() != 0:
         sys.exit("bench/testbed/swing_bracket.py: needs root (network namespaces)")
     n = claims.rounds()
-    dur = float(os.environ.get("SWING_DURATION", "3"))
+    dur = int(os.environ.get("SWING_DURATION", "3"))
     c = claims.Claims("bench_swing_bracket", B)
     rows = []
     with tempfile.TemporaryDirectory() as d:
