@@ -13,7 +13,12 @@
 void
 rnic_port_counters_add(struct rnic_port_counters *sum, const struct rnic_port *p)
 {
-#define RNIC_CNT_ADD(name, help) sum->name += p->cnt.name;
+/* a high-water mark ("_max" in its name) is the largest over the lcores, not their sum */
+#define RNIC_CNT_ADD(name, help)                                                                   \
+	if (strstr(#name, "_max"))                                                                 \
+		sum->name = sum->name > p->cnt.name ? sum->name : p->cnt.name;                     \
+	else                                                                                       \
+		sum->name += p->cnt.name;
 	RNIC_PORT_COUNTERS(RNIC_CNT_ADD)
 #undef RNIC_CNT_ADD
 }

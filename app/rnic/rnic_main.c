@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -554,6 +555,18 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 		rw_uint(&w, "ierrors", es.ierrors);
 		rw_uint(&w, "rx_nombuf", es.rx_nombuf);
 		rw_uint(&w, "oerrors", es.oerrors);
+		rw_obj_end(&w);
+	}
+	/* the process as the kernel saw it: involuntary switches and faults explain poll_gap_max_ns */
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		rw_obj_begin(&w, "process");
+		rw_uint(&w, "voluntary_switches", (uint64_t)ru.ru_nvcsw);
+		rw_uint(&w, "involuntary_switches", (uint64_t)ru.ru_nivcsw);
+		rw_uint(&w, "major_faults", (uint64_t)ru.ru_majflt);
+		rw_uint(&w, "minor_faults", (uint64_t)ru.ru_minflt);
+		rw_uint(&w, "max_rss_kib", (uint64_t)ru.ru_maxrss);
 		rw_obj_end(&w);
 	}
 	if (c->nl > 1) {

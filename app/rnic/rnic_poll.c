@@ -146,6 +146,8 @@ poll_one(struct rnic_port *p)
 		p->cnt.rx_from_ring += r;
 	}
 	now = rnic_now_ns(p);
+	if (p->last_poll_end_ns && now - p->last_poll_end_ns > p->cnt.poll_gap_max_ns)
+		p->cnt.poll_gap_max_ns = now - p->last_poll_end_ns;
 	p->cnt.polls++;
 	p->cnt.rx_frames += fresh;
 	p->cnt.rx_bursts += fresh != 0;
@@ -178,8 +180,13 @@ poll_one(struct rnic_port *p)
 	/* frames left batched by a full TX ring are work only while the ring drains */
 	if (p->ntx && p->cnt.tx_frames == tx0)
 		work = n;
-	rnic_pfc_sync_counters(p, rnic_now_ns(p));
+	uint64_t end = rnic_now_ns(p);
+
+	rnic_pfc_sync_counters(p, end);
+	if (end - now > p->cnt.poll_busy_max_ns)
+		p->cnt.poll_busy_max_ns = end - now;
 	rnic_port_slow_rx(p, fresh);
+	p->last_poll_end_ns = rnic_now_ns(p);
 	return work;
 }
 

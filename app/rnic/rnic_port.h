@@ -44,6 +44,8 @@ struct rte_ring;
 /* X(name, help): port-level counters beside the engine's own (roce_stats.h). */
 #define RNIC_PORT_COUNTERS(X)                                                        \
 	X(polls, "data-path poll iterations")                                        \
+	X(poll_gap_max_ns, "longest time between two polls (ns): back-off sleeps, and the stalls a loaded host imposes") \
+	X(poll_busy_max_ns, "longest single poll (ns)")                                \
 	X(rx_frames, "frames received on the port")                                  \
 	X(rx_bursts, "RX bursts that returned frames (rx_frames / rx_bursts = mean burst)") \
 	X(rx_roce, "RoCEv2 frames handed to the engine")                             \
@@ -158,6 +160,7 @@ struct rnic_port {
 	uint32_t slow_rx_us;       /**< --slow-rx-us (test aid) */
 	struct rte_mbuf *rx_early[RNIC_RX_EARLY]; /**< frames taken by the RX check before a TX burst */
 	unsigned int nrx_early;
+	uint64_t last_poll_end_ns; /**< for poll_gap_max_ns */
 	struct rnic_port_counters cnt;
 };
 

@@ -7,6 +7,7 @@ import uuid
 from types import SimpleNamespace
 
 import pytest
+from rocewan.testbed.topo import eal_lcores
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("ROCEWAN_BUILD", os.path.join(ROOT, "build"))
@@ -69,7 +70,7 @@ RNIC = os.path.join(BUILD, "app", "rnic", "rnic")
 
 
 def eal(iface, prefix):
-    return (f"--no-huge -m 512 --no-shconf --no-pci --file-prefix {prefix} "
+    return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci --file-prefix {prefix} "
             f"--log-level=lib.eal:error --vdev net_af_packet0,iface={iface},"
             f"framesz=2048,blocksz=4096,framecnt=1024,qpairs=1")
 

@@ -11,12 +11,13 @@ import time
 import pytest
 
 from conftest import BUILD, pair_results, serve_and_connect
+from rocewan.testbed.topo import eal_lcores
 
 RNIC = os.path.join(BUILD, "app", "rnic", "rnic")
 
 
 def eal(iface, prefix, framesz=2048):
-    return (f"--no-huge -m 512 --no-shconf --no-pci --file-prefix {prefix} "
+    return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci --file-prefix {prefix} "
             f"--log-level=lib.eal:error --vdev net_af_packet0,iface={iface},"
             f"framesz={framesz},blocksz={framesz * 2},framecnt=1024,qpairs=1")
 

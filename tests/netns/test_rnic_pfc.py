@@ -47,6 +47,7 @@ from conftest import BUILD, VethPair
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "dpdk", "emu"))
 import lemu_net  # noqa: E402  (PFC frame builder, namespace-bound AF_PACKET sockets)
+from rocewan.testbed.topo import eal_lcores  # noqa: E402
 
 RNIC = os.path.join(BUILD, "app", "rnic", "rnic")
 RNIC_BURST = 32  # app/rnic/rnic_port.h: frames per TX burst
@@ -58,7 +59,7 @@ ITERS = 4000  # 256 MiB: A is still sending when the XOFF comes, and after the X
 def eal(iface, prefix, bypass=1):
     # 4096-frame rings: B keeps up with A at full speed, so no loss-driven retransmissions.
     # qdisc_bypass=0 (A): the kernel taps each frame for the capture inside A's sendto()
-    return (f"--no-huge -m 512 --no-shconf --no-pci --file-prefix {prefix} "
+    return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci --file-prefix {prefix} "
             f"--log-level=lib.eal:error --vdev net_af_packet0,iface={iface},"
             f"framesz=2048,blocksz=4096,framecnt=4096,qpairs=1,qdisc_bypass={bypass}")
 

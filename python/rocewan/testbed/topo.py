@@ -24,6 +24,21 @@ class TopoError(RuntimeError):
     pass
 
 
+def eal_lcores(lcores="0"):
+    """EAL lcores ("0", "0-1", "1") as --lcores with every lcore's thread free to run on
+    any CPU this process may use. EAL's -l pins lcore N to CPU N: on a small shared host
+    that put every rnic's and box's main thread on CPU 0, where a woken poll loop waited
+    in the run queue for up to 2.6 s behind the others (measured beside two busy loops;
+    docs/testbed.md), long enough to exhaust a peer's retries. Floating threads let the
+    kernel move a starved one to the idle CPU."""
+    ids = []
+    for part in str(lcores).split(","):
+        lo, _, hi = part.partition("-")
+        ids += range(int(lo), int(hi or lo) + 1)
+    cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+    return "--lcores '" + ",".join(f"{i}@({cpus})" for i in ids) + "'"
+
+
 def sh(cmd, check=True):
     r = subprocess.run(cmd, shell=True, capture_output=True, text=True)
     if check and r.returncode:
@@ -91,13 +106,13 @@ class Topology:
 
     # ---- processes -------------------------------------------------------------------
     def _eal_rnic(self, side):
-        return (f"--no-huge -m 512 --no-shconf --no-pci --file-prefix {self.prefix}{side} "
+        return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci --file-prefix {self.prefix}{side} "
                 f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.ifs[side]},"
                 f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=1024,qpairs=1")
 
     def _eal_emu(self):
         v = f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=4096"
-        return (f"-l 0-1 --no-huge -m 768 --no-pci --file-prefix {self.prefix}E "
+        return (f"{eal_lcores('0-1')} --no-huge -m 768 --no-pci --file-prefix {self.prefix}E "
                 f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.ifs['eA']},{v} "
                 f"--vdev net_af_packet1,iface={self.ifs['eB']},{v}")
 
@@ -285,7 +300,7 @@ class Chain:
         kind = self.kind[node]
         exe = binary("lossy-emu") if kind == "emu" else binary("pfc-relay")
         mem = 768 if kind == "emu" else 1024  # relay: buffers / 256 B mbufs per priority
-        cmd = (f"ip netns exec {self.ns[node]} {exe} -l {lcores} --no-huge -m {mem} --no-pci "
+        cmd = (f"ip netns exec {self.ns[node]} {exe} {eal_lcores(lcores)} --no-huge -m {mem} --no-pci "
                f"--file-prefix {self.prefix}{node} --log-level=lib.eal:error {self._vdevs(node)} -- "
                f"{args} --json {json_path}")
         p = subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -310,7 +325,7 @@ class Chain:
     stop = Topology.stop
 
     def _eal_rnic(self, side):
-        return (f"--no-huge -m 512 --no-shconf --no-pci --file-prefix {self.prefix}{side} "
+        return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci --file-prefix {self.prefix}{side} "
                 f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.iface(side)},"
                 f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=1024,qpairs=1")
 
