@@ -232,7 +232,8 @@ roce_rtt_expired(struct roce_qp *qp)
  * to now. Adaptive RTO: that time does not count. A paused sender's packets
  * wait in the pausing hops, so their ACKs come that much later; no timer
  * fired meanwhile (roce_qp_timers), and every armed deadline moves by the
- * held time. --rto fixed keeps IBTA's timer, which runs through pauses.
+ * held time. --rto fixed keeps IBTA's timer, which runs through pauses;
+ * only its expiry waits for the pause to end (roce_rtt_tx_held).
  */
 void
 roce_rtt_tx_resumed(struct roce_dev *dev)
@@ -257,7 +258,16 @@ roce_rtt_tx_resumed(struct roce_dev *dev)
 bool
 roce_rtt_tx_held(struct roce_dev *dev)
 {
-	if (!dev->tx_held_since || dev->cfg.rto_mode != ROCE_RTO_ADAPTIVE)
+	/*
+	 * Both modes: no timeout fires while the app refuses frames. --rto fixed
+	 * keeps IBTA's timer running through the pause (its deadline does not
+	 * move), but the retry it starts waits for the pause to end: a retry whose
+	 * resend cannot leave the port would spend one of retry_cnt's attempts
+	 * (IBTA C9-140's retry counter) on nothing, and seven such pauses end a
+	 * healthy QP in IBV_WC_RETRY_EXC_ERR (the Swing chain, where the relay's
+	 * pauses hold the sender for a third of the run).
+	 */
+	if (!dev->tx_held_since)
 		return false;
 	/*
 	 * The engine retries a refused frame at every run. No refusal for
