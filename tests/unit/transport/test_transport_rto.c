@@ -585,7 +585,7 @@ t_rto_tx_held(void)
 		    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 512, 512, 512, IBV_SEND_SIGNALED), 0);
 		if (fixed)
 			CHECK(tr_discard_one(&w, TR_A)); /* P1 lost */
-		A(&w)->refuse_tx = 1000000; /* paused */
+		A(&w)->refuse_tx = 1000000;		 /* paused */
 		w.now = t + 1 * MS;
 		CHECK_EQ(
 		    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 1024, 512, 1024, IBV_SEND_SIGNALED),
@@ -602,7 +602,7 @@ t_rto_tx_held(void)
 		if (!fixed)
 			w.now = t + 60 * MS;
 		tr_poll(&w); /* P2 leaves */
-		if (fixed) /* P2 lost too: no NAK can start the retry, only the timer */
+		if (fixed)   /* P2 lost too: no NAK can start the retry, only the timer */
 			CHECK(tr_discard_one(&w, TR_A));
 		if (!fixed)
 			CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + 89 * MS);
