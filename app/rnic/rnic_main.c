@@ -160,6 +160,7 @@ setup_port(struct rnic_ctx *c)
 	dc.mtu = c->prm.mtu;
 	dc.window_pkts = c->prm.max_inflight;
 	dc.loss_window = strcmp(c->prm.loss_window, "on") == 0;
+	dc.loss_window_init = c->prm.loss_window_init;
 	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery);
 	dc.max_ooo = c->prm.max_ooo;
 	dc.rto_low_ns = (uint64_t)c->prm.rto_low_us * 1000u;

@@ -18,6 +18,41 @@ roce_lwin_init(struct roce_lwin *w)
 	w->ssthresh = 0;
 }
 
+void
+roce_lwin_slow_start(struct roce_lwin *w, uint32_t init)
+{
+	if (!init)
+		return;
+	w->cwnd = init < ROCE_LWIN_MIN ? ROCE_LWIN_MIN : init;
+	w->ssthresh = UINT32_MAX; /* until the QP window, a cut or a notification */
+}
+
+void
+roce_lwin_on_ecn(struct roce_lwin *w)
+{
+	w->ecn_round = true;
+	if (w->cwnd != UINT32_MAX && w->cwnd < w->ssthresh)
+		w->ssthresh = w->cwnd; /* slow start ends; the CC's rate decreases */
+}
+
+void
+roce_lwin_on_rtt(struct roce_lwin *w, uint64_t rtt_ns)
+{
+	if (!rtt_ns)
+		return;
+	if (!w->min_rtt || rtt_ns < w->min_rtt)
+		w->min_rtt = rtt_ns;
+	w->rtt_ewma = w->rtt_ewma ? w->rtt_ewma - w->rtt_ewma / 4 + rtt_ns / 4 : rtt_ns;
+}
+
+bool
+roce_lwin_congested(const struct roce_lwin *w)
+{
+	if (w->ecn_round || w->ecn_prev || !w->min_rtt)
+		return true;
+	return w->rtt_ewma > w->min_rtt + w->min_rtt / 4;
+}
+
 uint32_t
 roce_lwin_delivered(const struct roce_lwin *w)
 {
@@ -36,6 +71,8 @@ round_start(struct roce_lwin *w, uint32_t nxt)
 	w->round_lossy = false;
 	w->round_end = nxt;
 	w->round_acked = 0;
+	w->ecn_prev = w->ecn_round;
+	w->ecn_round = false;
 }
 
 void
@@ -54,20 +91,20 @@ roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nx
 			round_start(w, nxt);
 		}
 	}
-	if (w->cwnd >= window)
+	if (w->cwnd == UINT32_MAX)
 		return;
-	if (w->cwnd < w->ssthresh) {
-		/* slow start after a timeout: one packet per packet acknowledged, up to ssthresh */
+	if (w->cwnd < w->ssthresh && w->cwnd < window) {
+		/* slow start: one packet per packet acknowledged, up to ssthresh */
 		uint32_t room = w->ssthresh - w->cwnd;
 
 		w->cwnd += acked < room ? acked : room;
-		return;
-	}
-	/* additive increase: one packet per window of acknowledged packets (Reno) */
-	w->ai_acc += acked;
-	while (w->ai_acc >= w->cwnd && w->cwnd < window) {
-		w->ai_acc -= w->cwnd;
-		w->cwnd++;
+	} else {
+		/* additive increase: one packet per window of acknowledged packets (Reno) */
+		w->ai_acc += acked;
+		while (w->ai_acc >= w->cwnd && w->cwnd < window) {
+			w->ai_acc -= w->cwnd;
+			w->cwnd++;
+		}
 	}
 	if (w->cwnd >= window) {
 		w->cwnd = UINT32_MAX; /* back at the configured window: follow it again */
@@ -75,15 +112,31 @@ roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nx
 	}
 }
 
-bool
+int
 roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt, bool timeout)
 {
 	uint32_t in_flight = (uint32_t)roce_psn_diff(nxt, una), base, cut, floor;
 
 	w->round_lossy = true;
 	if (!timeout && w->cut && roce_psn_cmp(una, w->recover) < 0)
-		return false; /* the episode this window was already cut for */
+		return ROCE_LWIN_SAME; /* the episode this window was already cut for */
 	base = roce_lwin_window(w, window);
+	if (!roce_lwin_congested(w)) {
+		/*
+		 * No queue signal: a random loss. The window holds (a cut would
+		 * only lower the rate of a path that is not full); a timeout
+		 * still restarts small for the lost ACK clock, back to the whole
+		 * window in slow start.
+		 */
+		if (timeout) {
+			w->ssthresh = base > window ? window : base;
+			w->cwnd = ROCE_LWIN_MIN;
+			w->ai_acc = 0;
+		}
+		w->recover = nxt;
+		w->cut = true;
+		return ROCE_LWIN_HELD;
+	}
 	if (in_flight < base)
 		base = in_flight;
 	cut = base / 2;
@@ -113,5 +166,5 @@ roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t n
 	w->recover = nxt;
 	w->cut = true;
 	w->clean_since_cut = false;
-	return true;
+	return ROCE_LWIN_CUT;
 }

@@ -44,6 +44,8 @@ def rnic_opts(cfg):
         o += f" --cc-param {r['cc_param']}"
     if not r["loss_window"]:
         o += " --loss-window off"
+    elif r["loss_window_init"] != 10:
+        o += f" --loss-window-init {r['loss_window_init']}"
     if r["pfc_xoff"]:
         # both ends get it; only B receives data (A's ACK stream never reaches a backlog)
         o += f" --pfc-xoff {r['pfc_xoff']}"
@@ -157,6 +159,7 @@ def reduce(cfg, docs, spec):
     row["cc_decreases"] = qa.get("cc_decreases", 0)
     row["cc_increases"] = qa.get("cc_increases", 0)
     row["loss_window_cuts"] = qa.get("loss_window_cuts", 0)
+    row["loss_window_held"] = qa.get("loss_window_held", 0)
     row["cc_qps"] = a.get("cc_qps", [])
     mean_loss, events = model.ge_params(link["loss"]) if link["loss"] else (0.0, 0.0)
     row["loss_rate_model"] = mean_loss
