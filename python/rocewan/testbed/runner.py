@@ -161,6 +161,8 @@ def reduce(cfg, docs, spec):
     row["loss_window_cuts"] = qa.get("loss_window_cuts", 0)
     row["loss_window_held"] = qa.get("loss_window_held", 0)
     row["cc_qps"] = a.get("cc_qps", [])
+    # rnic A's per-QP rate / window time series (every 10 ms; columns named in it)
+    row["cc_trace"] = a.get("cc_trace")
     mean_loss, events = model.ge_params(link["loss"]) if link["loss"] else (0.0, 0.0)
     row["loss_rate_model"] = mean_loss
     row["loss_rate_measured"] = e["a2b"]["drop_loss"] / e["a2b"]["rx_pkts"] if e["a2b"]["rx_pkts"] else 0

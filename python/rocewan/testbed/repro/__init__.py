@@ -8,11 +8,14 @@ directory (default results/reproduce-NAME).
 
     goback.py   Wang (NJUPT): the Go-Back-N goodput model (section IV.A)
     swing.py    Chen et al. (IEEE TPDS 2023), Swing: PFC-Relay buffer, throughput, FCT
+    dcqcnp.py   Wang et al. (J. HFUT 2025), DCQCN-p: Fig. 4 recovery rounds
 """
-from ..references import SWING, WANG_BY
-from . import goback, swing
+from ..references import DCQCNP, SWING, WANG_BY
+from . import dcqcnp, goback, swing
 
 REPRODUCTIONS = {
+    "dcqcn-p-recovery": (dcqcnp.reproduce_recovery,
+                         f"DCQCN-p ({DCQCNP}) Fig. 4: Rc, Rt, alpha over rounds, DCQCN-p vs DCQCN"),
     "gbn-model": (goback.reproduce_gbn_model,
                   f"{WANG_BY} IV.A: Go-Back-N goodput over loss x RTT vs the formula"),
     "swing-buffer": (swing.reproduce_buffer,
