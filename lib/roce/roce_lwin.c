@@ -42,15 +42,20 @@ roce_lwin_on_rtt(struct roce_lwin *w, uint64_t rtt_ns)
 		return;
 	if (!w->min_rtt || rtt_ns < w->min_rtt)
 		w->min_rtt = rtt_ns;
-	w->rtt_ewma = w->rtt_ewma ? w->rtt_ewma - w->rtt_ewma / 4 + rtt_ns / 4 : rtt_ns;
+	if (!w->rtt_round_min || rtt_ns < w->rtt_round_min)
+		w->rtt_round_min = rtt_ns;
 }
 
 bool
 roce_lwin_congested(const struct roce_lwin *w)
 {
+	uint64_t recent = w->rtt_prev_min;
+
 	if (w->ecn_round || w->ecn_prev || !w->min_rtt)
 		return true;
-	return w->rtt_ewma > w->min_rtt + w->min_rtt / 4;
+	if (w->rtt_round_min && (!recent || w->rtt_round_min < recent))
+		recent = w->rtt_round_min;
+	return recent > w->min_rtt + w->min_rtt / 4;
 }
 
 uint32_t
@@ -73,6 +78,10 @@ round_start(struct roce_lwin *w, uint32_t nxt)
 	w->round_acked = 0;
 	w->ecn_prev = w->ecn_round;
 	w->ecn_round = false;
+	if (w->rtt_round_min) {
+		w->rtt_prev_min = w->rtt_round_min;
+		w->rtt_round_min = 0;
+	}
 }
 
 void

@@ -4,8 +4,9 @@
  * The loss-reactive window every congestion control inherits (issue 14).
  *
  * An RC QP may have at most min(window, cwnd) packets in flight. cwnd starts
- * at the QP's window (--max-inflight), so a path that never loses never sees
- * it: the lossless fast path is unchanged. A loss (NAK sequence error,
+ * at the QP's window (--max-inflight), or in slow start from a small initial
+ * window (below), and once back at the QP's window a path that never loses
+ * never sees it. A loss (NAK sequence error,
  * implied NAK, local ACK timeout, RNR NAK) cuts it once per loss episode
  * (losses below the PSN sent when it was cut belong to the same episode):
  *
@@ -42,9 +43,11 @@
  *
  * Random loss or congestion (roce_lwin_on_rtt, roce_lwin_on_ecn): a loss
  * episode cuts only with a queue signal: an ECN echo in this or the last
- * round trip, or a recent RTT (EWMA, gain 1/4) more than 1/4 above the least
- * RTT seen (TCP Vegas' and TIMELY's reading of a growing RTT as a queue),
- * or no RTT sample yet. Otherwise the loss is taken as random: the window
+ * round trip, or a recent RTT more than 1/4 above the least RTT seen (TCP
+ * Vegas' and TIMELY's reading of a growing RTT as a queue), or no RTT sample
+ * yet. The recent RTT is the least sample of this and the last round with
+ * samples: a standing queue raises every sample of a round, a host's
+ * scheduling stall only some. Otherwise the loss is taken as random: the window
  * holds (ROCE_LWIN_HELD); a timeout still restarts in slow start from
  * ROCE_LWIN_MIN, but back to the whole window that lost.
  *
@@ -75,10 +78,11 @@ struct roce_lwin {
 	uint32_t round_acked;		   /**< packets acknowledged in the current round */
 	uint32_t rounds[ROCE_LWIN_ROUNDS]; /**< delivered per recent round (0: lossy) */
 	uint8_t round_i;
-	bool ecn_round;	   /**< an ECN echo in the current round */
-	bool ecn_prev;	   /**< ... in the previous round */
-	uint64_t min_rtt;  /**< least RTT sample (ns; 0: none yet) */
-	uint64_t rtt_ewma; /**< recent RTT, EWMA with gain 1/4 (ns) */
+	bool ecn_round;		/**< an ECN echo in the current round */
+	bool ecn_prev;		/**< ... in the previous round */
+	uint64_t min_rtt;	/**< least RTT sample (ns; 0: none yet) */
+	uint64_t rtt_round_min; /**< least RTT sample of the current round (0: none) */
+	uint64_t rtt_prev_min;	/**< ... of the last round that had samples */
 };
 
 /** roce_lwin_on_loss(): the loss belongs to the episode already handled. */

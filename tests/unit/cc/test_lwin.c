@@ -249,7 +249,7 @@ test_random_loss_held(void)
 	/* no RTT sample yet: taken as congestion, as before */
 	CHECK(roce_lwin_congested(&w));
 	roce_lwin_on_rtt(&w, 20000000); /* 20 ms */
-	roce_lwin_on_rtt(&w, 21000000); /* EWMA 20.25 ms <= 25 ms: no queue */
+	roce_lwin_on_rtt(&w, 60000000); /* a stall: the round's least sample is still 20 ms */
 	CHECK(!roce_lwin_congested(&w));
 	CHECK_EQ(roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 600), false), ROCE_LWIN_HELD);
 	CHECK_EQ(w.cwnd, UINT32_MAX);
@@ -259,13 +259,18 @@ test_random_loss_held(void)
 	CHECK_EQ(roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 600), true), ROCE_LWIN_HELD);
 	CHECK_EQ(roce_lwin_window(&w, WIN), ROCE_LWIN_MIN);
 	CHECK_EQ(w.ssthresh, WIN);
-	/* the RTT grows by a queue: EWMA 20.25 -> 27.7 ms > 25 ms */
+	/* a standing queue: every sample of the last round and this one above 25 ms */
 	roce_lwin_init(&w);
+	una = 0;
 	roce_lwin_on_rtt(&w, 20000000);
-	roce_lwin_on_rtt(&w, 50000000);
-	CHECK_EQ(w.rtt_ewma, 27500000);
-	CHECK(roce_lwin_congested(&w));
-	CHECK_EQ(roce_lwin_on_loss(&w, WIN, 100, 900, false), ROCE_LWIN_CUT);
+	clean_round(&w, &una, 100);
+	roce_lwin_on_rtt(&w, 26000000);
+	CHECK(!roce_lwin_congested(&w)); /* the round that ended had 20 ms */
+	clean_round(&w, &una, 100);
+	roce_lwin_on_rtt(&w, 30000000);
+	CHECK_EQ(w.rtt_prev_min, 26000000);
+	CHECK(roce_lwin_congested(&w)); /* min(26, 30) > 25 */
+	CHECK_EQ(roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 800), false), ROCE_LWIN_CUT);
 	CHECK_EQ(roce_lwin_window(&w, WIN), 400);
 	/* an ECN echo in this or the last round is a queue signal too */
 	roce_lwin_init(&w);
