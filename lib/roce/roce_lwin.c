@@ -87,6 +87,9 @@ round_start(struct roce_lwin *w, uint32_t nxt)
 void
 roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt, uint32_t acked)
 {
+	/* these packets were acknowledged in a round with, or right after, an ECN echo */
+	bool echo = w->ecn_round || w->ecn_prev;
+
 	if (!w->round_on) {
 		round_start(w, nxt);
 	} else {
@@ -107,8 +110,12 @@ roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nx
 		uint32_t room = w->ssthresh - w->cwnd;
 
 		w->cwnd += acked < room ? acked : room;
-	} else {
-		/* additive increase: one packet per window of acknowledged packets (Reno) */
+	} else if (!echo) {
+		/*
+		 * additive increase: one packet per window of acknowledged packets
+		 * (Reno), but not while the path echoes ECN marks: the queue is in
+		 * the marking band and the CC's rate is the one to move
+		 */
 		w->ai_acc += acked;
 		while (w->ai_acc >= w->cwnd && w->cwnd < window) {
 			w->ai_acc -= w->cwnd;

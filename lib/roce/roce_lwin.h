@@ -37,6 +37,9 @@
  * congestion notification (roce_lwin_on_ecn: a CNP or a BECN-flagged ACK),
  * which ends slow start without a cut (RFC 3168 §6.1.2 would halve; here the
  * congestion control's own decrease reacts, the window only stops doubling).
+ * Nor does the window grow additively in a round trip with (or right after)
+ * an ECN echo: a window that grows by one packet per round trip while the
+ * queue sits in the marking band would otherwise fill any queue in time.
  * A sender that starts at its line rate otherwise puts a whole feedback delay
  * of line-rate data into the bottleneck before the first notification can
  * come back (issue 14: 10 Gb/s for 10 ms into a 2 MB queue).

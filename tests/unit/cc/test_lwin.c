@@ -229,7 +229,11 @@ test_ecn_ends_slow_start(void)
 	roce_lwin_on_ecn(&w);
 	CHECK_EQ(roce_lwin_window(&w, WIN), 40);
 	CHECK_EQ(w.ssthresh, 40);
-	clean_round(&w, &una, 40); /* 40 acknowledged: +1 (Reno) instead of +40 */
+	clean_round(&w, &una, 40); /* the echo's round and the next: no growth at all */
+	CHECK_EQ(roce_lwin_window(&w, WIN), 40);
+	clean_round(&w, &una, 40);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 40);
+	clean_round(&w, &una, 40); /* two rounds without an echo: +1 (Reno) instead of +40 */
 	CHECK_EQ(roce_lwin_window(&w, WIN), 41);
 	/* an ECN echo on an uncut window changes nothing */
 	roce_lwin_init(&w);
