@@ -129,9 +129,11 @@ test_timeout_slow_start(void)
 	/* a timeout with 200 in flight: cut 100, ssthresh 200 - 25 = 175, restart at the minimum */
 	CHECK(roce_lwin_on_loss(&w, WIN, 1000, 1200, true));
 	CHECK_EQ(roce_lwin_window(&w, WIN), ROCE_LWIN_MIN);
-	/* a timeout cuts again inside its own episode */
-	CHECK(roce_lwin_on_loss(&w, WIN, 1000, 1200, true));
-	CHECK_EQ(w.ssthresh, ROCE_LWIN_MIN); /* base = cwnd 4 -> 2 -> the minimum */
+	/* a timeout again inside its own episode: restart small, ssthresh kept (no collapse) */
+	roce_lwin_on_ack(&w, WIN, 1000, 1200, 0);
+	CHECK_EQ(roce_lwin_on_loss(&w, WIN, 1000, 1200, true), ROCE_LWIN_SAME);
+	CHECK_EQ(roce_lwin_window(&w, WIN), ROCE_LWIN_MIN);
+	CHECK_EQ(w.ssthresh, 100);
 	roce_lwin_init(&w);
 	w.clean_since_cut = true; /* as after a clean round trip */
 	CHECK(roce_lwin_on_loss(&w, WIN, 1000, 1200, true));
@@ -259,10 +261,16 @@ test_random_loss_held(void)
 	CHECK_EQ(w.cwnd, UINT32_MAX);
 	/* the same episode */
 	CHECK_EQ(roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 600), false), ROCE_LWIN_SAME);
-	/* a random timeout: restart at the minimum, slow start back to the whole window */
-	CHECK_EQ(roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 600), true), ROCE_LWIN_HELD);
+	/* a timeout in that episode: restart at the minimum, slow start back to the whole window */
+	CHECK_EQ(roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 600), true), ROCE_LWIN_SAME);
 	CHECK_EQ(roce_lwin_window(&w, WIN), ROCE_LWIN_MIN);
 	CHECK_EQ(w.ssthresh, WIN);
+	/* a random timeout as a new episode does the same */
+	una = roce_psn_add(una, 600);
+	roce_lwin_on_ack(&w, WIN, una, roce_psn_add(una, 4), 0);
+	CHECK_EQ(roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 4), true), ROCE_LWIN_HELD);
+	CHECK_EQ(roce_lwin_window(&w, WIN), ROCE_LWIN_MIN);
+	CHECK_EQ(w.ssthresh, WIN); /* not the 4 that lost: random loss never lowers it */
 	/* a standing queue: every sample of the last round and this one above 25 ms */
 	roce_lwin_init(&w);
 	una = 0;
