@@ -132,6 +132,10 @@ static const struct opt_def opts[] = {
 	 "loss-reactive window under --max-inflight, whatever --cc: halved per loss episode (floored "
 	 "by the delivery of a recent clean round trip), restarted small after a timeout, grown by "
 	 "one packet per window (docs/transport.md)"},
+	{"loss-window-init", 0, T_U32, OFF(loss_window_init), SZ(loss_window_init), "10", 0, 8388608, NULL,
+	 true,
+	 "initial loss-reactive window (packets), grown in slow start until --max-inflight, a "
+	 "loss with a queue signal or the first CNP/ECN echo; 0 starts at --max-inflight (docs/cc.md)"},
 	{"busy-poll", 0, T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL, false, "never sleep when idle (benchmarks)"},
 	{"own-mac", 0, T_FLAG, OFF(own_mac), 0, "false", 0, 0, NULL, false,
 	 "a MAC of its own (the port's, locally administered, last bit flipped), port promiscuous: "
@@ -759,6 +763,7 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "rto_max_ns", p->rto_max_ns);
 	rw_uint(w, "max_inflight_pkts", p->max_inflight);
 	rw_bool(w, "loss_window", strcmp(p->loss_window, "on") == 0);
+	rw_uint(w, "loss_window_init_pkts", p->loss_window_init);
 	rw_bool(w, "busy_poll", p->busy_poll);
 	rw_bool(w, "own_mac", p->own_mac);
 	rw_bool(w, "chk", p->chk);

@@ -94,6 +94,7 @@ struct rnic_params {
 	char cc_param[256];     /**< --cc-param name=value,... */
 	uint32_t max_inflight;  /**< --max-inflight packets per QP */
 	char loss_window[4];    /**< --loss-window on|off */
+	uint32_t loss_window_init; /**< --loss-window-init packets (0: start at --max-inflight) */
 	bool busy_poll;
 	bool own_mac;           /**< --own-mac: a MAC apart from the kernel interface's */
 	bool chk;               /**< --chk: rc_pingpong server checks each received message */

@@ -72,7 +72,58 @@ struct rnic_ctx {
 	struct roce_mr *lmr[RNIC_MAX_LCORES];
 	struct rnic_steer steer;
 	struct rnic_lcores lc;
+	/* --json: each QP's rate and windows over time (cc_trace), sampled by the port's tick */
+	struct rnic_cc_sample *cct;
+	uint32_t ncct;
+	uint64_t cct_t0, cct_next;
 };
+
+/*
+ * The per-QP congestion-control trace in --json ("cc_trace"): every
+ * RNIC_CC_TRACE_NS, the first RNIC_CC_TRACE_QPS QPs' rate, target, CC window,
+ * in-flight limit (loss window), alpha and RTT; at most RNIC_CC_TRACE_MAX
+ * sampling instants (then it stops). One lcore only: with --lcores the
+ * workers own the QPs.
+ */
+#define RNIC_CC_TRACE_NS 10000000ull /* 10 ms */
+#define RNIC_CC_TRACE_MAX 12000u     /* two minutes */
+#define RNIC_CC_TRACE_QPS 4u
+
+struct rnic_cc_sample {
+	float t_s, rate_gbps, target_gbps, alpha, rtt_us;
+	uint32_t qpn, cc_window, loss_window;
+};
+
+static void
+cc_trace_tick(void *arg)
+{
+	struct rnic_ctx *c = arg;
+	uint64_t now = rnic_now_ns(&c->port);
+	unsigned int nq = c->prm.num_qps < RNIC_CC_TRACE_QPS ? c->prm.num_qps : RNIC_CC_TRACE_QPS;
+
+	if (now < c->cct_next || c->ncct + nq > RNIC_CC_TRACE_MAX * RNIC_CC_TRACE_QPS)
+		return;
+	if (!c->cct_t0)
+		c->cct_t0 = now;
+	c->cct_next = now + RNIC_CC_TRACE_NS;
+	for (unsigned int q = 0; q < nq; q++) {
+		struct rnic_cc_sample *s = &c->cct[c->ncct];
+		struct roce_cc_info ci;
+
+		if (!c->qp[q] || roce_qp_state(c->qp[q]) != IBV_QPS_RTS)
+			continue;
+		(void)roce_qp_cc_info(c->qp[q], &ci); /* -ENOTSUP (none): the loss window only */
+		s->t_s = (float)((now - c->cct_t0) / 1e9);
+		s->qpn = roce_qp_num(c->qp[q]);
+		s->rate_gbps = (float)(ci.rate_bps / 1e9);
+		s->target_gbps = (float)(ci.target_bps / 1e9);
+		s->cc_window = ci.window;
+		s->loss_window = ci.loss_window;
+		s->alpha = (float)ci.alpha;
+		s->rtt_us = (float)(ci.rtt_ns / 1e3);
+		c->ncct++;
+	}
+}
 
 static void
 die(const char *fmt, ...)
@@ -160,6 +211,7 @@ setup_port(struct rnic_ctx *c)
 	dc.mtu = c->prm.mtu;
 	dc.window_pkts = c->prm.max_inflight;
 	dc.loss_window = strcmp(c->prm.loss_window, "on") == 0;
+	dc.loss_window_init = c->prm.loss_window_init;
 	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery);
 	dc.max_ooo = c->prm.max_ooo;
 	dc.rto_low_ns = (uint64_t)c->prm.rto_low_us * 1000u;
@@ -490,6 +542,37 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 		}
 		rw_arr_end(&w);
 	}
+	if (c->ncct) {
+		rw_obj_begin(&w, "cc_trace");
+		rw_dbl(&w, "interval_s", RNIC_CC_TRACE_NS / 1e9);
+		rw_arr_begin(&w, "columns");
+		rw_str(&w, NULL, "t_s");
+		rw_str(&w, NULL, "qpn");
+		rw_str(&w, NULL, "rate_gbps");
+		rw_str(&w, NULL, "target_gbps");
+		rw_str(&w, NULL, "cc_window_pkts");
+		rw_str(&w, NULL, "loss_window_pkts");
+		rw_str(&w, NULL, "alpha");
+		rw_str(&w, NULL, "rtt_us");
+		rw_arr_end(&w);
+		rw_arr_begin(&w, "rows");
+		for (uint32_t i = 0; i < c->ncct; i++) {
+			const struct rnic_cc_sample *s = &c->cct[i];
+
+			rw_arr_begin(&w, NULL);
+			rw_dbl(&w, NULL, s->t_s);
+			rw_uint(&w, NULL, s->qpn);
+			rw_dbl(&w, NULL, s->rate_gbps);
+			rw_dbl(&w, NULL, s->target_gbps);
+			rw_uint(&w, NULL, s->cc_window);
+			rw_uint(&w, NULL, s->loss_window);
+			rw_dbl(&w, NULL, s->alpha);
+			rw_dbl(&w, NULL, s->rtt_us);
+			rw_arr_end(&w);
+		}
+		rw_arr_end(&w);
+		rw_obj_end(&w);
+	}
 	/* each QP's congestion control state at the end (lib/cc info hook) */
 	rw_arr_begin(&w, "cc_qps");
 	for (unsigned int q = 0; q < c->prm.num_qps; q++) {
@@ -750,6 +833,13 @@ main(int argc, char **argv)
 	}
 	c.run.connect_qp = connect_qp;
 	c.run.connect_arg = &c;
+	if (c.prm.json[0] && c.nl <= 1 && c.prm.server[0]) { /* the client: the requester */
+		c.cct = calloc((size_t)RNIC_CC_TRACE_MAX * RNIC_CC_TRACE_QPS, sizeof(*c.cct));
+		if (c.cct) {
+			c.port.tick = cc_trace_tick;
+			c.port.tick_arg = &c;
+		}
+	}
 	if (c.nl > 1) {
 		c.lc.n = c.nl;
 		c.lc.steer = &c.steer;

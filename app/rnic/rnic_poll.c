@@ -119,7 +119,10 @@ rnic_port_poll(struct rnic_port *p)
 	if (p->steer && p->lcore_idx == 0 && !p->steer->running)
 		for (unsigned int l = 1; l < p->steer->n; l++)
 			work += poll_one(p->steer->port[l]);
-	return work + poll_one(p);
+	work += poll_one(p);
+	if (p->tick)
+		p->tick(p->tick_arg);
+	return work;
 }
 
 static unsigned int

@@ -122,6 +122,9 @@ struct rnic_steer {
 
 struct rnic_port {
 	uint16_t port_id;
+	/** Called after every rnic_port_poll() when set (the --json CC trace, rnic_main.c). */
+	void (*tick)(void *arg);
+	void *tick_arg;
 	struct rnic_steer *steer; /**< NULL with one lcore */
 	unsigned int lcore_idx;   /**< index in steer */
 	uint16_t queue;

@@ -8,7 +8,9 @@
 2. A slow receiver (rnic B --slow-rx-us 1000) and default options: send_bw 20 x 1 MiB.
    Pass: completes; the time is reported.
 
-  bench/cc/ecn.py BUILD_DIR [ROUNDS]   (root; testbed prefix tbcc)
+  bench/cc/ecn.py BUILD_DIR [ROUNDS [ONLY]]   (root; testbed prefix tbcc)
+
+ONLY: a comma-separated subset, e.g. "dcqcn,dcqcn:profile=wan,slow_rx" (default: all).
 """
 import json
 import os
@@ -23,6 +25,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 B = os.path.realpath(sys.argv[1] if len(sys.argv) > 1 else "build")
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 10
 CASES = [("none", ""), ("dcqcn", ""), ("dcqcn", "profile=wan"), ("dcqcn-p", ""), ("dctcp", "")]
+ONLY = sys.argv[3].split(",") if len(sys.argv) > 3 else None
+if ONLY:
+    CASES = [(cc, p) for cc, p in CASES if (f"{cc}:{p}" if p else cc) in ONLY]
 env = dict(os.environ, ROCEWAN_BUILD=B)
 
 
@@ -57,27 +62,28 @@ def main():
         keys = ("goodput_gbps", "emu_a2b_drop_queue", "emu_a2b_ecn_marked", "rnic_b_tx_cnps",
                 "rnic_b_tx_becn_acks", "cc_decreases", "tx_retransmits")
         out["ecn"][name] = [{k: r[k] for k in keys} if r else None for r in rows]
-    sys.path.insert(0, os.path.join(ROOT, "tests", "netns"))
-    from conftest import VethPair, rnic_pair  # noqa: E402
-    import pathlib
-    vp = VethPair()
-    try:
-        for i in range(ROUNDS):
-            with tempfile.TemporaryDirectory() as d:
-                t0 = time.monotonic()
-                rcs, _, (srv, cli) = rnic_pair(vp, pathlib.Path(d), "send_bw", "-s 1048576 -n 20",
-                                               side_opts=("", "--slow-rx-us 1000"), timeout=120)
-                dt = time.monotonic() - t0
-                q = cli["results"]["qp_counters"] if cli else {}
-                out["slow_rx"].append({"ok": rcs == [0, 0], "wall_s": dt,
-                                       "retransmits": q.get("tx_retransmits"),
-                                       "cuts": q.get("loss_window_cuts")})
-    finally:
-        vp.close()
-    ok = [r for r in out["slow_rx"] if r["ok"]]
-    print(f"\nslow receiver, default options, send_bw 20 x 1 MiB: {len(ok)}/{ROUNDS} complete, "
-          f"wall p50 {statistics.median(r['wall_s'] for r in ok) if ok else float('nan'):.1f} s, "
-          f"retransmits p50 {statistics.median(r['retransmits'] for r in ok) if ok else 0:.0f}")
+    if not ONLY or "slow_rx" in ONLY:
+        sys.path.insert(0, os.path.join(ROOT, "tests", "netns"))
+        from conftest import VethPair, rnic_pair  # noqa: E402
+        import pathlib
+        vp = VethPair()
+        try:
+            for i in range(ROUNDS):
+                with tempfile.TemporaryDirectory() as d:
+                    t0 = time.monotonic()
+                    rcs, _, (srv, cli) = rnic_pair(vp, pathlib.Path(d), "send_bw", "-s 1048576 -n 20",
+                                                   side_opts=("", "--slow-rx-us 1000"), timeout=120)
+                    dt = time.monotonic() - t0
+                    q = cli["results"]["qp_counters"] if cli else {}
+                    out["slow_rx"].append({"ok": rcs == [0, 0], "wall_s": dt,
+                                           "retransmits": q.get("tx_retransmits"),
+                                           "cuts": q.get("loss_window_cuts")})
+        finally:
+            vp.close()
+        ok = [r for r in out["slow_rx"] if r["ok"]]
+        print(f"\nslow receiver, default options, send_bw 20 x 1 MiB: {len(ok)}/{ROUNDS} complete, "
+              f"wall p50 {statistics.median(r['wall_s'] for r in ok) if ok else float('nan'):.1f} s, "
+              f"retransmits p50 {statistics.median(r['retransmits'] for r in ok) if ok else 0:.0f}")
     res = os.path.join(B, "results")
     os.makedirs(res, exist_ok=True)
     json.dump(out, open(os.path.join(res, "cc_ecn.json"), "w"), indent=1)

@@ -32,7 +32,10 @@ def main():
     for r in range(n):
         with tempfile.TemporaryDirectory() as d:
             p = subprocess.run([os.path.join(claims.ROOT, "testbed"), "--prefix", "tbg", "run", CONFIG,
-                                "--quick", "--out", d], capture_output=True, text=True, env=env,
+                                "--quick", "--out", d,
+                                # the model is plain Go-Back-N with a fixed window (as gbn-model)
+                                "--set", "rnic.loss_window=false"],
+                               capture_output=True, text=True, env=env,
                                cwd=claims.ROOT, timeout=600)
             if p.returncode != 0:
                 print(f"round {r + 1}/{n}: testbed failed:\n{p.stdout[-2000:]}{p.stderr[-2000:]}")

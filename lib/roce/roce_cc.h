@@ -78,11 +78,12 @@ struct roce_cc_info {
 	double alpha;       /**< DCQCN/DCTCP alpha */
 	uint64_t rtt_ns;    /**< last RTT sample (TIMELY) */
 	double target_bps;  /**< DCQCN target rate */
+	uint32_t loss_window; /**< the RC in-flight limit now: QP window and loss window (roce_lwin.h) */
 };
 
 /** Count a rate/window decrease (or increase) of the QP's CC (roce_stats). */
 void roce_qp_cc_changed(struct roce_qp *qp, bool increase);
-/** The CC state of a QP: 0, or -ENOTSUP if its CC has no info hook. */
+/** The CC state of a QP: 0, or -ENOTSUP if its CC has no info hook (loss_window is set anyway). */
 int roce_qp_cc_info(const struct roce_qp *qp, struct roce_cc_info *out);
 
 /** Register an implementation (before creating QPs). -EEXIST, -ENOSPC or -EINVAL. */

@@ -522,10 +522,16 @@ comp_progress(struct comp_ctx *c)
 static void
 comp_lwin_loss(struct roce_qp *qp, enum roce_loss_kind kind)
 {
-	if (qp->dev->cfg.loss_window &&
-	    roce_lwin_on_loss(&qp->lwin, qp->window, qp->comp.una, qp->req.psn,
-			      kind == ROCE_LOSS_TIMEOUT))
+	int r;
+
+	if (!qp->dev->cfg.loss_window)
+		return;
+	r = roce_lwin_on_loss(&qp->lwin, qp->window, qp->comp.una, qp->req.psn,
+			      kind == ROCE_LOSS_TIMEOUT);
+	if (r == ROCE_LWIN_CUT)
 		roce_qp_stat(qp, ROCE_STAT_LWIN_CUTS, 1);
+	else if (r == ROCE_LWIN_HELD)
+		roce_qp_stat(qp, ROCE_STAT_LWIN_HELD, 1);
 }
 
 static enum comp_state
@@ -661,6 +667,7 @@ roce_comp_rx(struct roce_qp *qp, const struct roce_rx *rx)
 		int32_t acked = roce_psn_diff(qp->comp.una, old_una);
 
 		roce_qp_stat(qp, ROCE_STAT_RX_BECN_ACKS, 1);
+		roce_lwin_on_ecn(&qp->lwin);
 		if (qp->cc->on_becn)
 			qp->cc->on_becn(qp, qp->cc_priv, qp->dev->now, acked > 0 ? (uint32_t)acked : 0);
 		else
@@ -696,5 +703,6 @@ void
 roce_comp_cnp(struct roce_qp *qp)
 {
 	roce_qp_stat(qp, ROCE_STAT_RX_CNPS, 1);
+	roce_lwin_on_ecn(&qp->lwin);
 	qp->cc->on_cnp(qp, qp->cc_priv, qp->dev->now);
 }

@@ -18,6 +18,46 @@ roce_lwin_init(struct roce_lwin *w)
 	w->ssthresh = 0;
 }
 
+void
+roce_lwin_slow_start(struct roce_lwin *w, uint32_t init)
+{
+	if (!init)
+		return;
+	w->cwnd = init < ROCE_LWIN_MIN ? ROCE_LWIN_MIN : init;
+	w->ssthresh = UINT32_MAX; /* until the QP window, a cut or a notification */
+}
+
+void
+roce_lwin_on_ecn(struct roce_lwin *w)
+{
+	w->ecn_round = true;
+	if (w->cwnd != UINT32_MAX && w->cwnd < w->ssthresh)
+		w->ssthresh = w->cwnd; /* slow start ends; the CC's rate decreases */
+}
+
+void
+roce_lwin_on_rtt(struct roce_lwin *w, uint64_t rtt_ns)
+{
+	if (!rtt_ns)
+		return;
+	if (!w->min_rtt || rtt_ns < w->min_rtt)
+		w->min_rtt = rtt_ns;
+	if (!w->rtt_round_min || rtt_ns < w->rtt_round_min)
+		w->rtt_round_min = rtt_ns;
+}
+
+bool
+roce_lwin_congested(const struct roce_lwin *w)
+{
+	uint64_t recent = w->rtt_prev_min;
+
+	if (w->ecn_round || w->ecn_prev || !w->min_rtt)
+		return true;
+	if (w->rtt_round_min && (!recent || w->rtt_round_min < recent))
+		recent = w->rtt_round_min;
+	return recent > w->min_rtt + w->min_rtt / 4;
+}
+
 uint32_t
 roce_lwin_delivered(const struct roce_lwin *w)
 {
@@ -36,11 +76,28 @@ round_start(struct roce_lwin *w, uint32_t nxt)
 	w->round_lossy = false;
 	w->round_end = nxt;
 	w->round_acked = 0;
+	w->ecn_prev = w->ecn_round;
+	w->ecn_round = false;
+	if (w->rtt_round_min) {
+		w->rtt_prev_min = w->rtt_round_min;
+		w->rtt_round_min = 0;
+	}
 }
 
 void
 roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt, uint32_t acked)
 {
+	/* these packets were acknowledged in a round with, or right after, an ECN echo */
+	bool echo = w->ecn_round || w->ecn_prev;
+	/*
+	 * The window grows only while it limits what is in flight (RFC 7661's
+	 * cwnd validation, as Linux's tcp_is_cwnd_limited in slow start: cwnd
+	 * below twice the flight): a paced or application-limited QP would
+	 * otherwise "grow" its window far past anything it ever sent.
+	 */
+	uint64_t flight = (uint64_t)(uint32_t)roce_psn_diff(nxt, una) + acked;
+	bool limited = w->cwnd != UINT32_MAX && (uint64_t)w->cwnd < 2 * flight;
+
 	if (!w->round_on) {
 		round_start(w, nxt);
 	} else {
@@ -54,20 +111,24 @@ roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nx
 			round_start(w, nxt);
 		}
 	}
-	if (w->cwnd >= window)
+	if (w->cwnd == UINT32_MAX || !limited)
 		return;
-	if (w->cwnd < w->ssthresh) {
-		/* slow start after a timeout: one packet per packet acknowledged, up to ssthresh */
+	if (w->cwnd < w->ssthresh && w->cwnd < window) {
+		/* slow start: one packet per packet acknowledged, up to ssthresh */
 		uint32_t room = w->ssthresh - w->cwnd;
 
 		w->cwnd += acked < room ? acked : room;
-		return;
-	}
-	/* additive increase: one packet per window of acknowledged packets (Reno) */
-	w->ai_acc += acked;
-	while (w->ai_acc >= w->cwnd && w->cwnd < window) {
-		w->ai_acc -= w->cwnd;
-		w->cwnd++;
+	} else if (!echo) {
+		/*
+		 * additive increase: one packet per window of acknowledged packets
+		 * (Reno), but not while the path echoes ECN marks: the queue is in
+		 * the marking band and the CC's rate is the one to move
+		 */
+		w->ai_acc += acked;
+		while (w->ai_acc >= w->cwnd && w->cwnd < window) {
+			w->ai_acc -= w->cwnd;
+			w->cwnd++;
+		}
 	}
 	if (w->cwnd >= window) {
 		w->cwnd = UINT32_MAX; /* back at the configured window: follow it again */
@@ -75,15 +136,48 @@ roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nx
 	}
 }
 
-bool
+int
 roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt, bool timeout)
 {
 	uint32_t in_flight = (uint32_t)roce_psn_diff(nxt, una), base, cut, floor;
 
 	w->round_lossy = true;
-	if (!timeout && w->cut && roce_psn_cmp(una, w->recover) < 0)
-		return false; /* the episode this window was already cut for */
+	if (w->cut && roce_psn_cmp(una, w->recover) < 0) {
+		/* the episode this window was already cut (or held) for */
+		if (timeout) {
+			/*
+			 * a retransmission was lost too: restart small for the
+			 * lost ACK clock, ssthresh as the episode set it (Linux
+			 * keeps it on a repeated RTO in its Loss state; halving
+			 * it per expiry would leave a few packets per round trip)
+			 */
+			w->cwnd = ROCE_LWIN_MIN;
+			w->ai_acc = 0;
+		}
+		return ROCE_LWIN_SAME;
+	}
 	base = roce_lwin_window(w, window);
+	if (!roce_lwin_congested(w)) {
+		/*
+		 * No queue signal: a random loss. The window holds (a cut would
+		 * only lower the rate of a path that is not full); a timeout
+		 * still restarts at ROCE_LWIN_MIN for the lost ACK clock, back
+		 * to the whole window in slow start. (Restarting at the delivery
+		 * of a clean round instead failed tests/dpdk/test_rnic_ring.c's
+		 * periodic drop in one of two runs: rounds of one size.)
+		 */
+		if (base > window)
+			base = window;
+		if (base > w->ssthresh)
+			w->ssthresh = base; /* a random loss never lowers the target */
+		if (timeout) {
+			w->cwnd = ROCE_LWIN_MIN;
+			w->ai_acc = 0;
+		}
+		w->recover = nxt;
+		w->cut = true;
+		return ROCE_LWIN_HELD;
+	}
 	if (in_flight < base)
 		base = in_flight;
 	cut = base / 2;
@@ -113,5 +207,5 @@ roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t n
 	w->recover = nxt;
 	w->cut = true;
 	w->clean_since_cut = false;
-	return true;
+	return ROCE_LWIN_CUT;
 }

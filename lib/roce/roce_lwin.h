@@ -4,8 +4,9 @@
  * The loss-reactive window every congestion control inherits (issue 14).
  *
  * An RC QP may have at most min(window, cwnd) packets in flight. cwnd starts
- * at the QP's window (--max-inflight), so a path that never loses never sees
- * it: the lossless fast path is unchanged. A loss (NAK sequence error,
+ * at the QP's window (--max-inflight), or in slow start from a small initial
+ * window (below), and once back at the QP's window a path that never loses
+ * never sees it. A loss (NAK sequence error,
  * implied NAK, local ACK timeout, RNR NAK) cuts it once per loss episode
  * (losses below the PSN sent when it was cut belong to the same episode):
  *
@@ -29,8 +30,32 @@
  * the ACK clock is lost, and rounds of a changing size also keep a periodic
  * loss pattern from hitting the same PSN in every go-back round.
  *
- * Pure arithmetic on PSNs and counts: no clock, unit-tested on replayed
- * event sequences (tests/unit/test_lwin.c).
+ * Start (roce_lwin_slow_start, cfg.loss_window_init > 0, the rnic's default):
+ * cwnd starts at a small initial window and grows in slow start (one packet
+ * per packet acknowledged: doubling per round trip, RFC 5681 §3.1, the
+ * initial window of RFC 6928) until the QP window, a cut, or the first
+ * congestion notification (roce_lwin_on_ecn: a CNP or a BECN-flagged ACK),
+ * which ends slow start without a cut (RFC 3168 §6.1.2 would halve; here the
+ * congestion control's own decrease reacts, the window only stops doubling).
+ * Nor does the window grow additively in a round trip with (or right after)
+ * an ECN echo: a window that grows by one packet per round trip while the
+ * queue sits in the marking band would otherwise fill any queue in time.
+ * A sender that starts at its line rate otherwise puts a whole feedback delay
+ * of line-rate data into the bottleneck before the first notification can
+ * come back (issue 14: 10 Gb/s for 10 ms into a 2 MB queue).
+ *
+ * Random loss or congestion (roce_lwin_on_rtt, roce_lwin_on_ecn): a loss
+ * episode cuts only with a queue signal: an ECN echo in this or the last
+ * round trip, or a recent RTT more than 1/4 above the least RTT seen (TCP
+ * Vegas' and TIMELY's reading of a growing RTT as a queue), or no RTT sample
+ * yet. The recent RTT is the least sample of this and the last round with
+ * samples: a standing queue raises every sample of a round, a host's
+ * scheduling stall only some. Otherwise the loss is taken as random: the window
+ * holds (ROCE_LWIN_HELD); a timeout still restarts in slow start from
+ * ROCE_LWIN_MIN, but back to the whole window that lost.
+ *
+ * Pure arithmetic on PSNs, counts and RTT samples: no clock, unit-tested on
+ * replayed event sequences (tests/unit/cc/test_lwin.c).
  */
 #ifndef ROCE_LWIN_H
 #define ROCE_LWIN_H
@@ -56,10 +81,30 @@ struct roce_lwin {
 	uint32_t round_acked;		   /**< packets acknowledged in the current round */
 	uint32_t rounds[ROCE_LWIN_ROUNDS]; /**< delivered per recent round (0: lossy) */
 	uint8_t round_i;
+	bool ecn_round;		/**< an ECN echo in the current round */
+	bool ecn_prev;		/**< ... in the previous round */
+	uint64_t min_rtt;	/**< least RTT sample (ns; 0: none yet) */
+	uint64_t rtt_round_min; /**< least RTT sample of the current round (0: none) */
+	uint64_t rtt_prev_min;	/**< ... of the last round that had samples */
 };
+
+/** roce_lwin_on_loss(): the loss belongs to the episode already handled. */
+#define ROCE_LWIN_SAME 0
+/** roce_lwin_on_loss(): a new episode with a queue signal: the window was cut. */
+#define ROCE_LWIN_CUT 1
+/** roce_lwin_on_loss(): a new episode without a queue signal (random loss): held. */
+#define ROCE_LWIN_HELD 2
 
 /** Start (the QP reached RTS). */
 void roce_lwin_init(struct roce_lwin *w);
+/** Start at @p init packets in slow start instead of at the QP window (0: no change). */
+void roce_lwin_slow_start(struct roce_lwin *w, uint32_t init);
+/** A congestion notification (CNP, BECN-flagged ACK) arrived: slow start ends. */
+void roce_lwin_on_ecn(struct roce_lwin *w);
+/** One RTT sample (ns; Karn's rule already applied, roce_rtt.c). */
+void roce_lwin_on_rtt(struct roce_lwin *w, uint64_t rtt_ns);
+/** True if a loss now would be taken as congestion (a queue signal, or no RTT yet). */
+bool roce_lwin_congested(const struct roce_lwin *w);
 /** In-flight limit given the QP's configured @p window. */
 static inline uint32_t
 roce_lwin_window(const struct roce_lwin *w, uint32_t window)
@@ -70,11 +115,12 @@ roce_lwin_window(const struct roce_lwin *w, uint32_t window)
 void roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt,
 		      uint32_t acked);
 /**
- * A loss was detected with una, nxt (@p timeout: the local ACK timer). Returns true if this cut the
- * window (a new episode), false if it belongs to the episode already cut.
+ * A loss was detected with una, nxt (@p timeout: the local ACK timer). Returns ROCE_LWIN_CUT
+ * if this cut the window (a new episode with a queue signal), ROCE_LWIN_HELD for a new episode
+ * taken as random loss, ROCE_LWIN_SAME if it belongs to the episode already handled.
  */
-bool roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt,
-		       bool timeout);
+int roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt,
+		      bool timeout);
 /** The largest delivery of a recent clean round (the floor of a cut). */
 uint32_t roce_lwin_delivered(const struct roce_lwin *w);
 

@@ -618,6 +618,7 @@ qp_enter_rts(struct roce_qp *qp, enum ibv_qp_state from)
 	roce_comp_reset(qp);
 	roce_rtt_reset(qp);
 	roce_lwin_init(&qp->lwin);
+	roce_lwin_slow_start(&qp->lwin, qp->dev->cfg.loss_window_init);
 	qp->cc->init(qp, qp->cc_priv);
 }
 

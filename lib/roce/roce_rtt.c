@@ -212,6 +212,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 		return; /* a clock that went backwards gives no sample */
 	roce_rtt_est_sample(&qp->rtt, now - stamp, c->rto_min_ns, c->rto_max_ns);
 	roce_qp_stat(qp, ROCE_STAT_RTT_SAMPLES, 1);
+	roce_lwin_on_rtt(&qp->lwin, now - stamp);
 	if (qp->cc->on_rtt)
 		qp->cc->on_rtt(qp, qp->cc_priv, now, now - stamp);
 }

@@ -59,6 +59,7 @@
 	X(RNR_RETRY_EXC, "rnr_retry_exceeded", "rnr_retry exhausted (IBV_WC_RNR_RETRY_EXC_ERR)") \
 	X(WINDOW_FULL, "window_full", "requester stopped by the in-flight packet window")  \
 	X(LWIN_CUTS, "loss_window_cuts", "loss episodes that cut the loss-reactive window") \
+	X(LWIN_HELD, "loss_window_held", "loss episodes without a queue signal (random): window held") \
 	X(CC_BLOCKED, "cc_blocked", "requester stopped by congestion control")            \
 	X(RATE_BLOCKED, "rate_blocked", "requester paced by the QP rate limit")             \
 	X(RD_ATOMIC_BLOCKED, "rd_atomic_blocked", "requester stopped by max_rd_atomic")   \

@@ -96,6 +96,12 @@ struct roce_dev_cfg {
 	 * a recent clean round trip, additive increase. Default true.
 	 */
 	bool loss_window;
+	/**
+	 * Initial loss-reactive window in packets, grown in slow start until the
+	 * QP window, a loss or a congestion notification (roce_lwin.h); 0: start
+	 * at window_pkts (the device default; the rnic's --loss-window-init is 10).
+	 */
+	uint32_t loss_window_init;
 	uint32_t ackreq_every;   /**< requester: AckReq bit at least every N packets */
 	uint32_t ack_every;      /**< responder: ACK at least every N packets */
 	uint64_t ack_delay_ns;   /**< responder: ACK an idle flow after this long */

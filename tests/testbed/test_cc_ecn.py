@@ -60,6 +60,12 @@ def test_ecn_counters_reconcile(tmp_path, cc):
     else:
         assert r["rnic_b_tx_cnps"] == 0, r  # DCQCN-p on RC: BECN-flagged ACKs
     assert r["cc_decreases"] <= notes, r
+    # rnic A's per-QP trace (--json cc_trace): sampled while the QP ran, one QP, every column
+    tr = r["cc_trace"]
+    assert tr and tr["rows"], r
+    assert tr["columns"][:2] == ["t_s", "qpn"] and all(len(x) == len(tr["columns"]) for x in tr["rows"])
+    assert {x[1] for x in tr["rows"]} == {q["qpn"] for q in r["cc_qps"]}, tr
+    assert all(x[tr["columns"].index("loss_window_pkts")] >= 1 for x in tr["rows"]), tr
 
 
 def test_ecn_negative_control(tmp_path):

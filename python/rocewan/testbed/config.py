@@ -137,6 +137,8 @@ SCHEMA = {
         "cc": ("none", _choice(CC_MODES), "congestion control"),
         "cc_param": ("", _str, "--cc-param of the rnics, e.g. 'profile=wan,timer_us=300' (docs/cc.md)"),
         "loss_window": (True, lambda v: _bool(v), "the loss-reactive window under every CC (--loss-window)"),
+        "loss_window_init": (10, _int_range(0, 8388608), "its initial window in slow start, packets "
+                             "(--loss-window-init; 0: start at max_inflight)"),
         "pace": (0.98, lambda v: 0.0 if v == 0 and not isinstance(v, bool) else _frac(v),
                  "requester rate limit as a fraction of the link rate (0: no --rate_limit, line rate)"),
         "max_inflight": (65536, _int_range(1, 8388608), "packets in flight per QP"),

@@ -59,7 +59,8 @@ def run(cfg_path: str, sets: list[str] | None = None, quick: bool = False, out: 
     report.append_jsonl(base + ".jsonl", rows)
     report.write_csv(base + ".csv", rows)
     report.plot_demo(rows, base + ".png", cfg["description"] or cfg["name"])
-    print(f"results: {base}.json (+ .jsonl, .csv, .png)")
+    cc = report.plot_cc_trace(rows, base + "-cc.png", cfg["description"] or cfg["name"])
+    print(f"results: {base}.json (+ .jsonl, .csv, .png{', -cc.png' if cc else ''})")
     bad = [r for r in rows if r.get("validate", {}).get("failed")]
     return 1 if bad else 0
 

@@ -4,3 +4,4 @@ and help. The full references are in docs/references.md."""
 WANG = "Wang, NJUPT"                # Go-Back-N goodput model (section IV.A), Go-Back-ONE
 WANG_BY = "Wang (NJUPT)"            # the same, as the subject of a sentence
 SWING = "Chen et al., TPDS 2023"    # Swing: PFC-Relay
+DCQCNP = "Wang et al., J. HFUT 2025"  # DCQCN-p: "Design of efficient congestion control method based on RDMA"

@@ -148,6 +148,54 @@ def plot_demo(rows, path, title, fct_title="FCT of the flow workload"):
     plt.close(fig)
 
 
+def cc_trace_series(row):
+    """{qpn: {column: [values]}} from a row's cc_trace (rnic A's --json), or {}."""
+    tr = row.get("cc_trace") or {}
+    cols = tr.get("columns") or []
+    out = {}
+    for r in tr.get("rows") or []:
+        d = dict(zip(cols, r))
+        s = out.setdefault(d["qpn"], {c: [] for c in cols})
+        for c in cols:
+            s[c].append(d[c])
+    return out
+
+
+def plot_cc_trace(rows, path, title):
+    """Each row's first QP over time: the CC rate (and target) and the in-flight limit
+    (loss window, CC window); returns the path, or None if no row has a trace."""
+    series = [(r["case"], next(iter(cc_trace_series(r).values()), None)) for r in rows]
+    series = [(n, s) for n, s in series if s]
+    if not series:
+        return None
+    plt = _plt()
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4))
+    for name, s in series:
+        line = ax1.plot(s["t_s"], s["rate_gbps"], label=f"{name} rate")[0]
+        if any(s["target_gbps"]):
+            ax1.plot(s["t_s"], s["target_gbps"], ls=":", color=line.get_color(), label=f"{name} target")
+        line = ax2.plot(s["t_s"], s["loss_window_pkts"], label=f"{name} in-flight limit")[0]
+        if any(s["cc_window_pkts"]):
+            ax2.plot(s["t_s"], s["cc_window_pkts"], ls=":", color=line.get_color(), label=f"{name} CC window")
+    ax1.set_xlabel("time (s)")
+    ax1.set_ylabel("CC rate (Gb/s; 0: not paced)")
+    ax1.set_title("rate per QP (rnic A)")
+    ax1.grid(True, alpha=0.3)
+    ax2.set_xlabel("time (s)")
+    ax2.set_ylabel("packets")
+    ax2.set_yscale("log")
+    ax2.set_title("in-flight limit per QP (rnic A)")
+    ax2.grid(True, which="both", alpha=0.3)
+    for ax in (ax1, ax2):
+        if ax.lines:
+            ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def plot_sweep(rows, path, x, y="goodput_gbps", series=None, model_key=None, title="",
                xlabel=None, ylabel="goodput (Gb/s)"):
     """y against x, one line per value of `series`; dashed model lines if model_key."""

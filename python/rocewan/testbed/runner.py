@@ -44,6 +44,8 @@ def rnic_opts(cfg):
         o += f" --cc-param {r['cc_param']}"
     if not r["loss_window"]:
         o += " --loss-window off"
+    elif r["loss_window_init"] != 10:
+        o += f" --loss-window-init {r['loss_window_init']}"
     if r["pfc_xoff"]:
         # both ends get it; only B receives data (A's ACK stream never reaches a backlog)
         o += f" --pfc-xoff {r['pfc_xoff']}"
@@ -157,7 +159,10 @@ def reduce(cfg, docs, spec):
     row["cc_decreases"] = qa.get("cc_decreases", 0)
     row["cc_increases"] = qa.get("cc_increases", 0)
     row["loss_window_cuts"] = qa.get("loss_window_cuts", 0)
+    row["loss_window_held"] = qa.get("loss_window_held", 0)
     row["cc_qps"] = a.get("cc_qps", [])
+    # rnic A's per-QP rate / window time series (every 10 ms; columns named in it)
+    row["cc_trace"] = a.get("cc_trace")
     mean_loss, events = model.ge_params(link["loss"]) if link["loss"] else (0.0, 0.0)
     row["loss_rate_model"] = mean_loss
     row["loss_rate_measured"] = e["a2b"]["drop_loss"] / e["a2b"]["rx_pkts"] if e["a2b"]["rx_pkts"] else 0

@@ -129,9 +129,11 @@ test_timeout_slow_start(void)
 	/* a timeout with 200 in flight: cut 100, ssthresh 200 - 25 = 175, restart at the minimum */
 	CHECK(roce_lwin_on_loss(&w, WIN, 1000, 1200, true));
 	CHECK_EQ(roce_lwin_window(&w, WIN), ROCE_LWIN_MIN);
-	/* a timeout cuts again inside its own episode */
-	CHECK(roce_lwin_on_loss(&w, WIN, 1000, 1200, true));
-	CHECK_EQ(w.ssthresh, ROCE_LWIN_MIN); /* base = cwnd 4 -> 2 -> the minimum */
+	/* a timeout again inside its own episode: restart small, ssthresh kept (no collapse) */
+	roce_lwin_on_ack(&w, WIN, 1000, 1200, 0);
+	CHECK_EQ(roce_lwin_on_loss(&w, WIN, 1000, 1200, true), ROCE_LWIN_SAME);
+	CHECK_EQ(roce_lwin_window(&w, WIN), ROCE_LWIN_MIN);
+	CHECK_EQ(w.ssthresh, 100);
 	roce_lwin_init(&w);
 	w.clean_since_cut = true; /* as after a clean round trip */
 	CHECK(roce_lwin_on_loss(&w, WIN, 1000, 1200, true));
@@ -187,7 +189,117 @@ test_psn_wrap(void)
 	CHECK(roce_lwin_on_loss(&w, WIN, roce_psn_add(una, 900), roce_psn_add(una, 1000), false));
 }
 
+/* Start-up: slow start from the initial window, doubling per clean round, to the QP window. */
+static void
+test_initial_slow_start(void)
+{
+	struct roce_lwin w;
+	uint32_t una = 0;
+
+	roce_lwin_init(&w);
+	roce_lwin_slow_start(&w, 10);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 10);
+	clean_round(&w, &una, 10); /* the first ACK opens the round, the second closes it */
+	CHECK_EQ(roce_lwin_window(&w, WIN), 20);
+	clean_round(&w, &una, 20);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 40);
+	for (int i = 0; i < 5; i++)
+		clean_round(&w, &una, roce_lwin_window(&w, WIN));
+	CHECK_EQ(w.cwnd, UINT32_MAX); /* 1280 >= 1000: follows the QP window again */
+	CHECK_EQ(roce_lwin_window(&w, WIN), WIN);
+	/* below the minimum: the minimum; 0 leaves the QP window */
+	roce_lwin_init(&w);
+	roce_lwin_slow_start(&w, 1);
+	CHECK_EQ(roce_lwin_window(&w, WIN), ROCE_LWIN_MIN);
+	roce_lwin_init(&w);
+	roce_lwin_slow_start(&w, 0);
+	CHECK_EQ(roce_lwin_window(&w, WIN), WIN);
+}
+
+/* A CNP / ECN echo ends slow start without a cut; growth is then additive. */
+static void
+test_ecn_ends_slow_start(void)
+{
+	struct roce_lwin w;
+	uint32_t una = 0;
+
+	roce_lwin_init(&w);
+	roce_lwin_slow_start(&w, 10);
+	clean_round(&w, &una, 10);
+	clean_round(&w, &una, 20);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 40);
+	roce_lwin_on_ecn(&w);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 40);
+	CHECK_EQ(w.ssthresh, 40);
+	clean_round(&w, &una, 40); /* the echo's round and the next: no growth at all */
+	CHECK_EQ(roce_lwin_window(&w, WIN), 40);
+	clean_round(&w, &una, 40);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 40);
+	clean_round(&w, &una, 40); /* two rounds without an echo: +1 (Reno) instead of +40 */
+	CHECK_EQ(roce_lwin_window(&w, WIN), 41);
+	/* an ECN echo on an uncut window changes nothing */
+	roce_lwin_init(&w);
+	roce_lwin_on_ecn(&w);
+	CHECK_EQ(w.cwnd, UINT32_MAX);
+}
+
+/* Random loss (no queue signal) holds the window; a grown RTT or an ECN echo makes it a cut. */
+static void
+test_random_loss_held(void)
+{
+	struct roce_lwin w;
+	uint32_t una = 0;
+
+	roce_lwin_init(&w);
+	clean_round(&w, &una, 600);
+	/* no RTT sample yet: taken as congestion, as before */
+	CHECK(roce_lwin_congested(&w));
+	roce_lwin_on_rtt(&w, 20000000); /* 20 ms */
+	roce_lwin_on_rtt(&w, 60000000); /* a stall: the round's least sample is still 20 ms */
+	CHECK(!roce_lwin_congested(&w));
+	CHECK_EQ(roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 600), false), ROCE_LWIN_HELD);
+	CHECK_EQ(w.cwnd, UINT32_MAX);
+	/* the same episode */
+	CHECK_EQ(roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 600), false), ROCE_LWIN_SAME);
+	/* a timeout in that episode: restart at the minimum, slow start back to the whole window */
+	CHECK_EQ(roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 600), true), ROCE_LWIN_SAME);
+	CHECK_EQ(roce_lwin_window(&w, WIN), ROCE_LWIN_MIN);
+	CHECK_EQ(w.ssthresh, WIN);
+	/* a random timeout as a new episode does the same */
+	una = roce_psn_add(una, 600);
+	roce_lwin_on_ack(&w, WIN, una, roce_psn_add(una, 4), 0);
+	CHECK_EQ(roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 4), true), ROCE_LWIN_HELD);
+	CHECK_EQ(roce_lwin_window(&w, WIN), ROCE_LWIN_MIN);
+	CHECK_EQ(w.ssthresh, WIN); /* not the 4 that lost: random loss never lowers it */
+	/* a standing queue: every sample of the last round and this one above 25 ms */
+	roce_lwin_init(&w);
+	una = 0;
+	roce_lwin_on_rtt(&w, 20000000);
+	clean_round(&w, &una, 100);
+	roce_lwin_on_rtt(&w, 26000000);
+	CHECK(!roce_lwin_congested(&w)); /* the round that ended had 20 ms */
+	clean_round(&w, &una, 100);
+	roce_lwin_on_rtt(&w, 30000000);
+	CHECK_EQ(w.rtt_prev_min, 26000000);
+	CHECK(roce_lwin_congested(&w)); /* min(26, 30) > 25 */
+	CHECK_EQ(roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 800), false), ROCE_LWIN_CUT);
+	CHECK_EQ(roce_lwin_window(&w, WIN), 400);
+	/* an ECN echo in this or the last round is a queue signal too */
+	roce_lwin_init(&w);
+	una = 0;
+	roce_lwin_on_rtt(&w, 20000000);
+	clean_round(&w, &una, 100);
+	roce_lwin_on_ecn(&w);
+	CHECK(roce_lwin_congested(&w));
+	clean_round(&w, &una, 100); /* the echo is now the last round's */
+	CHECK(roce_lwin_congested(&w));
+	clean_round(&w, &una, 100);
+	CHECK(!roce_lwin_congested(&w));
+}
+
 RW_TEST_MAIN(RW_TEST(test_lossless_never_binds), RW_TEST(test_first_cut_halves_without_history),
 	     RW_TEST(test_delivery_floor), RW_TEST(test_lossy_rounds_age_out),
 	     RW_TEST(test_additive_increase), RW_TEST(test_timeout_slow_start),
-	     RW_TEST(test_back_to_back_losses), RW_TEST(test_psn_wrap))
+	     RW_TEST(test_back_to_back_losses), RW_TEST(test_psn_wrap),
+	     RW_TEST(test_initial_slow_start), RW_TEST(test_ecn_ends_slow_start),
+	     RW_TEST(test_random_loss_held))

@@ -8,11 +8,17 @@ directory (default results/reproduce-NAME).
 
     goback.py   Wang (NJUPT): the Go-Back-N goodput model (section IV.A)
     swing.py    Chen et al. (IEEE TPDS 2023), Swing: PFC-Relay buffer, throughput, FCT
+    dcqcnp.py   Wang et al. (J. HFUT 2025), DCQCN-p: Fig. 4 recovery rounds
+    wancc.py    the four CCs on a 20-40 ms path through a RED/ECN bottleneck (issue 14)
 """
-from ..references import SWING, WANG_BY
-from . import goback, swing
+from ..references import DCQCNP, SWING, WANG_BY
+from . import dcqcnp, goback, swing, wancc
 
 REPRODUCTIONS = {
+    "dcqcn-p-recovery": (dcqcnp.reproduce_recovery,
+                         f"DCQCN-p ({DCQCNP}) Fig. 4: Rc, Rt, alpha over rounds, DCQCN-p vs DCQCN"),
+    "wan-cc": (wancc.reproduce_wan_cc,
+               "dcqcn (datacenter and profile=wan), dcqcn-p, dctcp, timely at 20-40 ms RTT"),
     "gbn-model": (goback.reproduce_gbn_model,
                   f"{WANG_BY} IV.A: Go-Back-N goodput over loss x RTT vs the formula"),
     "swing-buffer": (swing.reproduce_buffer,
