@@ -18,6 +18,8 @@ echo "== rnic against dpdk-testpmd on a veth pair (bench/rnic/run.sh; root)"
 bash bench/rnic/run.sh "$b"
 echo "== lossy-emu against dpdk-testpmd io, and its delay accuracy (bench/emu/run.sh; root)"
 bash bench/emu/run.sh "$b"
+echo "== claim: lossy-emu against netem, the lateness bounds of the cross-check (bench/emu/netem_xcheck.py; root)"
+/usr/bin/python3 bench/emu/netem_xcheck.py "$b"
 echo "== rnic --pfc-xoff: PFC from a receiver that falls behind (bench/rnic/pfc_send.py; root)"
 /usr/bin/python3 bench/rnic/pfc_send.py "$b" "${PFC_ROUNDS:-${BENCH_ROUNDS:-10}}"
 # the timing claims make test may not assert (docs/testing.md, figures in docs/claims.md);
