@@ -139,6 +139,18 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
 
 
+def wait_stats(r, pred, what, limit=30.0):
+    """r.stats() once @pred(stats) holds: a wait that ends on the event; @limit is only
+    reached by a broken relay (never an assertion about how soon)."""
+    deadline = time.time() + limit
+    while True:
+        s = r.stats()
+        if pred(s):
+            return s
+        assert time.time() < deadline, "%s: not within %.0f s: %s" % (what, limit, s)
+        time.sleep(0.005)
+
+
 # ---- configuration errors ------------------------------------------------------------
 
 @pytest.mark.parametrize("args, msg", [
@@ -173,15 +185,16 @@ def test_remote_pause_stops_only_prio3_and_local_xoff(net):
     with Relay(net, args) as r:
         relay_local_mac = None
         net.b.send(ln.pfc_frame(src=ln.MAC_B, prio=3, quanta=0xFFFF))
-        time.sleep(0.02)
+        # the relay has taken the XOFF in before any data is sent (an event, not a sleep)
+        wait_stats(r, lambda s: s["l2r_p3"]["paused_now"] == 1, "the XOFF is obeyed")
         for i in range(40):
             net.a.send(ln.probe(1, i, size=300, tos=PRIO3_TOS if i % 2 else 0))
         got = probes(collect(net.b, lambda g: len(probes(g, 1)) >= 20, 30.0), 1)
-        time.sleep(0.1)
+        # all 40 taken in: 20 of priority 0 sent, 20 of priority 3 queued (an event)
+        s = wait_stats(r, lambda s: s["l2r_p3"]["enq_pkts"] == 20, "20 priority-3 frames queued")
         got.update(probes(net.b.take(), 1))
         assert sorted(got) == list(range(0, 40, 2)), "only priority 0 passes: %s" % sorted(got)
         assert all(tos == 0 for tos in got.values())
-        s = r.stats()
         assert s["l2r_p3"]["paused_now"] == 1 and s["l2r_p3"]["queued_bytes"] == 20 * 300
         # XON from the far side: the queued priority-3 frames leave at once
         t_xon = time.time_ns()
@@ -193,8 +206,10 @@ def test_remote_pause_stops_only_prio3_and_local_xoff(net):
         print("first priority-3 frame %.0f us after the XON was sent" % ((first - t_xon) / 1e3))
 
         # now overflow --xoff on the Local-ingress queue: XOFF toward the local switch
+        x0 = r.stats()["l2r_p3"]["pfc_rx_xoff"]
         net.b.send(ln.pfc_frame(src=ln.MAC_B, prio=3, quanta=0xFFFF))
-        time.sleep(0.02)
+        wait_stats(r, lambda s: s["l2r_p3"]["pfc_rx_xoff"] == x0 + 1 and s["l2r_p3"]["paused_now"] == 1,
+                   "the second XOFF is obeyed")
         for i in range(100):  # 100 x 1000 B > 64 KB
             net.a.send(ln.probe(2, i, size=1000, tos=PRIO3_TOS))
         pa = pfcs(collect(net.a, lambda g: len(pfcs(g)) >= 1, 30.0))
@@ -297,18 +312,6 @@ def test_local_pfc_relayed_in_order_with_quanta_conversion(net, mode):
 
 
 # ---- watchdog: storm detection and restoration ------------------------------------------
-
-def wait_stats(r, pred, what, limit=30.0):
-    """r.stats() once @pred(stats) holds: a wait that ends on the event; @limit is only
-    reached by a broken relay (never an assertion about how soon)."""
-    deadline = time.time() + limit
-    while True:
-        s = r.stats()
-        if pred(s):
-            return s
-        assert time.time() < deadline, "%s: not within %.0f s: %s" % (what, limit, s)
-        time.sleep(0.005)
-
 
 def l2r_accounted(s):
     """Priority-3 data frames from the Local port that the L2R path has finished with:
