@@ -130,6 +130,7 @@ struct lemu_dir {
 	 * the CPU involuntarily for more than LEMU_STALL_NS); a frame due before it waited
 	 * through a stall, the others give the emulator's own share of the release error */
 	uint64_t stall_end_ns;
+	bool catching_up; /**< since the last stall, the line has not yet found nothing overdue */
 	struct lemu_hist derr_own; /**< release error of frames no measured stall delayed, ns */
 	uint64_t stall_excluded;   /**< releases left out of derr_own */
 	uint64_t bursts_prev[EMU_LOSS_BURST_BUCKETS]; /**< loss runs of replaced configs */

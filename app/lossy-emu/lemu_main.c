@@ -44,9 +44,11 @@ struct lemu_worker {
  * less the sleep the idle back-off asked for, what remains is involuntary (preempted,
  * or woken late). Above LEMU_STALL_NS it is a host stall: every direction of this
  * lcore notes its end, and a frame that fell due before that end is left out of the
- * own-share histogram (lemu_dir.c own_err). Work the loop does (RX, TX syscalls) stays
- * in the own share; so does a stall the guest cannot see (a preempted vCPU whose
- * thread time still runs): the own share is never smaller than the truth.
+ * own-share histogram (lemu_dir.c own_err), and so is one that fell due while the line
+ * was still working off the backlog the stall left (lemu_dir.c catch_up). Work the loop
+ * does (RX, TX syscalls) stays in the own share; so does a stall the guest cannot see (a
+ * preempted vCPU whose thread time still runs, kernel work charged to this thread): the
+ * own share is never smaller than the truth.
  */
 #define LEMU_STALL_NS 5000u
 
@@ -69,8 +71,10 @@ stall_check(struct lemu_worker *w, uint64_t now, uint64_t *w0, uint64_t *c0, uin
 		cpu = c > *c0 ? c - *c0 : 0;
 		off = cpu < wall ? wall - cpu : 0;
 		if (off > (uint64_t)asked_us * 1000u + LEMU_STALL_NS)
-			for (unsigned i = 0; i < w->n; i++)
+			for (unsigned i = 0; i < w->n; i++) {
 				w->dirs[i]->stall_end_ns = now;
+				w->dirs[i]->catching_up = true;
+			}
 	}
 	*w0 = now;
 	*c0 = c;
