@@ -7,7 +7,7 @@ BENCH_BUILD ?= build-bench
 PY := /usr/bin/python3
 export PYTHONPATH := $(CURDIR)/python
 
-.PHONY: all setup build demo test test-unit test-asan test-python lint bench clean
+.PHONY: all setup build demo test test-unit test-asan test-python lint bench soak clean
 
 all: build
 
@@ -31,6 +31,11 @@ bench: setup
 	@[ -f $(BENCH_BUILD)/build.ninja ] || meson setup $(BENCH_BUILD) -Dbench=true
 	ninja -C $(BENCH_BUILD)
 	@bash bench/run.sh $(BENCH_BUILD)
+
+# the three binaries for SOAK_SECONDS (default 1800) under load and impairments; not in
+# make test (docs/reliability.md)
+soak: setup build
+	@$(PY) bench/soak.py $(BUILD)
 
 # Python lint alone (make test runs it too; config: .flake8)
 lint:

@@ -73,6 +73,10 @@ static const struct rw_opt opts[] = {
 	 "read \"key = value\" lines (keys: these option names) at this point of the command line"},
 	{"busy-poll", T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL,
 	 "never sleep when idle (benchmarks); default: idle back-off bounded by the next release"},
+	{"stall-detect", T_FLAG, OFF(stall_detect), 0, "false", 0, 0, NULL,
+	 "measure each loop iteration's time off the CPU (wall minus thread CPU time, less the "
+	 "sleep it asked for) and report the release error of frames no such host stall "
+	 "delayed beside the total (delay_err_us own_*; benchmarks: one more clock read per loop)"},
 	{"mbuf-size", T_U32, OFF(mbuf_size), 0, "4608", 256, 65000, "BYTES",
 	 "mbuf data room = largest frame forwarded (af_packet framesz=F needs >= F - 32)"},
 	{"mbufs", T_U32, OFF(mbufs), 0, "0", 0, LEMU_MBUFS_MAX, "N",

@@ -49,6 +49,7 @@ struct lemu_params {
 	char drop_log[256]; /**< --drop-log FILE, "" = none */
 	char config[256];  /**< last --config FILE read, for the record */
 	bool busy_poll;
+	bool stall_detect; /**< --stall-detect: release error with host stalls excluded */
 	uint32_t mbuf_size; /**< data room per mbuf = largest frame forwarded */
 	uint32_t mbufs;     /**< mbufs per direction; 0 = sized from the SPEC */
 	uint32_t burst;     /**< RX/TX burst size */

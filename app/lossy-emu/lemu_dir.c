@@ -237,6 +237,17 @@ pfc_tick(struct lemu_dir *d, uint64_t now)
 
 /* ---- delay line ---------------------------------------------------------------- */
 
+/* The emulator's own share (--stall-detect): a frame due at @p t released at @p now counts
+ * unless a measured host stall ended after it fell due (it waited through the stall). */
+static inline void
+own_err(struct lemu_dir *d, uint64_t t, uint64_t now)
+{
+	if (t >= d->stall_end_ns)
+		lemu_hist_add(&d->derr_own, now > t ? now - t : 0);
+	else
+		d->stall_excluded++;
+}
+
 /* A packet leaves the bottleneck at @p t (ns): into the delay line, or straight to TX. */
 static void
 to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint64_t now)
@@ -252,6 +263,7 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 		exit = lemu_dl_push(&d->dl, dep, m);
 	} else if (d->dl.n == 0 && d->ntx < LEMU_TX_MAX) {
 		lemu_hist_add(&d->derr, now > t ? now - t : 0);
+		own_err(d, t, now);
 		if (d->ntx == 0)
 			d->tx_first_ns = now;
 		d->tx[d->ntx++] = m;
@@ -266,19 +278,40 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 	}
 }
 
+/*
+ * --stall-detect: a stall leaves a backlog, and frames that fall due while the line
+ * works it off wait behind it, delayed by the stall too. Until a release finds nothing
+ * overdue left in the line, the stall's end moves on to each such release.
+ */
+static inline void
+catch_up(struct lemu_dir *d, uint64_t now)
+{
+	if (!d->catching_up)
+		return;
+	if (lemu_dl_next(&d->dl) <= now)
+		d->stall_end_ns = now;
+	else
+		d->catching_up = false;
+}
+
 static void
 release(struct lemu_dir *d, uint64_t now)
 {
 	uint64_t t[LEMU_TX_MAX];
 	uint32_t k, space = LEMU_TX_MAX - d->ntx;
 
-	if (space == 0 || d->dl.n == 0)
+	if (space == 0 || d->dl.n == 0) {
+		catch_up(d, now);
 		return;
+	}
 	k = lemu_dl_pop_due(&d->dl, now, (void **)(d->tx + d->ntx), t, space);
+	for (uint32_t i = 0; i < k; i++) {
+		lemu_hist_add(&d->derr, now - t[i]);
+		own_err(d, t[i], now);
+	}
+	catch_up(d, now);
 	if (k == 0)
 		return;
-	for (uint32_t i = 0; i < k; i++)
-		lemu_hist_add(&d->derr, now - t[i]);
 	if (d->ntx == 0)
 		d->tx_first_ns = now;
 	d->ntx = (uint16_t)(d->ntx + k);

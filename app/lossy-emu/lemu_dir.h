@@ -126,6 +126,13 @@ struct lemu_dir {
 	uint64_t stat[LEMU_ST__COUNT];
 	struct emu_counters ec;
 	struct lemu_hist derr; /**< release error, ns */
+	/* --stall-detect: the end of the last host stall the loop measured (its lcore was off
+	 * the CPU involuntarily for more than LEMU_STALL_NS); a frame due before it waited
+	 * through a stall, the others give the emulator's own share of the release error */
+	uint64_t stall_end_ns;
+	bool catching_up; /**< since the last stall, the line has not yet found nothing overdue */
+	struct lemu_hist derr_own; /**< release error of frames no measured stall delayed, ns */
+	uint64_t stall_excluded;   /**< releases left out of derr_own */
 	uint64_t bursts_prev[EMU_LOSS_BURST_BUCKETS]; /**< loss runs of replaced configs */
 };
 

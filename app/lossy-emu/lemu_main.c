@@ -37,6 +37,49 @@ struct lemu_worker {
 	bool main_lcore; /* also prints --stats-interval tables */
 };
 
+/*
+ * --stall-detect: the vCPU's own stall detector, in the loop that releases the frames
+ * (issue 15: the emulator's own share of the release error on a shared host). Each
+ * iteration, wall time minus this thread's CPU time is the time it spent off the CPU;
+ * less the sleep the idle back-off asked for, what remains is involuntary (preempted,
+ * or woken late). Above LEMU_STALL_NS it is a host stall: every direction of this
+ * lcore notes its end, and a frame that fell due before that end is left out of the
+ * own-share histogram (lemu_dir.c own_err), and so is one that fell due while the line
+ * was still working off the backlog the stall left (lemu_dir.c catch_up). Work the loop
+ * does (RX, TX syscalls) stays in the own share; so does a stall the guest cannot see (a
+ * preempted vCPU whose thread time still runs, kernel work charged to this thread): the
+ * own share is never smaller than the truth.
+ */
+#define LEMU_STALL_NS 5000u
+
+static inline uint64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void
+stall_check(struct lemu_worker *w, uint64_t now, uint64_t *w0, uint64_t *c0, uint32_t asked_us)
+{
+	uint64_t c = thread_cpu_ns(), wall, cpu, off;
+
+	if (*w0 && now > *w0) {
+		wall = now - *w0;
+		cpu = c > *c0 ? c - *c0 : 0;
+		off = cpu < wall ? wall - cpu : 0;
+		if (off > (uint64_t)asked_us * 1000u + LEMU_STALL_NS)
+			for (unsigned i = 0; i < w->n; i++) {
+				w->dirs[i]->stall_end_ns = now;
+				w->dirs[i]->catching_up = true;
+			}
+	}
+	*w0 = now;
+	*c0 = c;
+}
+
 static int
 worker_main(void *arg)
 {
@@ -44,12 +87,17 @@ worker_main(void *arg)
 	uint64_t every = (uint64_t)lemu_app.prm.stats_s * 1000000000u;
 	uint64_t next_print = lemu_now_ns() + every;
 	struct dp_backoff b;
+	bool sd = lemu_app.prm.stall_detect;
+	uint64_t w0 = 0, c0 = 0;
 
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* 1 us: sleeps end on time */
 	dp_backoff_init(&b, lemu_app.prm.busy_poll);
 	while (!dp_quit) {
 		uint64_t now = lemu_now_ns(), next = UINT64_MAX, nx;
 		uint32_t work = 0;
+
+		if (unlikely(sd))
+			stall_check(w, now, &w0, &c0, b.slept_us);
 
 		for (unsigned i = 0; i < w->n; i++) {
 			work += lemu_dir_poll(w->dirs[i], now, &nx);

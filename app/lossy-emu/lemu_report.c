@@ -49,6 +49,13 @@ dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
 	rw_dbl(w, "max", ns_to_us(dir->derr.max));
 	rw_dbl(w, "mean", dir->derr.count ? ns_to_us(dir->derr.sum) / (double)dir->derr.count : 0.);
 	rw_uint(w, "samples", dir->derr.count);
+	if (app->prm.stall_detect) { /* releases no measured host stall delayed */
+		rw_dbl(w, "own_p50", ns_to_us(lemu_hist_quantile(&dir->derr_own, 0.5)));
+		rw_dbl(w, "own_p99", ns_to_us(lemu_hist_quantile(&dir->derr_own, 0.99)));
+		rw_dbl(w, "own_max", ns_to_us(dir->derr_own.max));
+		rw_uint(w, "own_samples", dir->derr_own.count);
+		rw_uint(w, "stall_excluded", dir->stall_excluded);
+	}
 	rw_obj_end(w);
 	/* each rule of the SPEC in force: what it dropped since that SPEC was applied */
 	rw_arr_begin(w, "drop_rules");

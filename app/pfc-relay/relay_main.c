@@ -174,6 +174,7 @@ main(int argc, char **argv)
 
 		app->loops++;
 		dp_backoff_until(&b, work, relay_now_ns(), next); /* bounded by the next pacing/pause/refresh deadline */
+		app->sleeps = b.sleeps; /* live in --stats-json too */
 		if (unlikely(prm->stats_json[0] && relay_now_ns() >= next_stats)) {
 			char tmp[300];
 
@@ -183,7 +184,6 @@ main(int argc, char **argv)
 			next_stats = relay_now_ns() + prm->stats_interval_ns;
 		}
 	}
-	app->sleeps = b.sleeps;
 	app->running = false;
 
 	/* 5. reports */

@@ -99,6 +99,7 @@ relay_report_json(struct relay_app *app, const char *path, char *err, size_t err
 	rw_uint(&w, "max", app->relay_lat_max_ns);
 	rw_obj_end(&w);
 	rw_uint(&w, "loops", app->loops);
+	rw_uint(&w, "sleeps", app->sleeps); /* idle back-off sleeps (0 with --busy-poll) */
 	rw_dbl(&w, "duration_s", (double)(now - app->started_ns) / 1e9);
 	rc = rw_doc_end(&w);
 	if (fclose(f) != 0 && rc == 0)

@@ -286,6 +286,7 @@ dp_backoff_step(struct dp_backoff *b, uint32_t work)
 {
 	struct timespec ts;
 
+	b->slept_us = 0;
 	if (work || b->busy_poll) {
 		b->idle = 0;
 		b->sleep_us = b->min_us;
@@ -296,6 +297,7 @@ dp_backoff_step(struct dp_backoff *b, uint32_t work)
 	ts.tv_sec = 0;
 	ts.tv_nsec = (long)b->sleep_us * 1000;
 	nanosleep(&ts, NULL);
+	b->slept_us = b->sleep_us;
 	b->sleeps++;
 	if (b->sleep_us < b->max_us)
 		b->sleep_us = b->sleep_us * 2 > b->max_us ? b->max_us : b->sleep_us * 2;

@@ -79,6 +79,7 @@ struct dp_backoff {
 	uint32_t max_us;
 	bool busy_poll;
 	uint64_t sleeps; /**< counter: how often the loop slept */
+	uint32_t slept_us; /**< the sleep the last step asked for (0: it did not sleep) */
 };
 
 void dp_backoff_init(struct dp_backoff *b, bool busy_poll);

@@ -34,9 +34,11 @@ independently of lib/emu):
 * the accounting is exact: every missing probe must be one netem counted as
   dropped (tc -s) or lossy-emu counted in drop_loss, and every probe must have
   reached the model (netem's sent + dropped, lossy-emu's rx_pkts), so other
-  losses (tap, virtio ring, af_packet) cannot pass for the model's. When the
-  host is too busy for that (the TCG guest falls behind and the tap queue
-  overflows), the stream is repeated at half the rate, at most twice.
+  losses (tap, virtio ring, af_packet) cannot pass for the model's. The
+  sender never has more than BATCH (500) probes unaccounted for (neither
+  received nor counted as a model drop), so no queue on the way overflows
+  when the host is busy; it only waits longer (issue 15: no retry, no lower
+  rate; Path_.stream).
 * delay: the measured one-way delay is X = D + B, D the SPEC's delay, B the
   path's own latency, measured with an empty SPEC right before (under TCG B is
   0.1-1 ms typically with tails of many ms when the host is busy). The
@@ -62,6 +64,14 @@ independently of lib/emu):
   1.2 s span (< 1 %); tc truncates rates to whole bytes/s (exact for 2mbit).
 
 Z = 4.5 everywhere (two-sided false-failure probability 7e-6 per check).
+
+make test asserts the accounting (exact), the loss statistics, and the bounds no
+delay can break: no quantile of X below q_D(a - eps) - SLACK, no frame of the rate
+run faster than d + L/R - SLACK. Every bound on lateness (the quantiles from above,
+the rate slope and the fitted d + L/R, the two paths' median delays and slopes
+against each other) is a timing claim a host stall breaks: make test prints it,
+bench/emu/netem_xcheck.py asserts it (ROCEWAN_CLAIMS=1) in 10 rounds and reports
+the pass rate (docs/claims.md).
 
 Wall time: about 70-100 s (guest boot ~6 s under TCG; ~80k probes at 6 kpps).
 """
@@ -102,6 +112,22 @@ LOSS_N = 40000
 LOSS_PPS = 6000
 DELAY_N = 1500
 DELAY_PPS = 1000
+# probes in flight at most (Path_.stream): fewer than the smallest queue on the way (the
+# host's tap ring and netdev backlog, 1000 frames; the guest's virtio rings are back-pressured
+# into the tap; af_packet rings 4096 frames; netem limit 100000)
+BATCH = 500
+# the timing bounds (delay quantiles from above, rate slope, the paths' median delays) are
+# asserted only by bench/emu/netem_xcheck.py (ROCEWAN_CLAIMS=1, 10 rounds, docs/claims.md);
+# make test prints them (docs/testing.md: a host stall breaks any bound on lateness)
+CLAIMS = os.environ.get("ROCEWAN_CLAIMS") == "1"
+
+
+def timing(ok, msg):
+    """A timing bound: asserted under ROCEWAN_CLAIMS=1 (make bench), printed in make test."""
+    if CLAIMS:
+        assert ok, msg
+    elif not ok:
+        print(f"\n[netem-xcheck] timing bound missed (a bench claim, not asserted here): {msg}")
 
 
 # --------------------------------------------------------------------------- closed forms
@@ -194,57 +220,72 @@ class Path_:
     name = "?"
     run_id = 0
 
-    def send_stream(self, n, pps, size=200):
+    def stream(self, spec, n, pps, size=200):
+        """Send n probes at pps, never more than BATCH of them unaccounted for, and collect.
+
+        A probe is accounted for once it is received here or counted as dropped by the
+        model (netem's tc -s, lossy-emu's drop_loss). The sender keeps sent - received -
+        dropped below BATCH, reading the model's drop count (a telemetry call, or tc in the
+        guest) only when that window is full; the count it knows is never above the true
+        one, so at most BATCH probes are ever in flight, fewer than any queue on the way
+        holds, and none can be lost outside the model while the host is busy: it only
+        waits longer (then sends the probes that fell due, at most a window). The waits
+        end on those events; the 120 s limit is reached only when a probe was lost
+        elsewhere, and then the accounting check fails, once: no retry, no lower rate
+        (issue 15).
+        """
+        self.apply(spec)
+        c0 = self.counters()
         Path_.run_id += 1
         run = Path_.run_id
         self.rx_port.take()
-        tx = [0] * n
-        period = 1e9 / pps
-        start = time.monotonic_ns()
-        i = 0
-        while i < n:
-            now = time.monotonic_ns()
-            due = start + int(i * period)
-            if due > now + 200_000:  # sleep, never spin: two cores shared with a guest
-                time.sleep((due - now) / 1e9 - 100e-6)
-                continue
-            while i < n and start + int(i * period) <= now:
-                t = time.time_ns()
-                self.tx_port.send(ln.probe(run, i, size, tx_ns=t, src=self.src, dst=self.dst))
-                tx[i] = t
-                i += 1
-        return run, tx
+        tx, rx = [0] * n, {}
+        st = {"dups": 0, "dropped": 0}
 
-    def collect(self, run, n, tx, quiet_s=0.5, max_s=10.0):
-        """Wait until all n arrived or nothing new came for quiet_s."""
-        rx, dups = {}, 0
-        t_last = time.monotonic()
-        t_end = t_last + max_s
-        while True:
-            fresh = False
+        def drain():
             for ts, f in self.rx_port.take():
                 if f[:6] != self.out_mac:
                     continue
                 p = ln.parse_probe(f)
                 if not p or p[0] != run or p[1] >= n:
                     continue
-                fresh = True
                 if p[1] in rx:
-                    dups += 1
+                    st["dups"] += 1
                 else:
                     rx[p[1]] = (ts - p[2]) / 1e6
-            now = time.monotonic()
-            if fresh:
-                t_last = now
-            if len(rx) >= n or now - t_last > quiet_s or now > t_end:
-                return Trace(n, tx, rx, dups)
-            time.sleep(0.02)
 
-    def stream(self, spec, n, pps, size=200, drain_s=0.5):
-        self.apply(spec)
-        c0 = self.counters()
-        run, tx = self.send_stream(n, pps, size)
-        tr = self.collect(run, n, tx, quiet_s=drain_s)
+        def settle(sent, room):
+            """Wait until at most @room of the @sent probes are unaccounted for."""
+            t_end = time.monotonic() + 120.0
+            while True:
+                drain()
+                if sent - len(rx) - st["dropped"] <= room:
+                    return
+                st["dropped"] = self.counters()["dropped"] - c0["dropped"]
+                if sent - len(rx) - st["dropped"] <= room or time.monotonic() > t_end:
+                    return
+                time.sleep(0.01)
+
+        period = 1e9 / pps
+        start = time.monotonic_ns()
+        i = 0
+        while i < n:
+            if i - len(rx) - st["dropped"] >= BATCH:
+                settle(i, BATCH - 1)
+                if i - len(rx) - st["dropped"] >= BATCH:
+                    break  # lost outside the model: the accounting below fails
+            now = time.monotonic_ns()
+            due = start + int(i * period)
+            if due > now + 200_000:  # sleep, never spin: two cores shared with a guest
+                drain()
+                time.sleep((due - now) / 1e9 - 100e-6)
+                continue
+            t = time.time_ns()
+            self.tx_port.send(ln.probe(run, i, size, tx_ns=t, src=self.src, dst=self.dst))
+            tx[i] = t
+            i += 1
+        settle(i, 0)
+        tr = Trace(n, tx, rx, st["dups"])
         c1 = self.counters()
         tr.drops = c1["dropped"] - c0["dropped"]
         tr.passed = c1["sent"] - c0["sent"]
@@ -255,24 +296,15 @@ class Path_:
             tr.model_bursts = [b - a for a, b in zip(c0["bursts"], c1["bursts"])]
         return tr
 
-    def clean_stream(self, spec, n, pps, size=200, drain_s=0.5, attempts=3):
-        """stream() until no probe was lost outside the model, halving the rate each time.
-
-        A frame that never reached the model (tap or virtio queue overrun when the
-        host is busy, af_packet ring) would pass for a model loss: the trace is
-        only used when every missing probe is one the model dropped.
-        """
-        for k in range(attempts):
-            tr = self.stream(spec, n, pps, size, drain_s)
-            if tr.upstream == 0 and tr.extra == 0 and tr.missing == tr.drops and tr.dups == 0:
-                return tr
-            why = (f"{self.name} {spec!r} at {pps} pps: {tr.missing} of {n} missing, model "
-                   f"dropped {tr.drops}, {tr.upstream} never reached it, {tr.extra} other drops, "
-                   f"{tr.dups} duplicates")
-            print(f"\n[netem-xcheck] retry: {why}")
-            pps //= 2
-        pytest.fail(f"probes lost outside the loss model in {attempts} attempts (last: {why}); "
-                    "the host is too busy for a clean trace", pytrace=False)
+    def exact_stream(self, spec, n, pps, size=200):
+        """stream(), then the exact accounting: every probe reached the model once, every
+        missing one is a model drop, nothing was duplicated or dropped for another cause."""
+        tr = self.stream(spec, n, pps, size)
+        assert tr.upstream == 0 and tr.extra == 0 and tr.missing == tr.drops and tr.dups == 0, (
+            f"{self.name} {spec!r} at {pps} pps: {tr.missing} of {n} missing, model dropped "
+            f"{tr.drops}, {tr.upstream} never reached it, {tr.extra} other drops, {tr.dups} "
+            f"duplicates: lost outside the model with at most {BATCH} probes in flight")
+        return tr
 
 
 class NetemPath(Path_):
@@ -400,7 +432,7 @@ def test_gemodel_loss_and_bursts(paths, spec, params):
     res = {}
     for path in paths:
         # exact accounting: every missing probe is one the model dropped
-        tr = path.clean_stream(spec, n, LOSS_PPS)
+        tr = path.exact_stream(spec, n, LOSS_PPS)
         assert tr.missing == tr.drops and tr.passed == len(tr.rx)
         runs = loss_runs(tr.rx, n)
         if hasattr(tr, "model_bursts"):
@@ -466,8 +498,8 @@ def test_delay_distribution(paths, spec, qd):
     beta = 0.95
     med = {}
     for path in paths:
-        base = path.clean_stream("", DELAY_N, DELAY_PPS)
-        tr = path.clean_stream(spec, DELAY_N, DELAY_PPS, drain_s=1.0)
+        base = path.exact_stream("", DELAY_N, DELAY_PPS)
+        tr = path.exact_stream(spec, DELAY_N, DELAY_PPS)
         assert base.missing == 0 and tr.missing == 0, (
             f"{path.name}: probes lost without a loss model: baseline {base.missing}, "
             f"{spec!r} {tr.missing} of {DELAY_N}")
@@ -482,10 +514,12 @@ def test_delay_distribution(paths, spec, qd):
             hi = qd(min(1.0, (a + eps) / beta)) + qb + slack
             qx = quantile(x, a)
             rows.append((a, qx, lo, hi))
-            assert lo <= qx <= hi, (
-                f"{path.name} {spec!r}: delay quantile {a:.2f} = {qx:.3f} ms outside "
-                f"[{lo:.3f}, {hi:.3f}] ms (theory {qd(a):.3f} ms; path latency q{beta + eps_b:.2f} "
+            assert lo <= qx, (  # no path releases early: holds by construction
+                f"{path.name} {spec!r}: delay quantile {a:.2f} = {qx:.3f} ms below "
+                f"{lo:.3f} ms (theory {qd(a):.3f} ms; path latency q{beta + eps_b:.2f} "
                 f"= {qb:.3f} ms, slack {slack:.3f} ms, eps {eps:.3f})")
+            timing(qx <= hi, f"{path.name} {spec!r}: delay quantile {a:.2f} = {qx:.3f} ms above "
+                   f"{hi:.3f} ms")
         eps = q_eps(0.5, len(x))
         med[path.name] = (quantile(x, 0.5) - quantile(b, 0.5),
                           quantile(b, beta + eps_b) - b[0] + slack + (qd(0.5 + eps) - qd(0.5 - eps)))
@@ -493,9 +527,9 @@ def test_delay_distribution(paths, spec, qd):
               f"{quantile(b, .5):.3f}/{quantile(b, .95):.3f}/{b[-1]:.3f} ms; "
               + ", ".join(f"q{a:.2f} {qx:.2f} [{lo:.2f},{hi:.2f}]" for a, qx, lo, hi in rows))
     (mn, tn), (me, te) = med["netem"], med["lossy-emu"]
-    assert abs(mn - me) <= tn + te, (
+    timing(abs(mn - me) <= tn + te, (
         f"{spec!r}: median added delay netem {mn:.3f} ms, lossy-emu {me:.3f} ms, "
-        f"allowed {tn + te:.3f} ms (both paths' latency spread, slack and sampling)")
+        f"allowed {tn + te:.3f} ms (both paths' latency spread, slack and sampling)"))
 
 
 def test_delay_rate(paths):
@@ -503,16 +537,17 @@ def test_delay_rate(paths):
 
     Both serialise at the rate (netem after the delay, lossy-emu before it; for a
     constant delay the departure times are the same: exit_n = max(exit_{n-1},
-    arr_n + d) + L/R). The receive-time slope over the saturated stretch must be
-    L/R within RATE_TOL; the fitted line at frame 0 (d + L/R) within the path's
-    latency bounds.
+    arr_n + d) + L/R). No frame takes less than d + L/R - SLACK (by construction).
+    Timing claims (bench/emu/netem_xcheck.py): the receive-time slope over the
+    saturated stretch is L/R within RATE_TOL; the fitted line at frame 0 (d + L/R)
+    within the path's latency bounds.
     """
     spec, size, n, pps = "delay 10ms rate 2mbit", 1000, 300, 400
     lr_ms = size * 8 / 2e6 * 1e3      # 4 ms per frame
     slopes = {}
     for path in paths:
-        base = path.clean_stream("", 300, pps, size=size)
-        tr = path.stream(spec, n, pps, size=size, drain_s=1.5)
+        base = path.exact_stream("", 300, pps, size=size)
+        tr = path.stream(spec, n, pps, size=size)
         assert tr.upstream == 0 and tr.extra == 0, (
             f"{path.name}: {tr.upstream} frames never reached the shaper, {tr.extra} dropped")
         assert tr.missing == 0 and base.missing == 0, (
@@ -538,10 +573,14 @@ def test_delay_rate(paths):
               f"{first:.3f} ms (first frame {tr.rx[0]:.3f}) [{first_lo:.3f}, {first_hi:.3f}]; "
               f"last {tr.rx[n - 1]:.3f} ms; "
               f"baseline p50 {quantile(b, .5):.3f} ms (eps {eps_b:.3f})")
-        assert abs(slope / lr_ms - 1) <= RATE_TOL, (
+        # by construction: no frame leaves before its delay and its own serialisation
+        early = min(tr.rx.values())
+        assert early >= first_lo, (
+            f"{path.name}: a frame took {early:.3f} ms, below d + L/R - slack = {first_lo:.3f} ms")
+        timing(abs(slope / lr_ms - 1) <= RATE_TOL, (
             f"{path.name}: departure spacing {slope:.4f} ms/frame, expected L/R = {lr_ms:.4f} "
-            f"± {RATE_TOL:.0%}")
-        assert first_lo <= first <= first_hi, (
+            f"± {RATE_TOL:.0%}"))
+        timing(first_lo <= first <= first_hi, (
             f"{path.name}: departures fit d + L/R = {first:.3f} ms at frame 0 (first frame itself "
-            f"{tr.rx[0]:.3f} ms), expected {10 + lr_ms:.3f} ms within [{first_lo:.3f}, {first_hi:.3f}]")
-    assert abs(slopes["netem"] / slopes["lossy-emu"] - 1) <= 2 * RATE_TOL, slopes
+            f"{tr.rx[0]:.3f} ms), expected {10 + lr_ms:.3f} ms within [{first_lo:.3f}, {first_hi:.3f}]"))
+    timing(abs(slopes["netem"] / slopes["lossy-emu"] - 1) <= 2 * RATE_TOL, str(slopes))

@@ -55,7 +55,7 @@ def test_modes(veth_pair, tmp_path, mode, opts):
         row = [ln for ln in cout.splitlines() if ln.strip().startswith(str(rc["results"]["size_bytes"]))]
         assert row, f"no perftest result row in:\n{cout}"
     else:
-        assert 0 < rc["results"]["lat_typical_us"] < 1e6
+        assert rc["results"]["lat_typical_us"] > 0  # how small: a timing figure (bench/rnic)
         assert "t_typical" in cout
     q = rc["results"]["qp_counters"]
     assert q["tx_packets"] > 0 and q["rx_packets"] > 0

@@ -109,9 +109,15 @@ def test_counters_through_telemetry(veth_h4, tmp_path):
         qpn = qpns[0]
         a = tel.cmd(f"/rnic/qp/stats,{qpn}")
         pa = tel.cmd("/rnic/port/stats")
-        time.sleep(0.5)
-        b = tel.cmd(f"/rnic/qp/stats,{qpn:#x}")  # hex QPNs work too
-        pb = tel.cmd("/rnic/port/stats")
+        grow = ("tx_packets", "tx_bytes", "tx_req_packets", "rx_packets", "rx_acks")
+        while True:  # until every counter grew (an event; how soon is not asserted)
+            b = tel.cmd(f"/rnic/qp/stats,{qpn:#x}")  # hex QPNs work too
+            pb = tel.cmd("/rnic/port/stats")
+            if all(b[k] > a[k] for k in grow) and pb["tx_frames"] > pa["tx_frames"] and \
+                    pb["rx_frames"] > pa["rx_frames"] and pb["polls"] > pa["polls"]:
+                break
+            assert time.time() < deadline + 30 and cli.poll() is None, (a, b)
+            time.sleep(0.05)
         # errors: an unknown QPN or a missing parameter give a null reply
         assert tel.cmd(f"/rnic/qp/stats,{qpn + 1000}") is None
         assert tel.cmd("/rnic/qp/stats") is None

@@ -47,7 +47,7 @@ def test_send_lat_longer_than_the_receive_queue(veth_h4, tmp_path, conn):
     # 512 receives are posted before the run; each iteration tops the queue up
     r = run_pair(veth_h4, tmp_path, f"-c {conn} -s 64 -n 700 send_lat")
     assert r.client["iters"] == 700 and r.server["iters"] == 700
-    assert 0 < r.client["lat_typical_us"] < 1e5
+    assert r.client["lat_typical_us"] > 0  # how small: a timing figure, not make test
 
 
 @pytest.mark.parametrize("opt,mode", [("--lcores 2", "write_bw"), ("-q 2", "write_lat"),

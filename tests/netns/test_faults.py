@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Faults (issue 15, hardening): what the rnic does when its peer disappears, when it
+is told to stop, and when its link goes down and up in the middle of a transfer.
+
+Each outcome is an exit or an exact count, never a time: every wait ends on an event
+(traffic seen on the telemetry counters, a process exit) and its limit is reached only
+by a program that hangs.
+
+- A peer killed mid-transfer (SIGKILL of the write_bw server): the client's QP runs out
+  of retries (retry_cnt 7: the go-back rounds, then IBV_WC_RETRY_EXC_ERR), the client
+  prints one error line, exits 1, and its --json is complete.
+- SIGTERM during a -D run: the client stops, writes a complete --json (the messages it
+  completed, all counted), names the exchange it did not finish in one line and exits 1.
+- A link flap (the veth set down, then up, while write_bw runs): the transfer completes,
+  each request packet accepted once in order at the responder, byte for byte; the frames
+  lost while the link was down are resent (with -u 20 each timeout is 4.3 s, so 7 of them
+  outlast any flap this test makes).
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import RNIC, eal, sh
+from test_rnic_telemetry import Telemetry
+
+
+def popen(cmd):
+    return subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def start_pair(vp, tmp_path, opts, tag, client_opts=""):
+    """write_bw server in ns[1] (waits for "Waiting for client"), then the client in ns[0];
+    returns (server, client, client prefix, [server json, client json])."""
+    if not os.path.exists(RNIC):
+        pytest.fail(f"{RNIC} is not built")
+    js = [tmp_path / f"server-{tag}.json", tmp_path / f"client-{tag}.json"]
+    sp, cp = f"fs{tag}{vp.ns[1][-4:]}", f"fc{tag}{vp.ns[0][-4:]}"
+    srv = subprocess.Popen(
+        f"ip netns exec {vp.ns[1]} {RNIC} {eal(vp.ifs[1], sp)} -- --ip {vp.rip[1]}/24 "
+        f"{opts} --json {js[0]} write_bw", shell=True, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    seen = ""
+    t0 = time.monotonic()
+    while "Waiting for client" not in seen and time.monotonic() - t0 < 30:
+        line = srv.stdout.readline()
+        if not line:
+            break
+        seen += line
+    assert "Waiting for client" in seen, seen
+    cli = popen(f"ip netns exec {vp.ns[0]} {RNIC} {eal(vp.ifs[0], cp)} -- --ip {vp.rip[0]}/24 "
+                f"{opts} {client_opts} --json {js[1]} write_bw {vp.kip[1]}")
+    return srv, cli, cp, js
+
+
+def wait_traffic(cli, prefix, min_acks=1, limit=60):
+    """Telemetry of the client until its QP has received @min_acks ACKs (an event)."""
+    tel = Telemetry(f"/var/run/dpdk/{prefix}/dpdk_telemetry.v2", 30, lambda: cli.poll() is None)
+    try:
+        deadline = time.time() + limit
+        while True:
+            if "/rnic/qp/list" in tel.cmd("/"):
+                q = tel.cmd("/rnic/qp/list")
+                if q and tel.cmd(f"/rnic/qp/stats,{q[0]}")["rx_acks"] >= min_acks:
+                    return
+            assert time.time() < deadline and cli.poll() is None, "no traffic"
+            time.sleep(0.05)
+    finally:
+        tel.close()
+
+
+def said(*outs):
+    """The lines the rnic wrote about the run (not the counter table)."""
+    return "\n".join(ln for o in outs for ln in o.splitlines()
+                     if ln.startswith("rnic") or "error" in ln.lower() or "IBV_WC" in ln)
+
+
+def rnic_pids(popen_obj):
+    """The rnic process under `ip netns exec` (the shell's descendants)."""
+    out = sh(f"pgrep -P {popen_obj.pid}", check=False).stdout.split()
+    pids = []
+    while out:
+        p = out.pop()
+        pids.append(int(p))
+        out += sh(f"pgrep -P {p}", check=False).stdout.split()
+    return [p for p in pids if os.path.basename(os.readlink(f"/proc/{p}/exe")) == "rnic"]
+
+
+def test_peer_killed_mid_transfer(veth_pair, tmp_path):
+    vp = veth_pair
+    srv, cli, cp, js = start_pair(vp, tmp_path, "-s 65536 -n 1000000", "k")
+    try:
+        wait_traffic(cli, cp, min_acks=10)
+        for p in rnic_pids(srv):
+            os.kill(p, signal.SIGKILL)
+        srv.wait(30)
+        cout, cerr = cli.communicate(timeout=300)  # an exit, not a time: only a hang reaches it
+    finally:
+        for p in (srv, cli):
+            if p.poll() is None:
+                p.kill()
+    print(said(cout, cerr))
+    assert cli.returncode == 1, (cli.returncode, said(cout, cerr))
+    out = (cout + cerr).splitlines()
+    errs = [ln for ln in out if "send queue error" in ln]
+    assert len(errs) == 1 and "IBV_WC_RETRY_EXC_ERR" in errs[0], said(cout, cerr)
+    assert len([ln for ln in out if "the traffic run for size 65536 failed" in ln]) == 1, out
+    res = json.load(open(js[1]))["results"]
+    q = res["qp_counters"]
+    assert res["completion_errors"] >= 1, res
+    # retry_cnt 7: after the last progress, 7 timeouts each start a go-back round and the
+    # 8th ends the QP (earlier timeouts and NAK rounds, before the kill, may add to these)
+    assert q["retry_exceeded"] == 1 and q["timeouts"] >= 8 and q["retries"] >= 7, q
+    print(f"peer killed: client sent {q['tx_req_packets']} request packets, {q['timeouts']} "
+          f"timeouts, {q['retries']} go-back rounds, then: {errs[0]}")
+
+
+def test_sigterm_writes_complete_json(veth_pair, tmp_path):
+    vp = veth_pair
+    srv, cli, cp, js = start_pair(vp, tmp_path, "-s 65536 -D 60", "t")
+    try:
+        wait_traffic(cli, cp, min_acks=10)
+        for p in rnic_pids(cli):
+            os.kill(p, signal.SIGTERM)
+        cout, cerr = cli.communicate(timeout=300)
+        sout, _ = srv.communicate(timeout=300)
+    finally:
+        for p in (srv, cli):
+            if p.poll() is None:
+                p.kill()
+    print(said(cout, cerr))
+    print(f"server rc {srv.returncode}:\n{said(sout)}")
+    # the run was cut short: exit 1, with one line naming the exchange that did not finish
+    assert cli.returncode == 1, (cli.returncode, said(cout, cerr))
+    stop = [ln for ln in (cout + cerr).splitlines() if ln.startswith("rnic: perftest exchange with")]
+    assert len(stop) == 1, said(cout, cerr)
+    doc = json.load(open(js[1]))  # parses: complete
+    assert doc["schema"] == "rocewan/1" and doc["app"] == "rnic"
+    res = doc["results"]
+    q = res["qp_counters"]
+    assert res["completion_errors"] == 0 and res["iters"] > 0, res
+    # the loop stopped at the signal; completions of WRs already posted may follow it
+    assert q["send_completions"] >= res["iters"], (q, res["iters"])
+    assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
+    print(f"SIGTERM: {res['iters']} messages completed and reported; {stop[0]}; "
+          f"server rc {srv.returncode}")
+
+
+def test_link_flap_mid_transfer(veth_pair, tmp_path):
+    vp = veth_pair
+    n, size = 3000, 65536
+    srv, cli, cp, js = start_pair(vp, tmp_path, f"-s {size} -n {n} -u 20", "f")
+    try:
+        wait_traffic(cli, cp, min_acks=10)
+        sh(f"ip -n {vp.ns[1]} link set {vp.ifs[1]} down")
+        running_at_flap = cli.poll() is None
+        time.sleep(0.3)  # the length of the outage (not an assertion)
+        sh(f"ip -n {vp.ns[1]} link set {vp.ifs[1]} up")
+        cout, cerr = cli.communicate(timeout=300)
+        sout, _ = srv.communicate(timeout=300)
+    finally:
+        sh(f"ip -n {vp.ns[1]} link set {vp.ifs[1]} up", check=False)
+        for p in (srv, cli):
+            if p.poll() is None:
+                p.kill()
+    assert running_at_flap
+    assert cli.returncode == 0 and srv.returncode == 0, (cerr[-2000:], sout[-2000:])
+    c = json.load(open(js[1]))["results"]
+    s = json.load(open(js[0]))["results"]
+    ppm = -(-size // json.load(open(js[1]))["config"]["mtu_bytes"])
+    assert c["iters"] == n and c["completion_errors"] == 0, c
+    assert c["qp_counters"]["tx_req_packets"] == n * ppm, c["qp_counters"]
+    assert s["qp_counters"]["rx_req_packets"] == n * ppm, s["qp_counters"]
+    assert s["qp_counters"]["rx_req_bytes"] == n * size, s["qp_counters"]
+    q = c["qp_counters"]
+    print(f"link flap: {q['tx_retransmits']} retransmitted, {q['timeouts']} timeouts, "
+          f"{q['retries']} go-back rounds, {q['rx_nak_seq_err']} NAKs")
+
+
+def test_emulator_restarted_mid_flow(tmp_path):
+    """rnic A -> lossy-emu -> rnic B (the testbed topology): the emulator is stopped while
+    write_bw runs and started again. The transfer completes (-u 20: 4.3 s per timeout,
+    retry_cnt 7), each request packet accepted once in order at B, byte for byte, and
+    each emulator run reconciles: every frame it received it sent (an empty SPEC)."""
+    import sys
+    import threading
+    from conftest import ROOT
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from rocewan.testbed.topo import Topology
+    n, size = 2000, 65536
+    js = {k: str(tmp_path / f"{k}.json") for k in ("emu1", "emu2", "A", "B")}
+    res = {}
+    with Topology("xr", 1024) as topo:
+        emu = topo.start_emu("", "", 1, js["emu1"])
+
+        def pair():
+            res["pair"] = topo.rnic_pair("write_bw", f"-s {size} -n {n} -m 1024 -u 20",
+                                         js["A"], js["B"], timeout=300)
+        t = threading.Thread(target=pair)
+        t.start()
+        try:
+            deadline = time.time() + 60
+            while not os.path.exists(f"/var/run/dpdk/{topo.prefix}A/dpdk_telemetry.v2"):
+                assert time.time() < deadline and t.is_alive(), "rnic A never started"
+                time.sleep(0.05)
+            tel = Telemetry(f"/var/run/dpdk/{topo.prefix}A/dpdk_telemetry.v2", 30, t.is_alive)
+            try:
+                while True:
+                    if "/rnic/qp/list" in tel.cmd("/"):
+                        q = tel.cmd("/rnic/qp/list")
+                        if q and tel.cmd(f"/rnic/qp/stats,{q[0]}")["rx_acks"] >= 10:
+                            break
+                    assert time.time() < deadline and t.is_alive(), "no traffic"
+                    time.sleep(0.05)
+            finally:
+                tel.close()
+            out1 = topo.stop(emu)
+            running_at_restart = t.is_alive()
+            emu = topo.start_emu("", "", 1, js["emu2"])
+        finally:
+            t.join(360)
+        out2 = topo.stop(emu)
+    rc_a, out_a, rc_b, out_b = res["pair"]
+    assert running_at_restart
+    assert rc_a == 0 and rc_b == 0, (said(out_a), said(out_b))
+    a = json.load(open(js["A"]))
+    b = json.load(open(js["B"]))["results"]
+    ppm = -(-size // a["config"]["mtu_bytes"])
+    a = a["results"]
+    assert a["iters"] == n and a["completion_errors"] == 0, a
+    assert a["qp_counters"]["tx_req_packets"] == n * ppm, a["qp_counters"]
+    assert b["qp_counters"]["rx_req_packets"] == n * ppm, b["qp_counters"]
+    assert b["qp_counters"]["rx_req_bytes"] == n * size, b["qp_counters"]
+    for k, out in (("emu1", out1), ("emu2", out2)):
+        e = json.load(open(js[k]))["results"]
+        for d in ("a2b", "b2a"):
+            drops = sum(e[d][c] for c in ("drop_loss", "drop_queue", "drop_nombuf", "drop_ctrl",
+                                          "drop_multiseg", "drop_rule"))
+            assert e[d]["rx_pkts"] == e[d]["tx_pkts"] + e[d]["in_flight"] + drops, (k, d, e[d])
+            assert drops == 0, (k, d, e[d])
+    q = a["qp_counters"]
+    print(f"emulator restarted: A resent {q['tx_retransmits']} packets in {q['retries']} go-back "
+          f"rounds after {q['timeouts']} timeouts")
