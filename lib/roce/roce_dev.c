@@ -229,6 +229,12 @@ roce_qp_next_deadline(const struct roce_qp *qp)
 	t = min_deadline(t, qp->req.rnr_at);
 	t = min_deadline(t, qp->req.wake_at);
 	t = min_deadline(t, qp->resp.ack_at);
+	if (qp->fec) {
+		uint64_t f = roce_fec_next_deadline(qp);
+
+		if (f < t)
+			t = f;
+	}
 	if (qp->cc->next_deadline) {
 		uint64_t c = qp->cc->next_deadline(qp, qp->cc_priv);
 
@@ -262,6 +268,8 @@ roce_qp_timers(struct roce_qp *qp)
 		qp->req.wake_at = 0;
 	if (qp->cc->on_poll)
 		qp->cc->on_poll(qp, qp->cc_priv, now);
+	if (qp->fec)
+		roce_fec_timers(qp);
 }
 
 bool
