@@ -112,6 +112,10 @@ static const struct opt_def opts[] = {
 	 "FEC code of --recovery fec+MODE: xor:K,D (one XOR repair per K packets, interleaving depth "
 	 "D: a burst of up to D losses is rebuilt) or rs:K,R (Reed-Solomon, any R losses of K); "
 	 "default xor:32,4: 3.1 % overhead (docs/fec.md says why)"},
+	{"fec-hold", 0, T_STR, OFF(fec_hold), SZ(fec_hold), "200us", 0, 0, NULL, true,
+	 "FEC: how long past two block-fill times the receiver withholds a hole's loss signal "
+	 "(NAK/RACK/SACK) waiting for its repair, a time (us, ms, s); raise it on a host that may "
+	 "stall the sender"},
 	{"max-ooo", 0, T_U32, OFF(max_ooo), SZ(max_ooo), "0", 0, 65536, NULL, true,
 	 "gbone/irn: PSNs the receiver places ahead of the expected one (0: --max-inflight, at most 65536)"},
 	{"rto-low", 0, T_U32, OFF(rto_low_us), SZ(rto_low_us), "0", 0, 100000000, NULL, true,
@@ -610,6 +614,12 @@ configure_fec(struct rnic_params *p, char *err, size_t errlen)
 			 p->fec, fp.mode == FEC_MODE_OFF ? "off is not a code" : why);
 		return -EINVAL;
 	}
+	if (emu_parse_time(p->fec_hold, &p->fec_hold_ns) < 0 || p->fec_hold_ns == 0 ||
+	    p->fec_hold_ns > ROCE_MAX_FEC_HOLD_NS) {
+		snprintf(err, errlen, "option --fec-hold: \"%s\" is not a time from 1us to 10s "
+			 "(e.g. 200us)", p->fec_hold);
+		return -EINVAL;
+	}
 	if (p->fec_on && p->conn != RNIC_CONN_RC) {
 		snprintf(err, errlen, "--recovery %s needs -c RC (FEC rides on RC's PSNs)", p->recovery);
 		return -EINVAL;
@@ -787,6 +797,7 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_str(w, "trace", p->trace[0] ? p->trace : NULL);
 	rw_str(w, "recovery", p->recovery);
 	rw_str(w, "fec", p->fec_on ? p->fec : NULL);
+	rw_uint(w, "fec_hold_ns", p->fec_hold_ns);
 	rw_uint(w, "max_ooo", p->max_ooo);
 	rw_uint(w, "rto_low_us", p->rto_low_us);
 	rw_uint(w, "rto_high_us", p->rto_high_us);

@@ -85,6 +85,8 @@ struct rnic_params {
 	char recovery_base[16]; /**< --recovery without "fec+": the mode the engine runs */
 	bool fec_on;            /**< --recovery fec+MODE: FEC asked for (negotiated with the peer) */
 	char fec[24];           /**< --fec xor:K,D | rs:K,R (docs/fec.md) */
+	char fec_hold[16];      /**< --fec-hold TIME */
+	uint64_t fec_hold_ns;
 	uint32_t max_ooo;       /**< --max-ooo (gbone/irn), 0 = the window */
 	uint32_t rto_low_us;    /**< --rto-low (irn), 0 = RTO_high */
 	uint32_t rto_high_us;   /**< --rto-high (irn), 0 = the -u timer */

@@ -214,6 +214,7 @@ setup_port(struct rnic_ctx *c)
 	dc.loss_window = strcmp(c->prm.loss_window, "on") == 0;
 	dc.loss_window_init = c->prm.loss_window_init;
 	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery_base);
+	dc.fec_hold_ns = c->prm.fec_hold_ns;
 	dc.max_ooo = c->prm.max_ooo;
 	dc.rto_low_ns = (uint64_t)c->prm.rto_low_us * 1000u;
 	dc.rto_high_ns = (uint64_t)c->prm.rto_high_us * 1000u;

@@ -128,6 +128,8 @@ dev_cfg_check(struct roce_dev *dev, const struct roce_dev_cfg *c)
 		  "rto_min_ns %llu / rto_max_ns %llu: need %llu <= min <= max <= %llu",
 		  (unsigned long long)c->rto_min_ns, (unsigned long long)c->rto_max_ns,
 		  ROCE_RTO_MIN_LIMIT_NS, ROCE_RTO_MAX_LIMIT_NS);
+	CFG_CHECK(dev, c->fec_hold_ns <= ROCE_MAX_FEC_HOLD_NS, "fec_hold_ns %llu above %llu",
+		  (unsigned long long)c->fec_hold_ns, ROCE_MAX_FEC_HOLD_NS);
 	return 0;
 }
 

@@ -27,13 +27,13 @@
 #include "roce_fec.h"
 #include "roce_int.h"
 
-#define FEC_HOLD_MIN 512u	     /**< held-packet ring: at least this many slots */
-#define FEC_HOLD_MAX 4096u	     /**< and at most */
-#define FEC_HOLD_MARGIN_NS 200000ull /**< hold-back deadline margin (200 us) */
-#define FEC_HOLD_MAX_NS 100000000ull /**< hold-back deadline cap (100 ms) */
-#define FEC_IDLE_MIN_NS 50000ull     /**< sender idle flush: at least 50 us */
-#define FEC_IDLE_MAX_NS 2000000ull   /**< and at most 2 ms */
-#define FEC_GAP_MAX_NS 10000000ull   /**< inter-packet gap samples are capped at 10 ms */
+#define FEC_HOLD_MIN 512u		  /**< held-packet ring: at least this many slots */
+#define FEC_HOLD_MAX 4096u		  /**< and at most */
+#define FEC_HOLD_SPAN_MAX_NS 100000000ull /**< the block-fill part of a deadline: at most 100 ms   \
+					   */
+#define FEC_IDLE_MIN_NS 50000ull	  /**< sender idle flush: at least 50 us */
+#define FEC_IDLE_MAX_NS 2000000ull	  /**< and at most 2 ms */
+#define FEC_GAP_MAX_NS 10000000ull	  /**< inter-packet gap samples are capped at 10 ms */
 
 static const struct roce_fec_ops *fec_codec;
 
@@ -246,14 +246,20 @@ fec_slot(const struct roce_fec_qp *f, uint32_t psn)
 	return psn & (f->cap - 1);
 }
 
-/* Deadline of a new hold: a block fills in span packets; wait for two and a margin. */
+/*
+ * Deadline of a new hold: the hole's block fills within span packets of it;
+ * wait for two block-fill times (measured: the mean gap between request
+ * packets) and the margin (roce_dev_cfg.fec_hold_ns).
+ */
 static uint64_t
 fec_hold_ns(const struct roce_qp *qp)
 {
 	const struct roce_fec_qp *f = qp->fec;
-	uint64_t ns = 2ull * f->ops->span(f->st) * f->rx_gap + FEC_HOLD_MARGIN_NS;
+	uint64_t fill = 2ull * f->ops->span(f->st) * f->rx_gap;
+	uint64_t margin =
+	    qp->dev->cfg.fec_hold_ns ? qp->dev->cfg.fec_hold_ns : ROCE_DEFAULT_FEC_HOLD_NS;
 
-	return ns > FEC_HOLD_MAX_NS ? FEC_HOLD_MAX_NS : ns;
+	return (fill > FEC_HOLD_SPAN_MAX_NS ? FEC_HOLD_SPAN_MAX_NS : fill) + margin;
 }
 
 static bool

@@ -120,6 +120,11 @@ struct roce_dev_cfg {
 	uint8_t rto_mode;        /**< enum roce_rto_mode: ROCE_RTO_ADAPTIVE (default) or _FIXED */
 	uint64_t rto_min_ns;     /**< adaptive RTO floor (ROCE_DEFAULT_RTO_MIN_NS) */
 	uint64_t rto_max_ns;     /**< adaptive RTO ceiling, also caps the doubling on expiry */
+	/**
+	 * FEC hold-back (roce_fec.h): how long past two block-fill times a hole's
+	 * loss signal is withheld for its repair (0: ROCE_DEFAULT_FEC_HOLD_NS).
+	 */
+	uint64_t fec_hold_ns;
 };
 
 /**
