@@ -27,13 +27,14 @@
 #include "roce_fec.h"
 #include "roce_int.h"
 
-#define FEC_HOLD_MIN 512u		  /**< held-packet ring: at least this many slots */
-#define FEC_HOLD_MAX 4096u		  /**< and at most */
-#define FEC_HOLD_SPAN_MAX_NS 100000000ull /**< the block-fill part of a deadline: at most 100 ms   \
-					   */
-#define FEC_IDLE_MIN_NS 50000ull	  /**< sender idle flush: at least 50 us */
-#define FEC_IDLE_MAX_NS 2000000ull	  /**< and at most 2 ms */
-#define FEC_GAP_MAX_NS 10000000ull	  /**< inter-packet gap samples are capped at 10 ms */
+#define FEC_HOLD_MIN 512u  /**< held-packet ring: at least this many slots */
+#define FEC_HOLD_MAX 4096u /**< and at most */
+#define FEC_HOLD_SPAN_MAX_NS                                                                       \
+	100000000ull		   /**< the block-fill part of a deadline: at most 100 ms          \
+				    */
+#define FEC_IDLE_MIN_NS 50000ull   /**< sender idle flush: at least 50 us */
+#define FEC_IDLE_MAX_NS 2000000ull /**< and at most 2 ms */
+#define FEC_GAP_MAX_NS 10000000ull /**< inter-packet gap samples are capped at 10 ms */
 
 static const struct roce_fec_ops *fec_codec;
 
