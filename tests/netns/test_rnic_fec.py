@@ -102,6 +102,7 @@ def test_fec_peer_without_fec(tmp_path):
     qa, qb = a["qp_counters"], b["qp_counters"]
     assert qa["fec_tx_frames"] == 0 and qa["fec_tx_covered"] == 0, qa
     assert qb["rx_drop_fec_off"] == 0 and qb["fec_rebuilt"] == 0, qb
-    # plain Go-Back-N repaired each drop: a NAK and a go-back round each
-    assert qb["tx_nak_seq_err"] >= len(DROPS), qb
+    # plain Go-Back-N repaired the drops: NAKs and go-back rounds (one round may resend a
+    # later dropped PSN before it is missed, so not one NAK per drop)
+    assert qb["tx_nak_seq_err"] >= 1 and qb["rx_out_of_sequence"] >= 1, qb
     assert qa["tx_retransmits"] >= len(DROPS), qa
