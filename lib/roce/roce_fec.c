@@ -320,6 +320,8 @@ fec_release(struct roce_qp *qp, enum roce_stat why)
 		f->held_len[s] = 0;
 		fec_rx_copy(qp, f->held + (size_t)s * f->slot_size, l);
 	}
+	/* nothing stays behind, whatever the ring held */
+	memset(f->held_len, 0, sizeof(*f->held_len) * f->cap);
 	f->nheld = 0;
 }
 
@@ -364,6 +366,8 @@ fec_hold(struct roce_qp *qp, const struct roce_rx *rx, size_t len, int32_t d)
 		roce_qp_stat(qp, ROCE_STAT_FEC_HOLD_DUP, 1);
 		return true;
 	}
+	if (f->held_len[s]) /* a stale packet from another lap of the ring: replaced */
+		f->nheld--;
 	if (!f->nheld) {
 		/* a new hole: its loss signal is withheld until the deadline */
 		f->lo = qp->resp.epsn;
