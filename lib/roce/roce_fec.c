@@ -183,6 +183,8 @@ roce_fec_tx(struct roce_qp *qp, const uint8_t *frame, size_t len)
 
 	f->npost = 0;
 	coded = f->ops->tx(f->st, frame, len, fec_emit_now, fec_emit_post, qp);
+	if (coded > 0) /* coded now even if the port refuses it: its resend is not coded again */
+		roce_qp_stat(qp, ROCE_STAT_FEC_TX_COVERED, 1);
 	rc = dev->ops.tx(dev->ctx, frame, len);
 	if (rc < 0) {
 		roce_qp_stat(qp, ROCE_STAT_FEC_TX_DROPPED, f->npost);
@@ -195,7 +197,6 @@ roce_fec_tx(struct roce_qp *qp, const uint8_t *frame, size_t len)
 	if (coded > 0) {
 		uint64_t idle;
 
-		roce_qp_stat(qp, ROCE_STAT_FEC_TX_COVERED, 1);
 		f->tx_gap = ewma_gap(f->tx_gap, &f->tx_last, dev->now);
 		/* the sender pauses (window, pacing, end of data): flush the open blocks after
 		 * four mean gaps without a coded frame, so a tail never waits for frames that
