@@ -13,6 +13,7 @@
 #include "net_frame.h"
 #include "net_hdr.h"
 #include "pfc.h"
+#include "roce_opcode.h"
 #include "roce_pkt.h"
 
 struct dp_clock lemu_clk;
@@ -481,14 +482,16 @@ ctrl_push(struct lemu_dir *d, struct rte_mbuf *m, uint8_t fwd)
 /*
  * The SPEC's deterministic rules (emu_rules.h), ahead of stage 1: only RoCEv2
  * frames (UDP port 4791 with a whole BTH, as net_frame_classify() finds them;
- * nothing else is checked) count and can match.
+ * nothing else is checked) count and can match. FEC repair and negotiation
+ * frames (0xD0/0xD1, docs/fec.md) neither count nor match: their PSN names a
+ * block or a grid, not a packet, so `drop-psn Q:P` drops the data packet P.
  */
 static __rte_noinline bool
 drop_by_rule(struct lemu_dir *d, struct rte_mbuf *m, const struct net_frame *fr)
 {
 	int r;
 
-	if (fr->kind != NET_FRAME_ROCE || !fr->has_bth)
+	if (fr->kind != NET_FRAME_ROCE || !fr->has_bth || roce_opcode_is_fec(fr->bth_op))
 		return false;
 	r = emu_rules_decide(&d->rules, fr->bth_dqpn, fr->bth_psn);
 	if (r < 0)

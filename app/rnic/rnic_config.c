@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "emu_units.h"
+#include "fec.h"
 #include "net_arp.h"
 #include "net_nd.h"
 #include "pfc_tx.h"
@@ -100,10 +101,21 @@ static const struct opt_def opts[] = {
 	{"trace", 0, T_STR, OFF(trace), SZ(trace), "", 0, 0, NULL, true,
 	 "write each retransmitted PSN and, at the receiver, each missing PSN that arrived to FILE "
 	 "(CSV, CLOCK_MONOTONIC ns, as lossy-emu's --drop-log); default: off"},
-	{"recovery", 0, T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0, "gbn|gbone|irn", true,
+	{"recovery", 0, T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0,
+	 "gbn|gbone|irn|fec+gbn|fec+gbone|fec+irn", true,
 	 "loss recovery: gbn (IBTA Go-Back-N), gbone (Go-Back-ONE: RACK + receiver bitmap), "
 	 "irn (IRN selective repeat with SACK); an rnic peer must ask for the same mode (negotiated in "
-	 "perftest's version exchange); a standard perftest peer and rc_pingpong get gbn"},
+	 "perftest's version exchange); a standard perftest peer and rc_pingpong get gbn. fec+MODE: "
+	 "LoWAR's FEC (--fec) under MODE, which recovers what the code cannot; only if the peer rnic "
+	 "asks for FEC too, else one line and MODE alone (docs/fec.md)"},
+	{"fec", 0, T_STR, OFF(fec), SZ(fec), "xor:32,4", 0, 0, NULL, true,
+	 "FEC code of --recovery fec+MODE: xor:K,D (one XOR repair per K packets, interleaving depth "
+	 "D: a burst of up to D losses is rebuilt) or rs:K,R (Reed-Solomon, any R losses of K); "
+	 "default xor:32,4: 3.1 % overhead (docs/fec.md says why)"},
+	{"fec-hold", 0, T_STR, OFF(fec_hold), SZ(fec_hold), "200us", 0, 0, NULL, true,
+	 "FEC: how long past two block-fill times the receiver withholds a hole's loss signal "
+	 "(NAK/RACK/SACK) waiting for its repair, a time (us, ms, s); raise it on a host that may "
+	 "stall the sender"},
 	{"max-ooo", 0, T_U32, OFF(max_ooo), SZ(max_ooo), "0", 0, 65536, NULL, true,
 	 "gbone/irn: PSNs the receiver places ahead of the expected one (0: --max-inflight, at most 65536)"},
 	{"rto-low", 0, T_U32, OFF(rto_low_us), SZ(rto_low_us), "0", 0, 100000000, NULL, true,
@@ -586,6 +598,35 @@ configure_pfc(struct rnic_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* --recovery fec+MODE and --fec: the base mode, and the code's parameters checked now. */
+static int
+configure_fec(struct rnic_params *p, char *err, size_t errlen)
+{
+	static const char pfx[] = "fec+";
+	struct fec_params fp;
+	char why[160];
+
+	p->fec_on = strncmp(p->recovery, pfx, sizeof(pfx) - 1) == 0;
+	snprintf(p->recovery_base, sizeof(p->recovery_base), "%s",
+		 p->recovery + (p->fec_on ? sizeof(pfx) - 1 : 0));
+	if (fec_params_parse(p->fec, &fp, why, sizeof(why)) < 0 || fp.mode == FEC_MODE_OFF) {
+		snprintf(err, errlen, "option --fec: \"%s\": %s (xor:K,D or rs:K,R, e.g. xor:32,4)",
+			 p->fec, fp.mode == FEC_MODE_OFF ? "off is not a code" : why);
+		return -EINVAL;
+	}
+	if (emu_parse_time(p->fec_hold, &p->fec_hold_ns) < 0 || p->fec_hold_ns == 0 ||
+	    p->fec_hold_ns > ROCE_MAX_FEC_HOLD_NS) {
+		snprintf(err, errlen, "option --fec-hold: \"%s\" is not a time from 1us to 10s "
+			 "(e.g. 200us)", p->fec_hold);
+		return -EINVAL;
+	}
+	if (p->fec_on && p->conn != RNIC_CONN_RC) {
+		snprintf(err, errlen, "--recovery %s needs -c RC (FEC rides on RC's PSNs)", p->recovery);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int
 rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 {
@@ -663,6 +704,8 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 		p->size = 8;
 	if (parse_gbps("rate_limit", p->rate_limit, &p->rate_gbps, err, errlen) < 0 ||
 	    parse_gbps("link-rate", p->link_rate, &p->link_gbps, err, errlen) < 0)
+		return -EINVAL;
+	if (configure_fec(p, err, errlen) < 0)
 		return -EINVAL;
 	if (parse_rto(p, err, errlen) < 0)
 		return -EINVAL;
@@ -753,6 +796,8 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_str(w, "atomic_type", p->atomic_type);
 	rw_str(w, "trace", p->trace[0] ? p->trace : NULL);
 	rw_str(w, "recovery", p->recovery);
+	rw_str(w, "fec", p->fec_on ? p->fec : NULL);
+	rw_uint(w, "fec_hold_ns", p->fec_hold_ns);
 	rw_uint(w, "max_ooo", p->max_ooo);
 	rw_uint(w, "rto_low_us", p->rto_low_us);
 	rw_uint(w, "rto_high_us", p->rto_high_us);

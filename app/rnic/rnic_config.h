@@ -81,7 +81,12 @@ struct rnic_params {
 	/* project options */
 	char json[256];         /**< --json (alias --out_json_file) */
 	char trace[256];        /**< --trace FILE: loss-recovery events ("" = off) */
-	char recovery[16];      /**< --recovery */
+	char recovery[16];      /**< --recovery (may carry the "fec+" prefix) */
+	char recovery_base[16]; /**< --recovery without "fec+": the mode the engine runs */
+	bool fec_on;            /**< --recovery fec+MODE: FEC asked for (negotiated with the peer) */
+	char fec[24];           /**< --fec xor:K,D | rs:K,R (docs/fec.md) */
+	char fec_hold[16];      /**< --fec-hold TIME */
+	uint64_t fec_hold_ns;
 	uint32_t max_ooo;       /**< --max-ooo (gbone/irn), 0 = the window */
 	uint32_t rto_low_us;    /**< --rto-low (irn), 0 = RTO_high */
 	uint32_t rto_high_us;   /**< --rto-high (irn), 0 = the -u timer */

@@ -29,6 +29,7 @@
 
 #include "cc.h"
 #include "dp_port.h"
+#include "fec_roce.h"
 #include "net_hdr.h"
 #include "rnic_bench.h"
 #include "rnic_config.h"
@@ -212,7 +213,8 @@ setup_port(struct rnic_ctx *c)
 	dc.window_pkts = c->prm.max_inflight;
 	dc.loss_window = strcmp(c->prm.loss_window, "on") == 0;
 	dc.loss_window_init = c->prm.loss_window_init;
-	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery);
+	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery_base);
+	dc.fec_hold_ns = c->prm.fec_hold_ns;
 	dc.max_ooo = c->prm.max_ooo;
 	dc.rto_low_ns = (uint64_t)c->prm.rto_low_us * 1000u;
 	dc.rto_high_ns = (uint64_t)c->prm.rto_high_us * 1000u;
@@ -404,6 +406,14 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 	    (rc = roce_qp_set_recovery(qp, c->run.caps.recovery)) != 0)
 		die("cannot set recovery \"%s\" on QP %u: %s", c->run.caps.recovery, qi,
 		    strerror(-rc));
+	/* FEC: only when both rnics asked for it (the capability record's FEC bit) */
+	if (p->conn == RNIC_CONN_RC && c->run.caps.fec) {
+		char why[160];
+
+		if ((rc = roce_qp_set_fec(qp, p->fec, why, sizeof(why))) != 0)
+			die("cannot turn FEC %s on for QP %u: %s", p->fec, qi,
+			    why[0] ? why : strerror(-rc));
+	}
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
@@ -480,6 +490,7 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 	rw_doc_results(&w, true, c->prm.seed);
 	rw_str(&w, "error", error);
 	rw_str(&w, "recovery_used", c->run.caps.recovery[0] ? c->run.caps.recovery : NULL);
+	rw_str(&w, "fec_used", c->run.caps.fec ? c->prm.fec : NULL);
 	rw_bool(&w, "peer_capabilities", c->run.caps.peer_has_caps);
 	rw_uint(&w, "size_bytes", c->run.res.size);
 	rw_uint(&w, "iters", c->run.res.iters);
@@ -776,6 +787,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "rnic: %s\n", err);
 			return 2;
 		}
+		roce_fec_register(&fec_roce_codec); /* --recovery fec+MODE (docs/fec.md) */
 		if (rw_cc_register_all() < 0 ||
 		    (strcmp(c.prm.cc, "none") != 0 &&
 		     rw_cc_set_params(c.prm.cc, c.prm.cc_param, err, sizeof(err)) < 0)) {

@@ -28,14 +28,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Manufacturer-specific BTH opcodes (docs/wire.md "Extension registry", 0xD0-0xDF: FEC). */
-#define FEC_OP_REPAIR 0xd0    /**< RC_X_FEC_REPAIR: BTH | FRH | coded payload | pad | ICRC */
-#define FEC_OP_NEGOTIATE 0xd1 /**< RC_X_FEC_NEGOTIATE: BTH | FRH | ICRC */
+#include "roce_hdr.h"
+#include "roce_opcode.h"
 
-#define FEC_FRH_LEN 28 /**< FEC Repair Header (LoWAR's RH with its type-specific fields) */
-#define FEC_K_MAX 64   /**< data frames per block (the cover mask is 64 bit) */
-#define FEC_D_MAX 16   /**< interleaving depth (XOR) */
-#define FEC_R_MAX 8    /**< repair frames per block (RS) */
+/* Manufacturer-specific BTH opcodes (docs/wire.md "Extension registry", 0xD0-0xDF: FEC). */
+/* (one home: lib/roce's opcode table, roce_opcode.h) */
+#define FEC_OP_REPAIR ROCE_XOP_FEC_REPAIR	/**< BTH | FRH | coded payload | pad | ICRC */
+#define FEC_OP_NEGOTIATE ROCE_XOP_FEC_NEGOTIATE /**< BTH | FRH | ICRC */
+
+#define FEC_FRH_LEN                                                                                \
+	ROCE_FRH_LEN /**< FEC Repair Header (LoWAR's RH with its type-specific fields) */
+#define FEC_K_MAX 64 /**< data frames per block (the cover mask is 64 bit) */
+#define FEC_D_MAX 16 /**< interleaving depth (XOR) */
+#define FEC_R_MAX 8  /**< repair frames per block (RS) */
 /** Largest coded region: IPv6 40 + UDP 8 + BTH 12 + 28 ext + 4096 MTU + pad 3 + ICRC 4 (+ margin).
  */
 #define FEC_DATA_MAX 4224

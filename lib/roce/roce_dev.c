@@ -128,6 +128,8 @@ dev_cfg_check(struct roce_dev *dev, const struct roce_dev_cfg *c)
 		  "rto_min_ns %llu / rto_max_ns %llu: need %llu <= min <= max <= %llu",
 		  (unsigned long long)c->rto_min_ns, (unsigned long long)c->rto_max_ns,
 		  ROCE_RTO_MIN_LIMIT_NS, ROCE_RTO_MAX_LIMIT_NS);
+	CFG_CHECK(dev, c->fec_hold_ns <= ROCE_MAX_FEC_HOLD_NS, "fec_hold_ns %llu above %llu",
+		  (unsigned long long)c->fec_hold_ns, ROCE_MAX_FEC_HOLD_NS);
 	return 0;
 }
 
@@ -229,6 +231,12 @@ roce_qp_next_deadline(const struct roce_qp *qp)
 	t = min_deadline(t, qp->req.rnr_at);
 	t = min_deadline(t, qp->req.wake_at);
 	t = min_deadline(t, qp->resp.ack_at);
+	if (qp->fec) {
+		uint64_t f = roce_fec_next_deadline(qp);
+
+		if (f < t)
+			t = f;
+	}
 	if (qp->cc->next_deadline) {
 		uint64_t c = qp->cc->next_deadline(qp, qp->cc_priv);
 
@@ -262,6 +270,8 @@ roce_qp_timers(struct roce_qp *qp)
 		qp->req.wake_at = 0;
 	if (qp->cc->on_poll)
 		qp->cc->on_poll(qp, qp->cc_priv, now);
+	if (qp->fec)
+		roce_fec_timers(qp);
 }
 
 bool

@@ -30,6 +30,7 @@
 /* Vendor extension headers of the manufacturer-specific opcodes (docs/wire.md registry) */
 #define ROCE_SPETH_LEN 8 /**< SEND placement: receive-WQE sequence number | byte offset */
 #define ROCE_NTETH_LEN 4 /**< RACK/SACK notice: run (8 bit) | PSN the receiver got (24 bit) */
+#define ROCE_FRH_LEN 28 /**< FEC Repair Header (lib/fec, docs/wire.md): LoWAR's RH fields */
 
 /** BTH (IBTA 9.2): opcode | SE M Pad(2) TVer(4) | P_Key | F B resv6 | DestQP | A resv7 | PSN */
 struct roce_bth {

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "roce_cc.h"
+#include "roce_fec.h"
 #include "roce_lwin.h"
 #include "roce_pkt.h"
 #include "roce_psn.h"
@@ -261,6 +262,35 @@ struct roce_ooo_desc {
 	uint32_t wqe_seq, off; /**< SEND: SPETH */
 };
 
+#define ROCE_FEC_STASH 8	 /**< repairs after one frame, frames rebuilt by one frame */
+#define ROCE_FEC_FRAME_MAX 4352u /**< largest FEC frame (lib/fec's FEC_FRAME_MAX) */
+
+/** FEC on an RC QP (roce_fec.c): the codec and the receive-side hold-back. */
+struct roce_fec_qp {
+	const struct roce_fec_ops *ops;
+	void *st;		/**< the codec's state */
+	/* transmit */
+	uint64_t flush_at;	/**< idle flush deadline (0: none) */
+	uint64_t tx_last, tx_gap; /**< last coded frame, EWMA gap between coded frames */
+	uint32_t npost;
+	uint32_t post_len[ROCE_FEC_STASH];
+	uint8_t post[ROCE_FEC_STASH][ROCE_FEC_FRAME_MAX]; /**< repairs after the frame in flight */
+	/* receive */
+	uint64_t rx_last, rx_gap; /**< EWMA gap between request packets */
+	uint32_t nreb;
+	uint32_t reb_len[ROCE_FEC_STASH];
+	uint8_t reb[ROCE_FEC_STASH][ROCE_FEC_FRAME_MAX]; /**< rebuilt by the current frame */
+	bool release_now;	/**< a held-for PSN was found unrecoverable */
+	/* hold-back ring, indexed by PSN (allocated at the first hole) */
+	uint8_t *held;
+	uint32_t *held_len;	/**< 0: empty slot */
+	uint32_t *held_psn;
+	uint32_t cap, slot_size, nheld;
+	uint32_t lo;		/**< lowest PSN that may be held */
+	uint32_t hole;		/**< ePSN when the current hold started */
+	uint64_t hold_at;	/**< hold-back deadline (0: none) */
+};
+
 struct roce_qp {
 	struct roce_dev *dev;
 	struct roce_pd *pd;
@@ -297,6 +327,7 @@ struct roce_qp {
 	uint64_t *rtt_sent;        /**< RC: send stamp per PSN, rtt_mask + 1 slots (roce_rtt.c) */
 	uint32_t rtt_mask;
 	bool rtt_dirty;            /**< a stamp was written since the ring was last cleared */
+	struct roce_fec_qp *fec;   /**< FEC on (roce_qp_set_fec), or NULL */
 	struct roce_stats stats;
 	struct roce_qp *dirty_next; /**< roce_dev_rx_burst: QPs to run at the end */
 	bool dirty;
@@ -381,6 +412,24 @@ bool roce_qp_busy(struct roce_qp *qp);
 uint64_t roce_qp_next_deadline(const struct roce_qp *qp);
 /** Fire the QP's expired timers at dev->now. */
 void roce_qp_timers(struct roce_qp *qp);
+
+/* ------------------------------------------------------------------------- */
+/* Receive dispatch (roce_recv.c) and FEC (roce_fec.c)                       */
+/* ------------------------------------------------------------------------- */
+
+/** Parse a frame for the receive path (drops counted). 0 or the drop counter. */
+int roce_rx_parse(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roce_rx *rx);
+/** Hand a checked packet to the responder (requests) or the completer (responses). */
+void roce_rx_deliver(struct roce_qp *qp, const struct roce_rx *rx);
+/** A frame (data or FEC) for a QP with FEC on: codec, rebuilt frames, hold-back. */
+void roce_fec_rx(struct roce_qp *qp, const struct roce_rx *rx, size_t len);
+/** Transmit a frame of a QP with FEC on: its COMMIT before, its repairs after. As ops->tx. */
+int roce_fec_tx(struct roce_qp *qp, const uint8_t *frame, size_t len);
+/** FEC deadlines (hold-back, idle flush) of a QP with FEC on, or UINT64_MAX. */
+uint64_t roce_fec_next_deadline(const struct roce_qp *qp);
+void roce_fec_timers(struct roce_qp *qp);
+void roce_fec_reset(struct roce_qp *qp);
+void roce_fec_free(struct roce_qp *qp);
 
 /* ------------------------------------------------------------------------- */
 /* Frames (roce_xmit.c)                                                      */

@@ -11,6 +11,7 @@
 #define I ROCE_IMMDT_LEN
 #define SP ROCE_SPETH_LEN
 #define NT ROCE_NTETH_LEN
+#define FR ROCE_FRH_LEN
 #define XP (ROCE_OPF_VENDOR | ROCE_OPF_PLACED)
 
 /* Operations shared by RC and UC (IBTA table 38, offsets 0x00..0x0b). */
@@ -98,6 +99,12 @@ const struct roce_opcode_info roce_opcodes[256] = {
 	[0xc9] = {"RC_X_SEND_ONLY_WITH_IMMEDIATE_PLACED", ROCE_TR_RC, ROCE_EXT_IMMDT | ROCE_EXT_SPETH,
 		  B + I + SP,
 		  ROCE_OPF_PAYLOAD | ROCE_OPF_ONLY | ROCE_OPF_REQ | ROCE_OPF_SEND | ROCE_OPF_IMM | XP},
+	/* FEC (lib/fec, docs/fec.md): neither request nor response; the receive path
+	 * gives them to the QP's FEC decoder, or drops them when FEC is off */
+	[0xd0] = {"RC_X_FEC_REPAIR", ROCE_TR_RC, ROCE_EXT_FRH, B + FR,
+		  ROCE_OPF_PAYLOAD | ROCE_OPF_ONLY | ROCE_OPF_VENDOR},
+	[0xd1] = {"RC_X_FEC_NEGOTIATE", ROCE_TR_RC, ROCE_EXT_FRH, B + FR,
+		  ROCE_OPF_ONLY | ROCE_OPF_VENDOR},
 };
 
 const char *
@@ -120,6 +127,7 @@ static const struct {
 	{ROCE_EXT_IETH, ROCE_IETH_LEN},
 	{ROCE_EXT_SPETH, ROCE_SPETH_LEN},
 	{ROCE_EXT_NTETH, ROCE_NTETH_LEN},
+	{ROCE_EXT_FRH, ROCE_FRH_LEN},
 	{ROCE_EXT_CNP, ROCE_CNP_RSVD_LEN},
 };
 

@@ -32,6 +32,7 @@ enum roce_ext {
 	/* rocewan extension headers of the manufacturer-specific opcodes 0xC0-0xFF */
 	ROCE_EXT_SPETH = 1 << 8, /**< SEND placement: receive-WQE sequence number, offset */
 	ROCE_EXT_NTETH = 1 << 9, /**< RACK/SACK: the PSN received */
+	ROCE_EXT_FRH = 1 << 10,  /**< FEC repair / negotiation: the FEC Repair Header (lib/fec) */
 };
 
 /** Opcode flags. */
@@ -100,8 +101,10 @@ enum roce_opcode_num {
 	ROCE_XOP_SEND_LAST_IMM = 0xc7,     /**< SEND LAST with immediate + SPETH */
 	ROCE_XOP_SEND_ONLY = 0xc8,         /**< SEND ONLY + SPETH */
 	ROCE_XOP_SEND_ONLY_IMM = 0xc9,     /**< SEND ONLY with immediate + SPETH */
-	/* 0xca-0xcf: selective recovery (reserved); 0xd0-0xdf: FEC repair and
-	 * negotiation (reserved); 0xe0-0xef: VRP ACK/NACK (reserved); 0xf0-0xff: free */
+	/* 0xca-0xcf: selective recovery (reserved) */
+	ROCE_XOP_FEC_REPAIR = 0xd0,    /**< FEC repair: FRH + coded payload (docs/fec.md) */
+	ROCE_XOP_FEC_NEGOTIATE = 0xd1, /**< FEC negotiation (PROPOSE / COMMIT): FRH only */
+	/* 0xd2-0xdf: FEC (reserved); 0xe0-0xef: VRP ACK/NACK (reserved); 0xf0-0xff: free */
 };
 
 struct roce_opcode_info {
@@ -125,6 +128,17 @@ static inline bool
 roce_opcode_valid(uint8_t opcode)
 {
 	return roce_opcodes[opcode].transport != ROCE_TR_NONE;
+}
+
+/**
+ * A FEC repair or negotiation frame (0xD0/0xD1): neither a request nor a
+ * response; only a QP with FEC on (roce_qp_set_fec) takes it, others count
+ * it in rx_drop_fec_off.
+ */
+static inline bool
+roce_opcode_is_fec(uint8_t opcode)
+{
+	return (roce_opcodes[opcode].ext & ROCE_EXT_FRH) != 0;
 }
 
 /** Name of an opcode, or "RESERVED". */

@@ -136,6 +136,8 @@ ext_write(uint8_t *b, uint16_t ext, const struct roce_hdrs *h)
 		net_put_be24(b + 1, h->nt_psn & ROCE_PSN_MASK);
 		b += ROCE_NTETH_LEN;
 	}
+	if (ext & ROCE_EXT_FRH) /* lib/fec writes its FEC Repair Header itself */
+		memset(b, 0, ROCE_FRH_LEN);
 	if (ext & ROCE_EXT_CNP)
 		memset(b, 0, ROCE_CNP_RSVD_LEN);
 }

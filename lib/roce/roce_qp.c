@@ -173,6 +173,7 @@ qp_free(struct roce_qp *qp)
 	free(qp->ooo);
 	free(qp->rd_ooo);
 	roce_rtt_free(qp);
+	roce_fec_free(qp);
 	free(qp);
 }
 
@@ -510,6 +511,7 @@ qp_reset(struct roce_qp *qp)
 	memset(qp->rec_priv, 0, qp->rec->priv_size);
 	memset(qp->cc_priv, 0, qp->cc->priv_size);
 	roce_lwin_init(&qp->lwin);
+	roce_fec_reset(qp);
 }
 
 static void
@@ -604,6 +606,7 @@ static void
 qp_enter_rtr(struct roce_qp *qp)
 {
 	roce_resp_reset(qp);
+	roce_fec_reset(qp);
 	qp_ooo_alloc(qp);
 	qp->rec->init(qp, qp->rec_priv);
 }

@@ -22,8 +22,8 @@ rx_drop(struct roce_dev *dev, struct roce_qp *qp, enum roce_stat st)
 	return (int)st;
 }
 
-static int
-rx_parse(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roce_rx *rx)
+int
+roce_rx_parse(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roce_rx *rx)
 {
 	int rc = roce_parse(frame, len, &rx->pkt, dev->cfg.parse_flags);
 
@@ -99,6 +99,18 @@ rx_cnp(struct roce_qp *qp)
 	return 0;
 }
 
+void
+roce_rx_deliver(struct roce_qp *qp, const struct roce_rx *rx)
+{
+	if (rx->op->flags & ROCE_OPF_REQ) {
+		if (net_tos_ecn(rx->pkt.l3.tos) == NET_ECN_CE)
+			roce_resp_ecn_ce(qp);
+		roce_resp_rx(qp, rx);
+	} else {
+		roce_comp_rx(qp, rx);
+	}
+}
+
 /* One frame; *qpp gets the QP that took it (to run afterwards) or NULL. */
 static int
 rx_one(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roce_qp **qpp)
@@ -110,7 +122,7 @@ rx_one(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roce_qp **
 	*qpp = NULL;
 	roce_dev_stat(dev, ROCE_STAT_RX_PKTS, 1);
 	roce_dev_stat(dev, ROCE_STAT_RX_BYTES, len);
-	rc = rx_parse(dev, frame, len, &rx);
+	rc = roce_rx_parse(dev, frame, len, &rx);
 	if (rc)
 		return rc;
 	if (!rx_for_us(dev, &rx))
@@ -126,13 +138,12 @@ rx_one(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roce_qp **
 		rc = rx_check_qp(qp, &rx);
 		if (rc)
 			return rc;
-		if (rx.op->flags & ROCE_OPF_REQ) {
-			if (net_tos_ecn(rx.pkt.l3.tos) == NET_ECN_CE)
-				roce_resp_ecn_ce(qp);
-			roce_resp_rx(qp, &rx);
-		} else {
-			roce_comp_rx(qp, &rx);
-		}
+		if (qp->fec) /* data and FEC frames: the codec, then the hold-back */
+			roce_fec_rx(qp, &rx, rx.pkt.frame_len);
+		else if (roce_unlikely(roce_opcode_is_fec(rx.pkt.h.bth.opcode)))
+			return rx_drop(dev, qp, ROCE_STAT_RX_DROP_FEC_OFF);
+		else
+			roce_rx_deliver(qp, &rx);
 	}
 	*qpp = qp;
 	return rc;

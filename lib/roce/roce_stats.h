@@ -106,7 +106,26 @@
 	X(SEND_CQES, "send_completions", "send WQEs completed (signaled or not)")          \
 	X(RECV_CQES, "recv_completions", "receive WQEs completed")                          \
 	X(FLUSHED_WQES, "flushed_wqes", "WQEs completed with IBV_WC_WR_FLUSH_ERR")         \
-	X(CQ_OVERFLOW, "cq_overflow", "completions lost because a CQ was full")
+	X(CQ_OVERFLOW, "cq_overflow", "completions lost because a CQ was full")            \
+	/* FEC (roce_fec.c, docs/fec.md) */                                                  \
+	X(RX_DROP_FEC_OFF, "rx_drop_fec_off", "FEC frames for a QP without FEC")            \
+	X(FEC_TX_COVERED, "fec_tx_covered", "data packets coded into a FEC block")          \
+	X(FEC_TX_FRAMES, "fec_tx_frames", "FEC repair and negotiation frames sent")        \
+	X(FEC_TX_OVERHEAD, "fec_tx_overhead_bytes", "bytes of FEC frames sent")            \
+	X(FEC_TX_FLUSHES, "fec_tx_flushes", "idle flushes: repairs of open blocks sent early") \
+	X(FEC_TX_DROPPED, "fec_tx_dropped", "FEC frames not sent (ops->tx refused, stash full)") \
+	X(FEC_RX_FRAMES, "fec_rx_frames", "FEC frames taken by the decoder")               \
+	X(FEC_RX_REFUSED, "fec_rx_refused", "FEC frames refused (malformed, bad ICRC, hostile FRH)") \
+	X(FEC_REBUILT, "fec_rebuilt", "packets rebuilt from repairs, received as if from the wire") \
+	X(FEC_REBUILT_LOST, "fec_rebuilt_lost", "rebuilt packets beyond the stash, not received") \
+	X(FEC_UNRECOVERABLE, "fec_unrecoverable", "missing packets the code could not rebuild") \
+	X(FEC_WITHHELD, "fec_loss_signals_withheld", "holes whose loss signal the hold-back withheld") \
+	X(FEC_HOLD_REPAIRED, "fec_holds_repaired", "holds ended by the hole filled: no loss signal") \
+	X(FEC_RELEASE_DEADLINE, "fec_release_deadline", "holds released to the transport at the deadline") \
+	X(FEC_RELEASE_UNREC, "fec_release_unrecoverable", "holds released: the hole is unrecoverable") \
+	X(FEC_RELEASE_FULL, "fec_release_full", "holds released: a packet beyond the hold ring") \
+	X(FEC_HELD, "fec_held_packets", "request packets held back behind a hole")          \
+	X(FEC_HOLD_DUP, "fec_hold_duplicates", "packets already held (duplicates), dropped")
 
 /** Counter identifiers. */
 enum roce_stat {

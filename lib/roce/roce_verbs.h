@@ -120,6 +120,11 @@ struct roce_dev_cfg {
 	uint8_t rto_mode;        /**< enum roce_rto_mode: ROCE_RTO_ADAPTIVE (default) or _FIXED */
 	uint64_t rto_min_ns;     /**< adaptive RTO floor (ROCE_DEFAULT_RTO_MIN_NS) */
 	uint64_t rto_max_ns;     /**< adaptive RTO ceiling, also caps the doubling on expiry */
+	/**
+	 * FEC hold-back (roce_fec.h): how long past two block-fill times a hole's
+	 * loss signal is withheld for its repair (0: ROCE_DEFAULT_FEC_HOLD_NS).
+	 */
+	uint64_t fec_hold_ns;
 };
 
 /**
@@ -333,6 +338,16 @@ int roce_query_qp(struct roce_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 int roce_qp_set_remote_mac(struct roce_qp *qp, const uint8_t mac[6]);
 /** Select the loss recovery (e.g. "gbn") by name; only in RESET or INIT. -ENOENT if unknown. */
 int roce_qp_set_recovery(struct roce_qp *qp, const char *name);
+/**
+ * Turn FEC on for an RC QP with codec parameters (e.g. "xor:32,4", "rs:32,4";
+ * NULL or "off": off), through the codec registered with roce_fec_register()
+ * (roce_fec.h). Only in RESET or INIT. -ENOTSUP (no codec), -EINVAL (bad
+ * state, not RC, bad parameters: @p err says why), -ENOMEM.
+ */
+int roce_qp_set_fec(struct roce_qp *qp, const char *params, char *err, size_t errlen);
+struct roce_fec_info;
+/** The QP's FEC codec counters and parameters; -ENOENT if FEC is off. */
+int roce_qp_fec_info(const struct roce_qp *qp, struct roce_fec_info *out);
 /** Select the congestion control (e.g. "none") by name; only in RESET or INIT. */
 int roce_qp_set_cc(struct roce_qp *qp, const char *name);
 /** In-flight packet window of an RC QP (1..ROCE_MAX_WINDOW_PKTS). */

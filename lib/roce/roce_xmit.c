@@ -92,7 +92,10 @@ roce_tx_pkt(struct roce_qp *qp, struct roce_pkt *p, uint32_t payload_len, bool e
 		       net_err_str(len));
 		return -EINVAL;
 	}
-	rc = dev->ops.tx(dev->ctx, buf, (size_t)len);
+	if (qp->fec) /* FEC: its COMMIT before the frame, the block's repairs after */
+		rc = roce_fec_tx(qp, buf, (size_t)len);
+	else
+		rc = dev->ops.tx(dev->ctx, buf, (size_t)len);
 	if (rc < 0) {
 		dev->tx_blocked = true;
 		if (!dev->tx_held_since)

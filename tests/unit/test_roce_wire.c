@@ -59,7 +59,7 @@ test_opcode_table(void)
 	static const uint8_t lens[] = {ROCE_DETH_LEN, ROCE_RETH_LEN, ROCE_ATOMICETH_LEN,
 				       ROCE_AETH_LEN, ROCE_ATOMICACKETH_LEN, ROCE_IMMDT_LEN,
 				       ROCE_IETH_LEN, ROCE_CNP_RSVD_LEN, ROCE_SPETH_LEN,
-				       ROCE_NTETH_LEN};
+				       ROCE_NTETH_LEN, ROCE_FRH_LEN};
 	int n[5] = {0};
 
 	for (int op = 0; op < 256; op++) {
@@ -71,7 +71,7 @@ test_opcode_table(void)
 			CHECK(o->name == NULL);
 			continue;
 		}
-		for (int b = 0; b < 10; b++)
+		for (int b = 0; b < 11; b++)
 			if (o->ext & (1 << b))
 				len += lens[b];
 		CHECK_EQ(o->hdr_len, len);
@@ -89,7 +89,7 @@ test_opcode_table(void)
 		CHECK((o->flags & (ROCE_OPF_MIDDLE)) == 0 ||
 		      (o->flags & (ROCE_OPF_FIRST | ROCE_OPF_LAST)) == 0);
 	}
-	CHECK_EQ(n[ROCE_TR_RC], 23 + 10);
+	CHECK_EQ(n[ROCE_TR_RC], 23 + 10 + 2); /* + FEC repair, negotiation */
 	CHECK_EQ(n[ROCE_TR_UC], 12);
 	CHECK_EQ(n[ROCE_TR_UD], 2);
 	CHECK_EQ(n[ROCE_TR_CNP], 1);
@@ -111,7 +111,12 @@ test_opcode_table(void)
 	CHECK_EQ(roce_ext_offset(ROCE_XOP_SEND_LAST_IMM, ROCE_EXT_SPETH), 4);
 	CHECK_EQ(roce_opcode_info(ROCE_XOP_SEND_ONLY)->hdr_len, 12 + 8);
 	CHECK(strcmp(roce_opcode_name(0xca), "RESERVED") == 0);
-	CHECK(strcmp(roce_opcode_name(0xd0), "RESERVED") == 0); /* FEC, later */
+	CHECK(strcmp(roce_opcode_name(0xd0), "RC_X_FEC_REPAIR") == 0);
+	CHECK(strcmp(roce_opcode_name(0xd1), "RC_X_FEC_NEGOTIATE") == 0);
+	CHECK(roce_opcode_is_fec(0xd0) && roce_opcode_is_fec(0xd1) && !roce_opcode_is_fec(0xc0));
+	CHECK(!(roce_opcode_info(0xd0)->flags & (ROCE_OPF_REQ | ROCE_OPF_RESP)));
+	CHECK_EQ(roce_opcode_info(0xd0)->hdr_len, 12 + 28);
+	CHECK(strcmp(roce_opcode_name(0xd2), "RESERVED") == 0);
 }
 
 /* Independent ICRC: mask a full copy of the packet and hash it with zlib. */
@@ -431,7 +436,7 @@ test_malformed(void)
 static void
 test_fuzz_mutations(void)
 {
-	uint8_t buf[4200], m[4200];
+	uint8_t buf[4300], m[4300];
 	struct roce_pkt p, q;
 	unsigned ok = 0;
 

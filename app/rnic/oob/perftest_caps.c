@@ -140,6 +140,21 @@ req_name(uint8_t idx)
 	return n ? n : "a mode outside the capability table";
 }
 
+/* FEC: on when both records carry the bit; one line when this side asked alone. */
+static void
+fec_negotiate(const struct perftest_caps *local, const struct perftest_caps *remote,
+	      const char *peer, struct perftest_caps_result *res, char *line, size_t linelen)
+{
+	res->fec = (local->fec & remote->fec & PERFTEST_CAPS_FEC) != 0;
+	if (res->fec)
+		res->extensions = true;
+	else if (local->fec & PERFTEST_CAPS_FEC)
+		snprintf(line, linelen,
+			 "%s: the peer does not ask for FEC (capability record FEC bits 0x%02x): "
+			 "running --recovery %s without FEC",
+			 peer, remote->fec, res->recovery);
+}
+
 int
 perftest_caps_negotiate(const struct perftest_caps *local, const struct perftest_caps *remote,
 			const char *peer, const char *why, struct perftest_caps_result *res,
@@ -152,11 +167,13 @@ perftest_caps_negotiate(const struct perftest_caps *local, const struct perftest
 	line[0] = '\0';
 	if (!remote) {
 		res->fell_back = lreq != 0; /* 0: gbn itself */
-		if (res->fell_back)
+		if (res->fell_back || (local->fec & PERFTEST_CAPS_FEC))
 			snprintf(line, linelen,
-				 "%s: %s: falling back from --recovery %s to Go-Back-N "
-				 "(gbn), no extension packets",
-				 peer, why, req_name(lreq));
+				 "%s: %s: falling back from --recovery %s%s to Go-Back-N "
+				 "(gbn), no extension packets%s",
+				 peer, why, (local->fec & PERFTEST_CAPS_FEC) ? "fec+" : "",
+				 req_name(lreq),
+				 (local->fec & PERFTEST_CAPS_FEC) ? ", no FEC" : "");
 		return 0;
 	}
 	res->peer_has_caps = true;
@@ -172,11 +189,13 @@ perftest_caps_negotiate(const struct perftest_caps *local, const struct perftest
 		res->fell_back = true;
 		snprintf(line, linelen,
 			 "%s: the peer's capability record (recovery modes 0x%02x) lacks "
-			 "%s: falling back to Go-Back-N (gbn), no extension packets",
-			 peer, remote->recovery, req_name(lreq));
+			 "%s: falling back to Go-Back-N (gbn), no extension packets%s",
+			 peer, remote->recovery, req_name(lreq),
+			 (local->fec & PERFTEST_CAPS_FEC) ? ", no FEC" : "");
 		return 0;
 	}
 	snprintf(res->recovery, sizeof(res->recovery), "%s", perftest_caps_recovery_names[lreq]);
 	res->extensions = lreq != 0;
+	fec_negotiate(local, remote, peer, res, line, linelen);
 	return 0;
 }

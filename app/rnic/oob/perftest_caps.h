@@ -32,6 +32,14 @@
 #define PERFTEST_CAPS_VERSION 1 /**< record version written by this code */
 #define PERFTEST_CAPS_NAMES 8	/**< bits per bitmap */
 #define PERFTEST_CAPS_NONE 0x0f /**< "no request" in a request nibble */
+/**
+ * FEC bitmap (byte 11), bit 0: this rnic runs lib/fec (XOR and RS, docs/fec.md)
+ * and asks for it (--recovery fec+MODE). Set only when asked for: FEC is on
+ * when both records have it. Each side's encoder uses its own --fec; the
+ * decoder learns the peer's parameters from its COMMIT and repair frames.
+ */
+#define PERFTEST_CAPS_FEC 0x01
+#define PERFTEST_CAPS_FEC_PREFIX "fec+" /**< --recovery fec+MODE */
 
 /** Recovery mode names by bit ("gbn" = bit 0); NULL = unassigned. */
 extern const char *const perftest_caps_recovery_names[PERFTEST_CAPS_NAMES];
@@ -45,7 +53,7 @@ struct perftest_caps {
 	uint8_t recovery_req; /**< index of the requested mode, or PERFTEST_CAPS_NONE */
 	uint8_t cc;	      /**< bitmap of supported congestion controls */
 	uint8_t cc_req;	      /**< index of the requested CC, or PERFTEST_CAPS_NONE */
-	uint8_t fec;	      /**< bitmap of FEC schemes (none assigned yet: 0) */
+	uint8_t fec;	      /**< bitmap of FEC schemes (PERFTEST_CAPS_FEC) */
 	uint8_t vrp;	      /**< bitmap of VRP variants (none assigned yet: 0) */
 	uint8_t param[2];     /**< reserved for parameters: written 0, ignored when read */
 };
@@ -56,6 +64,7 @@ struct perftest_caps_result {
 	bool peer_has_caps; /**< the peer sent a record (an rnic) */
 	bool extensions;    /**< extension packets allowed: an rnic peer and a non-gbn mode */
 	bool fell_back;	    /**< the requested mode could not be used: gbn instead */
+	bool fec;	    /**< FEC on: both records have PERFTEST_CAPS_FEC */
 };
 
 /** Index of @p name in @p names, or -1. */
@@ -63,7 +72,9 @@ int perftest_caps_index(const char *const names[PERFTEST_CAPS_NAMES], const char
 
 /**
  * The local record: every name of the tables that lib/roce has registered,
- * and the requested @p recovery and @p cc (unknown names: no request).
+ * and the requested @p recovery and @p cc (unknown names: no request). A
+ * @p recovery "fec+MODE" requests MODE and sets the FEC bit if lib/roce has
+ * a FEC codec registered (roce_fec_codec).
  */
 void perftest_caps_local(struct perftest_caps *c, const char *recovery, const char *cc);
 

@@ -9,6 +9,7 @@
 
 #include "perftest_caps.h"
 #include "roce_cc.h"
+#include "roce_fec.h"
 #include "roce_recovery.h"
 
 void
@@ -23,6 +24,13 @@ perftest_caps_local(struct perftest_caps *c, const char *recovery, const char *c
 			c->recovery |= (uint8_t)(1u << i);
 		if (cn && roce_cc_find(cn))
 			c->cc |= (uint8_t)(1u << i);
+	}
+	size_t np = strlen(PERFTEST_CAPS_FEC_PREFIX);
+
+	if (recovery && strncmp(recovery, PERFTEST_CAPS_FEC_PREFIX, np) == 0) {
+		recovery += np;
+		if (roce_fec_codec())
+			c->fec |= PERFTEST_CAPS_FEC;
 	}
 	int ri = perftest_caps_index(perftest_caps_recovery_names, recovery);
 	int ci = perftest_caps_index(perftest_caps_cc_names, cc);

@@ -18,7 +18,9 @@ UNITS_SIZE = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1 << 20, "mb": 1 << 20,
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 CDF_DIR = os.path.join(ROOT, "configs", "cdf")
-RECOVERY_MODES = ["gbn", "gbone", "irn"]  # the rnic's --recovery choices
+RECOVERY_MODES = ["gbn", "gbone", "irn"]  # the rnic's --recovery base modes
+# and each under FEC (docs/fec.md): [rnic] recovery = "fec+gbn", code in [rnic] fec
+RECOVERY_CHOICES = RECOVERY_MODES + ["fec+" + m for m in RECOVERY_MODES]
 CC_MODES = ["none", "dcqcn", "dcqcn-p", "dctcp", "timely"]  # the rnic's --cc (lib/cc)
 
 
@@ -133,7 +135,8 @@ SCHEMA = {
     },
     "rnic": {
         "mtu": (4096, _choice([256, 512, 1024, 2048, 4096]), "path MTU"),
-        "recovery": ("gbn", _choice(RECOVERY_MODES), "loss recovery"),
+        "recovery": ("gbn", _choice(RECOVERY_CHOICES), "loss recovery (fec+MODE: FEC under MODE)"),
+        "fec": ("xor:32,4", _str, "FEC code of a fec+MODE recovery: xor:K,D or rs:K,R (docs/fec.md)"),
         "cc": ("none", _choice(CC_MODES), "congestion control"),
         "cc_param": ("", _str, "--cc-param of the rnics, e.g. 'profile=wan,timer_us=300' (docs/cc.md)"),
         "loss_window": (True, lambda v: _bool(v), "the loss-reactive window under every CC (--loss-window)"),

@@ -42,6 +42,8 @@ def rnic_opts(cfg):
          f"--rate_limit {rate_gbps * r['pace']:.6g} --seed {cfg['run']['seed']}")
     if r["cc_param"]:
         o += f" --cc-param {r['cc_param']}"
+    if r["recovery"].startswith("fec+"):
+        o += f" --fec {r['fec']}"
     if not r["loss_window"]:
         o += " --loss-window off"
     elif r["loss_window_init"] != 10:
@@ -163,6 +165,13 @@ def reduce(cfg, docs, spec):
     row["cc_qps"] = a.get("cc_qps", [])
     # rnic A's per-QP rate / window time series (every 10 ms; columns named in it)
     row["cc_trace"] = a.get("cc_trace")
+    # FEC (docs/fec.md): what A coded and sent, what B rebuilt, held and released
+    row["fec"] = a.get("fec_used")
+    for k in ("fec_tx_covered", "fec_tx_frames", "fec_tx_overhead_bytes", "fec_tx_flushes"):
+        row[k] = qa.get(k, 0)
+    for k in ("fec_rebuilt", "fec_unrecoverable", "fec_loss_signals_withheld", "fec_holds_repaired",
+              "fec_release_deadline", "fec_release_unrecoverable", "fec_release_full"):
+        row["b_" + k] = qb.get(k, 0)
     mean_loss, events = model.ge_params(link["loss"]) if link["loss"] else (0.0, 0.0)
     row["loss_rate_model"] = mean_loss
     row["loss_rate_measured"] = e["a2b"]["drop_loss"] / e["a2b"]["rx_pkts"] if e["a2b"]["rx_pkts"] else 0

@@ -13,6 +13,7 @@
 #include "oob_test_util.h"
 #include "perftest_caps.h"
 #include "perftest_xchg.h"
+#include "roce_fec.h"
 #include "roce_recovery.h"
 #include "rw_test.h"
 
@@ -335,6 +336,104 @@ t_negotiate(void)
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "p", "", &r, line, sizeof(line)), -1);
 }
 
+/* A codec stand-in: perftest_caps_local only asks whether one is registered. */
+static void *
+dummy_create(const char *params, char *err, size_t errlen)
+{
+	(void)params, (void)err, (void)errlen;
+	return NULL;
+}
+static void
+dummy_destroy(void *st)
+{
+	(void)st;
+}
+static int
+dummy_tx(void *st, const uint8_t *f, size_t len, roce_fec_emit_fn pre, roce_fec_emit_fn post,
+	 void *arg)
+{
+	(void)st, (void)f, (void)len, (void)pre, (void)post, (void)arg;
+	return 0;
+}
+static void
+dummy_flush(void *st, roce_fec_emit_fn emit, void *arg)
+{
+	(void)st, (void)emit, (void)arg;
+}
+static int
+dummy_rx(void *st, const uint8_t *f, size_t len, roce_fec_emit_fn d, roce_fec_event_fn ev,
+	 void *arg)
+{
+	(void)st, (void)f, (void)len, (void)d, (void)ev, (void)arg;
+	return 0;
+}
+static uint32_t
+dummy_span(void *st)
+{
+	(void)st;
+	return 1;
+}
+static void
+dummy_info(void *st, struct roce_fec_info *o)
+{
+	(void)st, (void)o;
+}
+
+/* --recovery fec+MODE: the FEC bit (byte 11 bit 0); on only when both records carry it. */
+static void
+t_negotiate_fec(void)
+{
+	static const struct roce_fec_ops dummy = {
+	    "fec",    dummy_create, dummy_destroy, dummy_tx,   dummy_flush,
+	    dummy_rx, NULL,	    dummy_span,	   dummy_info,
+	};
+	struct perftest_caps a, b;
+	struct perftest_caps_result r;
+	uint8_t enc[PERFTEST_CAPS_LEN];
+	char line[300];
+
+	register_all_table_modes();
+	/* without a codec registered, fec+ asks for nothing */
+	if (!roce_fec_codec()) {
+		perftest_caps_local(&a, "fec+gbone", "none");
+		CHECK_EQ(a.fec, 0);
+		CHECK_EQ(a.recovery_req, 1);
+	}
+	CHECK_EQ(roce_fec_register(&dummy), 0);
+	perftest_caps_local(&a, "fec+gbone", "none");
+	CHECK_EQ(a.fec, PERFTEST_CAPS_FEC);
+	CHECK_EQ(a.recovery_req, 1); /* the base mode is what the recovery nibble asks */
+	perftest_caps_encode(&a, enc);
+	CHECK_EQ(enc[11 - PERFTEST_CAPS_OFF], PERFTEST_CAPS_FEC);
+	/* both ask: FEC on, extensions on */
+	perftest_caps_local(&b, "fec+gbone", "none");
+	CHECK_EQ(perftest_caps_negotiate(&a, &b, "p", "", &r, line, sizeof(line)), 0);
+	CHECK(r.fec && r.extensions && strcmp(r.recovery, "gbone") == 0);
+	CHECK_EQ(line[0], '\0');
+	/* fec+gbn both sides: gbn with FEC, FEC frames are extension packets */
+	perftest_caps_local(&a, "fec+gbn", "none");
+	perftest_caps_local(&b, "fec+gbn", "none");
+	CHECK_EQ(perftest_caps_negotiate(&a, &b, "p", "", &r, line, sizeof(line)), 0);
+	CHECK(r.fec && r.extensions && strcmp(r.recovery, "gbn") == 0);
+	/* the peer does not ask: the base mode without FEC, one line on the asking side */
+	perftest_caps_local(&b, "gbn", "none");
+	CHECK_EQ(perftest_caps_negotiate(&a, &b, "10.0.0.2", "", &r, line, sizeof(line)), 0);
+	CHECK(!r.fec && strcmp(r.recovery, "gbn") == 0);
+	CHECK(strstr(line, "10.0.0.2: the peer does not ask for FEC") != NULL);
+	CHECK(strstr(line, "running --recovery gbn without FEC") != NULL);
+	CHECK_EQ(perftest_caps_negotiate(&b, &a, "10.0.0.1", "", &r, line, sizeof(line)), 0);
+	CHECK(!r.fec);
+	CHECK_EQ(line[0], '\0');
+	/* a standard peer (rxe): gbn, no FEC, one line */
+	CHECK_EQ(perftest_caps_negotiate(&a, NULL, "10.0.0.2", "a standard perftest", &r, line,
+					 sizeof(line)),
+		 0);
+	CHECK(!r.fec && !r.extensions && strcmp(r.recovery, "gbn") == 0);
+	CHECK(strstr(line, "falling back from --recovery fec+gbn to Go-Back-N (gbn), no extension "
+			   "packets, no FEC") != NULL);
+	CHECK(strchr(line, '\n') == NULL);
+}
+
 /* ---- over TCP ---- */
 
 struct side {
@@ -524,5 +623,5 @@ t_rxe_recorded(void)
 }
 
 RW_TEST_MAIN(RW_TEST(t_table), RW_TEST(t_local_from_registry), RW_TEST(t_encode_layout),
-	     RW_TEST(t_hostile_records), RW_TEST(t_negotiate), RW_TEST(t_two_rnics),
-	     RW_TEST(t_garbled_over_tcp), RW_TEST(t_rxe_recorded))
+	     RW_TEST(t_hostile_records), RW_TEST(t_negotiate), RW_TEST(t_negotiate_fec),
+	     RW_TEST(t_two_rnics), RW_TEST(t_garbled_over_tcp), RW_TEST(t_rxe_recorded))

@@ -13,6 +13,17 @@
 #include "rw_test.h"
 #include "tr_harness.h"
 
+#ifdef TR_WITH_FEC
+#include "fec_roce.h"
+
+/* the transport_soak_fec build: the soaks with FEC on (TR_FEC="xor:8,2", docs/fec.md) */
+__attribute__((constructor)) static void
+soak_fec_register(void)
+{
+	roce_fec_register(&fec_roce_codec);
+}
+#endif
+
 #define RUN(w) tr_run((w), 10000000)
 
 static struct tr_side *
@@ -200,6 +211,7 @@ t_soak(void)
 	uint64_t rng = 0x5eed, counter = 0;
 	struct roce_stats a, b;
 
+	o.fec = getenv("TR_FEC");
 	tr_init(&w, &o);
 	/* 3 % loss, 1 % duplication, 2 % reordering, both directions */
 	tr_random_faults(&w, env_seed ? strtoull(env_seed, NULL, 0) : 42, 30, 10, 20);
@@ -222,6 +234,8 @@ t_soak(void)
 		CHECK(b.v[ROCE_STAT_RX_ATOMIC_REPLAYS] > 0);
 		CHECK(b.v[ROCE_STAT_RX_READ_REPLAYS] > 0);
 	}
+	if (o.fec) /* FEC rebuilt some of the losses, and the rest still completed byte-exact */
+		CHECK(b.v[ROCE_STAT_FEC_REBUILT] > 0 && a.v[ROCE_STAT_FEC_REBUILT] > 0);
 	if (getenv("TR_STATS")) {
 		for (int i = 0; i < ROCE_STAT__COUNT; i++)
 			if (a.v[i] || b.v[i])
@@ -240,6 +254,7 @@ t_soak_mtu256(void)
 	struct tr_wire w;
 	uint64_t rng = 0xfeed, counter = 0;
 
+	o.fec = getenv("TR_FEC");
 	tr_init(&w, &o);
 	tr_random_faults(&w, 7, 50, 10, 10);
 	for (unsigned int r = 0; r < 2; r++)

@@ -62,6 +62,9 @@ rule_matches(const struct tr_rule *r, int dir, const struct roce_pkt *p)
 	case TR_SACK:
 		m = p->h.bth.opcode == ROCE_XOP_SACK;
 		break;
+	case TR_FEC:
+		m = p->h.bth.opcode == ROCE_XOP_FEC_REPAIR;
+		break;
 	default:
 		m = true;
 		break;
@@ -424,6 +427,8 @@ side_init(struct tr_wire *w, int idx, const struct tr_opts *o)
 	ia.cap.max_send_sge = ia.cap.max_recv_sge = o->max_sge ? o->max_sge : 4;
 	ia.cap.max_inline_data = o->max_inline ? o->max_inline : 256;
 	s->qp = roce_create_qp(s->pd, &ia);
+	if (o->fec && roce_qp_set_fec(s->qp, o->fec, NULL, 0) != 0)
+		abort();
 	if (o->window)
 		roce_qp_set_window(s->qp, o->window);
 }

@@ -34,6 +34,7 @@ enum tr_match {
 	TR_ATOMIC_ACK,
 	TR_RACK,     /**< Go-Back-ONE RACK; the rule's PSN is the one it reports received */
 	TR_SACK,     /**< IRN SACK; likewise */
+	TR_FEC,      /**< FEC repair (0xD0); the rule's PSN is its BTH PSN, the block's first member */
 };
 
 enum tr_action {
@@ -118,6 +119,7 @@ struct tr_opts {
 	bool rto_fixed;        /**< --rto fixed (IBTA timer); default adaptive */
 	uint64_t rto_min_ns, rto_max_ns; /**< adaptive RTO bounds (0: device default) */
 	bool trace;            /**< give the devices a roce_dev_ops.trace that records events */
+	const char *fec;       /**< roce_qp_set_fec on both QPs ("xor:8,2"); the codec must be registered */
 };
 
 /** Every log line of both devices (side TR_A / TR_B) goes here too when set. */

@@ -9,10 +9,11 @@ directory (default results/reproduce-NAME).
     goback.py   Wang (NJUPT): the Go-Back-N goodput model (section IV.A)
     swing.py    Chen et al. (IEEE TPDS 2023), Swing: PFC-Relay buffer, throughput, FCT
     dcqcnp.py   Wang et al. (J. HFUT 2025), DCQCN-p: Fig. 4 recovery rounds
+    lowar.py    Zuo et al., LoWAR: XOR FEC (and RS) under Go-Back-N vs gbn / gbone goodput
     wancc.py    the four CCs on a 20-40 ms path through a RED/ECN bottleneck (issue 14)
 """
 from ..references import DCQCNP, SWING, WANG_BY
-from . import dcqcnp, goback, swing, wancc
+from . import dcqcnp, goback, lowar, swing, wancc
 
 REPRODUCTIONS = {
     "dcqcn-p-recovery": (dcqcnp.reproduce_recovery,
@@ -27,4 +28,6 @@ REPRODUCTIONS = {
                          f"Swing ({SWING}) eq. (4)/(6): utilisation vs D and alpha"),
     "swing-fct": (swing.reproduce_fct,
                   f"Swing ({SWING}): WebSearch/FB_Hadoop FCT, PFC-Relay vs native PFC"),
+    "lowar": (lowar.reproduce_lowar,
+              f"{lowar.LOWAR}: fec+gbn (xor:32,4, rs:32,4) vs gbn / gbone goodput over random loss"),
 }

@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * FEC in the engine (roce_fec.c + lib/fec behind roce_fec.h) through the
+ * transport harness with deterministic drops: LoWAR's XOR code with
+ * interleaving and the Reed-Solomon mode, each under fec+gbn, fec+gbone and
+ * fec+irn. Every transfer is compared byte for byte; the counters that say
+ * how a loss was repaired (rebuilt, held back, released to the transport,
+ * retransmitted, NAKed) are exact.
+ *
+ * Grid (docs/fec.md): the first coded PSN anchors it; with K, D block j of a
+ * group holds the PSNs base + j + i*D, i = 0..K-1.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fec.h"
+#include "fec_roce.h"
+#include "roce_fec.h"
+#include "roce_opcode.h"
+#include "roce_pkt.h"
+#include "rw_test.h"
+#include "tr_harness.h"
+
+#define RUN(w) tr_run((w), 1000000)
+#define PSN0 0x100 /* the harness's start PSN */
+#define MTU 1024u
+
+static const char *mode; /* base recovery mode */
+
+static struct tr_side *
+A(struct tr_wire *w)
+{
+	return &w->side[TR_A];
+}
+
+static struct tr_side *
+B(struct tr_wire *w)
+{
+	return &w->side[TR_B];
+}
+
+static void
+fec_init(struct tr_wire *w, const char *fec)
+{
+	struct tr_opts o = {0};
+
+	o.recovery = mode;
+	o.fec = fec;
+	tr_init(w, &o);
+}
+
+static void
+expect_wc(struct tr_side *s, bool recv, uint64_t wr_id, enum ibv_wc_status st)
+{
+	struct ibv_wc wc;
+
+	CHECK_EQ(tr_poll_cq(s, recv, &wc, 1), 1);
+	CHECK_EQ(wc.wr_id, wr_id);
+	CHECK_EQ(wc.status, st);
+}
+
+/* Loss signals of any mode the receiver B sent. */
+static uint64_t
+loss_signals(struct tr_wire *w)
+{
+	return tr_dev_stat(B(w), ROCE_STAT_TX_NAK_SEQ) + tr_dev_stat(B(w), ROCE_STAT_TX_RACKS) +
+	       tr_dev_stat(B(w), ROCE_STAT_TX_SACKS);
+}
+
+/* A WRITE of @p npkts packets from A to B with the request PSNs in @p drop lost once. */
+static void
+write_with_drops(struct tr_wire *w, uint32_t npkts, const uint32_t *drop, unsigned ndrop,
+		 uint32_t seed)
+{
+	tr_fill(A(w), 0, npkts * MTU, seed);
+	for (unsigned i = 0; i < ndrop; i++)
+		tr_rule(w, TR_A, TR_REQ, PSN0 + drop[i], TR_DROP, 1);
+	tr_post_send(A(w), IBV_WR_RDMA_WRITE, 1, 0, npkts * MTU, 0, IBV_SEND_SIGNALED);
+	RUN(w);
+	expect_wc(A(w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(w)->buf, A(w)->buf, npkts * MTU);
+}
+
+/* Everything a loss repaired by FEC alone must leave: no loss signal, no resend. */
+static void
+expect_fec_only(struct tr_wire *w, uint64_t rebuilt)
+{
+	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_FEC_REBUILT), rebuilt);
+	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_FEC_UNRECOVERABLE), 0);
+	CHECK_EQ(tr_dev_stat(A(w), ROCE_STAT_TX_RETX_PKTS), 0);
+	CHECK_EQ(tr_dev_stat(A(w), ROCE_STAT_TIMEOUTS), 0);
+	CHECK_EQ(loss_signals(w), 0);
+	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_RX_OOS), 0);
+	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_FEC_RELEASE_DEADLINE), 0);
+	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_FEC_RELEASE_UNREC), 0);
+	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_FEC_RELEASE_FULL), 0);
+	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_FEC_RX_REFUSED), 0);
+}
+
+/* No loss: every data packet coded, one repair per block, nothing rebuilt or held. */
+static void
+t_clean(void)
+{
+	struct tr_wire w;
+
+	fec_init(&w, "xor:8,2");
+	write_with_drops(&w, 64, NULL, 0, 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_COVERED), 64);
+	/* 4 groups of 2 blocks: 8 repairs and one COMMIT (the grid's anchor) */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_FRAMES), 8 + 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_RX_FRAMES), 8 + 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_WITHHELD), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_HELD), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_DROPPED), 0);
+	expect_fec_only(&w, 0);
+	tr_fini(&w);
+}
+
+/* One loss in each of several blocks of the default xor:32,4: all rebuilt, zero resends. */
+static void
+t_one_loss_per_block(void)
+{
+	static const uint32_t drop[] = {5, 38, 71, 104, 130, 255};
+
+	static const uint32_t apart[] = {5, 130, 259, 390};
+	struct tr_wire w;
+
+	/* overlapping holes: one hold covers several, each ends repaired */
+	fec_init(&w, "xor:32,4");
+	write_with_drops(&w, 256, drop, 6, 2);
+	expect_fec_only(&w, 6);
+	CHECK(tr_dev_stat(B(&w), ROCE_STAT_FEC_WITHHELD) >= 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_HOLD_REPAIRED),
+		 tr_dev_stat(B(&w), ROCE_STAT_FEC_WITHHELD));
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 256);
+	tr_fini(&w);
+
+	/* one loss per group, each repaired before the next: four holds, and exactly the
+	 * packets between a loss and its block's repair held (LoWAR's reordering) */
+	fec_init(&w, "xor:32,4");
+	write_with_drops(&w, 512, apart, 4, 14);
+	expect_fec_only(&w, 4);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_WITHHELD), 4);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_HOLD_REPAIRED), 4);
+	/* 6..125, 131..254, 260..383, 391..510 */
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_HELD), 120 + 124 + 124 + 120);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 512);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_COVERED), 512);
+	tr_fini(&w);
+}
+
+/* The last packet of a message lost: the idle flush sends the partial block's repair. */
+static void
+t_tail_loss(void)
+{
+	static const uint32_t drop[] = {19};
+	struct tr_wire w;
+
+	fec_init(&w, "xor:32,4");
+	write_with_drops(&w, 20, drop, 1, 3);
+	expect_fec_only(&w, 1);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_FLUSHES) >= 1);
+	tr_fini(&w);
+}
+
+/* Two losses in one XOR block: nothing rebuilt, both reported, the base mode resends them. */
+static void
+t_two_losses_one_block(void)
+{
+	static const uint32_t drop[] = {2, 6}; /* xor:8,2: members 0,2,4,..: block 0 */
+	struct tr_wire w;
+
+	fec_init(&w, "xor:8,2");
+	write_with_drops(&w, 32, drop, 2, 4);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_REBUILT), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_UNRECOVERABLE), 2);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_RELEASE_UNREC) +
+		     tr_dev_stat(B(&w), ROCE_STAT_FEC_RELEASE_DEADLINE),
+		 tr_dev_stat(B(&w), ROCE_STAT_FEC_WITHHELD) -
+		     tr_dev_stat(B(&w), ROCE_STAT_FEC_HOLD_REPAIRED));
+	CHECK(tr_dev_stat(B(&w), ROCE_STAT_FEC_RELEASE_UNREC) >= 1);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS) >= 2);
+	CHECK(loss_signals(&w) >= 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 32);
+	tr_fini(&w);
+}
+
+/* A burst of D consecutive losses hits D blocks once each: all rebuilt. */
+static void
+t_burst_d(void)
+{
+	static const uint32_t drop[] = {9, 10, 11, 12};
+	struct tr_wire w;
+
+	fec_init(&w, "xor:8,4");
+	write_with_drops(&w, 64, drop, 4, 5);
+	expect_fec_only(&w, 4);
+	tr_fini(&w);
+}
+
+/* A burst of D + 1: one block is hit twice and falls back; the rest are rebuilt. */
+static void
+t_burst_d_plus_1(void)
+{
+	static const uint32_t drop[] = {8, 9, 10, 11, 12}; /* 8 and 12: block 0 */
+	struct tr_wire w;
+
+	fec_init(&w, "xor:8,4");
+	write_with_drops(&w, 64, drop, 5, 6);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_UNRECOVERABLE), 2);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_REBUILT) +
+		     tr_dev_stat(B(&w), ROCE_STAT_FEC_UNRECOVERABLE),
+		 5);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS) >= 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 64);
+	tr_fini(&w);
+}
+
+/* The repair of a block with a loss is lost too: the hold ends, the base mode resends. */
+static void
+t_repair_lost(void)
+{
+	static const uint32_t drop[] = {3}; /* xor:8,2: block 1 of group 0, first member PSN0+1 */
+	struct tr_wire w;
+
+	fec_init(&w, "xor:8,2");
+	tr_rule(&w, TR_A, TR_FEC, PSN0 + 1, TR_DROP, 1);
+	write_with_drops(&w, 32, drop, 1, 7);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_REBUILT), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_WITHHELD), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_HOLD_REPAIRED), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_RELEASE_DEADLINE) +
+		     tr_dev_stat(B(&w), ROCE_STAT_FEC_RELEASE_UNREC),
+		 1);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS) >= 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 32);
+	tr_fini(&w);
+}
+
+/* Reed-Solomon: R losses in one block rebuilt; R + 1 fall back. */
+static void
+t_rs(void)
+{
+	static const uint32_t r_loss[] = {1, 4, 6};
+	static const uint32_t r1_loss[] = {17, 18, 20, 23};
+	struct tr_wire w;
+
+	fec_init(&w, "rs:8,3");
+	write_with_drops(&w, 32, r_loss, 3, 8);
+	expect_fec_only(&w, 3);
+	tr_fini(&w);
+
+	fec_init(&w, "rs:8,3");
+	write_with_drops(&w, 32, r1_loss, 4, 9);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_REBUILT), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_UNRECOVERABLE), 4);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS) >= 4);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 32);
+	tr_fini(&w);
+}
+
+/* A SEND (receive WQE) with a loss: rebuilt, the receive completion carries every byte. */
+static void
+t_send(void)
+{
+	struct tr_wire w;
+	struct ibv_wc wc;
+
+	fec_init(&w, "xor:4,2");
+	tr_fill(A(&w), 0, 16 * MTU, 10);
+	tr_post_recv(B(&w), 7, 0, 16 * MTU);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 6, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_SEND, 1, 0, 16 * MTU, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_EQ(tr_poll_cq(B(&w), true, &wc, 1), 1);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK_EQ(wc.byte_len, 16 * MTU);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 16 * MTU);
+	expect_fec_only(&w, 1);
+	tr_fini(&w);
+}
+
+/* A READ response lost: B codes its READ responses, A rebuilds the missing one. */
+static void
+t_read_response(void)
+{
+	struct tr_wire w;
+
+	fec_init(&w, "xor:4,2");
+	tr_fill(B(&w), 0x10000, 16 * MTU, 11);
+	tr_rule(&w, TR_B, TR_READ_RESP, PSN0 + 5, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_RDMA_READ, 1, 0x10000, 16 * MTU, 0x10000, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(A(&w)->buf + 0x10000, B(&w)->buf + 0x10000, 16 * MTU);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_TX_COVERED), 16 + 0); /* the responses */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_REBUILT), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_UNRECOVERABLE), 0);
+	tr_fini(&w);
+}
+
+/* A FEC frame to a QP without FEC is counted and dropped, never executed. */
+static void
+t_fec_off_peer(void)
+{
+	struct tr_wire w;
+	struct tr_opts o = {0};
+	struct tr_frame *f;
+	uint8_t rep[FEC_FRAME_MAX];
+	size_t rlen = 0;
+
+	o.recovery = mode;
+	o.fec = "xor:4,1";
+	tr_init(&w, &o);
+	/* capture A's repair without delivering it */
+	w.capture_only = true;
+	tr_fill(A(&w), 0, 4 * MTU, 12);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 4 * MTU, 0, IBV_SEND_SIGNALED);
+	tr_poll(&w);
+	for (f = w.q[TR_A].head; f; f = f->next) {
+		struct roce_pkt p;
+
+		if (roce_parse(f->data, f->len, &p, 0) == 0 &&
+		    p.h.bth.opcode == ROCE_XOP_FEC_REPAIR && f->len <= sizeof(rep)) {
+			memcpy(rep, f->data, f->len);
+			rlen = f->len;
+		}
+	}
+	CHECK(rlen > 0);
+	/* B without FEC */
+	CHECK_EQ(roce_qp_set_fec(B(&w)->qp, "off", NULL, 0), -EINVAL); /* B is in RTS */
+	tr_fini(&w);
+
+	o.fec = NULL;
+	tr_init(&w, &o);
+	if (rlen) {
+		uint64_t before = tr_dev_stat(B(&w), ROCE_STAT_RX_DROP_FEC_OFF);
+
+		/* the captured frame names the old QP numbers: same numbering in a fresh pair */
+		roce_dev_rx(B(&w)->dev, rep, rlen);
+		CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DROP_FEC_OFF), before + 1);
+		CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 0);
+	}
+	tr_fini(&w);
+}
+
+/* Hostile repairs (every FRH byte flipped with a valid ICRC, truncations, bad ICRC): refused. */
+static void
+t_hostile_repairs(void)
+{
+	struct tr_wire w;
+	struct tr_frame *f;
+	uint8_t rep[FEC_FRAME_MAX], m[FEC_FRAME_MAX];
+	size_t rlen = 0;
+	struct roce_pkt p;
+	uint64_t refused;
+
+	fec_init(&w, "xor:4,1");
+	w.capture_only = true;
+	tr_fill(A(&w), 0, 8 * MTU, 13);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 8 * MTU, 0, IBV_SEND_SIGNALED);
+	tr_poll(&w);
+	for (f = w.q[TR_A].head; f && !rlen; f = f->next)
+		if (roce_parse(f->data, f->len, &p, 0) == 0 &&
+		    p.h.bth.opcode == ROCE_XOP_FEC_REPAIR && f->len <= sizeof(rep)) {
+			memcpy(rep, f->data, f->len);
+			rlen = f->len;
+		}
+	CHECK(rlen > 0);
+	if (!rlen) {
+		tr_fini(&w);
+		return;
+	}
+	CHECK_EQ(roce_parse(rep, rlen, &p, 0), 0);
+	/* every FRH byte, every bit: a valid ICRC, so only the FRH checks stand in the way */
+	for (unsigned off = 0; off < ROCE_FRH_LEN; off++)
+		for (unsigned bit = 0; bit < 8; bit++) {
+			memcpy(m, rep, rlen);
+			m[p.bth_off + ROCE_BTH_LEN + off] ^= (uint8_t)(1u << bit);
+			roce_icrc_update(m, &p);
+			roce_dev_rx(B(&w)->dev, m, rlen);
+		}
+	/* truncations and a bad ICRC */
+	for (size_t cut = 14; cut < rlen; cut += 7)
+		roce_dev_rx(B(&w)->dev, rep, cut);
+	memcpy(m, rep, rlen);
+	m[rlen - 1] ^= 1;
+	roce_dev_rx(B(&w)->dev, m, rlen);
+	refused = tr_dev_stat(B(&w), ROCE_STAT_FEC_RX_REFUSED);
+	CHECK(refused >= 1);
+	CHECK(tr_dev_stat(B(&w), ROCE_STAT_RX_DROP_ICRC) >= 1);
+	/* nothing was executed on the strength of a hostile repair */
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_REBUILT), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 0);
+	/* and the real transfer still completes, byte-exact */
+	w.capture_only = false;
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 8 * MTU);
+	tr_fini(&w);
+}
+
+/* Without a registered codec or with bad parameters, FEC cannot be turned on. */
+static void
+t_set_fec_errors(void)
+{
+	struct tr_wire w;
+	struct tr_opts o = {0};
+	char err[128];
+
+	o.recovery = mode;
+	tr_init(&w, &o);
+	/* RTS: too late */
+	CHECK_EQ(roce_qp_set_fec(A(&w)->qp, "xor:32,4", err, sizeof(err)), -EINVAL);
+	tr_fini(&w);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} cases[] = {
+    RW_TEST(t_clean),	       RW_TEST(t_one_loss_per_block),
+    RW_TEST(t_tail_loss),      RW_TEST(t_two_losses_one_block),
+    RW_TEST(t_burst_d),	       RW_TEST(t_burst_d_plus_1),
+    RW_TEST(t_repair_lost),    RW_TEST(t_rs),
+    RW_TEST(t_send),	       RW_TEST(t_read_response),
+    RW_TEST(t_fec_off_peer),   RW_TEST(t_hostile_repairs),
+    RW_TEST(t_set_fec_errors),
+};
+
+int
+main(void)
+{
+	static const char *const modes[] = {"gbn", "gbone", "irn"};
+
+	if (roce_fec_register(&fec_roce_codec) != 0)
+		return 1;
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		mode = modes[m];
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			unsigned f0 = rw_t_fail;
+
+			rw_t_case = cases[i].name;
+			cases[i].fn();
+			printf("fec+%-6s %-30s %s\n", mode, cases[i].name,
+			       rw_t_fail == f0 ? "ok" : "FAIL");
+		}
+	}
+	printf("%u passed, %u failed\n", rw_t_pass, rw_t_fail);
+	return (rw_t_fail || rw_t_pass == 0) ? 1 : 0;
+}
