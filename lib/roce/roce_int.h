@@ -297,6 +297,9 @@ struct roce_qp {
 	uint64_t *rtt_sent;        /**< RC: send stamp per PSN, rtt_mask + 1 slots (roce_rtt.c) */
 	uint32_t rtt_mask;
 	bool rtt_dirty;            /**< a stamp was written since the ring was last cleared */
+	bool rto_spur_armed;       /**< a timer expiry resent rto_spur_psn: is it spurious? */
+	uint32_t rto_spur_psn;     /**< the oldest PSN the last expiry resent */
+	uint64_t rto_spur_at;      /**< when it was resent (engine clock) */
 	struct roce_stats stats;
 	struct roce_qp *dirty_next; /**< roce_dev_rx_burst: QPs to run at the end */
 	bool dirty;
