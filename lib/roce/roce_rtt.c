@@ -41,6 +41,7 @@ void
 roce_rtt_est_init(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns, uint64_t max_ns)
 {
 	e->srtt = e->rttvar = e->samples = e->min_rtt = 0;
+	e->backoffs = 0;
 	e->rto = rto_clamp(initial_ns, min_ns, max_ns);
 }
 
@@ -64,6 +65,7 @@ roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m, uint64_t min_ns, uint64_
 {
 	if (!e->min_rtt || m < e->min_rtt)
 		e->min_rtt = m;
+	e->backoffs = 0;
 	if (e->samples++ == 0) {
 		/* VRP §2.5.1 "Initialization": a first timeout of 2 RTT, so D_init = RTT_init / 2
 		 */
@@ -97,6 +99,7 @@ roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 	if (e->rto >= max_ns)
 		return;
 	e->rto = rto_clamp(e->rto > max_ns / 2 ? max_ns : 2 * e->rto, min_ns, max_ns);
+	e->backoffs++;
 }
 
 /* ---- the per-QP sampler ---- */
@@ -318,5 +321,7 @@ roce_qp_rtt(const struct roce_qp *qp, struct roce_rtt_info *out)
 	out->rto_ns = qp->type == IBV_QPT_RC ? roce_qp_rto_ns(qp) : 0;
 	out->samples = qp->rtt.samples;
 	out->min_rtt_ns = qp->rtt.min_rtt;
+	out->backoffs = qp->rtt.backoffs;
+	out->adaptive = qp->dev->cfg.rto_mode == ROCE_RTO_ADAPTIVE;
 	return 0;
 }

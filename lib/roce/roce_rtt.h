@@ -29,6 +29,7 @@
 #ifndef ROCE_RTT_H
 #define ROCE_RTT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct roce_qp;
@@ -41,11 +42,12 @@ enum roce_rto_mode {
 
 /** The estimator's state (ns). */
 struct roce_rtt_est {
-	uint64_t srtt;	  /**< RTT: smoothed round-trip time (0 before the first sample) */
-	uint64_t rttvar;  /**< D: smoothed mean deviation */
-	uint64_t rto;	  /**< the retransmission timeout in force */
-	uint64_t samples; /**< samples taken */
-	uint64_t min_rtt; /**< the smallest sample (0 before the first) */
+	uint64_t srtt;	   /**< RTT: smoothed round-trip time (0 before the first sample) */
+	uint64_t rttvar;   /**< D: smoothed mean deviation */
+	uint64_t rto;	   /**< the retransmission timeout in force */
+	uint64_t samples;  /**< samples taken */
+	uint64_t min_rtt;  /**< the smallest sample (0 before the first) */
+	uint32_t backoffs; /**< expiries since the last sample (the timeout doubled this often) */
 };
 
 /** A QP's RTT figures for the plug-ins and the app. */
@@ -55,6 +57,8 @@ struct roce_rtt_info {
 	uint64_t rto_ns; /**< the timer the QP uses now (fixed mode: the IBTA value; 0 = none) */
 	uint64_t samples;
 	uint64_t min_rtt_ns; /**< the smallest sample: the path's round trip without queueing */
+	uint32_t backoffs;   /**< expiries since the last fresh sample */
+	bool adaptive;	     /**< --rto adaptive (else fixed: the IBTA timer) */
 };
 
 /** RTT figures of an RC QP. -EINVAL for a NULL pointer. */
