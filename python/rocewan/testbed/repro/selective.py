@@ -83,7 +83,7 @@ def reproduce_gbone_fct(prefix: str = "tb", quick: bool = False, out: str | None
     cfg["name"] = "gbone-fct"
     cfg["link"].update(rate="200mbit", rtt="8ms", loss="random 1%", loss_direction="both")
     cfg["rnic"].update(mtu=1024, pace=0.9, loss_window=False)
-    cfg["workload"].update(kind="flows", cdf="websearch", flows=40 if quick else 200, load=30)
+    cfg["workload"].update(kind="flows", cdf="websearch", flows=40 if quick else 100, load=30)
     out = out or os.path.join(report.RESULTS, "reproduce-gbone-fct")
     print(f"reproduce gbone-fct: {WANG_BY} section IV, Fig. 9: WebSearch at 30 % load, 2 ms per link\n"
           "  (8 ms end to end), 10 % loss, DCQCN, 100 Gb/s: Go-Back-ONE's p95 FCT slowdown is about\n"
