@@ -12,10 +12,24 @@ beside them, and the loss -> repair trace of every emulated loss (docs/loss-trac
 import copy
 import os
 
-from .. import config, report, runner
+from .. import config, report, runner, topo
 from ..references import WANG, WANG_BY
 
 MODES = [("gbn", "Go-Back-N"), ("gbone", "Go-Back-ONE"), ("irn", "IRN")]
+
+
+def _run(c, out, tag, prefix):
+    """One run; a run whose rnic failed (e.g. IBV_WC_RETRY_EXC_ERR: Go-Back-N's retries
+    ran out) is a result, not the end of the reproduction: a row with goodput 0 and the
+    reason in 'failed'."""
+    try:
+        return runner.run_once(c, out, tag=tag, prefix=prefix)
+    except topo.TopoError as e:
+        topo.cleanup(prefix)
+        why = "IBV_WC_RETRY_EXC_ERR" if "RETRY_EXC" in str(e) else str(e).splitlines()[0][:120]
+        print(f"\n  {tag} ({c['rnic']['recovery']}): failed: {why}")
+        return {"recovery": c["rnic"]["recovery"], "failed": why, "goodput_gbps": 0.0,
+                "link_utilisation": 0.0, "tx_retransmits": None, "timeouts": None}
 
 
 def _base(name, quick):
@@ -48,7 +62,7 @@ def reproduce_gbone_goodput(prefix: str = "tb", quick: bool = False, out: str | 
         c = copy.deepcopy(cfg)
         c["link"]["loss"] = f"random {loss}" if loss else ""
         c["rnic"]["recovery"] = mode
-        row = runner.run_once(c, out, tag=f"s{i}", prefix=prefix)
+        row = _run(c, out, f"s{i}", prefix)
         if not loss:
             lossless = row["goodput_gbps"]
             continue
@@ -64,7 +78,8 @@ def reproduce_gbone_goodput(prefix: str = "tb", quick: bool = False, out: str | 
     cols = [("case", "case", "{}"), ("paper_name", "recovery", "{}"),
             ("goodput_gbps", "goodput Gb/s", "{:.4f}"), ("fraction", "of lossless", "{:.3f}"),
             ("link_utilisation", "of link", "{:.3f}"), ("vs_gbn", "x Go-Back-N", "{:.2f}"),
-            ("tx_retransmits", "retx pkts", "{}"), ("timeouts", "timeouts", "{}")]
+            ("tx_retransmits", "retx pkts", "{}"), ("timeouts", "timeouts", "{}"),
+            ("failed", "failed", "{}")]
     print(report.table(rows, cols))
     doc = report.write_doc(os.path.join(out, "gbone-goodput.json"), cfg, rows,
                            extra={"lossless_gbps": lossless})
@@ -97,7 +112,7 @@ def reproduce_gbone_fct(prefix: str = "tb", quick: bool = False, out: str | None
         report.progress(i, len(MODES), mode)
         c = copy.deepcopy(cfg)
         c["rnic"]["recovery"] = mode
-        row = runner.run_once(c, out, tag=f"f{i}", prefix=prefix)
+        row = _run(c, out, f"f{i}", prefix)
         row.update(case=mode, paper_name=name)
         rows.append(row)
     report.progress(len(MODES), len(MODES), "done")
@@ -115,7 +130,8 @@ def reproduce_gbone_fct(prefix: str = "tb", quick: bool = False, out: str | None
         print(f"{g:5d} {size or 0:10d} " + " ".join(cells))
     cols = [("paper_name", "recovery", "{}"), ("flows", "flows done", "{}"),
             ("fct_p50_ms", "FCT p50 ms", "{:.1f}"), ("fct_p99_ms", "FCT p99 ms", "{:.1f}"),
-            ("goodput_gbps", "goodput Gb/s", "{:.4f}"), ("tx_retransmits", "retx pkts", "{}")]
+            ("goodput_gbps", "goodput Gb/s", "{:.4f}"), ("tx_retransmits", "retx pkts", "{}"),
+            ("failed", "failed", "{}")]
     print(report.table(rows, cols))
     doc = report.write_doc(os.path.join(out, "gbone-fct.json"), cfg, rows)
     png = os.path.join(out, "gbone-fct.png")
@@ -145,7 +161,7 @@ def reproduce_loss_trace(prefix: str = "tb", quick: bool = False, out: str | Non
         report.progress(i, len(MODES), mode)
         c = copy.deepcopy(cfg)
         c["rnic"]["recovery"] = mode
-        row = runner.run_once(c, out, tag=f"t{i}", prefix=prefix)
+        row = _run(c, out, f"t{i}", prefix)
         t = row.get("trace") or {}
         lat = t.get("latency_ms") or {}
         row.update(case=mode, paper_name=name, drops=t.get("drops"), repaired=t.get("repaired"),
@@ -157,7 +173,7 @@ def reproduce_loss_trace(prefix: str = "tb", quick: bool = False, out: str | Non
     cols = [("paper_name", "recovery", "{}"), ("drops", "drops", "{}"), ("repaired", "repaired", "{}"),
             ("never", "never", "{}"), ("lat_p50", "p50 ms", "{:.1f}"), ("lat_p90", "p90 ms", "{:.1f}"),
             ("lat_p99", "p99 ms", "{:.1f}"), ("lat_max", "max ms", "{:.1f}"),
-            ("goodput_gbps", "goodput Gb/s", "{:.4f}")]
+            ("goodput_gbps", "goodput Gb/s", "{:.4f}"), ("failed", "failed", "{}")]
     print(report.table(rows, cols))
     doc = report.write_doc(os.path.join(out, "loss-trace.json"), cfg, rows)
     png = os.path.join(out, "loss-trace.png")
