@@ -158,8 +158,9 @@ static const struct opt_def opts[] = {
 	{"load", 0, T_U32, OFF(load_pct), SZ(load_pct), "0", 0, 100, NULL, true,
 	 "Poisson flow arrivals at this % of --link-rate (0: each flow starts when the last ends)"},
 	{"link-rate", 0, T_STR, OFF(link_rate), SZ(link_rate), "0", 0, 0, NULL, true,
-	 "link rate in Gb/s that --load refers to (default: --rate_limit) and PFC pause quanta "
-	 "are timed at (default: the port's reported speed)"},
+	 "link rate in Gb/s that --load refers to (default: --rate_limit), PFC pause quanta "
+	 "are timed at (default: the port's reported speed) and irn's one-BDP cap uses (default: "
+	 "no cap)"},
 	/* 802.1Qbb PFC */
 	{"pfc", 0, T_CHOICE, OFF(pfc), SZ(pfc), "on", 0, 0, "on|off", true,
 	 "obey received PFC: stop sending RoCE frames of a paused lossless priority"},
