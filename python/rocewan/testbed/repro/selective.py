@@ -26,7 +26,7 @@ def _run(c, out, tag, prefix):
         return runner.run_once(c, out, tag=tag, prefix=prefix)
     except topo.TopoError as e:
         topo.cleanup(prefix)
-        why = "IBV_WC_RETRY_EXC_ERR" if "RETRY_EXC" in str(e) else str(e).splitlines()[0][:120]
+        why = "IBV_WC_RETRY_EXC_ERR" if "RETRY_EXC" in str(e) else " ".join(str(e).split())[-160:]
         print(f"\n  {tag} ({c['rnic']['recovery']}): failed: {why}")
         return {"recovery": c["rnic"]["recovery"], "failed": why, "goodput_gbps": 0.0,
                 "link_utilisation": 0.0, "tx_retransmits": None, "timeouts": None}
@@ -98,7 +98,8 @@ def reproduce_gbone_fct(prefix: str = "tb", quick: bool = False, out: str | None
     cfg["name"] = "gbone-fct"
     cfg["link"].update(rate="200mbit", rtt="8ms", loss="random 1%", loss_direction="both")
     cfg["rnic"].update(mtu=1024, pace=0.9, loss_window=False)
-    cfg["workload"].update(kind="flows", cdf="websearch", flows=40 if quick else 100, load=30)
+    cfg["workload"].update(kind="flows", cdf=os.path.join(config.CDF_DIR, "websearch.cdf"),
+                           flows=40 if quick else 60, load=30)
     out = out or os.path.join(report.RESULTS, "reproduce-gbone-fct")
     print(f"reproduce gbone-fct: {WANG_BY} section IV, Fig. 9: WebSearch at 30 % load, 2 ms per link\n"
           "  (8 ms end to end), 10 % loss, DCQCN, 100 Gb/s: Go-Back-ONE's p95 FCT slowdown is about\n"
