@@ -36,5 +36,7 @@ echo "== claim: Swing one-BDP buffer, bracketed (bench/testbed/swing_bracket.py;
 /usr/bin/python3 bench/testbed/swing_bracket.py "$b"
 echo "== claim: rnic adaptive RTO, tail loss resent 1.0-1.5 RTT after its send (bench/rnic/rto_tail.py; root)"
 /usr/bin/python3 bench/rnic/rto_tail.py "$b" "${RTO_ROUNDS:-${BENCH_ROUNDS:-10}}"
+echo "== claim: gbone / irn keep 80 % of the lossless goodput and 2.5x gbn's at 1 % loss (bench/testbed/selective_goodput.py; root)"
+/usr/bin/python3 bench/testbed/selective_goodput.py "$b"
 echo "== congestion control: RED/ECN bottleneck per --cc, slow receiver with defaults (bench/cc/ecn.py; root)"
 /usr/bin/python3 bench/cc/ecn.py "$b" "${CC_ROUNDS:-${BENCH_ROUNDS:-10}}"

@@ -120,9 +120,11 @@ static const struct opt_def opts[] = {
 	 "gbone/irn: PSNs the receiver places ahead of the expected one (0: --max-inflight, at most 65536)"},
 	{"rto-low", 0, T_U32, OFF(rto_low_us), SZ(rto_low_us), "0", 0, 100000000, NULL, true,
 	 "irn: RTO_low in us, while fewer than 3 packets are outstanding; with --link-rate also the RTT "
-	 "of IRN's one-BDP in-flight cap (0: RTO_high, no cap)"},
+	 "of IRN's one-BDP in-flight cap (0: from the measured RTT, RTT + 4 D, and the cap from the "
+	 "least RTT sample; --rto fixed: RTO_high)"},
 	{"rto-high", 0, T_U32, OFF(rto_high_us), SZ(rto_high_us), "0", 0, 100000000, NULL, true,
-	 "irn: RTO_high in us (0: the -u timer)"},
+	 "irn: RTO_high in us (0: the engine's timer, adaptive RTT + max(4 D, --rto-min) or the -u "
+	 "timer with --rto fixed)"},
 	{"cc", 0, T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none|dcqcn|dcqcn-p|dctcp|timely", true,
 	 "congestion control (lib/cc, docs/cc.md): ECN ones mark data ECT(0) and answer CE with "
 	 "CNPs (dcqcn) or BECN-flagged ACKs (dcqcn-p, dctcp); the loss window (--loss-window) is "
@@ -168,8 +170,9 @@ static const struct opt_def opts[] = {
 	{"load", 0, T_U32, OFF(load_pct), SZ(load_pct), "0", 0, 100, NULL, true,
 	 "Poisson flow arrivals at this % of --link-rate (0: each flow starts when the last ends)"},
 	{"link-rate", 0, T_STR, OFF(link_rate), SZ(link_rate), "0", 0, 0, NULL, true,
-	 "link rate in Gb/s that --load refers to (default: --rate_limit) and PFC pause quanta "
-	 "are timed at (default: the port's reported speed)"},
+	 "link rate in Gb/s that --load refers to (default: --rate_limit), PFC pause quanta "
+	 "are timed at (default: the port's reported speed) and irn's one-BDP cap uses (default: "
+	 "no cap)"},
 	/* 802.1Qbb PFC */
 	{"pfc", 0, T_CHOICE, OFF(pfc), SZ(pfc), "on", 0, 0, "on|off", true,
 	 "obey received PFC: stop sending RoCE frames of a paused lossless priority"},

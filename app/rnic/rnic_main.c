@@ -218,7 +218,14 @@ setup_port(struct rnic_ctx *c)
 	dc.max_ooo = c->prm.max_ooo;
 	dc.rto_low_ns = (uint64_t)c->prm.rto_low_us * 1000u;
 	dc.rto_high_ns = (uint64_t)c->prm.rto_high_us * 1000u;
-	dc.link_bps = (uint64_t)(c->prm.link_gbps * 1e9);
+	/*
+	 * IRN's one-BDP cap: only an explicit --link-rate (as PFC's quanta), not
+	 * the --rate_limit fallback. Capped at one BDP of the pacer's own rate,
+	 * every loss stalls new data for about a round trip until its repair is
+	 * acknowledged: 0.65 of the lossless goodput at 0.1 % loss in the testbed
+	 * (docs/transport.md §5.1).
+	 */
+	dc.link_bps = (uint64_t)(c->prm.pfc_link_gbps * 1e9);
 	snprintf(dc.cc, sizeof(dc.cc), "%s", c->prm.cc);
 	/* EAL --log-level=rnic.roce:debug: every responder / completer transition (ROCE_LOG_TRACE) */
 	int roce_lt = rte_log_register_type_and_pick_level("rnic.roce", RTE_LOG_INFO);

@@ -13,12 +13,16 @@ The issue's target: delay / RTT within 1.0 .. 1.5, at 2 ms and at 40 ms RTT.
 Cases (ROUNDS rounds each, interleaved, a new emulator seed each round):
   2ms  adaptive --rto-min 10ms (its default floor)
   2ms  adaptive --rto-min 1ms
-  2ms  fixed (-u 14: 67 ms, today's IBTA timer)
   40ms adaptive (its default floor)
-  40ms fixed
+  40ms fixed (-u 14: 67 ms, the IBTA timer; the method's control)
+  2ms / 40ms adaptive on a LOSSLESS path: every expiry there is spurious, which
+       checks the rnic's rto_spurious counter (a lower bound) against the truth
 Prints every retransmission's ratio summary per case: count, p5 / p50 / p95,
-the share of retransmissions within 1.0..1.5 (pass rate), and the rounds
-whose median is within it; writes JSON.
+the share of retransmissions within 1.0..1.5 (pass rate), the same share for
+losses after the first WARM requests of a run (the estimator starts at
+timeout = 3 RTT, VRP's D = RTT / 2, and needs about 11 samples to bring
+4 D under RTT / 2), the rounds whose median is within it, and the timer's
+expiries and the spurious ones the rnic counted; writes JSON.
 
   bench/rnic/rto_tail.py BUILD_DIR [ROUNDS]   (root; default 10 rounds)
 """
@@ -39,12 +43,14 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 from rocewan.testbed.topo import Topology, TopoError  # noqa: E402
 
 LOSS = "5%"
-CASES = [  # name, RTT ms, iterations, rnic options
-    ("2ms adaptive min10ms", 2, 400, "--rto adaptive"),
-    ("2ms adaptive min1ms", 2, 400, "--rto adaptive --rto-min 1ms"),
-    ("2ms fixed -u14", 2, 400, "--rto fixed"),
-    ("40ms adaptive min10ms", 40, 100, "--rto adaptive"),
-    ("40ms fixed -u14", 40, 100, "--rto fixed"),
+WARM = 16
+CASES = [  # name, RTT ms, iterations, rnic options, loss A->B
+    ("2ms adaptive min10ms", 2, 400, "--rto adaptive", LOSS),
+    ("2ms adaptive min1ms", 2, 400, "--rto adaptive --rto-min 1ms", LOSS),
+    ("40ms adaptive min10ms", 40, 100, "--rto adaptive", LOSS),
+    ("40ms fixed -u14", 40, 100, "--rto fixed", LOSS),
+    ("2ms adaptive lossless", 2, 400, "--rto adaptive", None),
+    ("40ms adaptive lossless", 40, 100, "--rto adaptive", None),
 ]
 LO, HI = 1.0, 1.5
 
@@ -76,13 +82,13 @@ def requests(pcap):
 
 
 def one(case, rnd, d):
-    name, rtt_ms, iters, opts = case
+    name, rtt_ms, iters, opts, loss = case
     tag = f"r{rnd}"
     spec = f"delay {rtt_ms / 2:g}ms limit 10000"
     js = {k: os.path.join(d, f"{tag}-{k}.json") for k in ("emu", "A", "B")}
     pcap = os.path.join(d, f"{tag}.pcap")
     with Topology("rtob", 1024) as topo:
-        topo.start_emu(f"{spec} loss {LOSS}", spec, 1000 + rnd, js["emu"])
+        topo.start_emu(f"{spec} loss {loss}" if loss else spec, spec, 1000 + rnd, js["emu"])
         cap = subprocess.Popen(f"ip netns exec {topo.ns['E']} tcpdump -i {topo.ifs['eA']} -Q in -s 80 "
                                f"-U -w {pcap} 'udp port 4791' 2>/dev/null", shell=True,
                                start_new_session=True)
@@ -95,16 +101,18 @@ def one(case, rnd, d):
         return {"error": f"rnic exit {rc_a}/{rc_b}: {out_a[-400:]}"}
     a = json.load(open(js["A"]))["results"]
     rtt = 2 * a["lat_typical_us"] / 1e6
-    first, ratios = {}, []
+    first, ratios, warm = {}, [], []
     for t, psn in requests(pcap):
         if psn in first:
             if first[psn] is not None:
-                ratios.append((t - first[psn]) / rtt)
+                ratios.append((t - first[psn][0]) / rtt)
+                warm.append(first[psn][1] < WARM)
                 first[psn] = None  # only the first retransmission of a PSN
         else:
-            first[psn] = t
+            first[psn] = (t, len(first))  # its send time and its index in the run
     q = a["qp_counters"]
-    return {"rtt_ms": rtt * 1e3, "ratios": ratios, "timeouts": q["timeouts"],
+    return {"rtt_ms": rtt * 1e3, "ratios": ratios, "warm": warm, "timeouts": q["timeouts"],
+            "rto_expiries": q.get("rto_expiries", 0), "rto_spurious": q.get("rto_spurious", 0),
             "retx": q["tx_retransmits"], "rtt_samples": q["rtt_samples"],
             "karn_skipped": q["karn_skipped"], "srtt_us": a["rtt"]["srtt_us"],
             "rto_us": a["rtt"]["rto_us"]}
@@ -128,28 +136,36 @@ def main():
                     row = {"error": str(e)[-400:]}
                 res[c[0]].append(row)
                 show = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()
-                        if k != "ratios"}
+                        if k not in ("ratios", "warm")}
                 rs = row.get("ratios", [])
                 print(f"round {r + 1}/{ROUNDS} {c[0]:22s} retx {len(rs)} median "
                       f"{statistics.median(rs) if rs else float('nan'):.2f} {show}", flush=True)
-    print(f"\nretransmit delay / RTT, loss {LOSS} A->B, write_lat -s 64, {ROUNDS} rounds; "
-          f"pass = within {LO}..{HI}")
-    print(f"{'case':22s} {'retx':>5s} {'p5':>6s} {'p50':>6s} {'p95':>6s} {'pass':>6s} "
-          f"{'rounds':>8s} {'rtt ms':>7s} {'errors':>6s}")
+    print(f"\nretransmit delay / RTT, loss {LOSS} A->B (or none), write_lat -s 64, {ROUNDS} rounds; "
+          f"pass = within {LO}..{HI}; steady = losses after the first {WARM} requests")
+    print(f"{'case':24s} {'retx':>5s} {'p5':>6s} {'p50':>6s} {'p95':>6s} {'pass':>6s} "
+          f"{'steady':>11s} {'rounds':>8s} {'rtt ms':>7s} {'expiries':>8s} {'spurious':>8s} "
+          f"{'errors':>6s}")
     summary = {}
     for name, rows in res.items():
         ok = [x for x in rows if "error" not in x]
         allr = [v for x in ok for v in x["ratios"]]
+        steady = [v for x in ok for v, w in zip(x["ratios"], x["warm"]) if not w]
         good = sum(LO <= v <= HI for v in allr)
+        sgood = sum(LO <= v <= HI for v in steady)
         rpass = sum(1 for x in ok if x["ratios"] and LO <= statistics.median(x["ratios"]) <= HI)
         rtt = statistics.median([x["rtt_ms"] for x in ok]) if ok else float("nan")
+        exp = sum(x["timeouts"] for x in ok)
+        spur = sum(x["rto_spurious"] for x in ok)
         summary[name] = {"retx": len(allr), "p5": pct(allr, 5), "p50": pct(allr, 50),
                          "p95": pct(allr, 95), "pass_rate": good / len(allr) if allr else None,
+                         "steady_retx": len(steady),
+                         "steady_pass_rate": sgood / len(steady) if steady else None,
                          "rounds_pass": rpass, "rounds": len(rows), "rtt_ms_median": rtt,
-                         "errors": len(rows) - len(ok)}
+                         "timeouts": exp, "rto_spurious": spur, "errors": len(rows) - len(ok)}
         s = summary[name]
-        print(f"{name:22s} {len(allr):5d} {s['p5']:6.2f} {s['p50']:6.2f} {s['p95']:6.2f} "
-              f"{(s['pass_rate'] or 0) * 100:5.0f}% {rpass:3d}/{len(rows):<4d} {rtt:7.2f} "
+        print(f"{name:24s} {len(allr):5d} {s['p5']:6.2f} {s['p50']:6.2f} {s['p95']:6.2f} "
+              f"{(s['pass_rate'] or 0) * 100:5.0f}% {(s['steady_pass_rate'] or 0) * 100:4.0f}% "
+              f"of {len(steady):3d} {rpass:3d}/{len(rows):<4d} {rtt:7.2f} {exp:8d} {spur:8d} "
               f"{s['errors']:6d}")
     out = os.path.join(B, "results")
     os.makedirs(out, exist_ok=True)

@@ -328,6 +328,9 @@ struct roce_qp {
 	uint32_t rtt_mask;
 	bool rtt_dirty;            /**< a stamp was written since the ring was last cleared */
 	struct roce_fec_qp *fec;   /**< FEC on (roce_qp_set_fec), or NULL */
+	bool rto_spur_armed;       /**< a timer expiry resent rto_spur_psn: is it spurious? */
+	uint32_t rto_spur_psn;     /**< the oldest PSN the last expiry resent */
+	uint64_t rto_spur_at;      /**< when it was resent (engine clock) */
 	struct roce_stats stats;
 	struct roce_qp *dirty_next; /**< roce_dev_rx_burst: QPs to run at the end */
 	bool dirty;

@@ -44,6 +44,7 @@
 #include "roce_psn.h"
 #include "roce_psn_bitmap.h"
 #include "roce_recovery.h"
+#include "roce_rtt.h"
 
 /* IRN: flows with fewer than this many packets outstanding use RTO_low (Swing paper 2.1) */
 #define IRN_LOW_PKTS 3u
@@ -317,35 +318,76 @@ irn_tx_notice(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32_t
 	sel_notice(qp, priv, una, epsn, psn, run, nxt, true);
 }
 
-/* IRN timers: RTO_low for fewer than 3 packets outstanding, else RTO_high. */
+/*
+ * IRN timers (Swing paper, Chen et al., §2.1 "Lossy RDMA", after IRN):
+ * RTO_low for flows with fewer than 3 packets outstanding, "set to one RTT";
+ * RTO_high otherwise, "the RTT including full queuing time". Given
+ * (--rto-low / --rto-high), they are used as they are. Otherwise, from the
+ * engine's measured RTT (roce_rtt.h; adaptive RTO only, --rto fixed keeps
+ * the -u timer for both):
+ *   RTO_high = the engine's timeout, RTT + max(4 D, --rto-min): its samples
+ *              are ACK times, queueing included; the floor covers stalls;
+ *   RTO_low  = RTT + 4 D (one RTT; the 4 D because a smoothed RTT alone
+ *              is exceeded by about half the samples), at most RTO_high,
+ *              doubled with each expiry since the last fresh sample as the
+ *              engine's timeout is (a lost resend must not burn retry_cnt
+ *              at one RTT a try).
+ * Before the first sample both are the engine's timeout (-u's value).
+ */
+static uint64_t
+irn_rto_low(struct roce_qp *qp, const struct roce_recovery_env *env, uint64_t high)
+{
+	struct roce_rtt_info r;
+	uint64_t low;
+
+	if (env->rto_low_ns)
+		return env->rto_low_ns;
+	if (roce_qp_rtt(qp, &r) < 0 || !r.adaptive || !r.samples)
+		return high;
+	low = r.srtt_ns + 4 * r.rttvar_ns;
+	for (uint32_t i = 0; i < r.backoffs && low < high; i++)
+		low *= 2;
+	return low < high ? low : high;
+}
+
 static uint64_t
 irn_tx_rto(struct roce_qp *qp, void *priv, uint32_t outstanding, uint64_t dflt_ns)
 {
 	struct roce_recovery_env env;
-	uint64_t low, high;
+	uint64_t high;
 
 	(void)priv;
 	roce_recovery_env(qp, &env);
 	high = env.rto_high_ns ? env.rto_high_ns : dflt_ns;
-	low = env.rto_low_ns ? env.rto_low_ns : high;
-	return outstanding < IRN_LOW_PKTS ? low : high;
+	return outstanding < IRN_LOW_PKTS ? irn_rto_low(qp, &env, high) : high;
 }
 
 /*
- * IRN bounds the packets in flight to one BDP. The RTT is taken as RTO_low
- * (IRN sets RTO_low to one RTT); without a link rate or RTO_low, no cap.
+ * IRN bounds the packets in flight to one BDP (its bitmap "just fills a BDP":
+ * the Swing paper's 6,686 packets = 100 Gb/s x 802 us / 1,500 B). BDP =
+ * --link-rate x RTT / MTU, at least 3, at most the window. The RTT: --rto-low
+ * when given (IRN sets RTO_low to one RTT), else the least RTT sample (the
+ * path's round trip without queueing). No cap without a link rate, nor
+ * before the first sample.
  */
 static uint32_t
 irn_tx_cap(struct roce_qp *qp, void *priv)
 {
 	struct roce_recovery_env env;
-	uint64_t bdp;
+	struct roce_rtt_info r;
+	uint64_t bdp, rtt;
 
 	(void)priv;
 	roce_recovery_env(qp, &env);
-	if (!env.link_bps || !env.rto_low_ns || !env.mtu)
+	if (!env.link_bps || !env.mtu)
 		return 0;
-	bdp = env.link_bps / 8u * env.rto_low_ns / 1000000000u / env.mtu;
+	rtt = env.rto_low_ns;
+	if (!rtt && roce_qp_rtt(qp, &r) == 0)
+		rtt = r.min_rtt_ns;
+	if (!rtt)
+		return 0;
+	/* 128 bits: 400 Gb/s x a 100 s --rto-low overflows 64 */
+	bdp = (uint64_t)((unsigned __int128)(env.link_bps / 8u) * rtt / 1000000000u / env.mtu);
 	if (bdp < IRN_LOW_PKTS)
 		bdp = IRN_LOW_PKTS;
 	return bdp > env.window ? env.window : (uint32_t)bdp;

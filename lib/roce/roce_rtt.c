@@ -40,7 +40,8 @@ rto_clamp(uint64_t t, uint64_t min_ns, uint64_t max_ns)
 void
 roce_rtt_est_init(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns, uint64_t max_ns)
 {
-	e->srtt = e->rttvar = e->samples = 0;
+	e->srtt = e->rttvar = e->samples = e->min_rtt = 0;
+	e->backoffs = 0;
 	e->rto = rto_clamp(initial_ns, min_ns, max_ns);
 }
 
@@ -62,6 +63,9 @@ rto_of(const struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 void
 roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m, uint64_t min_ns, uint64_t max_ns)
 {
+	if (!e->min_rtt || m < e->min_rtt)
+		e->min_rtt = m;
+	e->backoffs = 0;
 	if (e->samples++ == 0) {
 		/* VRP §2.5.1 "Initialization": a first timeout of 2 RTT, so D_init = RTT_init / 2
 		 */
@@ -82,16 +86,20 @@ void
 roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 {
 	/*
-	 * KARN (VRP §2.5.1): "double the timeout each time a packet is lost ...
-	 * multiply RTT and D rather than timeout": the timeout in force doubles
-	 * up to max_ns, and so do RTT and D, which the next sample starts from.
-	 * At the cap nothing doubles any more.
+	 * KARN (VRP §2.5.1): "double the timeout each time a packet is lost".
+	 * The paper goes on: "multiply RTT and D rather than timeout". We double
+	 * the timeout only and keep RTT and D, as Karn and Partridge's original
+	 * rule and RFC 6298 §5.5/§5.7 do: the backed-off timeout holds until the
+	 * next fresh (non-retransmitted) PSN is acknowledged, whose sample then
+	 * recomputes the timeout from the undoubled estimate. Doubling RTT and D
+	 * themselves left them inflated for tens of samples after each expiry and
+	 * compounded over consecutive losses (docs/transport.md §5.2 gives the
+	 * measurement: exit RTT 134 ms on a 40 ms path). At the cap nothing doubles.
 	 */
 	if (e->rto >= max_ns)
 		return;
 	e->rto = rto_clamp(e->rto > max_ns / 2 ? max_ns : 2 * e->rto, min_ns, max_ns);
-	e->srtt *= 2; /* srtt < rto <= max_ns (one hour): no overflow */
-	e->rttvar *= 2;
+	e->backoffs++;
 }
 
 /* ---- the per-QP sampler ---- */
@@ -152,6 +160,7 @@ roce_rtt_reset(struct roce_qp *qp)
 	roce_rtt_est_init(&qp->rtt, roce_ack_timeout_ns(qp->attr.timeout), c->rto_min_ns,
 			  c->rto_max_ns);
 	qp->req.rto_defer = false;
+	qp->rto_spur_armed = false;
 	/* a fresh ring is already zero: clearing it would map all its pages */
 	if (qp->rtt_sent && qp->rtt_dirty)
 		memset(qp->rtt_sent, 0, ((size_t)qp->rtt_mask + 1) * sizeof(*qp->rtt_sent));
@@ -200,6 +209,21 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 		karn |= (*slot & ROCE_RTT_RETX) != 0;
 		*slot = 0;
 	}
+	if (qp->rto_spur_armed && roce_psn_in_window(qp->rto_spur_psn, old_una, n)) {
+		/*
+		 * Spurious-expiry detection (ours; Eifel's question, RFC 3522,
+		 * answered without timestamps): the answer to a resend cannot come
+		 * sooner than the path's round trip, so an ACK of the resent PSN
+		 * within 3/4 of the smallest RTT sample after the resend answers
+		 * the original send: the timer fired on a packet that was not lost.
+		 * A late-counted one (its ACK slower than that) is not counted: the
+		 * figure is a lower bound.
+		 */
+		qp->rto_spur_armed = false;
+		if (qp->rtt.min_rtt && now >= qp->rto_spur_at &&
+		    now - qp->rto_spur_at < qp->rtt.min_rtt / 4 * 3)
+			roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+	}
 	if (!stamp)
 		return; /* not a response to a packet we stamped (a NAK, a READ's later PSN) */
 	if (karn) {
@@ -222,6 +246,10 @@ roce_rtt_expired(struct roce_qp *qp)
 {
 	const struct roce_dev_cfg *c = &qp->dev->cfg;
 
+	/* both modes: the resend of una leaves now (see roce_rtt_acked) */
+	qp->rto_spur_armed = true;
+	qp->rto_spur_psn = qp->comp.una;
+	qp->rto_spur_at = qp->dev->now;
 	if (c->rto_mode != ROCE_RTO_ADAPTIVE)
 		return;
 	roce_rtt_est_backoff(&qp->rtt, c->rto_min_ns, c->rto_max_ns);
@@ -292,5 +320,8 @@ roce_qp_rtt(const struct roce_qp *qp, struct roce_rtt_info *out)
 	out->rttvar_ns = qp->rtt.rttvar;
 	out->rto_ns = qp->type == IBV_QPT_RC ? roce_qp_rto_ns(qp) : 0;
 	out->samples = qp->rtt.samples;
+	out->min_rtt_ns = qp->rtt.min_rtt;
+	out->backoffs = qp->rtt.backoffs;
+	out->adaptive = qp->dev->cfg.rto_mode == ROCE_RTO_ADAPTIVE;
 	return 0;
 }

@@ -15,17 +15,21 @@
  * Reliability Protocol (Denis, LIP RR-2000-11, §2.5.1) gives it:
  *   RTT = a RTT + (1 - a) M,  D = a D + (1 - a) |RTT - M|,  a = 7/8,
  *   timeout = RTT + 4 D;  the first sample sets RTT = M, D = M / 2;
- *   on expiry RTT and D are doubled ("multiply RTT and D rather than timeout").
+ *   on expiry the timeout doubles. The paper doubles RTT and D ("multiply RTT
+ *   and D rather than timeout"); we keep them, as Karn/Partridge and RFC 6298
+ *   §5.5/§5.7 do, so the next fresh sample recomputes the timeout from the
+ *   undoubled estimate (docs/transport.md §5.2 has why).
  * |RTT - M| uses RTT before this sample's update (Jacobson's order, RFC 6298
  * §2.3). The floor rto_min bounds the margin: timeout = RTT + max(4 D,
  * rto_min), as Linux TCP applies its rto_min; the ceiling rto_max caps it. An
- * expiry doubles the timeout in force (and RTT and D) up to rto_max. Before
+ * expiry doubles the timeout in force up to rto_max. Before
  * the first sample the timeout is the QP's IBTA timer (4.096 us * 2^timeout),
  * clamped, and doubles on expiry.
  */
 #ifndef ROCE_RTT_H
 #define ROCE_RTT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct roce_qp;
@@ -38,10 +42,12 @@ enum roce_rto_mode {
 
 /** The estimator's state (ns). */
 struct roce_rtt_est {
-	uint64_t srtt;	  /**< RTT: smoothed round-trip time (0 before the first sample) */
-	uint64_t rttvar;  /**< D: smoothed mean deviation */
-	uint64_t rto;	  /**< the retransmission timeout in force */
-	uint64_t samples; /**< samples taken */
+	uint64_t srtt;	   /**< RTT: smoothed round-trip time (0 before the first sample) */
+	uint64_t rttvar;   /**< D: smoothed mean deviation */
+	uint64_t rto;	   /**< the retransmission timeout in force */
+	uint64_t samples;  /**< samples taken */
+	uint64_t min_rtt;  /**< the smallest sample (0 before the first) */
+	uint32_t backoffs; /**< expiries since the last sample (the timeout doubled this often) */
 };
 
 /** A QP's RTT figures for the plug-ins and the app. */
@@ -50,6 +56,9 @@ struct roce_rtt_info {
 	uint64_t rttvar_ns;
 	uint64_t rto_ns; /**< the timer the QP uses now (fixed mode: the IBTA value; 0 = none) */
 	uint64_t samples;
+	uint64_t min_rtt_ns; /**< the smallest sample: the path's round trip without queueing */
+	uint32_t backoffs;   /**< expiries since the last fresh sample */
+	bool adaptive;	     /**< --rto adaptive (else fixed: the IBTA timer) */
 };
 
 /** RTT figures of an RC QP. -EINVAL for a NULL pointer. */
@@ -60,7 +69,7 @@ void roce_rtt_est_init(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min
 		       uint64_t max_ns);
 /** Fold in one sample @p m_ns (VRP §2.5.1, Jacobson's formulas) and recompute the timeout. */
 void roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m_ns, uint64_t min_ns, uint64_t max_ns);
-/** The timer expired: double the timeout, RTT and D; the timeout capped at @p max_ns. */
+/** The timer expired: double the timeout (not RTT and D), capped at @p max_ns. */
 void roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns);
 
 #endif /* ROCE_RTT_H */

@@ -50,7 +50,8 @@
 	X(RX_BAD_RESP, "rx_bad_responses", "responses beyond the sent PSNs or malformed") \
 	X(IMPLIED_NAKS, "implied_naks", "lost READ/atomic responses found by a later response") \
 	X(TIMEOUTS, "timeouts", "local ACK timeouts")                                        \
-	X(RTO_EXPIRIES, "rto_expiries", "adaptive RTO expiries: RTT and D doubled (0 with --rto fixed)") \
+	X(RTO_EXPIRIES, "rto_expiries", "adaptive RTO expiries: the timeout doubled (0 with --rto fixed)") \
+	X(RTO_SPURIOUS, "rto_spurious", "timer expiries found spurious: the resent oldest PSN ACKed within 3/4 of the least RTT sample (a lower bound)") \
 	X(RTT_SAMPLES, "rtt_samples", "RTT samples taken from ACKs and responses")          \
 	X(KARN_SKIPPED, "karn_skipped", "responses giving no RTT sample: a retransmitted PSN acknowledged (Karn)") \
 	X(RETRIES, "retries", "go-back retransmission rounds started")                     \

@@ -140,7 +140,7 @@ def reduce(cfg, docs, spec):
         "b_pmd_imissed": b.get("pmd_counters", {}).get("imissed"),
     }
     # RTT sampler / adaptive RTO of rnic A (docs/transport.md): counters, and the figures at exit
-    for k in ("rtt_samples", "karn_skipped", "rto_expiries"):
+    for k in ("rtt_samples", "karn_skipped", "rto_expiries", "rto_spurious"):
         row[k] = qa.get(k, 0)
     rtt_a = a.get("rtt", {})
     for k in ("srtt_us", "rttvar_us", "rto_us"):

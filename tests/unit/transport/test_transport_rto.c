@@ -4,7 +4,9 @@
  * the harness's virtual clock: every figure below is computed by hand from
  * the VRP paper's formulas (Denis, LIP RR-2000-11, §2.5.1):
  *   RTT = 7/8 RTT + 1/8 M,  D = 7/8 D + 1/8 |RTT - M|,  timeout = RTT + 4 D,
- *   first sample RTT = M, D = M / 2; on expiry RTT and D double.
+ *   first sample RTT = M, D = M / 2; on expiry the timeout doubles and RTT
+ *   and D stay (Karn/Partridge, RFC 6298 §5.5/§5.7; the paper doubles them
+ *   too, see roce_rtt.c), so the next fresh sample recomputes the timeout.
  * The wire here has no delay of its own: a test moves the clock between
  * sending and delivering, so each RTT sample is exactly the time it chose.
  */
@@ -210,7 +212,7 @@ t_rtt_ewma(void)
 
 /*
  * Karn: a PSN that was retransmitted gives no sample. The lost packet is
- * resent exactly one RTO (30 ms) after its send; the timeout doubles RTT and D.
+ * resent exactly one RTO (30 ms) after its send; the timeout doubles, RTT and D stay.
  */
 static void
 t_rtt_karn(void)
@@ -237,26 +239,31 @@ t_rtt_karn(void)
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_EXPIRIES), 1);
 	r = rtt_of(&w);
-	CHECK_EQ(r.srtt_ns, 20 * MS); /* doubled */
-	CHECK_EQ(r.rttvar_ns, 10 * MS);
+	CHECK_EQ(r.srtt_ns, 10 * MS); /* kept: only the timeout doubles */
+	CHECK_EQ(r.rttvar_ns, 5 * MS);
 	CHECK_EQ(r.rto_ns, 60 * MS);
-	/* the retransmission is acknowledged 3 ms later: an ambiguous M, no sample */
-	w.now += 1 * MS;
+	/* the retransmission is acknowledged 10 ms later: an ambiguous M, no sample */
+	w.now += 5 * MS;
 	CHECK(tr_deliver_one(&w, TR_A));
-	w.now += 2 * MS;
+	w.now += 5 * MS;
 	CHECK(tr_deliver_one(&w, TR_B));
 	drain_send_cq(A(&w), 1);
 	r = rtt_of(&w);
 	CHECK_EQ(r.samples, 1);
-	CHECK_EQ(r.srtt_ns, 20 * MS);
+	CHECK_EQ(r.srtt_ns, 10 * MS);
+	CHECK_EQ(r.rto_ns, 60 * MS); /* the backed-off timeout holds until a fresh sample */
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_KARN_SKIPPED), 1);
+	/* the ACK came 10 ms after the resend, not within 3/4 of the 10 ms least RTT */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 0);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTT_SAMPLES), 1);
-	/* the next fresh PSN is sampled again: M = 4, D = (70 + 16)/8, RTT = (140 + 4)/8 */
+	/* the next fresh PSN is sampled again: M = 4, D = (35 + 6)/8, RTT = (70 + 4)/8 */
 	round_trip(&w, 1024, 2 * MS, 2 * MS);
 	r = rtt_of(&w);
 	CHECK_EQ(r.samples, 2);
-	CHECK_EQ(r.srtt_ns, 18 * MS);
-	CHECK_EQ(r.rttvar_ns, 10750 * US);
+	CHECK_EQ(r.srtt_ns, 9250 * US);
+	CHECK_EQ(r.rttvar_ns, 5125 * US);
+	CHECK_EQ(r.rto_ns, 29750 * US); /* recomputed from the undoubled estimate: 9.25 + 20.5 */
+	CHECK_EQ(r.min_rtt_ns, 4 * MS);
 	CHECK_MEM(B(&w)->buf, A(&w)->buf, 1536);
 	tr_fini(&w);
 }
@@ -264,7 +271,7 @@ t_rtt_karn(void)
 /*
  * Back-off on repeated expiry and the cap: timeout 30 ms, then 60, then
  * 120 capped at --rto-max 100 ms, then 100 (no more doubling at the cap).
- * RTT and D double with the timeout (VRP: "multiply RTT and D").
+ * RTT and D stay (only the timeout doubles; roce_rtt.c says why).
  */
 static void
 t_rto_backoff_cap(void)
@@ -290,9 +297,9 @@ t_rto_backoff_cap(void)
 		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), i + 1);
 	}
 	r = rtt_of(&w);
-	/* doubled twice (the second time the timeout hit the cap), then held */
-	CHECK_EQ(r.srtt_ns, 40 * MS);
-	CHECK_EQ(r.rttvar_ns, 20 * MS);
+	/* the timeout doubled twice (the second time to the cap), then held; RTT, D kept */
+	CHECK_EQ(r.srtt_ns, 10 * MS);
+	CHECK_EQ(r.rttvar_ns, 5 * MS);
 	CHECK_EQ(r.rto_ns, 100 * MS);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_EXPIRIES), 4);
 	CHECK_EQ(w.q[TR_A].count, 1); /* the fourth resend got through */
@@ -397,11 +404,11 @@ t_rto_floor_and_initial(void)
 	tr_run(&w, 100000);
 	drain_send_cq(A(&w), 1);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
-	/* the expiry doubled the timeout (20.2 ms, capped at 20), RTT and D */
+	/* the expiry doubled the timeout (20.2 ms, capped at 20); RTT and D kept */
 	r = rtt_of(&w);
 	CHECK_EQ(r.rto_ns, 20 * MS);
-	CHECK_EQ(r.srtt_ns, 200 * US);
-	CHECK_EQ(r.rttvar_ns, 100 * US);
+	CHECK_EQ(r.srtt_ns, 100 * US);
+	CHECK_EQ(r.rttvar_ns, 50 * US);
 	CHECK_MEM(B(&w)->buf, A(&w)->buf, 1536);
 	tr_fini(&w);
 }
@@ -445,6 +452,52 @@ t_rto_fixed(void)
 	CHECK_MEM(B(&w)->buf, A(&w)->buf, 512);
 	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 4096);
 	tr_fini(&w);
+}
+
+/*
+ * A spurious expiry: the ACK of a packet that was not lost is held back past
+ * the timer (a descheduled peer). The timer resends at t + 30 ms (adaptive:
+ * RTT 10 + 4 D 20) or t + 67.1 ms (fixed, -u 14); the original's ACK then
+ * arrives 1 ms after the resend, sooner than 3/4 of the least RTT (7.5 ms)
+ * that any answer to the resend needs: rto_spurious counts it, in both modes.
+ * The resend reaches B as a duplicate (re-ACKed, not placed again).
+ */
+static void
+t_rto_spurious(void)
+{
+	for (int fixed = 0; fixed < 2; fixed++) {
+		struct tr_opts o = {.rto_fixed = fixed, .rto_min_ns = 1 * MS};
+		uint64_t rto = fixed ? 4096ull << 14 : 30 * MS;
+		struct tr_wire w;
+		uint64_t t;
+
+		tr_init(&w, &o);
+		tr_fill(A(&w), 0, 4096, 12);
+		round_trip(&w, 0, 5 * MS, 5 * MS); /* RTT 10, D 5, least RTT 10 ms */
+		t = w.now;
+		CHECK_EQ(
+		    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 512, 512, 512, IBV_SEND_SIGNALED), 0);
+		w.now = t + 5 * MS;
+		CHECK(tr_deliver_one(&w, TR_A));
+		CHECK_EQ(w.q[TR_B].count, 1); /* its ACK, held */
+		CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + rto);
+		w.now = t + rto;
+		tr_poll(&w);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_EXPIRIES), fixed ? 0 : 1);
+		w.now += 1 * MS;
+		CHECK(tr_deliver_one(&w, TR_B)); /* the original's ACK */
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 1);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_KARN_SKIPPED), 1);
+		tr_run(&w, 100000);
+		drain_send_cq(A(&w), 1);
+		CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 1);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 1); /* counted once */
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+		CHECK_MEM(B(&w)->buf, A(&w)->buf, 1024);
+		tr_fini(&w);
+	}
 }
 
 /* Two single-packet WRITEs sent at t, both ACKs queued, A stalled until t + 100 ms. */
@@ -723,5 +776,6 @@ t_rto_cfg(void)
 
 RW_TEST_MAIN(RW_TEST(t_rtt_ewma), RW_TEST(t_rtt_karn), RW_TEST(t_rto_backoff_cap),
 	     RW_TEST(t_rto_tail_loss), RW_TEST(t_rto_floor_and_initial), RW_TEST(t_rto_fixed),
-	     RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer), RW_TEST(t_rtt_read),
-	     RW_TEST(t_rto_tx_held), RW_TEST(t_read_new_while_replaying), RW_TEST(t_rto_cfg))
+	     RW_TEST(t_rto_spurious), RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer),
+	     RW_TEST(t_rtt_read), RW_TEST(t_rto_tx_held), RW_TEST(t_read_new_while_replaying),
+	     RW_TEST(t_rto_cfg))

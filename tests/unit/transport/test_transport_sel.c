@@ -529,6 +529,150 @@ t_irn_bdp_cap(void)
 }
 
 /*
+ * One single-packet WRITE whose request takes @p out ns and whose ACK @p back
+ * ns (the wire has no delay of its own): one RTT sample of out + back.
+ */
+static void
+sel_round_trip(struct tr_wire *w, uint32_t off, uint64_t out, uint64_t back)
+{
+	CHECK_EQ(tr_post_send(A(w), IBV_WR_RDMA_WRITE, off, off, 512, off, IBV_SEND_SIGNALED), 0);
+	w->now += out;
+	CHECK(tr_deliver_one(w, TR_A));
+	w->now += back;
+	CHECK(tr_deliver_one(w, TR_B));
+	tr_poll(w);
+	expect_wc(A(w), false, off, IBV_WC_SUCCESS);
+}
+
+/*
+ * IRN's timers from the measured RTT (no --rto-low/--rto-high), floor
+ * --rto-min 20 ms. Two 10 ms samples: RTT 10, D = (7 x 5 + 0)/8 = 4.375 ms.
+ * RTO_high = RTT + max(4 D, floor) = 30 ms; RTO_low = RTT + 4 D = 27.5 ms.
+ * A lone lost packet is resent at send + 27.5 ms; its resend lost too, the
+ * next resend comes 55 ms later (RTO_low doubled with the engine's
+ * timeout, 60 ms). With 5 packets outstanding and the notices lost: 30 ms.
+ */
+static void
+t_irn_rto_measured(void)
+{
+	struct tr_opts o = {.rto_min_ns = 20000000};
+	struct tr_wire w;
+	uint64_t t;
+
+	if (is_gbone())
+		return;
+	sel_init(&w, &o);
+	tr_fill(A(&w), 0, 16 * MTU, 21);
+	sel_round_trip(&w, 0, 5000000, 5000000);
+	sel_round_trip(&w, 512, 5000000, 5000000);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 2, TR_DROP, 2); /* the packet and its first resend */
+	t = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 3, 1024, 512, 1024, IBV_SEND_SIGNALED), 0);
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + 27500000);
+	w.now = t + 27500000;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + 27500000 + 55000000);
+	w.now = t + 27500000 + 55000000;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 2);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
+	RUN(&w);
+	expect_wc(A(&w), false, 3, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 1536);
+	tr_fini(&w);
+
+	/* 5 outstanding, the 6th of 10 lost and its SACKs lost: RTO_high, 30 ms after the send */
+	sel_init(&w, &o);
+	tr_fill(A(&w), 0, 16 * MTU, 22);
+	sel_round_trip(&w, 0, 5000000, 5000000);
+	sel_round_trip(&w, 512, 5000000, 5000000);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 7, TR_DROP, 1);
+	tr_rule(&w, TR_B, TR_SACK, -1, TR_DROP, 4);
+	t = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 3, 2 * MTU, 10 * MTU, 2 * MTU,
+			      IBV_SEND_SIGNALED),
+		 0);
+	/*
+	 * Armed at the first send (1 outstanding): RTO_low. The ACK of PSNs 2..6
+	 * re-arms it with 5 outstanding: RTO_high = 10 + 20 = 30 ms from the send
+	 * (RTO_low would now be 10 + 15.3125).
+	 */
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + 27500000);
+	w.now = t + 5000000;
+	while (tr_deliver_one(&w, TR_A))
+		;
+	w.now += 20000; /* B's delayed ACK (20 us) */
+	tr_poll(&w);
+	w.now = t + 10000000; /* M = 10 ms: RTT 10, D 3.828125, 4 D under the floor */
+	while (tr_deliver_one(&w, TR_B))
+		;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + 30000000);
+	RUN(&w);
+	expect_wc(A(&w), false, 3, IBV_WC_SUCCESS);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_MEM(B(&w)->buf + 2 * MTU, A(&w)->buf + 2 * MTU, 10 * MTU);
+	tr_fini(&w);
+
+	/* --rto fixed: both are the -u timer (4.096 us x 2^14) */
+	o.rto_fixed = true;
+	sel_init(&w, &o);
+	tr_fill(A(&w), 0, 16 * MTU, 23);
+	sel_round_trip(&w, 0, 5000000, 5000000);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 1, TR_DROP, 1);
+	t = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 512, 512, 512, IBV_SEND_SIGNALED), 0);
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t + (4096ull << 14));
+	RUN(&w);
+	expect_wc(A(&w), false, 2, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 1024);
+	tr_fini(&w);
+}
+
+/*
+ * IRN's one-BDP cap from the least RTT sample (no --rto-low): before a
+ * sample no cap (all 40 packets leave); after samples of 300 us and 100 us,
+ * 1 Gb/s x 100 us / 1 KiB = 12 packets.
+ */
+static void
+t_irn_bdp_measured(void)
+{
+	struct tr_opts o = {.link_bps = 1000000000};
+	struct tr_wire w;
+
+	if (is_gbone())
+		return;
+	sel_init(&w, &o);
+	tr_fill(A(&w), 0, 48 * MTU, 24);
+	w.capture_only = true;
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 40 * MTU, 0, IBV_SEND_SIGNALED);
+	tr_run(&w, 1000);
+	CHECK_EQ(w.q[TR_A].count, 40);
+	w.capture_only = false;
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	tr_fini(&w);
+
+	sel_init(&w, &o);
+	tr_fill(A(&w), 0, 48 * MTU, 25);
+	sel_round_trip(&w, 0, 150000, 150000);
+	sel_round_trip(&w, 512, 50000, 50000);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTT_SAMPLES), 2);
+	w.capture_only = true;
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 4 * MTU, 40 * MTU, 4 * MTU, IBV_SEND_SIGNALED);
+	tr_run(&w, 1000);
+	CHECK_EQ(w.q[TR_A].count, 12);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_WINDOW_FULL) >= 1);
+	w.capture_only = false;
+	RUN(&w);
+	expect_wc(A(&w), false, 2, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf + 4 * MTU, A(&w)->buf + 4 * MTU, 40 * MTU);
+	tr_fini(&w);
+}
+
+/*
  * The loss-recovery trace (roce_dev_ops.trace): the sender reports each resent PSN,
  * the receiver each missing PSN when it arrives, also when it is placed out of
  * order (a second hole repaired before the first).
@@ -585,6 +729,7 @@ static const struct rw_test_case cases[] = {
     RW_TEST(t_reorder_no_loss),	   RW_TEST(t_read_response_lost),
     RW_TEST(t_stale_no_overwrite), RW_TEST(t_psn_wrap),
     RW_TEST(t_random_soak),	   RW_TEST(t_irn_rto_low_high),
+    RW_TEST(t_irn_rto_measured),   RW_TEST(t_irn_bdp_measured),
     RW_TEST(t_irn_bdp_cap),	   RW_TEST(t_trace),
 };
 

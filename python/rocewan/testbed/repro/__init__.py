@@ -7,13 +7,15 @@ prefix: namespace / DPDK file prefix; quick: the short CI variant; out: the resu
 directory (default results/reproduce-NAME).
 
     goback.py   Wang (NJUPT): the Go-Back-N goodput model (section IV.A)
+    selective.py  Wang (NJUPT): Go-Back-ONE vs Go-Back-N (and IRN): goodput, FCT slowdown,
+                the loss -> repair trace
     swing.py    Chen et al. (IEEE TPDS 2023), Swing: PFC-Relay buffer, throughput, FCT
     dcqcnp.py   Wang et al. (J. HFUT 2025), DCQCN-p: Fig. 4 recovery rounds
     lowar.py    Zuo et al., LoWAR: XOR FEC (and RS) under Go-Back-N vs gbn / gbone goodput
     wancc.py    the four CCs on a 20-40 ms path through a RED/ECN bottleneck (issue 14)
 """
 from ..references import DCQCNP, SWING, WANG_BY
-from . import dcqcnp, goback, lowar, swing, wancc
+from . import dcqcnp, goback, lowar, selective, swing, wancc
 
 REPRODUCTIONS = {
     "dcqcn-p-recovery": (dcqcnp.reproduce_recovery,
@@ -22,6 +24,12 @@ REPRODUCTIONS = {
                "dcqcn (datacenter and profile=wan), dcqcn-p, dctcp, timely at 20-40 ms RTT"),
     "gbn-model": (goback.reproduce_gbn_model,
                   f"{WANG_BY} IV.A: Go-Back-N goodput over loss x RTT vs the formula"),
+    "gbone-goodput": (selective.reproduce_gbone_goodput,
+                      f"{WANG_BY} IV Fig. 10: Go-Back-N / Go-Back-ONE / IRN goodput over random loss"),
+    "gbone-fct": (selective.reproduce_gbone_fct,
+                  f"{WANG_BY} IV Fig. 9: WebSearch FCT slowdown in 20 size groups per recovery"),
+    "loss-trace": (selective.reproduce_loss_trace,
+                   "loss -> repair latency CDF per recovery (docs/loss-trace.md)"),
     "swing-buffer": (swing.reproduce_buffer,
                      f"Swing ({SWING}): PFC-Relay with 1.0/0.9 BDP vs plain PFC with 1/2 BDP"),
     "swing-throughput": (swing.reproduce_throughput,

@@ -1,0 +1,198 @@
+"""Wang (NJUPT), "Research on transmission reliability of RoCEv2 protocol in WAN"
+(docs/references.md): Go-Back-ONE against Go-Back-N (section IV, Fig. 9 and 10), with
+IRN's selective repeat (as the Swing paper, Chen et al., section 2.1 describes it)
+beside them, and the loss -> repair trace of every emulated loss (docs/loss-trace.md).
+
+    gbone-goodput   goodput of gbn / gbone / irn over random loss rates (Fig. 10's setting:
+                    10 % loss, 10 ms link delay, Go-Back-ONE converging to ~90 % of the link)
+    gbone-fct       WebSearch flows at 30 % load: FCT slowdown in 20 equal-count size groups
+                    (median and p95), the paper's method (Fig. 9)
+    loss-trace      recovery latency CDF per mode at one loss setting
+"""
+import copy
+import os
+
+from .. import config, report, runner, topo
+from ..references import WANG, WANG_BY
+
+MODES = [("gbn", "Go-Back-N"), ("gbone", "Go-Back-ONE"), ("irn", "IRN")]
+
+
+def _run(c, out, tag, prefix):
+    """One run; a run whose rnic failed (e.g. IBV_WC_RETRY_EXC_ERR: Go-Back-N's retries
+    ran out) is a result, not the end of the reproduction: a row with goodput 0 and the
+    reason in 'failed'."""
+    try:
+        return runner.run_once(c, out, tag=tag, prefix=prefix)
+    except topo.TopoError as e:
+        topo.cleanup(prefix)
+        why = "IBV_WC_RETRY_EXC_ERR" if "RETRY_EXC" in str(e) else " ".join(str(e).split())[-160:]
+        print(f"\n  {tag} ({c['rnic']['recovery']}): failed: {why}")
+        return {"recovery": c["rnic"]["recovery"], "failed": why, "goodput_gbps": 0.0,
+                "link_utilisation": 0.0, "tx_retransmits": None, "timeouts": None}
+
+
+def _base(name, quick):
+    """The paced bulk setting of issue 11's goodput target: 200 Mb/s bottleneck, both rnics
+    paced to 0.9 of it, MTU 1024, 64 KiB WRITEs, a fixed window (no loss-reactive window:
+    the recoveries are compared alone), loss on both directions."""
+    cfg = config.defaults()
+    cfg["name"] = name
+    cfg["link"].update(rate="200mbit", rtt="20ms", loss_direction="both")
+    cfg["rnic"].update(mtu=1024, pace=0.9, loss_window=False)
+    cfg["workload"].update(kind="bulk", size="64K", duration=3 if quick else 5)
+    return cfg
+
+
+def reproduce_gbone_goodput(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
+    """Go-Back-N vs Go-Back-ONE vs IRN goodput over random loss (Wang (NJUPT) IV, Fig. 10)."""
+    cfg = _base("gbone-goodput", quick)
+    losses = ["1%", "10%"] if quick else ["0.1%", "1%", "5%", "10%"]
+    out = out or os.path.join(report.RESULTS, "reproduce-gbone-goodput")
+    print(f"reproduce gbone-goodput: {WANG_BY} section IV, Fig. 10: at 10 % loss and 10 ms link delay\n"
+          "  Go-Back-ONE's goodput converges to about 90 % of the link, Go-Back-N's far below.\n"
+          "  paper: 100 Gb/s, DCQCN, simulation. here: a 200 Mb/s bottleneck, both rnics paced to\n"
+          "  0.9 of it (0.18 Gb/s), MTU 1024, write_bw 64 KiB, RTT 20 ms (10 ms each way), random\n"
+          "  loss on both directions, no congestion control (none is needed: the pacer keeps the\n"
+          "  queue empty), a fixed window. Fraction = goodput / the lossless goodput of this run.")
+    pts = [("", "gbn")] + [(ls, m) for ls in losses for m, _ in MODES]
+    rows, lossless = [], None
+    for i, (loss, mode) in enumerate(pts):
+        report.progress(i, len(pts), f"{mode} loss {loss or 'none'}")
+        c = copy.deepcopy(cfg)
+        c["link"]["loss"] = f"random {loss}" if loss else ""
+        c["rnic"]["recovery"] = mode
+        row = _run(c, out, f"s{i}", prefix)
+        if not loss:
+            lossless = row["goodput_gbps"]
+            continue
+        row.update(case=f"{mode} loss {loss}", loss=loss, loss_pct=float(loss.rstrip("%")),
+                   paper_name=dict(MODES)[mode], lossless_gbps=lossless,
+                   fraction=row["goodput_gbps"] / lossless if lossless else float("nan"))
+        rows.append(row)
+    report.progress(len(pts), len(pts), "done")
+    for r in rows:  # against Go-Back-N at the same loss
+        g = next(x for x in rows if x["loss"] == r["loss"] and x["recovery"] == "gbn")
+        r["vs_gbn"] = r["goodput_gbps"] / g["goodput_gbps"] if g["goodput_gbps"] else float("inf")
+    print(f"lossless goodput: {lossless:.4f} Gb/s")
+    cols = [("case", "case", "{}"), ("paper_name", "recovery", "{}"),
+            ("goodput_gbps", "goodput Gb/s", "{:.4f}"), ("fraction", "of lossless", "{:.3f}"),
+            ("link_utilisation", "of link", "{:.3f}"), ("vs_gbn", "x Go-Back-N", "{:.2f}"),
+            ("tx_retransmits", "retx pkts", "{}"), ("timeouts", "timeouts", "{}"),
+            ("failed", "failed", "{}")]
+    print(report.table(rows, cols))
+    doc = report.write_doc(os.path.join(out, "gbone-goodput.json"), cfg, rows,
+                           extra={"lossless_gbps": lossless})
+    png = os.path.join(out, "gbone-goodput.png")
+    report.plot_sweep(rows, png, "loss_pct", "fraction", series="paper_name",
+                      title=f"goodput / lossless vs random loss (both ways), 0.18 Gb/s x 20 ms; "
+                            f"{WANG} Fig. 10 setting", xlabel="random loss (%)",
+                      ylabel="goodput / lossless goodput")
+    print(f"results: {doc}\nplot:    {png}")
+    return 0
+
+
+def reproduce_gbone_fct(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
+    """FCT slowdown of WebSearch flows in 20 equal-count size groups (Wang (NJUPT) IV, Fig. 9)."""
+    cfg = config.defaults()
+    cfg["name"] = "gbone-fct"
+    cfg["link"].update(rate="200mbit", rtt="8ms", loss="random 1%", loss_direction="both")
+    cfg["rnic"].update(mtu=1024, pace=0.9, loss_window=False)
+    cfg["workload"].update(kind="flows", cdf=os.path.join(config.CDF_DIR, "websearch.cdf"),
+                           flows=40 if quick else 60, load=30)
+    out = out or os.path.join(report.RESULTS, "reproduce-gbone-fct")
+    print(f"reproduce gbone-fct: {WANG_BY} section IV, Fig. 9: WebSearch at 30 % load, 2 ms per link\n"
+          "  (8 ms end to end), 10 % loss, DCQCN, 100 Gb/s: Go-Back-ONE's p95 FCT slowdown is about\n"
+          "  10 % better on average for flows above 1 MB, Go-Back-N better below.\n"
+          "  here: 200 Mb/s, both rnics paced to 0.9 of it, 8 ms RTT, random loss 1 % both ways\n"
+          "  (10 % stalls Go-Back-N's large flows for minutes at this rate), no congestion control\n"
+          "  (the pacer keeps the queue empty; revisit with --cc dcqcn), flows sorted by size in 20\n"
+          "  equal-count groups, slowdown = FCT / (RTT + size / 200 Mb/s).")
+    rows = []
+    for i, (mode, name) in enumerate(MODES):
+        report.progress(i, len(MODES), mode)
+        c = copy.deepcopy(cfg)
+        c["rnic"]["recovery"] = mode
+        row = _run(c, out, f"f{i}", prefix)
+        row.update(case=mode, paper_name=name)
+        rows.append(row)
+    report.progress(len(MODES), len(MODES), "done")
+    groups = {r["recovery"]: {g["group"]: g for g in r.get("slowdown_groups", [])} for r in rows}
+    print(f"{'group':>5s} {'size max':>10s} " +
+          " ".join(f"{n + ' p50':>16s} {n + ' p95':>16s}" for _, n in MODES))
+    for g in range(20):
+        cells = []
+        size = None
+        for m, _ in MODES:
+            x = groups.get(m, {}).get(g)
+            size = size or (x and x["size_max_bytes"])
+            cells += [f"{x['slowdown_p50']:16.2f}" if x else f"{'-':>16s}",
+                      f"{x['slowdown_p95']:16.2f}" if x else f"{'-':>16s}"]
+        print(f"{g:5d} {size or 0:10d} " + " ".join(cells))
+    cols = [("paper_name", "recovery", "{}"), ("flows", "flows done", "{}"),
+            ("fct_p50_ms", "FCT p50 ms", "{:.1f}"), ("fct_p99_ms", "FCT p99 ms", "{:.1f}"),
+            ("goodput_gbps", "goodput Gb/s", "{:.4f}"), ("tx_retransmits", "retx pkts", "{}"),
+            ("failed", "failed", "{}")]
+    print(report.table(rows, cols))
+    doc = report.write_doc(os.path.join(out, "gbone-fct.json"), cfg, rows)
+    png = os.path.join(out, "gbone-fct.png")
+    pts = [{"group": g["group"], "slowdown_p95": g["slowdown_p95"], "paper_name": r["paper_name"]}
+           for r in rows for g in r.get("slowdown_groups", [])]
+    if pts:
+        report.plot_sweep(pts, png, "group", "slowdown_p95", series="paper_name",
+                          title=f"p95 FCT slowdown per size group (WebSearch, 30 % load); {WANG} Fig. 9 "
+                                "method", xlabel="size group (20 equal-count groups, small to large)",
+                          ylabel="p95 FCT slowdown")
+    print(f"results: {doc}\nplot:    {png}")
+    return 0
+
+
+def reproduce_loss_trace(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
+    """Recovery latency (emulated drop -> repair at the receiver) CDF per mode."""
+    cfg = _base("loss-trace", quick)
+    cfg["link"].update(loss="random 1%", loss_direction="a2b")
+    cfg["run"]["trace"] = True
+    out = out or os.path.join(report.RESULTS, "reproduce-loss-trace")
+    print("reproduce loss-trace: every emulated loss joined with the rnics' --trace (docs/loss-trace.md):\n"
+          "  recovery latency = drop at the lossy-emu -> arrival of the repair at rnic B.\n"
+          "  setting: 200 Mb/s, both rnics paced to 0.18 Gb/s, RTT 20 ms, MTU 1024, write_bw 64 KiB,\n"
+          "  random loss 1 % on the data direction only (a lost ACK is no loss to repair).")
+    rows = []
+    for i, (mode, name) in enumerate(MODES):
+        report.progress(i, len(MODES), mode)
+        c = copy.deepcopy(cfg)
+        c["rnic"]["recovery"] = mode
+        row = _run(c, out, f"t{i}", prefix)
+        t = row.get("trace") or {}
+        lat = t.get("latency_ms") or {}
+        row.update(case=mode, paper_name=name, drops=t.get("drops"), repaired=t.get("repaired"),
+                   never=sum((t.get("never_repaired") or {}).values()),
+                   lat_p50=lat.get("p50"), lat_p90=lat.get("p90"), lat_p99=lat.get("p99"),
+                   lat_max=lat.get("max"))
+        rows.append(row)
+    report.progress(len(MODES), len(MODES), "done")
+    cols = [("paper_name", "recovery", "{}"), ("drops", "drops", "{}"), ("repaired", "repaired", "{}"),
+            ("never", "never", "{}"), ("lat_p50", "p50 ms", "{:.1f}"), ("lat_p90", "p90 ms", "{:.1f}"),
+            ("lat_p99", "p99 ms", "{:.1f}"), ("lat_max", "max ms", "{:.1f}"),
+            ("goodput_gbps", "goodput Gb/s", "{:.4f}"), ("failed", "failed", "{}")]
+    print(report.table(rows, cols))
+    doc = report.write_doc(os.path.join(out, "loss-trace.json"), cfg, rows)
+    png = os.path.join(out, "loss-trace.png")
+    plt = report._plt()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for r in rows:
+        xs = r.get("trace_cdf_ms") or []
+        if xs:
+            ax.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post",
+                    label=f"{r['paper_name']} ({len(xs)} losses)")
+    ax.set_xscale("log")
+    ax.set_xlabel("recovery latency (ms): drop -> repair at the receiver")
+    ax.set_ylabel("fraction of repaired losses")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("loss -> repair, random 1 % a->b, 0.18 Gb/s x 20 ms", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    print(f"results: {doc}\nplot:    {png}")
+    return 0
