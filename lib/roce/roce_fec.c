@@ -142,6 +142,25 @@ ewma_gap(uint64_t avg, uint64_t *last, uint64_t now)
 
 /* ---- transmit ---- */
 
+/*
+ * The sender pauses (window, pacing, end of data): it flushes the open blocks
+ * after four mean gaps without a coded frame, so a tail never waits for frames
+ * that do not come. The retransmit timer adds this delay (roce_req.c): a
+ * tail's repair leaves only then, and a timer shorter than RTT + this (IRN's
+ * RTO_low on a short path) would resend what the repair is about to rebuild.
+ */
+uint64_t
+roce_fec_tx_idle_ns(const struct roce_qp *qp)
+{
+	uint64_t idle;
+
+	if (!qp->fec)
+		return 0;
+	idle = 4 * qp->fec->tx_gap;
+	idle = idle < FEC_IDLE_MIN_NS ? FEC_IDLE_MIN_NS : idle;
+	return idle > FEC_IDLE_MAX_NS ? FEC_IDLE_MAX_NS : idle;
+}
+
 /* A codec frame that goes out at once (COMMIT before a data frame, flush). */
 static void
 fec_emit_now(void *arg, const uint8_t *frame, size_t len)
@@ -198,12 +217,7 @@ roce_fec_tx(struct roce_qp *qp, const uint8_t *frame, size_t len)
 		uint64_t idle;
 
 		f->tx_gap = ewma_gap(f->tx_gap, &f->tx_last, dev->now);
-		/* the sender pauses (window, pacing, end of data): flush the open blocks after
-		 * four mean gaps without a coded frame, so a tail never waits for frames that
-		 * do not come */
-		idle = 4 * f->tx_gap;
-		idle = idle < FEC_IDLE_MIN_NS ? FEC_IDLE_MIN_NS : idle;
-		idle = idle > FEC_IDLE_MAX_NS ? FEC_IDLE_MAX_NS : idle;
+		idle = roce_fec_tx_idle_ns(qp);
 		f->flush_at = dev->now + idle;
 	}
 	return rc;

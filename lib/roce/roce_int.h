@@ -430,6 +430,8 @@ void roce_fec_rx(struct roce_qp *qp, const struct roce_rx *rx, size_t len);
 int roce_fec_tx(struct roce_qp *qp, const uint8_t *frame, size_t len);
 /** FEC deadlines (hold-back, idle flush) of a QP with FEC on, or UINT64_MAX. */
 uint64_t roce_fec_next_deadline(const struct roce_qp *qp);
+/** FEC on: the sender's idle flush delay (a tail's repair leaves that late); 0 without FEC. */
+uint64_t roce_fec_tx_idle_ns(const struct roce_qp *qp);
 void roce_fec_timers(struct roce_qp *qp);
 void roce_fec_reset(struct roce_qp *qp);
 void roce_fec_free(struct roce_qp *qp);

@@ -766,6 +766,7 @@ req_arm(struct roce_qp *qp, bool from_now)
 		if (m)
 			rto = m;
 	}
+	rto += roce_fec_tx_idle_ns(qp); /* a tail's repair waits for the idle flush */
 	if (!from_now && qp->dev->cfg.rto_mode == ROCE_RTO_ADAPTIVE) {
 		uint64_t sent = roce_rtt_sent_at(qp, qp->comp.una);
 		uint64_t alive = base > qp->rtt.srtt ? base - qp->rtt.srtt : 0;
