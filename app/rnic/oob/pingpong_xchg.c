@@ -8,14 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const uint8_t done_msg[PINGPONG_DONE_LEN] = {'d', 'o', 'n', 'e', '\0'};
+#include "oob_hex.h"
 
-static void put_hex(uint8_t *out, uint64_t v, unsigned width)
-{
-	static const char digits[] = "0123456789abcdef";
-	for (unsigned i = 0; i < width; i++)
-		out[width - 1 - i] = (uint8_t)digits[(v >> (4 * i)) & 0xf];
-}
+static const uint8_t done_msg[PINGPONG_DONE_LEN] = {'d', 'o', 'n', 'e', '\0'};
 
 int pingpong_format_dest(const struct pingpong_dest *d, uint8_t *out, size_t outlen, char *err,
 			 size_t errlen)
@@ -33,17 +28,17 @@ int pingpong_format_dest(const struct pingpong_dest *d, uint8_t *out, size_t out
 		return OOB_ERR_ARG;
 	}
 	uint8_t *p = out;
-	put_hex(p, d->lid, 4);
+	oob_put_hex(p, d->lid, 4);
 	p += 4;
 	*p++ = ':';
-	put_hex(p, d->qpn, 6);
+	oob_put_hex(p, d->qpn, 6);
 	p += 6;
 	*p++ = ':';
-	put_hex(p, d->psn, 6);
+	oob_put_hex(p, d->psn, 6);
 	p += 6;
 	*p++ = ':';
 	for (int i = 0; i < 16; i++) {
-		put_hex(p, d->gid[i], 2);
+		oob_put_hex(p, d->gid[i], 2);
 		p += 2;
 	}
 	*p++ = '\0';
