@@ -89,8 +89,10 @@ struct pfc_classifier {
 void pfc_classifier_init(struct pfc_classifier *c, enum pfc_trust trust);
 
 /**
- * Priority (0..7) of an Ethernet frame. PCP mode reads the 802.1Q tag; DSCP
- * mode reads the IPv4/IPv6 DSCP. Frames that are too short get default_prio.
+ * Priority (0..7) of an Ethernet frame, from net_frame_classify()'s one walk
+ * over the headers. PCP mode reads the outer 802.1Q tag; DSCP mode reads the
+ * IPv4/IPv6 DSCP of IP untagged or behind one 802.1Q tag (its first two bytes
+ * suffice). Anything else, short frames included, gets default_prio.
  */
 uint8_t pfc_classify(const struct pfc_classifier *c, const uint8_t *frame, size_t len);
 

@@ -23,7 +23,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
- * The classifier stays inside the frame, and agrees with the RoCE parser: a
+ * The classifier stays inside the frame (pfc_classify's priority, built on it,
+ * too), and agrees with the RoCE parser: a
  * frame roce_parse() accepts (untagged or one 802.1Q tag) is RoCE to the
  * classifier, with the same offsets and destination QP.
  */
@@ -41,6 +42,16 @@ fuzz_classify(const uint8_t *data, size_t size)
 	    (k >= NET_FRAME_IP && fr.ethertype != NET_ETHERTYPE_IPV4 &&
 	     fr.ethertype != NET_ETHERTYPE_IPV6))
 		abort();
+	if ((fr.has_tclass && fr.l3_off + 2u > size) || (fr.ip && fr.ip_version_ok && !fr.has_tclass))
+		abort();
+	/* the PFC priority of either trust, from the same walk */
+	for (int t = PFC_TRUST_PCP; t <= PFC_TRUST_DSCP; t++) {
+		struct pfc_classifier c;
+
+		pfc_classifier_init(&c, (enum pfc_trust)t);
+		if (pfc_classify(&c, data, size) > 7)
+			abort();
+	}
 	if (roce_parse(data, size, &p, ROCE_PARSE_NO_ICRC | ROCE_PARSE_NO_IP_CSUM) == 0 &&
 	    (k != NET_FRAME_ROCE || !net_frame_dot1q_only(&fr) || !fr.has_bth ||
 	     fr.l3_off != p.l3_off || fr.l4_off + 8u != p.bth_off || fr.bth_dqpn != p.h.bth.dqpn))
