@@ -211,16 +211,31 @@ relay_q_bytes(const struct relay_path *p, unsigned prio)
 }
 
 /** Per (path, priority) counters, for telemetry and --json: one list, one order. */
-#define RELAY_PSTATS(X)                                                                  \
-	X(ENQ_PKTS, "enq_pkts") X(ENQ_BYTES, "enq_bytes") X(DEQ_PKTS, "tx_pkts")             \
-	X(DEQ_BYTES, "tx_bytes") X(QUEUED_BYTES, "queued_bytes") X(HWM_BYTES, "hwm_bytes")   \
-	X(DROP_BUFFER_FULL, "drop_buffer_full") X(DROP_HEADROOM_FULL, "drop_headroom_full")  \
-	X(DROP_WATCHDOG, "drop_watchdog") X(DROP_QUEUE_SLOTS, "drop_queue_slots")            \
-	X(DROP_BYTES, "drop_bytes") X(PFC_RX_XOFF, "pfc_rx_xoff") X(PFC_RX_XON, "pfc_rx_xon") \
-	X(PAUSES, "pauses") X(PAUSED_NS, "paused_ns") X(PAUSED_NOW, "paused_now")            \
-	X(PFC_RELAYED, "pfc_relayed") X(XOFF_SENT, "xoff_sent") X(XOFF_REFRESH, "xoff_refreshes") \
-	X(XON_SENT, "xon_sent") X(WD_STORMS, "wd_storms") X(WD_RESTORES, "wd_restores")      \
-	X(WD_IN_STORM, "wd_in_storm") X(WD_IGNORED_PFC, "wd_ignored_pfc")                   \
+#define RELAY_PSTATS(X)                                                                            \
+	X(ENQ_PKTS, "enq_pkts")                                                                    \
+	X(ENQ_BYTES, "enq_bytes")                                                                  \
+	X(DEQ_PKTS, "tx_pkts")                                                                     \
+	X(DEQ_BYTES, "tx_bytes")                                                                   \
+	X(QUEUED_BYTES, "queued_bytes")                                                            \
+	X(HWM_BYTES, "hwm_bytes")                                                                  \
+	X(DROP_BUFFER_FULL, "drop_buffer_full")                                                    \
+	X(DROP_HEADROOM_FULL, "drop_headroom_full")                                                \
+	X(DROP_WATCHDOG, "drop_watchdog")                                                          \
+	X(DROP_QUEUE_SLOTS, "drop_queue_slots")                                                    \
+	X(DROP_BYTES, "drop_bytes")                                                                \
+	X(PFC_RX_XOFF, "pfc_rx_xoff")                                                              \
+	X(PFC_RX_XON, "pfc_rx_xon")                                                                \
+	X(PAUSES, "pauses")                                                                        \
+	X(PAUSED_NS, "paused_ns")                                                                  \
+	X(PAUSED_NOW, "paused_now")                                                                \
+	X(PFC_RELAYED, "pfc_relayed")                                                              \
+	X(XOFF_SENT, "xoff_sent")                                                                  \
+	X(XOFF_REFRESH, "xoff_refreshes")                                                          \
+	X(XON_SENT, "xon_sent")                                                                    \
+	X(WD_STORMS, "wd_storms")                                                                  \
+	X(WD_RESTORES, "wd_restores")                                                              \
+	X(WD_IN_STORM, "wd_in_storm")                                                              \
+	X(WD_IGNORED_PFC, "wd_ignored_pfc")                                                        \
 	X(TX_WHILE_STORM, "tx_while_storm")
 
 enum relay_pstat {
