@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file emu_test_stat.h
- * Statistical checks for the lib/emu model tests. Include after rw_test.h.
+ * Statistical checks for the lib/emu model tests, on rw_test.h's counters.
  * Every statistical check prints one line "stat NAME measured M theory T tol
  * D (z = Z)" so the test log records measured-vs-theory; the tolerances are
  * EMU_Z standard deviations of the estimator, from the variance formulas in
@@ -13,6 +13,8 @@
 
 #include <math.h>
 #include <stdio.h>
+
+#include "rw_test.h"
 
 #define EMU_Z 5.0 /* standard deviations allowed */
 
