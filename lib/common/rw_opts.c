@@ -173,8 +173,8 @@ apply_opt(const struct rw_opts *t, const struct rw_opt *o, const char *val, void
 			fprintf(stderr, "%s: warning: option --%s (-%c) is accepted and ignored\n",
 				t->prog, o->name, o->letter);
 		else
-			fprintf(stderr, "%s: warning: option --%s is accepted and ignored\n", t->prog,
-				o->name);
+			fprintf(stderr, "%s: warning: option --%s is accepted and ignored\n",
+				t->prog, o->name);
 		return 0;
 	case RW_OPT_REFUSED:
 		rw_opts_err(err, errlen, "%s: %s", ctx, o->help);
@@ -243,7 +243,8 @@ arg_opt(const struct rw_opts *t, const char *a, const char **val, char *err, siz
 	if (t->positional == NULL || (a[0] == '-' && a[1] != '\0'))
 		rw_opts_err(err, errlen,
 			    "unexpected argument \"%s\": options start with -- (EAL options go "
-			    "before the \"--\" separator)", a);
+			    "before the \"--\" separator)",
+			    a);
 	return NULL;
 }
 
@@ -376,8 +377,8 @@ read_file(const struct rw_opts *t, const char *path, void *obj, char *err, size_
 	}
 	f = fopen(path, "r");
 	if (f == NULL) {
-		rc = rw_opts_err(err, errlen, "--config %s: cannot open: %s", path,
-				 strerror(errno));
+		rc =
+		    rw_opts_err(err, errlen, "--config %s: cannot open: %s", path, strerror(errno));
 		goto out_free;
 	}
 	while (rc == 0 && fgets(line, (int)cap, f) != NULL) {

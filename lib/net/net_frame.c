@@ -26,8 +26,8 @@ classify_ip(const uint8_t *buf, size_t len, struct net_frame *fr)
 	if (iplen >= 2 && ip[0] >> 4 == (fr->ethertype == NET_ETHERTYPE_IPV4 ? 4 : 6)) {
 		fr->has_tclass = true;
 		fr->tclass = fr->ethertype == NET_ETHERTYPE_IPV4
-				     ? ip[1]
-				     : (uint8_t)((net_get_be16(ip) >> 4) & 0xff);
+				 ? ip[1]
+				 : (uint8_t)((net_get_be16(ip) >> 4) & 0xff);
 	}
 	if (fr->ethertype == NET_ETHERTYPE_IPV4) {
 		if (iplen < NET_IPV4_HLEN)

@@ -52,7 +52,7 @@ struct net_frame {
 	 */
 	bool has_tclass;
 	uint8_t tclass; /**< IPv4 TOS / IPv6 traffic class: DSCP << 2 | ECN */
-	uint8_t proto;	    /**< IPv4 protocol / IPv6 next header */
+	uint8_t proto;	/**< IPv4 protocol / IPv6 next header */
 	/** after the IP header (IPv4: IHL * 4); 0 if the IHL is below 5 or runs past the frame */
 	uint16_t l4_off;
 	bool udp; /**< proto 17 and the whole UDP header is in the frame */

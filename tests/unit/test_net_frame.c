@@ -393,6 +393,6 @@ test_tclass(void)
 	CHECK(!fr.has_tclass);
 }
 
-RW_TEST_MAIN(RW_TEST(test_tclass), RW_TEST(test_kinds_untagged), RW_TEST(test_roce_ipv4), RW_TEST(test_ipv4_options),
-	     RW_TEST(test_ipv6), RW_TEST(test_wrong_version), RW_TEST(test_vlan),
-	     RW_TEST(test_vlan_in_vlan), RW_TEST(test_runts))
+RW_TEST_MAIN(RW_TEST(test_tclass), RW_TEST(test_kinds_untagged), RW_TEST(test_roce_ipv4),
+	     RW_TEST(test_ipv4_options), RW_TEST(test_ipv6), RW_TEST(test_wrong_version),
+	     RW_TEST(test_vlan), RW_TEST(test_vlan_in_vlan), RW_TEST(test_runts))

@@ -25,13 +25,13 @@ enum { T_COLOR = RW_OPT_APP };
 #define SZ(f) sizeof(((struct params *)0)->f)
 
 static const struct rw_opt opts[] = {
-	{"count", RW_OPT_U32, OFF(count), 0, "5", 1, 100, "N", "how many"},
-	{"big", RW_OPT_U64, OFF(big), 0, "0", 0, UINT64_MAX, "N", "a large one"},
-	{"name", RW_OPT_STR, OFF(name), SZ(name), "", 0, 0, "NAME", "at most 7 characters"},
-	{"fast", RW_OPT_BOOL, OFF(fast), 0, "false", 0, 0, NULL, "go fast"},
-	{"color", T_COLOR, OFF(color), 0, "red", 0, 0, "red|blue", "a color"},
-	{"config", RW_OPT_CONFIG, OFF(config), SZ(config), "", 0, 0, "FILE", "read FILE"},
-	{"help", RW_OPT_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and exit"},
+    {"count", RW_OPT_U32, OFF(count), 0, "5", 1, 100, "N", "how many"},
+    {"big", RW_OPT_U64, OFF(big), 0, "0", 0, UINT64_MAX, "N", "a large one"},
+    {"name", RW_OPT_STR, OFF(name), SZ(name), "", 0, 0, "NAME", "at most 7 characters"},
+    {"fast", RW_OPT_BOOL, OFF(fast), 0, "false", 0, 0, NULL, "go fast"},
+    {"color", T_COLOR, OFF(color), 0, "red", 0, 0, "red|blue", "a color"},
+    {"config", RW_OPT_CONFIG, OFF(config), SZ(config), "", 0, 0, "FILE", "read FILE"},
+    {"help", RW_OPT_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and exit"},
 };
 
 static int
@@ -50,14 +50,14 @@ apply_color(const struct rw_opt *o, const char *val, void *obj, const char *ctx,
 }
 
 static const struct rw_opts table = {
-	.opt = opts,
-	.n = sizeof(opts) / sizeof(opts[0]),
-	.apply = apply_color,
-	.usage = "usage: t [options]\n",
-	.footer = "end\n",
-	.help_width = 12,
-	.list_prefix = "--",
-	.line_max = 40,
+    .opt = opts,
+    .n = sizeof(opts) / sizeof(opts[0]),
+    .apply = apply_color,
+    .usage = "usage: t [options]\n",
+    .footer = "end\n",
+    .help_width = 12,
+    .list_prefix = "--",
+    .line_max = 40,
 };
 
 static struct params p;
@@ -77,8 +77,8 @@ parse(int n, const char **args)
 	return rw_opts_parse_args(&table, n + 1, (char **)argv, &p, err, sizeof(err));
 }
 
-#define PARSE(...)                                                                       \
-	parse((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)),       \
+#define PARSE(...)                                                                                 \
+	parse((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)),                 \
 	      (const char *[]){__VA_ARGS__})
 
 static void
@@ -242,7 +242,9 @@ test_file(void)
 	const char *msg;
 
 	CHECK_EQ(parse_file("# a comment\n\n  count = 9   # why\nname = \"a b\"\nfast=yes\n"
-			    "color = blue", &msg), 0);
+			    "color = blue",
+			    &msg),
+		 0);
 	CHECK_EQ(p.count, 9);
 	CHECK(strcmp(p.name, "a b") == 0);
 	CHECK(p.fast);
@@ -301,14 +303,14 @@ test_main(void)
 
 /* perftest's conventions: letters, positional arguments, ignored and refused options. */
 static const struct rw_opt pt_opts[] = {
-	{"count", RW_OPT_U32, OFF(count), 0, "5", 1, 100, "N", "how many", 'n'},
-	{"fast", RW_OPT_BOOL, OFF(fast), 0, "false", 0, 0, NULL, "go fast", 'f'},
-	{"name", RW_OPT_STR, OFF(name), SZ(name), "", 0, 0, "NAME", "a name"},
-	{"alias", RW_OPT_STR, OFF(name), SZ(name), NULL, 0, 0, "NAME", "alias of --name"},
-	{"ib-dev", RW_OPT_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored", 'd'},
-	{"events", RW_OPT_IGNORED, 0, 0, NULL, 0, 0, NULL, "ignored"},
-	{"rdma_cm", RW_OPT_REFUSED, 0, 0, NULL, 0, 0, NULL, "refused: not here", 'R'},
-	{"help", RW_OPT_HELP, 0, 0, NULL, 0, 0, NULL, "help", 'h'},
+    {"count", RW_OPT_U32, OFF(count), 0, "5", 1, 100, "N", "how many", 'n'},
+    {"fast", RW_OPT_BOOL, OFF(fast), 0, "false", 0, 0, NULL, "go fast", 'f'},
+    {"name", RW_OPT_STR, OFF(name), SZ(name), "", 0, 0, "NAME", "a name"},
+    {"alias", RW_OPT_STR, OFF(name), SZ(name), NULL, 0, 0, "NAME", "alias of --name"},
+    {"ib-dev", RW_OPT_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored", 'd'},
+    {"events", RW_OPT_IGNORED, 0, 0, NULL, 0, 0, NULL, "ignored"},
+    {"rdma_cm", RW_OPT_REFUSED, 0, 0, NULL, 0, 0, NULL, "refused: not here", 'R'},
+    {"help", RW_OPT_HELP, 0, 0, NULL, 0, 0, NULL, "help", 'h'},
 };
 
 static int
@@ -323,13 +325,13 @@ pt_positional(unsigned idx, const char *arg, void *obj, char *msg, size_t msglen
 }
 
 static const struct rw_opts pt_table = {
-	.opt = pt_opts,
-	.n = sizeof(pt_opts) / sizeof(pt_opts[0]),
-	.usage = "usage: pt [options] WORD\n",
-	.help_width = 14,
-	.positional = pt_positional,
-	.ctx_prefix = "option ",
-	.prog = "pt",
+    .opt = pt_opts,
+    .n = sizeof(pt_opts) / sizeof(pt_opts[0]),
+    .usage = "usage: pt [options] WORD\n",
+    .help_width = 14,
+    .positional = pt_positional,
+    .ctx_prefix = "option ",
+    .prog = "pt",
 };
 
 static int
@@ -344,8 +346,8 @@ pt_parse(int n, const char **args)
 	return rw_opts_parse_args(&pt_table, n + 1, (char **)argv, &p, err, sizeof(err));
 }
 
-#define PT_PARSE(...)                                                                    \
-	pt_parse((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)),    \
+#define PT_PARSE(...)                                                                              \
+	pt_parse((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)),              \
 		 (const char *[]){__VA_ARGS__})
 
 static void

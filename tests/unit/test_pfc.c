@@ -74,7 +74,7 @@ test_quanta_time(void)
 	CHECK_EQ(pfc_quanta_to_ns(1, 40000000000ull), 12); /* 12.8 ns rounded down */
 	CHECK_EQ(pfc_quanta_to_ns(1, 0), 0);
 	CHECK_EQ(pfc_ns_to_quanta(512, 1000000000ull), 1);
-	CHECK_EQ(pfc_ns_to_quanta(513, 1000000000ull), 2); /* rounded up */
+	CHECK_EQ(pfc_ns_to_quanta(513, 1000000000ull), 2);		    /* rounded up */
 	CHECK_EQ(pfc_ns_to_quanta(1000000000ull, 100000000000ull), 0xffff); /* saturates */
 	CHECK_EQ(pfc_ns_to_quanta(0, 10000000000ull), 0);
 	/* conversion keeps the duration and never turns XOFF into XON */
@@ -86,7 +86,8 @@ test_quanta_time(void)
 	for (uint32_t q = 1; q < 0xffff; q += 97) {
 		uint16_t r = pfc_quanta_convert((uint16_t)q, 25000000000ull, 10000000000ull);
 		/* the converted pause is never shorter than the original */
-		CHECK(pfc_quanta_to_ns(r, 10000000000ull) + 1 >= pfc_quanta_to_ns(q, 25000000000ull));
+		CHECK(pfc_quanta_to_ns(r, 10000000000ull) + 1 >=
+		      pfc_quanta_to_ns(q, 25000000000ull));
 	}
 }
 
@@ -95,8 +96,8 @@ test_classify(void)
 {
 	struct pfc_classifier c;
 	uint8_t f[64] = {0};
-	struct net_l2 l2 = {.has_vlan = true, .vlan_tci = net_vlan_tci(5, 10),
-			    .ethertype = NET_ETHERTYPE_IPV4};
+	struct net_l2 l2 = {
+	    .has_vlan = true, .vlan_tci = net_vlan_tci(5, 10), .ethertype = NET_ETHERTYPE_IPV4};
 	int h = net_l2_build(f, sizeof(f), &l2);
 
 	f[h] = 0x45;
@@ -137,8 +138,8 @@ test_classify_tags(void)
 {
 	struct pfc_classifier c;
 	uint8_t f[64] = {0};
-	struct net_l2 l2 = {.has_vlan = true, .vlan_tci = net_vlan_tci(5, 10),
-			    .ethertype = NET_ETHERTYPE_VLAN};
+	struct net_l2 l2 = {
+	    .has_vlan = true, .vlan_tci = net_vlan_tci(5, 10), .ethertype = NET_ETHERTYPE_VLAN};
 	int h = net_l2_build(f, sizeof(f), &l2);
 
 	/* 802.1Q in 802.1Q (inner PCP 1), then IPv4 DSCP 26 */

@@ -14,8 +14,9 @@
 
 #include "net_bytes.h"
 
-int perftest_xchg_raw(struct oob_conn *c, enum perftest_role r, const void *mine, void *theirs,
-		      size_t n, const char *what, int timeout_ms)
+int
+perftest_xchg_raw(struct oob_conn *c, enum perftest_role r, const void *mine, void *theirs,
+		  size_t n, const char *what, int timeout_ms)
 {
 	int rc;
 	if (r == PERFTEST_CLIENT) {
@@ -31,7 +32,8 @@ int perftest_xchg_raw(struct oob_conn *c, enum perftest_role r, const void *mine
 }
 
 /* The peer's bytes as a C-escaped string for messages. */
-static void escape(const uint8_t *b, size_t n, char *out, size_t outlen)
+static void
+escape(const uint8_t *b, size_t n, char *out, size_t outlen)
 {
 	size_t o = 0;
 	for (size_t i = 0; i < n && o + 5 < outlen; i++) {
@@ -43,16 +45,17 @@ static void escape(const uint8_t *b, size_t n, char *out, size_t outlen)
 	out[o] = '\0';
 }
 
-int perftest_xchg_version(struct oob_conn *c, enum perftest_role r, const char *version,
-			  char remote[PERFTEST_VERSION_LEN + 1])
+int
+perftest_xchg_version(struct oob_conn *c, enum perftest_role r, const char *version,
+		      char remote[PERFTEST_VERSION_LEN + 1])
 {
 	return perftest_xchg_version_caps(c, r, version, NULL, remote, NULL, NULL);
 }
 
-int perftest_xchg_version_caps(struct oob_conn *c, enum perftest_role r, const char *version,
-			       const struct perftest_caps *mine,
-			       char remote[PERFTEST_VERSION_LEN + 1],
-			       struct perftest_caps *theirs, int *has_caps)
+int
+perftest_xchg_version_caps(struct oob_conn *c, enum perftest_role r, const char *version,
+			   const struct perftest_caps *mine, char remote[PERFTEST_VERSION_LEN + 1],
+			   struct perftest_caps *theirs, int *has_caps)
 {
 	uint8_t msg[PERFTEST_VERSION_LEN] = {0}, in[PERFTEST_VERSION_LEN];
 	const char *want = version ? version : PERFTEST_VERSION;
@@ -60,8 +63,8 @@ int perftest_xchg_version_caps(struct oob_conn *c, enum perftest_role r, const c
 	struct perftest_caps got;
 	char cerr[200];
 	if (wl == 0 || wl >= PERFTEST_VERSION_LEN)
-		return oob_fail(c, OOB_ERR_ARG, "perftest version string \"%s\" does not fit 16 bytes",
-				want);
+		return oob_fail(c, OOB_ERR_ARG,
+				"perftest version string \"%s\" does not fit 16 bytes", want);
 	if (mine && wl > PERFTEST_CAPS_MAX_VER)
 		return oob_fail(c, OOB_ERR_ARG,
 				"perftest version string \"%s\" leaves no room for the capability "
@@ -73,8 +76,8 @@ int perftest_xchg_version_caps(struct oob_conn *c, enum perftest_role r, const c
 	remote[0] = '\0';
 	if (has_caps)
 		*has_caps = 0;
-	int rc = perftest_xchg_raw(c, r, msg, in, sizeof(in), "the perftest version",
-				   c->timeout_ms);
+	int rc =
+	    perftest_xchg_raw(c, r, msg, in, sizeof(in), "the perftest version", c->timeout_ms);
 	if (rc)
 		return rc;
 	size_t len = 0;
@@ -112,14 +115,16 @@ int perftest_xchg_version_caps(struct oob_conn *c, enum perftest_role r, const c
 	return OOB_OK;
 }
 
-static uint64_t dbl_bits(double d)
+static uint64_t
+dbl_bits(double d)
 {
 	uint64_t u;
 	memcpy(&u, &d, sizeof(u));
 	return u;
 }
 
-static double bits_dbl(uint64_t u)
+static double
+bits_dbl(uint64_t u)
 {
 	double d;
 	memcpy(&d, &u, sizeof(d));
@@ -128,14 +133,14 @@ static double bits_dbl(uint64_t u)
 
 #define SYSDATA_MAX (1u << 30)
 
-int perftest_xchg_sysdata(struct oob_conn *c, enum perftest_role r, uint32_t cycle_buffer,
-			  uint32_t cache_line, uint32_t *rem_cycle_buffer,
-			  uint32_t *rem_cache_line)
+int
+perftest_xchg_sysdata(struct oob_conn *c, enum perftest_role r, uint32_t cycle_buffer,
+		      uint32_t cache_line, uint32_t *rem_cycle_buffer, uint32_t *rem_cache_line)
 {
 	uint8_t mine[4], theirs[4];
 	net_put_be32(mine, cycle_buffer);
-	int rc = perftest_xchg_raw(c, r, mine, theirs, 4, "the page size (cycle buffer)",
-				   c->timeout_ms);
+	int rc =
+	    perftest_xchg_raw(c, r, mine, theirs, 4, "the page size (cycle buffer)", c->timeout_ms);
 	if (rc)
 		return rc;
 	uint32_t cb = net_get_be32(theirs);
@@ -159,7 +164,8 @@ int perftest_xchg_sysdata(struct oob_conn *c, enum perftest_role r, uint32_t cyc
 	return OOB_OK;
 }
 
-int perftest_xchg_mtu(struct oob_conn *c, enum perftest_role r, int mtu, int *remote_mtu)
+int
+perftest_xchg_mtu(struct oob_conn *c, enum perftest_role r, int mtu, int *remote_mtu)
 {
 	uint8_t mine[PERFTEST_MTU_LEN], theirs[PERFTEST_MTU_LEN];
 	if (mtu < 1 || mtu > 5)
@@ -178,9 +184,10 @@ int perftest_xchg_mtu(struct oob_conn *c, enum perftest_role r, int mtu, int *re
 	return OOB_OK;
 }
 
-int perftest_xchg_dest(struct oob_conn *c, enum perftest_role r, int no_gid,
-		       const struct perftest_dest *local, struct perftest_dest *remote,
-		       const char *what, int timeout_ms)
+int
+perftest_xchg_dest(struct oob_conn *c, enum perftest_role r, int no_gid,
+		   const struct perftest_dest *local, struct perftest_dest *remote,
+		   const char *what, int timeout_ms)
 {
 	uint8_t mine[PERFTEST_KEY_LEN_GID], theirs[PERFTEST_KEY_LEN_GID];
 	char perr[160];
@@ -196,27 +203,28 @@ int perftest_xchg_dest(struct oob_conn *c, enum perftest_role r, int no_gid,
 	return OOB_OK;
 }
 
-int perftest_xchg_report(struct oob_conn *c, enum perftest_role r, int per_port,
-			 const struct perftest_report *local, struct perftest_report *remote,
-			 int timeout_ms)
+int
+perftest_xchg_report(struct oob_conn *c, enum perftest_role r, int per_port,
+		     const struct perftest_report *local, struct perftest_report *remote,
+		     int timeout_ms)
 {
 	static const char *const names[9] = {
-		"the report's size",     "the report's iterations",
-		"the report's bw_peak",  "the report's bw_avg",
-		"the report's msgRate",  "the report's port-1 bw_avg",
-		"the report's port-1 msgRate", "the report's port-2 bw_avg",
-		"the report's port-2 msgRate",
+	    "the report's size",	   "the report's iterations",
+	    "the report's bw_peak",	   "the report's bw_avg",
+	    "the report's msgRate",	   "the report's port-1 bw_avg",
+	    "the report's port-1 msgRate", "the report's port-2 bw_avg",
+	    "the report's port-2 msgRate",
 	};
 	uint64_t mine[9] = {
-		local->size,
-		local->iters,
-		dbl_bits(local->bw_peak),
-		dbl_bits(local->bw_avg),
-		dbl_bits(local->msg_rate_avg),
-		dbl_bits(local->bw_avg_p1),
-		dbl_bits(local->msg_rate_avg_p1),
-		dbl_bits(local->bw_avg_p2),
-		dbl_bits(local->msg_rate_avg_p2),
+	    local->size,
+	    local->iters,
+	    dbl_bits(local->bw_peak),
+	    dbl_bits(local->bw_avg),
+	    dbl_bits(local->msg_rate_avg),
+	    dbl_bits(local->bw_avg_p1),
+	    dbl_bits(local->msg_rate_avg_p1),
+	    dbl_bits(local->bw_avg_p2),
+	    dbl_bits(local->msg_rate_avg_p2),
 	};
 	uint64_t theirs[9] = {0};
 	unsigned n = per_port ? 9 : 5;
@@ -240,7 +248,8 @@ int perftest_xchg_report(struct oob_conn *c, enum perftest_role r, int per_port,
 	return OOB_OK;
 }
 
-int perftest_xchg_done(struct oob_conn *c, int timeout_ms)
+int
+perftest_xchg_done(struct oob_conn *c, int timeout_ms)
 {
 	static const uint8_t done[PERFTEST_DONE_LEN] = {'d', 'o', 'n', 'e', '\0'};
 	uint8_t theirs[PERFTEST_DONE_LEN];

@@ -13,8 +13,9 @@
 
 #include "oob_hex.h"
 
-int perftest_format_dest(const struct perftest_dest *d, int no_gid, uint8_t *out,
-			 size_t outlen, char *err, size_t errlen)
+int
+perftest_format_dest(const struct perftest_dest *d, int no_gid, uint8_t *out, size_t outlen,
+		     char *err, size_t errlen)
 {
 	size_t need = no_gid ? PERFTEST_KEY_LEN : PERFTEST_KEY_LEN_GID;
 	if (outlen < need) {
@@ -22,8 +23,7 @@ int perftest_format_dest(const struct perftest_dest *d, int no_gid, uint8_t *out
 			 need);
 		return OOB_ERR_ARG;
 	}
-	if (d->lid > 0xffff || d->out_reads > 0xffff || d->qpn > 0xffffff ||
-	    d->psn > 0xffffff) {
+	if (d->lid > 0xffff || d->out_reads > 0xffff || d->qpn > 0xffffff || d->psn > 0xffffff) {
 		snprintf(err, errlen,
 			 "QP details out of range for perftest's key line (LID 0x%x, out_reads "
 			 "0x%x: 16 bits; QPN 0x%x, PSN 0x%x: 24 bits)",
@@ -57,8 +57,9 @@ int perftest_format_dest(const struct perftest_dest *d, int no_gid, uint8_t *out
 }
 
 /* Reads @p width lower-case hex digits at @p msg + *off, then expects @p sep. */
-static int get_hex(const uint8_t *msg, size_t *off, unsigned width, char sep, uint64_t *v,
-		   const char *field, char *err, size_t errlen)
+static int
+get_hex(const uint8_t *msg, size_t *off, unsigned width, char sep, uint64_t *v, const char *field,
+	char *err, size_t errlen)
 {
 	uint64_t x = 0;
 	for (unsigned i = 0; i < width; i++) {
@@ -103,8 +104,9 @@ static int get_hex(const uint8_t *msg, size_t *off, unsigned width, char sep, ui
 	return OOB_OK;
 }
 
-int perftest_parse_dest(const uint8_t *msg, size_t len, int no_gid, struct perftest_dest *d,
-			char *err, size_t errlen)
+int
+perftest_parse_dest(const uint8_t *msg, size_t len, int no_gid, struct perftest_dest *d, char *err,
+		    size_t errlen)
 {
 	size_t need = no_gid ? PERFTEST_KEY_LEN : PERFTEST_KEY_LEN_GID;
 	struct perftest_dest t;
@@ -118,12 +120,12 @@ int perftest_parse_dest(const uint8_t *msg, size_t len, int no_gid, struct perft
 		return OOB_ERR_PROTO;
 	}
 	memset(&t, 0, sizeof(t));
-#define FIELD(w, sep, name, dst)                                                         \
-	do {                                                                             \
-		rc = get_hex(msg, &off, (w), (sep), &v, (name), err, errlen);            \
-		if (rc)                                                                  \
-			return rc;                                                       \
-		dst = v;                                                                 \
+#define FIELD(w, sep, name, dst)                                                                   \
+	do {                                                                                       \
+		rc = get_hex(msg, &off, (w), (sep), &v, (name), err, errlen);                      \
+		if (rc)                                                                            \
+			return rc;                                                                 \
+		dst = v;                                                                           \
 	} while (0)
 	FIELD(4, ':', "LID", t.lid);
 	FIELD(4, ':', "out_reads", t.out_reads);
@@ -133,10 +135,10 @@ int perftest_parse_dest(const uint8_t *msg, size_t len, int no_gid, struct perft
 	FIELD(16, ':', "VADDR", t.vaddr);
 	if (!no_gid) {
 		static const char *const gname[16] = {
-			"GID byte 0",  "GID byte 1",  "GID byte 2",  "GID byte 3",
-			"GID byte 4",  "GID byte 5",  "GID byte 6",  "GID byte 7",
-			"GID byte 8",  "GID byte 9",  "GID byte 10", "GID byte 11",
-			"GID byte 12", "GID byte 13", "GID byte 14", "GID byte 15",
+		    "GID byte 0",  "GID byte 1",  "GID byte 2",	 "GID byte 3",
+		    "GID byte 4",  "GID byte 5",  "GID byte 6",	 "GID byte 7",
+		    "GID byte 8",  "GID byte 9",  "GID byte 10", "GID byte 11",
+		    "GID byte 12", "GID byte 13", "GID byte 14", "GID byte 15",
 		};
 		for (int i = 0; i < 16; i++)
 			FIELD(2, ':', gname[i], t.gid[i]);

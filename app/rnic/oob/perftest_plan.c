@@ -12,25 +12,27 @@
 #include <string.h>
 
 static const char *const test_names[PERFTEST_N_TESTS] = {
-	[PERFTEST_WRITE_BW] = "write_bw",   [PERFTEST_SEND_BW] = "send_bw",
-	[PERFTEST_READ_BW] = "read_bw",     [PERFTEST_ATOMIC_BW] = "atomic_bw",
-	[PERFTEST_WRITE_LAT] = "write_lat", [PERFTEST_SEND_LAT] = "send_lat",
-	[PERFTEST_READ_LAT] = "read_lat",   [PERFTEST_ATOMIC_LAT] = "atomic_lat",
+    [PERFTEST_WRITE_BW] = "write_bw",	[PERFTEST_SEND_BW] = "send_bw",
+    [PERFTEST_READ_BW] = "read_bw",	[PERFTEST_ATOMIC_BW] = "atomic_bw",
+    [PERFTEST_WRITE_LAT] = "write_lat", [PERFTEST_SEND_LAT] = "send_lat",
+    [PERFTEST_READ_LAT] = "read_lat",	[PERFTEST_ATOMIC_LAT] = "atomic_lat",
 };
 
-const char *perftest_test_name(enum perftest_test t)
+const char *
+perftest_test_name(enum perftest_test t)
 {
 	return (unsigned)t < PERFTEST_N_TESTS ? test_names[t] : "?";
 }
 
-int perftest_test_is_bw(enum perftest_test t)
+int
+perftest_test_is_bw(enum perftest_test t)
 {
 	return t == PERFTEST_WRITE_BW || t == PERFTEST_SEND_BW || t == PERFTEST_READ_BW ||
 	       t == PERFTEST_ATOMIC_BW;
 }
 
-void perftest_params_default(struct perftest_params *p, enum perftest_test t,
-			     enum perftest_role r)
+void
+perftest_params_default(struct perftest_params *p, enum perftest_test t, enum perftest_role r)
 {
 	memset(p, 0, sizeof(*p));
 	p->test = t;
@@ -52,8 +54,9 @@ struct plan_b {
 	int overflow;
 };
 
-static void add(struct plan_b *b, enum perftest_step_kind k, enum perftest_dest_why why,
-		unsigned qp, uint64_t size)
+static void
+add(struct plan_b *b, enum perftest_step_kind k, enum perftest_dest_why why, unsigned qp,
+    uint64_t size)
 {
 	if (b->n >= b->max) {
 		b->overflow = 1;
@@ -68,19 +71,22 @@ static void add(struct plan_b *b, enum perftest_step_kind k, enum perftest_dest_
 	st->after_handshake = b->phase2;
 }
 
-static void add_dests(struct plan_b *b, unsigned n, enum perftest_dest_why why)
+static void
+add_dests(struct plan_b *b, unsigned n, enum perftest_dest_why why)
 {
 	for (unsigned i = 0; i < n; i++)
 		add(b, PERFTEST_STEP_DEST, why, i, 0);
 }
 
-static void sync0(struct plan_b *b, enum perftest_dest_why why)
+static void
+sync0(struct plan_b *b, enum perftest_dest_why why)
 {
 	add(b, PERFTEST_STEP_DEST, why, 0, 0);
 }
 
-int perftest_plan_build(const struct perftest_params *p, struct perftest_step *steps,
-			size_t max, size_t *n, char *err, size_t errlen)
+int
+perftest_plan_build(const struct perftest_params *p, struct perftest_step *steps, size_t max,
+		    size_t *n, char *err, size_t errlen)
 {
 	struct plan_b b = {.s = steps, .max = max};
 	const unsigned N = p->num_qps;

@@ -11,9 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-int perftest_session_init(struct perftest_session *s, struct oob_conn *c,
-			  const struct perftest_params *p, const struct perftest_dest *local,
-			  struct perftest_dest *remote)
+int
+perftest_session_init(struct perftest_session *s, struct oob_conn *c,
+		      const struct perftest_params *p, const struct perftest_dest *local,
+		      struct perftest_dest *remote)
 {
 	char err[OOB_ERR_LEN];
 	memset(s, 0, sizeof(*s));
@@ -30,13 +31,15 @@ int perftest_session_init(struct perftest_session *s, struct oob_conn *c,
 	if (rc)
 		return oob_fail(c, rc, "%s", err);
 	if (!local || !remote)
-		return oob_fail(c, OOB_ERR_ARG, "perftest session needs local and remote QP arrays");
+		return oob_fail(c, OOB_ERR_ARG,
+				"perftest session needs local and remote QP arrays");
 	for (unsigned i = 0; i < p->num_qps; i++)
 		memset(&remote[i], 0, sizeof(remote[i]));
 	return OOB_OK;
 }
 
-static const char *why_text(enum perftest_dest_why w)
+static const char *
+why_text(enum perftest_dest_why w)
 {
 	switch (w) {
 	case PERFTEST_WHY_QP_INFO:
@@ -59,7 +62,8 @@ static const char *why_text(enum perftest_dest_why w)
 	return "key line";
 }
 
-int perftest_session_step(struct perftest_session *s, const struct perftest_hooks *h)
+int
+perftest_session_step(struct perftest_session *s, const struct perftest_hooks *h)
 {
 	static const struct perftest_hooks none = {0};
 	struct oob_conn *c = s->conn;
@@ -143,7 +147,8 @@ int perftest_session_step(struct perftest_session *s, const struct perftest_hook
 	return rc;
 }
 
-static int run_until(struct perftest_session *s, const struct perftest_hooks *h, int phase2)
+static int
+run_until(struct perftest_session *s, const struct perftest_hooks *h, int phase2)
 {
 	while (s->pos < s->nsteps && (phase2 || !s->plan[s->pos].after_handshake)) {
 		int rc = perftest_session_step(s, h);
@@ -153,26 +158,32 @@ static int run_until(struct perftest_session *s, const struct perftest_hooks *h,
 	return OOB_OK;
 }
 
-int perftest_client_handshake(struct perftest_session *s, const struct perftest_hooks *h)
+int
+perftest_client_handshake(struct perftest_session *s, const struct perftest_hooks *h)
 {
 	if (s->p.role != PERFTEST_CLIENT)
-		return oob_fail(s->conn, OOB_ERR_ARG, "perftest_client_handshake on a server session");
+		return oob_fail(s->conn, OOB_ERR_ARG,
+				"perftest_client_handshake on a server session");
 	return run_until(s, h, 0);
 }
 
-int perftest_server_handshake(struct perftest_session *s, const struct perftest_hooks *h)
+int
+perftest_server_handshake(struct perftest_session *s, const struct perftest_hooks *h)
 {
 	if (s->p.role != PERFTEST_SERVER)
-		return oob_fail(s->conn, OOB_ERR_ARG, "perftest_server_handshake on a client session");
+		return oob_fail(s->conn, OOB_ERR_ARG,
+				"perftest_server_handshake on a client session");
 	return run_until(s, h, 0);
 }
 
-int perftest_session_finish(struct perftest_session *s, const struct perftest_hooks *h)
+int
+perftest_session_finish(struct perftest_session *s, const struct perftest_hooks *h)
 {
 	return run_until(s, h, 1);
 }
 
-int perftest_session_run(struct perftest_session *s, const struct perftest_hooks *h)
+int
+perftest_session_run(struct perftest_session *s, const struct perftest_hooks *h)
 {
 	return run_until(s, h, 1);
 }

@@ -12,8 +12,9 @@
 
 static const uint8_t done_msg[PINGPONG_DONE_LEN] = {'d', 'o', 'n', 'e', '\0'};
 
-int pingpong_format_dest(const struct pingpong_dest *d, uint8_t *out, size_t outlen, char *err,
-			 size_t errlen)
+int
+pingpong_format_dest(const struct pingpong_dest *d, uint8_t *out, size_t outlen, char *err,
+		     size_t errlen)
 {
 	if (outlen < PINGPONG_MSG_LEN) {
 		snprintf(err, errlen, "pingpong buffer of %zu bytes is smaller than %d", outlen,
@@ -45,7 +46,8 @@ int pingpong_format_dest(const struct pingpong_dest *d, uint8_t *out, size_t out
 	return (int)(p - out);
 }
 
-static int hexval(uint8_t ch)
+static int
+hexval(uint8_t ch)
 {
 	if (ch >= '0' && ch <= '9')
 		return ch - '0';
@@ -54,8 +56,9 @@ static int hexval(uint8_t ch)
 	return -1;
 }
 
-int pingpong_parse_dest(const uint8_t *msg, size_t len, struct pingpong_dest *d, char *err,
-			size_t errlen)
+int
+pingpong_parse_dest(const uint8_t *msg, size_t len, struct pingpong_dest *d, char *err,
+		    size_t errlen)
 {
 	static const struct {
 		unsigned off, width;
@@ -105,7 +108,8 @@ int pingpong_parse_dest(const uint8_t *msg, size_t len, struct pingpong_dest *d,
 	return OOB_OK;
 }
 
-static int read_dest(struct oob_conn *c, struct pingpong_dest *remote)
+static int
+read_dest(struct oob_conn *c, struct pingpong_dest *remote)
 {
 	uint8_t msg[PINGPONG_MSG_LEN];
 	char perr[160];
@@ -117,7 +121,8 @@ static int read_dest(struct oob_conn *c, struct pingpong_dest *remote)
 	return OOB_OK;
 }
 
-static int write_dest(struct oob_conn *c, const struct pingpong_dest *local)
+static int
+write_dest(struct oob_conn *c, const struct pingpong_dest *local)
 {
 	uint8_t msg[PINGPONG_MSG_LEN];
 	char perr[160];
@@ -126,8 +131,9 @@ static int write_dest(struct oob_conn *c, const struct pingpong_dest *local)
 	return oob_write_full(c, msg, sizeof(msg), "our ibv_rc_pingpong address");
 }
 
-int pingpong_client_exchange(struct oob_conn *c, const struct pingpong_dest *local,
-			     struct pingpong_dest *remote)
+int
+pingpong_client_exchange(struct oob_conn *c, const struct pingpong_dest *local,
+			 struct pingpong_dest *remote)
 {
 	int rc = write_dest(c, local);
 	if (!rc)
@@ -137,10 +143,11 @@ int pingpong_client_exchange(struct oob_conn *c, const struct pingpong_dest *loc
 	return rc;
 }
 
-int pingpong_server_exchange(struct oob_conn *c, const struct pingpong_dest *local,
-			     struct pingpong_dest *remote,
-			     int (*connect_qp)(void *arg, const struct pingpong_dest *remote),
-			     void *arg)
+int
+pingpong_server_exchange(struct oob_conn *c, const struct pingpong_dest *local,
+			 struct pingpong_dest *remote,
+			 int (*connect_qp)(void *arg, const struct pingpong_dest *remote),
+			 void *arg)
 {
 	uint8_t got[PINGPONG_DONE_LEN];
 	int rc = read_dest(c, remote);

@@ -18,7 +18,7 @@
 
 #define EMU_Z 5.0 /* standard deviations allowed */
 
-#define CHECK_NEAR(name, meas, theory, tol) \
+#define CHECK_NEAR(name, meas, theory, tol)                                                        \
 	emu_check_near(__FILE__, __LINE__, (name), (meas), (theory), (tol))
 
 static inline void
@@ -26,8 +26,8 @@ emu_check_near(const char *file, int line, const char *name, double m, double t,
 {
 	double z = tol > 0. ? (m - t) / (tol / EMU_Z) : 0.;
 
-	printf("  stat %-44s measured %-12.6g theory %-12.6g tol %-10.3g (z = %+.2f)\n", name, m,
-	       t, tol, z);
+	printf("  stat %-44s measured %-12.6g theory %-12.6g tol %-10.3g (z = %+.2f)\n", name, m, t,
+	       tol, z);
 	if (fabs(m - t) <= tol) {
 		rw_t_pass++;
 	} else {
