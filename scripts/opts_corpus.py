@@ -20,6 +20,7 @@ text. --write records, --check compares with a recorded file,
 --diff compares two builds (before/after a parser change).
 """
 import argparse
+import concurrent.futures
 import difflib
 import json
 import os
@@ -82,8 +83,9 @@ def run(build, corpus):
     ref = run_one(build, [DUMP] + REFERENCE, False)
     records = [{'case': '=reference ' + ' '.join(REFERENCE), 'dump': ref}]
     base = json.loads(ref['stdout'])
-    for line in read_corpus(corpus):
-        r = run_case(build, line)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        runs = list(pool.map(lambda line: run_case(build, line), read_corpus(corpus)))
+    for r in runs:
         d = r.get('dump')
         if d and d['rc'] == 0 and d['stdout'].startswith('{'):
             got = json.loads(d['stdout'])
