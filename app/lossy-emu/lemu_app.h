@@ -21,13 +21,13 @@ struct lemu_app {
 	struct lemu_params prm;
 	struct lemu_dir dir[LEMU_NDIR];
 	uint32_t pool_mbufs[LEMU_NDIR]; /**< mbufs per direction actually allocated */
-	uint64_t mbuf_bytes;            /**< EAL memory per mbuf */
-	uint64_t link_bps[LEMU_NDIR];   /**< rate of each direction's RX port */
-	unsigned lcores;                /**< lcores given with -l */
-	bool running;                   /**< dir[] initialised: telemetry may act */
-	pthread_mutex_t ctl_lock;       /**< serialises control-plane changes */
-	struct lemu_dir_cfg *cfgs;      /**< every config ever built, freed at exit */
-	uint64_t started_ns;            /**< lemu_now_ns() at start (for duration_s) */
+	uint64_t mbuf_bytes;		/**< EAL memory per mbuf */
+	uint64_t link_bps[LEMU_NDIR];	/**< rate of each direction's RX port */
+	unsigned lcores;		/**< lcores given with -l */
+	bool running;			/**< dir[] initialised: telemetry may act */
+	pthread_mutex_t ctl_lock;	/**< serialises control-plane changes */
+	struct lemu_dir_cfg *cfgs;	/**< every config ever built, freed at exit */
+	uint64_t started_ns;		/**< lemu_now_ns() at start (for duration_s) */
 };
 
 extern struct lemu_app lemu_app;

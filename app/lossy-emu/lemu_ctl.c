@@ -263,14 +263,14 @@ lemu_ctl_telemetry_register(void)
 	int rc = 0;
 
 	rc |= rte_telemetry_register_cmd(
-		"/lossy_emu/set", tel_set,
-		"Change a direction's SPEC. Parameters: DIR,SPEC (DIR a2b, b2a or both), "
-		"e.g. a2b,delay 20ms loss 1%");
+	    "/lossy_emu/set", tel_set,
+	    "Change a direction's SPEC. Parameters: DIR,SPEC (DIR a2b, b2a or both), "
+	    "e.g. a2b,delay 20ms loss 1%");
 	rc |= rte_telemetry_register_cmd(
-		"/lossy_emu/get", tel_get,
-		"The SPEC in force. Parameters: [a2b|b2a] (one direction: the full text)");
+	    "/lossy_emu/get", tel_get,
+	    "The SPEC in force. Parameters: [a2b|b2a] (one direction: the full text)");
 	rc |= rte_telemetry_register_cmd(
-		"/lossy_emu/stats", tel_stats,
-		"Counters and delay-line release error. Parameters: [a2b|b2a] (adds loss bursts)");
+	    "/lossy_emu/stats", tel_stats,
+	    "Counters and delay-line release error. Parameters: [a2b|b2a] (adds loss bursts)");
 	return rc;
 }

@@ -53,7 +53,8 @@ void lemu_dl_free(struct lemu_dl *dl);
 /** Switch layout keeping every packet (control-path cost: O(n log n)). */
 void lemu_dl_set_heap(struct lemu_dl *dl, bool heap);
 
-/** Queue @p p to leave at @p t_ns. Returns the exit time used (clamped in FIFO layout) or UINT64_MAX if full. */
+/** Queue @p p to leave at @p t_ns. Returns the exit time used (clamped in FIFO layout) or
+ * UINT64_MAX if full. */
 uint64_t lemu_dl_push(struct lemu_dl *dl, uint64_t t_ns, void *p);
 
 /**

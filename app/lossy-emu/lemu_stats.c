@@ -5,13 +5,13 @@
 
 static const char *const names[LEMU_ST__COUNT] = {
 #define LEMU_STAT_NAME(name, str, help) str,
-	LEMU_STAT_LIST(LEMU_STAT_NAME)
+    LEMU_STAT_LIST(LEMU_STAT_NAME)
 #undef LEMU_STAT_NAME
 };
 
 static const char *const helps[LEMU_ST__COUNT] = {
 #define LEMU_STAT_HELP(name, str, help) help,
-	LEMU_STAT_LIST(LEMU_STAT_HELP)
+    LEMU_STAT_LIST(LEMU_STAT_HELP)
 #undef LEMU_STAT_HELP
 };
 

@@ -34,8 +34,8 @@ struct relay_port {
 	/* counters */
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;
 	uint64_t rx_pfc, rx_pfc_bad, rx_pause_ignored;
-	uint64_t tx_pfc, tx_pfc_fail;  /**< PFC frames sent / lost for lack of mbufs or room */
-	uint64_t tx_full;              /**< bursts the PMD did not take completely */
+	uint64_t tx_pfc, tx_pfc_fail; /**< PFC frames sent / lost for lack of mbufs or room */
+	uint64_t tx_full;	      /**< bursts the PMD did not take completely */
 };
 
 struct relay_app {
@@ -47,7 +47,7 @@ struct relay_app {
 	uint32_t pool_mbufs;
 	bool running;
 	uint64_t started_ns;
-	struct dp_clock clk;          /**< relay_now_ns() (lib/dpdk dp_clock) */
+	struct dp_clock clk; /**< relay_now_ns() (lib/dpdk dp_clock) */
 	/* PFC relay latency inside the relay: RX burst returned -> TX burst returned */
 	uint64_t relay_lat_n, relay_lat_sum_ns, relay_lat_max_ns;
 	uint64_t loops, sleeps;

@@ -32,56 +32,55 @@ enum {
 #define SZ(f) sizeof(((struct relay_params *)0)->f)
 
 static const struct rw_opt opts[] = {
-	{"local", T_U32, OFF(local_port), 0, "0", 0, 1023, "PORT",
-	 "DPDK port facing the local datacenter switch"},
-	{"remote", T_U32, OFF(remote_port), 0, "1", 0, 1023, "PORT",
-	 "DPDK port facing the long link"},
-	{"link-rate", T_RATE, OFF(link_bps), 0, NULL, 1, 0, "RATE",
-	 "rate of both ports (required): pacing, pause quanta, BDP; e.g. 10gbit"},
-	{"local-rate", T_RATE, OFF(local_bps), 0, "0", 0, 0, "RATE",
-	 "rate of the Local port (0: --link-rate)"},
-	{"remote-rate", T_RATE, OFF(remote_bps), 0, "0", 0, 0, "RATE",
-	 "rate of the Remote port (0: --link-rate)"},
-	{"rtt", T_TIME, OFF(rtt_ns), 0, NULL, 1, 10000000000ull, "TIME",
-	 "round-trip time of the long link (required), e.g. 20ms"},
-	{"buffer", T_BUFFER, OFF(buffer_bytes), 0, "auto", 1, 0, "BYTES|auto",
-	 "Remote-ingress buffer per priority (auto: remote rate x RTT + 10 % + 4 frames)"},
-	{"lossless", T_PRIOS, OFF(lossless), 0, "3", 0, 0, "P[,P...]",
-	 "lossless priorities (0..7): obey, relay and generate PFC for these"},
-	{"trust", T_TRUST, OFF(trust), 0, "dscp", 0, 0, "dscp|pcp",
-	 "classify data by IP DSCP (prio = DSCP >> 3) or by the VLAN PCP"},
-	{"xoff", T_SIZE, OFF(xoff_bytes), 0, "64kb", 1, 0, "BYTES",
-	 "Local-ingress bytes per priority at which XOFF goes to the local switch"},
-	{"xon", T_SIZE, OFF(xon_bytes), 0, "32kb", 0, 0, "BYTES",
-	 "Local-ingress bytes per priority at which XON goes to the local switch"},
-	{"headroom", T_SIZE, OFF(headroom_bytes), 0, "128kb", 1, 0, "BYTES",
-	 "Local-ingress bytes accepted above --xoff (local switch's reaction); beyond: dropped"},
-	{"pause-quanta", T_U32, OFF(pause_quanta), 0, "65535", 1, 65535, "N",
-	 "pause time of the XOFF frames the relay originates (refreshed every half of it)"},
-	{"watchdog", T_WD, 0, 0, "detect=200ms,restore=200ms,action=drop", 0, 0,
-	 "detect=T,restore=T,action=A|off",
-	 "PFC watchdog per (port, priority), SONiC semantics; A: drop, forward or alert"},
-	{"json", T_STR, OFF(json), SZ(json), "", 0, 0, "FILE",
-	 "write configuration and counters (rocewan/1) to FILE at exit"},
-	{"stats-json", T_STR, OFF(stats_json), SZ(stats_json), "", 0, 0, "FILE",
-	 "rewrite FILE with the same document every --stats-interval while running"},
-	{"stats-interval", T_TIME, OFF(stats_interval_ns), 0, "1s", 1000000, 3600000000000ull, "TIME",
-	 "period of --stats-json"},
-	{"busy-poll", T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL,
-	 "never sleep when idle (benchmarks, latency); default: idle back-off"},
-	{"idle-max", T_TIME, OFF(idle_max_ns), 0, "100us", 10000, 10000000, "TIME",
-	 "longest idle sleep: bounds how late a PFC frame is seen when idle"},
-	{"burst", T_U32, OFF(burst), 0, "32", 1, 256, "N", "RX/TX burst size"},
-	{"pace-burst", T_TIME, OFF(pace_burst_ns), 0, "20us", 0, 1000000000, "TIME",
-	 "egress pacer: sending credit kept while idle"},
-	{"mbuf-size", T_U32, OFF(mbuf_size), 0, "2048", 256, 65000, "BYTES",
-	 "mbuf data room = largest frame relayed"},
-	{"mbufs", T_U32, OFF(mbufs), 0, "0", 0, 4u << 20, "N",
-	 "mbufs in the pool (0: sized from the buffers: bytes / 256 + rings)"},
-	{"rxd", T_U32, OFF(rxd), 0, "1024", 32, 16384, "N", "RX descriptors per port"},
-	{"txd", T_U32, OFF(txd), 0, "1024", 32, 16384, "N", "TX descriptors per port"},
-	{"mtu", T_U32, OFF(mtu), 0, "0", 0, 65000, "BYTES", "set the ports' MTU (0: leave it)"},
-	{"help", T_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and exit"},
+    {"local", T_U32, OFF(local_port), 0, "0", 0, 1023, "PORT",
+     "DPDK port facing the local datacenter switch"},
+    {"remote", T_U32, OFF(remote_port), 0, "1", 0, 1023, "PORT", "DPDK port facing the long link"},
+    {"link-rate", T_RATE, OFF(link_bps), 0, NULL, 1, 0, "RATE",
+     "rate of both ports (required): pacing, pause quanta, BDP; e.g. 10gbit"},
+    {"local-rate", T_RATE, OFF(local_bps), 0, "0", 0, 0, "RATE",
+     "rate of the Local port (0: --link-rate)"},
+    {"remote-rate", T_RATE, OFF(remote_bps), 0, "0", 0, 0, "RATE",
+     "rate of the Remote port (0: --link-rate)"},
+    {"rtt", T_TIME, OFF(rtt_ns), 0, NULL, 1, 10000000000ull, "TIME",
+     "round-trip time of the long link (required), e.g. 20ms"},
+    {"buffer", T_BUFFER, OFF(buffer_bytes), 0, "auto", 1, 0, "BYTES|auto",
+     "Remote-ingress buffer per priority (auto: remote rate x RTT + 10 % + 4 frames)"},
+    {"lossless", T_PRIOS, OFF(lossless), 0, "3", 0, 0, "P[,P...]",
+     "lossless priorities (0..7): obey, relay and generate PFC for these"},
+    {"trust", T_TRUST, OFF(trust), 0, "dscp", 0, 0, "dscp|pcp",
+     "classify data by IP DSCP (prio = DSCP >> 3) or by the VLAN PCP"},
+    {"xoff", T_SIZE, OFF(xoff_bytes), 0, "64kb", 1, 0, "BYTES",
+     "Local-ingress bytes per priority at which XOFF goes to the local switch"},
+    {"xon", T_SIZE, OFF(xon_bytes), 0, "32kb", 0, 0, "BYTES",
+     "Local-ingress bytes per priority at which XON goes to the local switch"},
+    {"headroom", T_SIZE, OFF(headroom_bytes), 0, "128kb", 1, 0, "BYTES",
+     "Local-ingress bytes accepted above --xoff (local switch's reaction); beyond: dropped"},
+    {"pause-quanta", T_U32, OFF(pause_quanta), 0, "65535", 1, 65535, "N",
+     "pause time of the XOFF frames the relay originates (refreshed every half of it)"},
+    {"watchdog", T_WD, 0, 0, "detect=200ms,restore=200ms,action=drop", 0, 0,
+     "detect=T,restore=T,action=A|off",
+     "PFC watchdog per (port, priority), SONiC semantics; A: drop, forward or alert"},
+    {"json", T_STR, OFF(json), SZ(json), "", 0, 0, "FILE",
+     "write configuration and counters (rocewan/1) to FILE at exit"},
+    {"stats-json", T_STR, OFF(stats_json), SZ(stats_json), "", 0, 0, "FILE",
+     "rewrite FILE with the same document every --stats-interval while running"},
+    {"stats-interval", T_TIME, OFF(stats_interval_ns), 0, "1s", 1000000, 3600000000000ull, "TIME",
+     "period of --stats-json"},
+    {"busy-poll", T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL,
+     "never sleep when idle (benchmarks, latency); default: idle back-off"},
+    {"idle-max", T_TIME, OFF(idle_max_ns), 0, "100us", 10000, 10000000, "TIME",
+     "longest idle sleep: bounds how late a PFC frame is seen when idle"},
+    {"burst", T_U32, OFF(burst), 0, "32", 1, 256, "N", "RX/TX burst size"},
+    {"pace-burst", T_TIME, OFF(pace_burst_ns), 0, "20us", 0, 1000000000, "TIME",
+     "egress pacer: sending credit kept while idle"},
+    {"mbuf-size", T_U32, OFF(mbuf_size), 0, "2048", 256, 65000, "BYTES",
+     "mbuf data room = largest frame relayed"},
+    {"mbufs", T_U32, OFF(mbufs), 0, "0", 0, 4u << 20, "N",
+     "mbufs in the pool (0: sized from the buffers: bytes / 256 + rings)"},
+    {"rxd", T_U32, OFF(rxd), 0, "1024", 32, 16384, "N", "RX descriptors per port"},
+    {"txd", T_U32, OFF(txd), 0, "1024", 32, 16384, "N", "TX descriptors per port"},
+    {"mtu", T_U32, OFF(mtu), 0, "0", 0, 65000, "BYTES", "set the ports' MTU (0: leave it)"},
+    {"help", T_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and exit"},
 };
 
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
@@ -127,7 +126,8 @@ parse_wd(const char *v, struct relay_params *p, const char *ctx, char *err, size
 		if (eq == NULL)
 			return rw_opts_err(err, errlen,
 					   "%s: \"%s\" is not key=value (keys: detect, restore, "
-					   "action; or \"off\")", ctx, tok);
+					   "action; or \"off\")",
+					   ctx, tok);
 		*eq++ = '\0';
 		if (strcmp(tok, "detect") == 0 || strcmp(tok, "restore") == 0) {
 			if (emu_parse_time(eq, &ns) < 0 || ns == 0 || ns > 60000000000ull)
@@ -138,13 +138,16 @@ parse_wd(const char *v, struct relay_params *p, const char *ctx, char *err, size
 		} else if (strcmp(tok, "action") == 0) {
 			a = pfc_wd_action_parse(eq);
 			if (a < 0)
-				return rw_opts_err(err, errlen, "%s: action=\"%s\" is not drop, "
-						   "forward or alert", ctx, eq);
+				return rw_opts_err(err, errlen,
+						   "%s: action=\"%s\" is not drop, "
+						   "forward or alert",
+						   ctx, eq);
 			p->wd_action = (enum pfc_wd_action)a;
 		} else {
 			return rw_opts_err(err, errlen,
 					   "%s: unknown key \"%s\" (keys: detect, restore, "
-					   "action; or \"off\")", ctx, tok);
+					   "action; or \"off\")",
+					   ctx, tok);
 		}
 	}
 	return 0;
@@ -178,9 +181,9 @@ apply_opt(const struct rw_opt *o, const char *val, void *obj, const char *ctx, c
 		if (rc < 0 || v < o->min || v > o->max)
 			return rw_opts_err(err, errlen,
 					   "%s: \"%s\" %s (a time in %" PRIu64 "ns..%" PRIu64
-					   "ns: %s)", ctx, val,
-					   rc < 0 ? emu_err_str(rc) : "is out of range", o->min,
-					   o->max, EMU_TIME_UNITS);
+					   "ns: %s)",
+					   ctx, val, rc < 0 ? emu_err_str(rc) : "is out of range",
+					   o->min, o->max, EMU_TIME_UNITS);
 		*(uint64_t *)f = v;
 		return 0;
 	case T_BUFFER:
@@ -202,7 +205,8 @@ apply_opt(const struct rw_opt *o, const char *val, void *obj, const char *ctx, c
 		if (relay_parse_prio_list(val, (uint8_t *)f) < 0)
 			return rw_opts_err(err, errlen,
 					   "%s: \"%s\" is not a list of priorities 0..7 "
-					   "separated by commas (e.g. 3 or 3,4)", ctx, val);
+					   "separated by commas (e.g. 3 or 3,4)",
+					   ctx, val);
 		return 0;
 	case T_TRUST:
 		if (strcmp(val, "dscp") == 0)
@@ -227,22 +231,22 @@ apply_opt(const struct rw_opt *o, const char *val, void *obj, const char *ctx, c
 }
 
 static const char usage[] =
-	"usage: pfc-relay <EAL args> -- --local PORT --remote PORT --link-rate RATE --rtt TIME "
-	"[options]\n"
-	"The Swing PFC-Relay (docs/pfc-relay.md): PFC received on the Local port is relayed\n"
-	"at once out of the Remote port (own source MAC, quanta converted between the port\n"
-	"rates); the Remote-ingress buffer holds one BDP per priority; toward the local\n"
-	"switch it is a normal PFC device (XOFF/XON thresholds, headroom).\n"
-	"Options:\n";
+    "usage: pfc-relay <EAL args> -- --local PORT --remote PORT --link-rate RATE --rtt TIME "
+    "[options]\n"
+    "The Swing PFC-Relay (docs/pfc-relay.md): PFC received on the Local port is relayed\n"
+    "at once out of the Remote port (own source MAC, quanta converted between the port\n"
+    "rates); the Remote-ingress buffer holds one BDP per priority; toward the local\n"
+    "switch it is a normal PFC device (XOFF/XON thresholds, headroom).\n"
+    "Options:\n";
 
 static const struct rw_opts relay_opts = {
-	.opt = opts,
-	.n = N_OPTS,
-	.apply = apply_opt,
-	.usage = usage,
-	.footer = "Telemetry: /pfc_relay/stats (dpdk-telemetry.py -f PREFIX).\n",
-	.help_width = 28,
-	.list_prefix = "--",
+    .opt = opts,
+    .n = N_OPTS,
+    .apply = apply_opt,
+    .usage = usage,
+    .footer = "Telemetry: /pfc_relay/stats (dpdk-telemetry.py -f PREFIX).\n",
+    .help_width = 28,
+    .list_prefix = "--",
 };
 
 void
@@ -291,17 +295,18 @@ relay_configure(struct relay_params *p, char *err, size_t errlen)
 	p->bdp_bytes = relay_bdp_bytes(p->eff_remote_bps, p->rtt_ns);
 	p->buffer_auto = p->buffer_bytes == 0;
 	p->eff_buffer_bytes = p->buffer_auto
-				      ? relay_auto_buffer(p->eff_remote_bps, p->rtt_ns, p->mbuf_size)
-				      : p->buffer_bytes;
+				  ? relay_auto_buffer(p->eff_remote_bps, p->rtt_ns, p->mbuf_size)
+				  : p->buffer_bytes;
 	if (p->eff_buffer_bytes < p->mbuf_size)
 		return rw_opts_err(err, errlen,
 				   "--buffer %" PRIu64 " is smaller than one frame "
-				   "(--mbuf-size %u)", p->eff_buffer_bytes, p->mbuf_size);
+				   "(--mbuf-size %u)",
+				   p->eff_buffer_bytes, p->mbuf_size);
 	if (p->mtu != 0 && p->mtu + 18 > p->mbuf_size)
 		return rw_opts_err(err, errlen,
 				   "--mtu %u does not fit --mbuf-size %u: frames need MTU + 18 "
-				   "bytes; raise --mbuf-size to %u", p->mtu, p->mbuf_size,
-				   p->mtu + 18);
+				   "bytes; raise --mbuf-size to %u",
+				   p->mtu, p->mbuf_size, p->mtu + 18);
 	return 0;
 }
 
@@ -320,8 +325,11 @@ relay_params_json(const struct relay_params *p, struct rw_json *w)
 		const struct rw_opt *o = &opts[i];
 		const void *f = (const char *)p + o->off;
 
-		rw_opts_json_key(o, o->type == T_RATE ? "_bps" : o->type == T_TIME ? "_ns"
-				 : o->type == T_SIZE || o->type == T_BUFFER ? "_bytes" : "",
+		rw_opts_json_key(o,
+				 o->type == T_RATE			    ? "_bps"
+				 : o->type == T_TIME			    ? "_ns"
+				 : o->type == T_SIZE || o->type == T_BUFFER ? "_bytes"
+									    : "",
 				 key, sizeof(key));
 		switch (o->type) {
 		case T_U32:

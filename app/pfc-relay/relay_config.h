@@ -32,15 +32,15 @@ struct rw_json;
 /** Every setting of one run; defaults come from the option table. */
 struct relay_params {
 	uint32_t local_port, remote_port;
-	uint64_t link_bps;               /**< --link-rate: both ports unless overridden */
-	uint64_t local_bps, remote_bps;  /**< per-port overrides (0: --link-rate) */
-	uint64_t rtt_ns;                 /**< RTT of the long link */
-	uint64_t buffer_bytes;           /**< per-priority Remote-ingress buffer; 0 = auto */
-	uint8_t lossless;                /**< bit n = priority n */
+	uint64_t link_bps;		/**< --link-rate: both ports unless overridden */
+	uint64_t local_bps, remote_bps; /**< per-port overrides (0: --link-rate) */
+	uint64_t rtt_ns;		/**< RTT of the long link */
+	uint64_t buffer_bytes;		/**< per-priority Remote-ingress buffer; 0 = auto */
+	uint8_t lossless;		/**< bit n = priority n */
 	enum pfc_trust trust;
-	uint64_t xoff_bytes, xon_bytes;  /**< Local-ingress thresholds per priority */
-	uint64_t headroom_bytes;         /**< above xoff before Local-ingress drops */
-	uint32_t pause_quanta;           /**< quanta of the XOFF frames the relay originates */
+	uint64_t xoff_bytes, xon_bytes; /**< Local-ingress thresholds per priority */
+	uint64_t headroom_bytes;	/**< above xoff before Local-ingress drops */
+	uint32_t pause_quanta;		/**< quanta of the XOFF frames the relay originates */
 	bool wd_on;
 	uint64_t wd_detect_ns, wd_restore_ns;
 	enum pfc_wd_action wd_action;
@@ -48,15 +48,15 @@ struct relay_params {
 	char stats_json[256];
 	uint64_t stats_interval_ns;
 	bool busy_poll;
-	uint64_t idle_max_ns;            /**< longest idle sleep (bounds the PFC relay delay) */
+	uint64_t idle_max_ns; /**< longest idle sleep (bounds the PFC relay delay) */
 	uint32_t burst;
-	uint64_t pace_burst_ns;          /**< pacer credit after idle */
+	uint64_t pace_burst_ns; /**< pacer credit after idle */
 	uint32_t mbuf_size, mbufs, rxd, txd, mtu;
 	/* derived by relay_configure() */
 	uint64_t eff_local_bps, eff_remote_bps;
 	uint64_t eff_buffer_bytes;
 	bool buffer_auto;
-	uint64_t bdp_bytes;              /**< remote rate x RTT */
+	uint64_t bdp_bytes; /**< remote rate x RTT */
 };
 
 void relay_params_defaults(struct relay_params *p);

@@ -16,7 +16,7 @@ relay_path_name(unsigned p)
 
 static const char *const drop_names[RELAY_DROP__COUNT] = {
 #define RELAY_DROP_NAME(e, n) n,
-	RELAY_DROPS(RELAY_DROP_NAME)
+    RELAY_DROPS(RELAY_DROP_NAME)
 #undef RELAY_DROP_NAME
 };
 
@@ -64,7 +64,8 @@ relay_path_init(struct relay_path *p, const struct relay_path_cfg *c)
 	p->xoff_bytes = c->xoff_bytes;
 	p->xon_bytes = c->xon_bytes;
 	p->xoff_quanta = c->xoff_quanta;
-	/* refresh at half the pause time (ns3-rdma qbb-net-device.cc: PauseTime/2; docs/references.md) */
+	/* refresh at half the pause time (ns3-rdma qbb-net-device.cc: PauseTime/2;
+	 * docs/references.md) */
 	p->refresh_ns = pfc_quanta_to_ns(c->xoff_quanta, c->ingress_bps) / 2;
 	if (p->refresh_ns == 0)
 		p->refresh_ns = 1;
@@ -213,7 +214,7 @@ relay_pfc_rx(struct relay_path *p, const struct pfc_frame *f, uint64_t now_ns)
 		pfc_wd_on_pfc(&p->wd[n], now_ns);
 		if (pfc_wd_ignores_pfc(&p->wd[n])) {
 			/* SONiC drop/forward: received pause frames are discarded */
-			mask &= (uint8_t)~(1u << n);
+			mask &= (uint8_t) ~(1u << n);
 			p->wd_ignored_pfc[n]++;
 		}
 	}
@@ -305,8 +306,8 @@ relay_next_event(const struct relay_path *p, uint64_t now_ns)
 	for (unsigned n = 0; n < PFC_NUM_PRIO; n++) {
 		if (q_count(&p->q[n]) && p->pause.until_ns[n] == 0) {
 			uint64_t ready = p->pacer.rate_bps && p->pacer.next_ns > now_ns
-						 ? p->pacer.next_ns
-						 : now_ns;
+					     ? p->pacer.next_ns
+					     : now_ns;
 			if (ready < t)
 				t = ready;
 		}
@@ -352,7 +353,7 @@ relay_auto_buffer(uint64_t rate_bps, uint64_t rtt_ns, uint32_t frame_bytes)
 
 static const char *const pstat_names[RELAY_PS__COUNT] = {
 #define RELAY_PSTAT_NAME(e, n) n,
-	RELAY_PSTATS(RELAY_PSTAT_NAME)
+    RELAY_PSTATS(RELAY_PSTAT_NAME)
 #undef RELAY_PSTAT_NAME
 };
 

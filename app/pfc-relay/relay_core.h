@@ -41,17 +41,17 @@ const char *relay_path_name(unsigned p);
  * Drop reasons, each with a counter per (path, priority): one list gives the
  * enum, the names and the JSON/telemetry keys.
  */
-#define RELAY_DROPS(X)                                                                   \
-	X(BUFFER_FULL, "buffer_full")     /* R2L: the one-BDP buffer was full */         \
-	X(HEADROOM_FULL, "headroom_full") /* L2R: above xoff + headroom */               \
-	X(WATCHDOG, "watchdog")           /* flushed or refused in a drop-action storm */ \
-	X(QUEUE_SLOTS, "queue_slots")     /* more frames than queue slots (mbufs) */
+#define RELAY_DROPS(X)                                                                             \
+	X(BUFFER_FULL, "buffer_full")	  /* R2L: the one-BDP buffer was full */                   \
+	X(HEADROOM_FULL, "headroom_full") /* L2R: above xoff + headroom */                         \
+	X(WATCHDOG, "watchdog")		  /* flushed or refused in a drop-action storm */          \
+	X(QUEUE_SLOTS, "queue_slots")	  /* more frames than queue slots (mbufs) */
 
 enum relay_drop {
 #define RELAY_DROP_ENUM(e, n) RELAY_DROP_##e,
 	RELAY_DROPS(RELAY_DROP_ENUM)
 #undef RELAY_DROP_ENUM
-	RELAY_DROP__COUNT
+	    RELAY_DROP__COUNT
 };
 
 const char *relay_drop_name(unsigned d);
@@ -60,7 +60,7 @@ const char *relay_drop_name(unsigned d);
 struct relay_qstats {
 	uint64_t enq_pkts, enq_bytes;
 	uint64_t deq_pkts, deq_bytes;
-	uint64_t hwm_bytes;                  /**< queue high-water mark */
+	uint64_t hwm_bytes; /**< queue high-water mark */
 	uint64_t drops[RELAY_DROP__COUNT];
 	uint64_t drop_bytes;
 };
@@ -78,54 +78,54 @@ struct relay_q {
 /** Egress pacer: a virtual clock with a burst allowance (no physical rate on veth). */
 struct relay_pacer {
 	uint64_t rate_bps;
-	uint64_t burst_ns;   /**< credit that may accumulate while idle */
-	uint64_t next_ns;    /**< earliest time the next frame may start */
+	uint64_t burst_ns; /**< credit that may accumulate while idle */
+	uint64_t next_ns;  /**< earliest time the next frame may start */
 };
 
 /** Local-side PFC generation state of one priority (802.1Qbb XOFF/XON with refresh). */
 struct relay_xoff {
-	bool sent;            /**< XOFF in force toward the local switch */
-	uint64_t refresh_ns;  /**< re-send XOFF at this time while above xon */
+	bool sent;	     /**< XOFF in force toward the local switch */
+	uint64_t refresh_ns; /**< re-send XOFF at this time while above xon */
 	uint64_t xoff_sent, xon_sent, refreshes;
 };
 
 /** One path: eight queues toward an egress port, its pause state and watchdogs. */
 struct relay_path {
 	struct relay_q q[PFC_NUM_PRIO];
-	uint64_t limit_bytes;               /**< per priority: drop above (BDP or xoff+headroom) */
-	struct pfc_pause pause;             /**< PFC received on the egress port */
-	struct pfc_wd wd[PFC_NUM_PRIO];     /**< per (egress port, priority) */
+	uint64_t limit_bytes;		/**< per priority: drop above (BDP or xoff+headroom) */
+	struct pfc_pause pause;		/**< PFC received on the egress port */
+	struct pfc_wd wd[PFC_NUM_PRIO]; /**< per (egress port, priority) */
 	bool wd_on;
 	struct relay_pacer pacer;
-	uint8_t rr;                         /**< scheduler: next priority to look at */
+	uint8_t rr; /**< scheduler: next priority to look at */
 	/* L2R only: native PFC toward the local switch */
 	bool gen_pfc;
 	uint64_t xoff_bytes, xon_bytes;
-	uint16_t xoff_quanta;               /**< quanta of the XOFF frames we originate */
-	uint64_t refresh_ns;                /**< re-send period (half the pause time) */
+	uint16_t xoff_quanta; /**< quanta of the XOFF frames we originate */
+	uint64_t refresh_ns;  /**< re-send period (half the pause time) */
 	struct relay_xoff xo[PFC_NUM_PRIO];
 	/* PFC relay counters (R2L's pause = PFC from the local switch, relayed to Remote) */
-	uint64_t pfc_relayed;               /**< frames re-originated on the other port */
+	uint64_t pfc_relayed; /**< frames re-originated on the other port */
 	uint64_t pfc_relayed_prio[PFC_NUM_PRIO];
-	uint64_t pfc_bad;                   /**< MAC Control frames that did not parse */
+	uint64_t pfc_bad;		       /**< MAC Control frames that did not parse */
 	uint64_t wd_ignored_pfc[PFC_NUM_PRIO]; /**< PFC ignored because of a storm */
 	uint64_t tx_while_storm[PFC_NUM_PRIO];
 };
 
 /** Path settings; the queue storage is allocated by relay_path_init(). */
 struct relay_path_cfg {
-	uint32_t slots;        /**< frames each priority queue can hold (rounded up to 2^n) */
+	uint32_t slots; /**< frames each priority queue can hold (rounded up to 2^n) */
 	uint64_t limit_bytes;
-	uint64_t rate_bps;     /**< egress rate: pacing and pause quanta */
-	uint64_t burst_ns;     /**< pacer burst allowance */
+	uint64_t rate_bps; /**< egress rate: pacing and pause quanta */
+	uint64_t burst_ns; /**< pacer burst allowance */
 	uint8_t lossless;
 	bool wd_on;
 	uint64_t wd_detect_ns, wd_restore_ns;
 	enum pfc_wd_action wd_action;
-	bool gen_pfc;          /**< originate XOFF/XON for this path's ingress queues */
+	bool gen_pfc; /**< originate XOFF/XON for this path's ingress queues */
 	uint64_t xoff_bytes, xon_bytes;
 	uint16_t xoff_quanta;
-	uint64_t ingress_bps;  /**< rate of the port the XOFF goes out of (refresh period) */
+	uint64_t ingress_bps; /**< rate of the port the XOFF goes out of (refresh period) */
 };
 
 /** Allocate and initialise; returns 0 or -ENOMEM / -EINVAL. */
@@ -179,12 +179,12 @@ uint8_t relay_pfc_rx(struct relay_path *p, const struct pfc_frame *f, uint64_t n
  * pfc_quanta_convert (0 stays 0: XON relays as XON). Returns the enable
  * vector (0: nothing to relay) and fills @p quanta.
  */
-uint8_t relay_convert(const struct pfc_frame *f, uint8_t obeyed, uint64_t from_bps,
-		      uint64_t to_bps, uint16_t quanta[PFC_NUM_PRIO]);
+uint8_t relay_convert(const struct pfc_frame *f, uint8_t obeyed, uint64_t from_bps, uint64_t to_bps,
+		      uint16_t quanta[PFC_NUM_PRIO]);
 
 /** What relay_tick() asks the caller to send out of the ingress port. */
 struct relay_pfc_out {
-	uint8_t enable;                 /**< 0: nothing */
+	uint8_t enable; /**< 0: nothing */
 	uint16_t quanta[PFC_NUM_PRIO];
 };
 
@@ -211,23 +211,38 @@ relay_q_bytes(const struct relay_path *p, unsigned prio)
 }
 
 /** Per (path, priority) counters, for telemetry and --json: one list, one order. */
-#define RELAY_PSTATS(X)                                                                  \
-	X(ENQ_PKTS, "enq_pkts") X(ENQ_BYTES, "enq_bytes") X(DEQ_PKTS, "tx_pkts")             \
-	X(DEQ_BYTES, "tx_bytes") X(QUEUED_BYTES, "queued_bytes") X(HWM_BYTES, "hwm_bytes")   \
-	X(DROP_BUFFER_FULL, "drop_buffer_full") X(DROP_HEADROOM_FULL, "drop_headroom_full")  \
-	X(DROP_WATCHDOG, "drop_watchdog") X(DROP_QUEUE_SLOTS, "drop_queue_slots")            \
-	X(DROP_BYTES, "drop_bytes") X(PFC_RX_XOFF, "pfc_rx_xoff") X(PFC_RX_XON, "pfc_rx_xon") \
-	X(PAUSES, "pauses") X(PAUSED_NS, "paused_ns") X(PAUSED_NOW, "paused_now")            \
-	X(PFC_RELAYED, "pfc_relayed") X(XOFF_SENT, "xoff_sent") X(XOFF_REFRESH, "xoff_refreshes") \
-	X(XON_SENT, "xon_sent") X(WD_STORMS, "wd_storms") X(WD_RESTORES, "wd_restores")      \
-	X(WD_IN_STORM, "wd_in_storm") X(WD_IGNORED_PFC, "wd_ignored_pfc")                   \
+#define RELAY_PSTATS(X)                                                                            \
+	X(ENQ_PKTS, "enq_pkts")                                                                    \
+	X(ENQ_BYTES, "enq_bytes")                                                                  \
+	X(DEQ_PKTS, "tx_pkts")                                                                     \
+	X(DEQ_BYTES, "tx_bytes")                                                                   \
+	X(QUEUED_BYTES, "queued_bytes")                                                            \
+	X(HWM_BYTES, "hwm_bytes")                                                                  \
+	X(DROP_BUFFER_FULL, "drop_buffer_full")                                                    \
+	X(DROP_HEADROOM_FULL, "drop_headroom_full")                                                \
+	X(DROP_WATCHDOG, "drop_watchdog")                                                          \
+	X(DROP_QUEUE_SLOTS, "drop_queue_slots")                                                    \
+	X(DROP_BYTES, "drop_bytes")                                                                \
+	X(PFC_RX_XOFF, "pfc_rx_xoff")                                                              \
+	X(PFC_RX_XON, "pfc_rx_xon")                                                                \
+	X(PAUSES, "pauses")                                                                        \
+	X(PAUSED_NS, "paused_ns")                                                                  \
+	X(PAUSED_NOW, "paused_now")                                                                \
+	X(PFC_RELAYED, "pfc_relayed")                                                              \
+	X(XOFF_SENT, "xoff_sent")                                                                  \
+	X(XOFF_REFRESH, "xoff_refreshes")                                                          \
+	X(XON_SENT, "xon_sent")                                                                    \
+	X(WD_STORMS, "wd_storms")                                                                  \
+	X(WD_RESTORES, "wd_restores")                                                              \
+	X(WD_IN_STORM, "wd_in_storm")                                                              \
+	X(WD_IGNORED_PFC, "wd_ignored_pfc")                                                        \
 	X(TX_WHILE_STORM, "tx_while_storm")
 
 enum relay_pstat {
 #define RELAY_PSTAT_ENUM(e, n) RELAY_PS_##e,
 	RELAY_PSTATS(RELAY_PSTAT_ENUM)
 #undef RELAY_PSTAT_ENUM
-	RELAY_PS__COUNT
+	    RELAY_PS__COUNT
 };
 
 const char *relay_pstat_name(unsigned i);

@@ -78,7 +78,6 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 int
 relay_ctl_telemetry_register(void)
 {
-	return rte_telemetry_register_cmd(
-		"/pfc_relay/stats", tel_stats,
-		"PFC-Relay counters per port and (path, priority)");
+	return rte_telemetry_register_cmd("/pfc_relay/stats", tel_stats,
+					  "PFC-Relay counters per port and (path, priority)");
 }

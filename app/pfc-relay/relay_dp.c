@@ -140,7 +140,8 @@ rx_port(struct relay_app *app, unsigned in, uint64_t *now)
 	if (had_pfc && in == RELAY_LOCAL && app->port[RELAY_REMOTE].nctrl) {
 		uint64_t dt;
 
-		ctrl_flush(&app->port[RELAY_REMOTE]); /* the relayed PFC leaves before anything else */
+		ctrl_flush(
+		    &app->port[RELAY_REMOTE]); /* the relayed PFC leaves before anything else */
 		dt = relay_now_ns() - t0;
 		app->relay_lat_n++;
 		app->relay_lat_sum_ns += dt;
@@ -197,7 +198,8 @@ relay_dp_poll(struct relay_app *app, uint64_t *next_ns)
 			rte_pktmbuf_free(flushed[i]);
 		work += nf;
 		if (po.enable) {
-			/* our Local-ingress queues crossed a threshold: PFC toward the local switch */
+			/* our Local-ingress queues crossed a threshold: PFC toward the local switch
+			 */
 			ctrl_queue(app, RELAY_LOCAL, po.enable, po.quanta);
 			work++;
 		}

@@ -11,9 +11,11 @@
 
 #include "dp_port.h"
 
-#define LINE "---------------------------------------------------------------------------------------\n"
+#define LINE                                                                                       \
+	"---------------------------------------------------------------------------------------"  \
+	"\n"
 #define WAIT_LIMIT_S 30 /* no progress for this long: the peer is gone */
-#define MIB 1048576.0   /* perftest's MB/sec is MiB/s */
+#define MIB 1048576.0	/* perftest's MB/sec is MiB/s */
 
 static double
 now_s(const struct rnic_bench *b)
@@ -32,8 +34,8 @@ wr_opcode(enum rnic_mode m, const char *atomic_type)
 	case RNIC_MODE_READ_LAT:
 		return IBV_WR_RDMA_READ;
 	case RNIC_MODE_ATOMIC_BW:
-		return strcmp(atomic_type, "CMP_AND_SWAP") == 0 ? IBV_WR_ATOMIC_CMP_AND_SWP :
-								    IBV_WR_ATOMIC_FETCH_AND_ADD;
+		return strcmp(atomic_type, "CMP_AND_SWAP") == 0 ? IBV_WR_ATOMIC_CMP_AND_SWP
+								: IBV_WR_ATOMIC_FETCH_AND_ADD;
 	default:
 		return IBV_WR_RDMA_WRITE;
 	}
@@ -45,11 +47,15 @@ post_one(struct rnic_bench *b, const struct rnic_bench_qp *q, uint64_t size, uin
 {
 	size_t slots = b->buf_size / (size ? size : 1);
 	size_t off = slots > 1 ? (size_t)(i % slots) * size : 0;
-	struct ibv_sge sge = {.addr = (uintptr_t)b->buf + off, .length = (uint32_t)size,
+	struct ibv_sge sge = {.addr = (uintptr_t)b->buf + off,
+			      .length = (uint32_t)size,
 			      .lkey = (q->mr ? q->mr : b->mr)->lkey};
-	struct ibv_send_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1,
+	struct ibv_send_wr wr = {.wr_id = i,
+				 .sg_list = &sge,
+				 .num_sge = 1,
 				 .opcode = wr_opcode(b->prm->mode, b->prm->atomic_type),
-				 .send_flags = IBV_SEND_SIGNALED}, *bad;
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
 
 	if (size <= b->prm->inline_size && wr.opcode != IBV_WR_RDMA_READ &&
 	    wr.opcode != IBV_WR_ATOMIC_FETCH_AND_ADD && wr.opcode != IBV_WR_ATOMIC_CMP_AND_SWP)
@@ -98,7 +104,8 @@ rnic_bench_post_recv_qp(struct rnic_bench *b, unsigned int qi, uint64_t size, ui
 		size += RNIC_UD_GRH;
 	size_t slots = b->buf_size / (size ? size : 1);
 	size_t off = slots > 1 ? (size_t)(i % slots) * size : 0;
-	struct ibv_sge sge = {.addr = (uintptr_t)b->buf + off, .length = (uint32_t)size,
+	struct ibv_sge sge = {.addr = (uintptr_t)b->buf + off,
+			      .length = (uint32_t)size,
 			      .lkey = (b->q[qi].mr ? b->q[qi].mr : b->mr)->lkey};
 	struct ibv_recv_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1}, *bad;
 
@@ -394,13 +401,15 @@ rnic_bench_lat(struct rnic_bench *b, uint64_t size, struct rnic_bench_result *r)
 			if ((rc = wait_one(b, &wc)) != 0)
 				break;
 			if (b->server) {
-				if ((rc = post_one(b, &b->q[0], size, i)) != 0 || (rc = wait_one(b, &wc)) != 0)
+				if ((rc = post_one(b, &b->q[0], size, i)) != 0 ||
+				    (rc = wait_one(b, &wc)) != 0)
 					break;
 			} else if ((rc = wait_one(b, &wc)) != 0) {
 				break;
 			}
 		} else {
-			if ((rc = post_one(b, &b->q[0], size, i)) != 0 || (rc = wait_one(b, &wc)) != 0)
+			if ((rc = post_one(b, &b->q[0], size, i)) != 0 ||
+			    (rc = wait_one(b, &wc)) != 0)
 				break;
 		}
 		t[i] = (now_s(b) - t0) * 1e6;
@@ -445,7 +454,8 @@ pp_pattern(uint64_t msg, uint64_t byte)
 static int
 pp_post_recv(struct rnic_bench *b, uint64_t size)
 {
-	struct ibv_sge sge = {.addr = (uintptr_t)b->buf, .length = (uint32_t)size, .lkey = b->mr->lkey};
+	struct ibv_sge sge = {
+	    .addr = (uintptr_t)b->buf, .length = (uint32_t)size, .lkey = b->mr->lkey};
 	struct ibv_recv_wr wr = {.wr_id = PP_RECV_WRID, .sg_list = &sge, .num_sge = 1}, *bad;
 
 	return roce_post_recv(b->qp, &wr, &bad);
@@ -454,9 +464,14 @@ pp_post_recv(struct rnic_bench *b, uint64_t size)
 static int
 pp_post_send(struct rnic_bench *b, uint64_t size)
 {
-	struct ibv_sge sge = {.addr = (uintptr_t)b->buf, .length = (uint32_t)size, .lkey = b->mr->lkey};
-	struct ibv_send_wr wr = {.wr_id = PP_SEND_WRID, .sg_list = &sge, .num_sge = 1,
-				 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED}, *bad;
+	struct ibv_sge sge = {
+	    .addr = (uintptr_t)b->buf, .length = (uint32_t)size, .lkey = b->mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = PP_SEND_WRID,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
 
 	return roce_post_send(b->qp, &wr, &bad);
 }
@@ -476,7 +491,8 @@ rnic_bench_pingpong_prepare(struct rnic_bench *b, uint64_t size)
 }
 
 int
-rnic_bench_pingpong(struct rnic_bench *b, uint64_t size, uint64_t posted, struct rnic_bench_result *r)
+rnic_bench_pingpong(struct rnic_bench *b, uint64_t size, uint64_t posted,
+		    struct rnic_bench_result *r)
 {
 	const uint64_t iters = b->prm->iters;
 	uint64_t scnt = 0, rcnt = 0, routs = posted;
@@ -509,7 +525,8 @@ rnic_bench_pingpong(struct rnic_bench *b, uint64_t size, uint64_t posted, struct
 				scnt++;
 			} else if (wc[i].wr_id == PP_RECV_WRID) {
 				if (b->server && b->prm->chk) {
-					/* ibv_rc_pingpong -c: the client puts 0 at each page start */
+					/* ibv_rc_pingpong -c: the client puts 0 at each page start
+					 */
 					for (uint64_t j = 0; j < size; j += 4096) {
 						if (b->buf[j] == 0)
 							continue;
@@ -531,7 +548,8 @@ rnic_bench_pingpong(struct rnic_bench *b, uint64_t size, uint64_t posted, struct
 					}
 				}
 				rcnt++;
-				/* rc_pingpong: if (--routs <= 1) routs += pp_post_recv(rx_depth - routs) */
+				/* rc_pingpong: if (--routs <= 1) routs += pp_post_recv(rx_depth -
+				 * routs) */
 				if (--routs <= 1 && posted < iters) {
 					while (routs < b->prm->rx_depth && posted < iters &&
 					       pp_post_recv(b, size) == 0)
@@ -576,14 +594,22 @@ static const char *
 test_title(enum rnic_mode m)
 {
 	switch (m) {
-	case RNIC_MODE_WRITE_BW: return "RDMA_Write BW Test";
-	case RNIC_MODE_SEND_BW: return "Send BW Test";
-	case RNIC_MODE_READ_BW: return "RDMA_Read BW Test";
-	case RNIC_MODE_ATOMIC_BW: return "Atomic FETCH_AND_ADD BW Test";
-	case RNIC_MODE_WRITE_LAT: return "RDMA_Write Latency Test";
-	case RNIC_MODE_SEND_LAT: return "Send Latency Test";
-	case RNIC_MODE_READ_LAT: return "RDMA_Read Latency Test";
-	default: return "rc_pingpong";
+	case RNIC_MODE_WRITE_BW:
+		return "RDMA_Write BW Test";
+	case RNIC_MODE_SEND_BW:
+		return "Send BW Test";
+	case RNIC_MODE_READ_BW:
+		return "RDMA_Read BW Test";
+	case RNIC_MODE_ATOMIC_BW:
+		return "Atomic FETCH_AND_ADD BW Test";
+	case RNIC_MODE_WRITE_LAT:
+		return "RDMA_Write Latency Test";
+	case RNIC_MODE_SEND_LAT:
+		return "Send Latency Test";
+	case RNIC_MODE_READ_LAT:
+		return "RDMA_Read Latency Test";
+	default:
+		return "rc_pingpong";
 	}
 }
 
@@ -606,11 +632,13 @@ rnic_bench_print_header(FILE *f, const struct rnic_params *p)
 	fprintf(f, LINE);
 	if (rnic_mode_is_bw(p->mode)) {
 		const char *u = p->report_gbits ? "Gb/sec" : "MB/sec";
-		fprintf(f, " #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n",
-			u, u);
+		fprintf(
+		    f, " #bytes     #iterations    BW peak[%s]    BW average[%s]   MsgRate[Mpps]\n",
+		    u, u);
 	} else {
 		fprintf(f, " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    "
-			   "t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% percentile[usec] \n");
+			   "t_avg[usec]    t_stdev[usec]   99%% percentile[usec]   99.9%% "
+			   "percentile[usec] \n");
 	}
 }
 
@@ -619,11 +647,15 @@ rnic_bench_print_row(FILE *f, const struct rnic_params *p, const struct rnic_ben
 {
 	if (rnic_mode_is_bw(p->mode)) {
 		double k = p->report_gbits ? 8.0 * MIB / 1e9 : 1.0;
-		fprintf(f, " %-10" PRIu64 " %-10" PRIu64 "       %-7.2f            %-7.2f\t\t   %-7.6f\n",
-			r->size, r->iters, r->bw_peak_mbps * k, r->bw_avg_mbps * k, r->msg_rate_mpps);
+		fprintf(
+		    f,
+		    " %-10" PRIu64 " %-10" PRIu64 "       %-7.2f            %-7.2f\t\t   %-7.6f\n",
+		    r->size, r->iters, r->bw_peak_mbps * k, r->bw_avg_mbps * k, r->msg_rate_mpps);
 	} else {
-		fprintf(f, " %-7" PRIu64 " %-10" PRIu64 "     %-7.2f        %-7.2f      %-7.2f  \t     "
-			   "%-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
+		fprintf(f,
+			" %-7" PRIu64 " %-10" PRIu64
+			"     %-7.2f        %-7.2f      %-7.2f  \t     "
+			"%-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
 			r->size, r->iters, r->t_min, r->t_max, r->t_typical, r->t_avg, r->t_stdev,
 			r->t_p99, r->t_p999);
 	}

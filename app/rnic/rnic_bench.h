@@ -20,13 +20,13 @@
 /** One QP of the test and its peer's side: buffer and, for UD, address. */
 struct rnic_bench_qp {
 	struct roce_qp *qp;
-	uint64_t raddr;       /**< peer's buffer */
+	uint64_t raddr; /**< peer's buffer */
 	uint32_t rkey;
-	struct roce_ah *ah;   /**< UD: the peer's address handle */
-	uint32_t remote_qpn;  /**< UD: the peer's QPN */
-	uint64_t posted, done; /**< WRs of the current run */
+	struct roce_ah *ah;	 /**< UD: the peer's address handle */
+	uint32_t remote_qpn;	 /**< UD: the peer's QPN */
+	uint64_t posted, done;	 /**< WRs of the current run */
 	uint64_t rposted, rdone; /**< send_bw -b: receive WRs of the current run */
-	struct roce_mr *mr;   /**< the buffer's MR on this QP's device; NULL: the bench's */
+	struct roce_mr *mr;	 /**< the buffer's MR on this QP's device; NULL: the bench's */
 };
 
 /**
@@ -40,14 +40,14 @@ struct rnic_bench {
 	struct roce_cq *cq;
 	struct roce_qp *qp;
 	struct roce_mr *mr;
-	uint8_t *buf;       /**< local buffer (registered as mr) */
+	uint8_t *buf; /**< local buffer (registered as mr) */
 	size_t buf_size;
-	uint64_t raddr;     /**< peer's buffer */
+	uint64_t raddr; /**< peer's buffer */
 	uint32_t rkey;
 	bool server;
-	struct roce_ah *ah;   /**< UD: the peer's address handle */
-	uint32_t remote_qpn;  /**< UD: the peer's QPN */
-	unsigned int nqps;    /**< QPs in q[] (-q) */
+	struct roce_ah *ah;  /**< UD: the peer's address handle */
+	uint32_t remote_qpn; /**< UD: the peer's QPN */
+	unsigned int nqps;   /**< QPs in q[] (-q) */
 	struct rnic_bench_qp q[RNIC_MAX_QPS];
 };
 
@@ -58,14 +58,14 @@ struct rnic_bench {
 
 struct rnic_bench_result {
 	uint64_t size;
-	uint64_t iters;      /**< completed messages */
+	uint64_t iters; /**< completed messages */
 	double seconds;
-	double bw_avg_mbps;  /**< MB/s in perftest's sense: 2^20 bytes/s */
+	double bw_avg_mbps; /**< MB/s in perftest's sense: 2^20 bytes/s */
 	double bw_peak_mbps;
 	double msg_rate_mpps;
 	/* latency modes (microseconds) */
 	double t_min, t_max, t_typical, t_avg, t_stdev, t_p99, t_p999;
-	uint64_t errors;     /**< completions with an error status */
+	uint64_t errors; /**< completions with an error status */
 	enum ibv_wc_status first_error;
 	/* rc_pingpong: echoes that differ from what was sent (client side) */
 	uint64_t data_mismatches;

@@ -38,7 +38,8 @@ rnic_cdf_parse(struct rnic_cdf *c, const char *text, const char *name, char *err
 			continue;
 		size = strtod(s, &end);
 		if (end == s || !(size >= 1) || !isfinite(size)) {
-			snprintf(err, errlen, "%s:%u: \"%s\": expected SIZE_BYTES PERCENT with a size >= 1",
+			snprintf(err, errlen,
+				 "%s:%u: \"%s\": expected SIZE_BYTES PERCENT with a size >= 1",
 				 name, line, s);
 			return -EINVAL;
 		}
@@ -47,17 +48,19 @@ rnic_cdf_parse(struct rnic_cdf *c, const char *text, const char *name, char *err
 		while (*end == ' ' || *end == '\t' || *end == '\r')
 			end++;
 		if (end == s || *end || !(pct >= 0 && pct <= 100)) {
-			snprintf(err, errlen, "%s:%u: expected a percent in 0..100 after the size", name,
-				 line);
+			snprintf(err, errlen, "%s:%u: expected a percent in 0..100 after the size",
+				 name, line);
 			return -EINVAL;
 		}
 		if (c->n == RNIC_CDF_MAX_POINTS) {
-			snprintf(err, errlen, "%s:%u: more than %d points", name, line, RNIC_CDF_MAX_POINTS);
+			snprintf(err, errlen, "%s:%u: more than %d points", name, line,
+				 RNIC_CDF_MAX_POINTS);
 			return -EINVAL;
 		}
 		if (c->n && (size <= c->size[c->n - 1] || pct < c->pct[c->n - 1])) {
-			snprintf(err, errlen, "%s:%u: sizes must increase and percents must not decrease",
-				 name, line);
+			snprintf(err, errlen,
+				 "%s:%u: sizes must increase and percents must not decrease", name,
+				 line);
 			return -EINVAL;
 		}
 		c->size[c->n] = size;
@@ -118,8 +121,9 @@ rnic_cdf_sample(const struct rnic_cdf *c, double u)
 		if (x < c->pct[i]) {
 			double lo = c->pct[i - 1], hi = c->pct[i];
 
-			s = x <= lo ? c->size[i - 1] :
-				      c->size[i - 1] + (x - lo) / (hi - lo) * (c->size[i] - c->size[i - 1]);
+			s = x <= lo ? c->size[i - 1]
+				    : c->size[i - 1] +
+					  (x - lo) / (hi - lo) * (c->size[i] - c->size[i - 1]);
 			break;
 		}
 		s = c->size[i];

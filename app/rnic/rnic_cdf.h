@@ -30,7 +30,8 @@ struct rnic_cdf {
 int rnic_cdf_load(struct rnic_cdf *c, const char *path, char *err, size_t errlen);
 
 /** Parse from a string (same format; @p name labels errors). */
-int rnic_cdf_parse(struct rnic_cdf *c, const char *text, const char *name, char *err, size_t errlen);
+int rnic_cdf_parse(struct rnic_cdf *c, const char *text, const char *name, char *err,
+		   size_t errlen);
 
 /** Size for a uniform draw @p u in [0, 1), rounded to whole bytes (at least 1). */
 uint64_t rnic_cdf_sample(const struct rnic_cdf *c, double u);

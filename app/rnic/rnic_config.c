@@ -3,7 +3,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "pfc_tx.h"
 #include "roce_params.h"
 #include "rw_json.h"
+#include "rw_opts.h"
 
 static const char *const mode_names[RNIC_MODE__COUNT] = {
 	[RNIC_MODE_NONE] = "none",          [RNIC_MODE_WRITE_BW] = "write_bw",
@@ -43,222 +43,175 @@ rnic_initial_psn(const struct rnic_params *p, unsigned int qp)
 	return (uint32_t)((p->seed + (p->server[0] ? 1 : 2) + 2 * qp) * 2654435761u) & 0xffffff;
 }
 
-enum opt_type { T_U32, T_U64, T_FLAG, T_STR, T_CHOICE, T_IP4, T_IP6, T_IGNORED, T_REFUSED };
-
-/* One row per option: the single source of parsing, --help and the JSON dump. */
-struct opt_def {
-	const char *name;
-	int letter;          /* perftest's short option, 0 if none */
-	enum opt_type type;
-	size_t off;          /* offset in struct rnic_params */
-	size_t size;         /* string capacity */
-	const char *def;     /* default, as text */
-	uint64_t min, max;   /* numeric range */
-	const char *choices; /* T_CHOICE: "|"-separated */
-	bool takes_arg;      /* T_IGNORED / T_REFUSED */
-	const char *help;
+/*
+ * The table's types: lib/common/rw_opts' own, then the rnic's (converted by
+ * apply_opt()), which keep perftest's number syntax and the rnic's messages.
+ */
+enum {
+	T_STR = RW_OPT_STR,
+	T_HELP = RW_OPT_HELP,
+	T_IGNORED = RW_OPT_IGNORED,
+	T_REFUSED = RW_OPT_REFUSED,
+	T_NUM = RW_OPT_APP, /* uint32_t or uint64_t (by size): decimal, 0x hex, 0 octal, K/M/G */
+	T_VLAN,             /* int: T_NUM in min..max, or -1 */
+	T_FLAG,             /* bool: set by its presence, whatever value is attached */
+	T_CHOICE,           /* arg: the "|"-separated names; size 0: enum rnic_conn */
+	T_IP4,              /* uint32_t, host order; --ip also sets the prefix */
+	T_IP6,              /* uint8_t[16]; --ip6 also takes a prefix */
+	T_VERSION,          /* print the version and stop */
 };
 
 #define OFF(f) offsetof(struct rnic_params, f)
 #define SZ(f) sizeof(((struct rnic_params *)0)->f)
 
-static const struct opt_def opts[] = {
+/*
+ * One row per option: the single source of parsing and --help (rnic_params_json
+ * dumps the result). Columns: name, type, field, size, default, min, max,
+ * argument in --help (NULL: a flag), help, perftest's letter.
+ */
+static const struct rw_opt opts[] = {
 	/* identity */
-	{"ip", 0, T_IP4, OFF(ip), 0, NULL, 0, 0, NULL, true,
-	 "A.B.C.D/N: the rnic's IPv4 address and prefix (GID ::ffff:A.B.C.D); required"},
-	{"ip6", 0, T_IP6, OFF(ip6), 0, NULL, 0, 0, NULL, true,
-	 "ADDR[/N]: IPv6 address (adds an IPv6 GID) and on-link prefix (default /64)"},
-	{"gw", 0, T_IP4, OFF(gw), 0, NULL, 0, 0, NULL, true, "next hop for peers off the subnet"},
-	{"gw6", 0, T_IP6, OFF(gw6), 0, NULL, 0, 0, NULL, true,
+	{"ip", T_IP4, OFF(ip), 0, NULL, 0, 0, "A.B.C.D/N",
+	 "the rnic's IPv4 address and prefix (GID ::ffff:A.B.C.D); required"},
+	{"ip6", T_IP6, OFF(ip6), 0, NULL, 0, 0, "ADDR[/N]",
+	 "IPv6 address (adds an IPv6 GID) and on-link prefix (default /64)"},
+	{"gw", T_IP4, OFF(gw), 0, NULL, 0, 0, "A.B.C.D", "next hop for peers off the subnet"},
+	{"gw6", T_IP6, OFF(gw6), 0, NULL, 0, 0, "ADDR",
 	 "IPv6 next hop for peers off --ip6's prefix (link-local or in the prefix)"},
-	{"vlan", 0, T_U32, OFF(vlan), SZ(vlan), "-1", 0, 4094, NULL, true, "802.1Q VLAN ID for RoCE traffic (-1: untagged)"},
-	{"pcp", 0, T_U32, OFF(pcp), SZ(pcp), "3", 0, 7, NULL, true, "802.1p priority in the VLAN tag"},
-	{"dscp", 0, T_U32, OFF(dscp), SZ(dscp), "26", 0, 63, NULL, true, "DSCP of RoCE packets (26 = AF31, priority 3)"},
+	{"vlan", T_VLAN, OFF(vlan), SZ(vlan), "-1", 0, 4094, "N", "802.1Q VLAN ID for RoCE traffic (-1: untagged)"},
+	{"pcp", T_NUM, OFF(pcp), SZ(pcp), "3", 0, 7, "N", "802.1p priority in the VLAN tag"},
+	{"dscp", T_NUM, OFF(dscp), SZ(dscp), "26", 0, 63, "N", "DSCP of RoCE packets (26 = AF31, priority 3)"},
 	/* perftest */
-	{"size", 's', T_U64, OFF(size), SZ(size), "65536", 1, 1ull << 31, NULL, true, "message size in bytes"},
-	{"iters", 'n', T_U64, OFF(iters), SZ(iters), "5000", 1, 100000000, NULL, true, "iterations (messages)"},
-	{"duration", 'D', T_U32, OFF(duration_s), SZ(duration_s), "0", 0, 86400, NULL, true, "run for this many seconds instead of -n"},
-	{"mtu", 'm', T_U32, OFF(mtu), SZ(mtu), "1024", 256, 4096, NULL, true, "path MTU: 256, 512, 1024, 2048 or 4096"},
-	{"qp", 'q', T_U32, OFF(num_qps), SZ(num_qps), "1", 1, 1024, NULL, true, "number of QPs"},
-	{"all", 'a', T_FLAG, OFF(all_sizes), 0, "false", 0, 0, NULL, false, "run sizes 2 B .. 8 MiB"},
-	{"tx-depth", 't', T_U32, OFF(tx_depth), SZ(tx_depth), "128", 1, 65536, NULL, true, "send queue depth"},
-	{"rx-depth", 'r', T_U32, OFF(rx_depth), SZ(rx_depth), "512", 1, 65536, NULL, true, "receive queue depth"},
-	{"bidirectional", 'b', T_FLAG, OFF(bidirectional), 0, "false", 0, 0, NULL, false, "bidirectional, as perftest -b: both sides run the requester at once (bandwidth modes); the result row adds both directions, --json has each"},
-	{"connection", 'c', T_CHOICE, OFF(conn), 0, "RC", 0, 0, "RC|UC|UD", true, "transport"},
-	{"gid-index", 'x', T_U32, OFF(gid_index), SZ(gid_index), "0", 0, 255, NULL, true,
-	 "GID index (0: IPv4-mapped ::ffff:A.B.C.D, 1: --ip6 if given)"},
-	{"tclass", 0, T_U32, OFF(tclass), SZ(tclass), "0", 0, 255, NULL, true, "IP traffic class; nonzero overrides --dscp (DSCP = tclass >> 2)"},
-	{"report_gbits", 0, T_FLAG, OFF(report_gbits), 0, "false", 0, 0, NULL, false, "report Gb/s instead of MB/s"},
-	{"port", 'p', T_U32, OFF(tcp_port), SZ(tcp_port), "18515", 1, 65535, NULL, true, "TCP port of perftest's exchange"},
-	{"outs", 'o', T_U32, OFF(outs), SZ(outs), "16", 1, 256, NULL, true, "outstanding RDMA READs / atomics per QP"},
-	{"qp-timeout", 'u', T_U32, OFF(qp_timeout), SZ(qp_timeout), "14", 1, 31, NULL, true, "local ACK timeout: 4.096 us * 2^N"},
-	{"inline_size", 'I', T_U32, OFF(inline_size), SZ(inline_size), "0", 0, 1024, NULL, true, "inline data size"},
-	{"atomic_type", 'A', T_CHOICE, OFF(atomic_type), SZ(atomic_type), "FETCH_AND_ADD", 0, 0,
-	 "CMP_AND_SWAP|FETCH_AND_ADD", true, "atomic operation for atomic_bw"},
+	{"size", T_NUM, OFF(size), SZ(size), "65536", 1, 1ull << 31, "N", "message size in bytes", 's'},
+	{"iters", T_NUM, OFF(iters), SZ(iters), "5000", 1, 100000000, "N", "iterations (messages)", 'n'},
+	{"duration", T_NUM, OFF(duration_s), SZ(duration_s), "0", 0, 86400, "N", "run for this many seconds instead of -n", 'D'},
+	{"mtu", T_NUM, OFF(mtu), SZ(mtu), "1024", 256, 4096, "N", "path MTU: 256, 512, 1024, 2048 or 4096", 'm'},
+	{"qp", T_NUM, OFF(num_qps), SZ(num_qps), "1", 1, 1024, "N", "number of QPs", 'q'},
+	{"all", T_FLAG, OFF(all_sizes), 0, NULL, 0, 0, NULL, "run sizes 2 B .. 8 MiB", 'a'},
+	{"tx-depth", T_NUM, OFF(tx_depth), SZ(tx_depth), "128", 1, 65536, "N", "send queue depth", 't'},
+	{"rx-depth", T_NUM, OFF(rx_depth), SZ(rx_depth), "512", 1, 65536, "N", "receive queue depth", 'r'},
+	{"bidirectional", T_FLAG, OFF(bidirectional), 0, NULL, 0, 0, NULL, "bidirectional, as perftest -b: both sides run the requester at once (bandwidth modes); the result row adds both directions, --json has each", 'b'},
+	{"connection", T_CHOICE, OFF(conn), 0, "RC", 0, 0, "RC|UC|UD", "transport", 'c'},
+	{"gid-index", T_NUM, OFF(gid_index), SZ(gid_index), "0", 0, 255, "N",
+	 "GID index (0: IPv4-mapped ::ffff:A.B.C.D, 1: --ip6 if given)", 'x'},
+	{"tclass", T_NUM, OFF(tclass), SZ(tclass), "0", 0, 255, "N", "IP traffic class; nonzero overrides --dscp (DSCP = tclass >> 2)"},
+	{"report_gbits", T_FLAG, OFF(report_gbits), 0, NULL, 0, 0, NULL, "report Gb/s instead of MB/s"},
+	{"port", T_NUM, OFF(tcp_port), SZ(tcp_port), "18515", 1, 65535, "N", "TCP port of perftest's exchange", 'p'},
+	{"outs", T_NUM, OFF(outs), SZ(outs), "16", 1, 256, "N", "outstanding RDMA READs / atomics per QP", 'o'},
+	{"qp-timeout", T_NUM, OFF(qp_timeout), SZ(qp_timeout), "14", 1, 31, "N", "local ACK timeout: 4.096 us * 2^N", 'u'},
+	{"inline_size", T_NUM, OFF(inline_size), SZ(inline_size), "0", 0, 1024, "N", "inline data size", 'I'},
+	{"atomic_type", T_CHOICE, OFF(atomic_type), SZ(atomic_type), "FETCH_AND_ADD", 0, 0,
+	 "CMP_AND_SWAP|FETCH_AND_ADD", "atomic operation for atomic_bw", 'A'},
 	/* project */
-	{"json", 0, T_STR, OFF(json), SZ(json), "", 0, 0, NULL, true, "write results (rocewan/1) to FILE"},
-	{"out_json_file", 0, T_STR, OFF(json), SZ(json), NULL, 0, 0, NULL, true, "alias of --json (perftest)"},
-	{"trace", 0, T_STR, OFF(trace), SZ(trace), "", 0, 0, NULL, true,
+	{"json", T_STR, OFF(json), SZ(json), "", 0, 0, "FILE", "write results (rocewan/1) to FILE"},
+	{"out_json_file", T_STR, OFF(json), SZ(json), NULL, 0, 0, "FILE", "alias of --json (perftest)"},
+	{"trace", T_STR, OFF(trace), SZ(trace), "", 0, 0, "FILE",
 	 "write each retransmitted PSN and, at the receiver, each missing PSN that arrived to FILE "
 	 "(CSV, CLOCK_MONOTONIC ns, as lossy-emu's --drop-log); default: off"},
-	{"recovery", 0, T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0,
-	 "gbn|gbone|irn|fec+gbn|fec+gbone|fec+irn", true,
+	{"recovery", T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0,
+	 "gbn|gbone|irn|fec+gbn|fec+gbone|fec+irn",
 	 "loss recovery: gbn (IBTA Go-Back-N), gbone (Go-Back-ONE: RACK + receiver bitmap), "
 	 "irn (IRN selective repeat with SACK); an rnic peer must ask for the same mode (negotiated in "
 	 "perftest's version exchange); a standard perftest peer and rc_pingpong get gbn. fec+MODE: "
 	 "LoWAR's FEC (--fec) under MODE, which recovers what the code cannot; only if the peer rnic "
 	 "asks for FEC too, else one line and MODE alone (docs/fec.md)"},
-	{"fec", 0, T_STR, OFF(fec), SZ(fec), "xor:32,4", 0, 0, NULL, true,
+	{"fec", T_STR, OFF(fec), SZ(fec), "xor:32,4", 0, 0, "CODE",
 	 "FEC code of --recovery fec+MODE: xor:K,D (one XOR repair per K packets, interleaving depth "
 	 "D: a burst of up to D losses is rebuilt) or rs:K,R (Reed-Solomon, any R losses of K); "
 	 "default xor:32,4: 3.1 % overhead (docs/fec.md says why)"},
-	{"fec-hold", 0, T_STR, OFF(fec_hold), SZ(fec_hold), "200us", 0, 0, NULL, true,
+	{"fec-hold", T_STR, OFF(fec_hold), SZ(fec_hold), "200us", 0, 0, "TIME",
 	 "FEC: how long past two block-fill times the receiver withholds a hole's loss signal "
 	 "(NAK/RACK/SACK) waiting for its repair, a time (us, ms, s); raise it on a host that may "
 	 "stall the sender"},
-	{"max-ooo", 0, T_U32, OFF(max_ooo), SZ(max_ooo), "0", 0, 65536, NULL, true,
+	{"max-ooo", T_NUM, OFF(max_ooo), SZ(max_ooo), "0", 0, 65536, "N",
 	 "gbone/irn: PSNs the receiver places ahead of the expected one (0: --max-inflight, at most 65536)"},
-	{"rto-low", 0, T_U32, OFF(rto_low_us), SZ(rto_low_us), "0", 0, 100000000, NULL, true,
+	{"rto-low", T_NUM, OFF(rto_low_us), SZ(rto_low_us), "0", 0, 100000000, "N",
 	 "irn: RTO_low in us, while fewer than 3 packets are outstanding; with --link-rate also the RTT "
 	 "of IRN's one-BDP in-flight cap (0: from the measured RTT, RTT + 4 D, and the cap from the "
 	 "least RTT sample; --rto fixed: RTO_high)"},
-	{"rto-high", 0, T_U32, OFF(rto_high_us), SZ(rto_high_us), "0", 0, 100000000, NULL, true,
+	{"rto-high", T_NUM, OFF(rto_high_us), SZ(rto_high_us), "0", 0, 100000000, "N",
 	 "irn: RTO_high in us (0: the engine's timer, adaptive RTT + max(4 D, --rto-min) or the -u "
 	 "timer with --rto fixed)"},
-	{"cc", 0, T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none|dcqcn|dcqcn-p|dctcp|timely", true,
+	{"cc", T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none|dcqcn|dcqcn-p|dctcp|timely",
 	 "congestion control (lib/cc, docs/cc.md): ECN ones mark data ECT(0) and answer CE with "
 	 "CNPs (dcqcn) or BECN-flagged ACKs (dcqcn-p, dctcp); the loss window (--loss-window) is "
 	 "under every one"},
-	{"cc-param", 0, T_STR, OFF(cc_param), SZ(cc_param), "", 0, 0, NULL, true,
+	{"cc-param", T_STR, OFF(cc_param), SZ(cc_param), "", 0, 0, "LIST",
 	 "name=value,... parameters of --cc, e.g. profile=wan,timer_us=300 (rnic --cc-param help "
 	 "lists each with its default)"},
-	{"rto", 0, T_CHOICE, OFF(rto), SZ(rto), "fixed", 0, 0, "adaptive|fixed", true,
+	{"rto", T_CHOICE, OFF(rto), SZ(rto), "fixed", 0, 0, "adaptive|fixed",
 	 "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + 4 D, "
 	 "-u gives the first value), fixed = IBTA's 4.096 us * 2^u from every ACK (docs/transport.md)"},
-	{"rto-min", 0, T_STR, OFF(rto_min), SZ(rto_min), "10ms", 0, 0, NULL, true,
+	{"rto-min", T_STR, OFF(rto_min), SZ(rto_min), "10ms", 0, 0, "TIME",
 	 "adaptive RTO floor, a time (us, ms, s): the least margin above the smoothed RTT "
 	 "(timeout = RTT + max(4 D, this)), above a shared host's scheduler stalls"},
-	{"rto-max", 0, T_STR, OFF(rto_max), SZ(rto_max), "1s", 0, 0, NULL, true,
+	{"rto-max", T_STR, OFF(rto_max), SZ(rto_max), "1s", 0, 0, "TIME",
 	 "adaptive RTO ceiling, also caps the doubling after each expiry"},
-	{"max-inflight", 0, T_U32, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, NULL, true,
+	{"max-inflight", T_NUM, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, "N",
 	 "packets in flight per QP (size it for the path's BDP)"},
-	{"loss-window", 0, T_CHOICE, OFF(loss_window), SZ(loss_window), "on", 0, 0, "on|off", true,
+	{"loss-window", T_CHOICE, OFF(loss_window), SZ(loss_window), "on", 0, 0, "on|off",
 	 "loss-reactive window under --max-inflight, whatever --cc: halved per loss episode (floored "
 	 "by the delivery of a recent clean round trip), restarted small after a timeout, grown by "
 	 "one packet per window (docs/transport.md)"},
-	{"loss-window-init", 0, T_U32, OFF(loss_window_init), SZ(loss_window_init), "10", 0, 8388608, NULL,
-	 true,
+	{"loss-window-init", T_NUM, OFF(loss_window_init), SZ(loss_window_init), "10", 0, 8388608, "N",
 	 "initial loss-reactive window (packets), grown in slow start until --max-inflight, a "
 	 "loss with a queue signal or the first CNP/ECN echo; 0 starts at --max-inflight (docs/cc.md)"},
-	{"busy-poll", 0, T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL, false, "never sleep when idle (benchmarks)"},
-	{"own-mac", 0, T_FLAG, OFF(own_mac), 0, "false", 0, 0, NULL, false,
+	{"busy-poll", T_FLAG, OFF(busy_poll), 0, NULL, 0, 0, NULL, "never sleep when idle (benchmarks)"},
+	{"own-mac", T_FLAG, OFF(own_mac), 0, NULL, 0, 0, NULL,
 	 "a MAC of its own (the port's, locally administered, last bit flipped), port promiscuous: "
 	 "a kernel sharing the interface (af_packet) drops RoCE frames as not its own at once "
 	 "instead of routing each one"},
-	{"lcores", 0, T_U32, OFF(lcores), SZ(lcores), "1", 1, 64, NULL, true, "lcores serving QPs in the bw modes (QPs round-robin; each lcore one RX/TX queue: EAL -l with as many lcores, the port as many queues, e.g. af_packet qpairs=N; needs -q >= N)"},
-	{"seed", 0, T_U64, OFF(seed), SZ(seed), "1", 0, UINT64_MAX, NULL, true, "seed of the initial PSNs (each QP, each side its own) and of the --flows draws (sizes from --flow-cdf, --load arrivals); keys do not depend on it"},
-	{"rate_limit", 0, T_STR, OFF(rate_limit), SZ(rate_limit), "0", 0, 0, NULL, true,
+	{"lcores", T_NUM, OFF(lcores), SZ(lcores), "1", 1, 64, "N", "lcores serving QPs in the bw modes (QPs round-robin; each lcore one RX/TX queue: EAL -l with as many lcores, the port as many queues, e.g. af_packet qpairs=N; needs -q >= N)"},
+	{"seed", T_NUM, OFF(seed), SZ(seed), "1", 0, UINT64_MAX, "N", "seed of the initial PSNs (each QP, each side its own) and of the --flows draws (sizes from --flow-cdf, --load arrivals); keys do not depend on it"},
+	{"rate_limit", T_STR, OFF(rate_limit), SZ(rate_limit), "0", 0, 0, "GBPS",
 	 "pace each QP's requests to this many Gb/s of frames (IBV_QP_RATE_LIMIT; 0 = line rate)"},
-	{"chk", 0, T_FLAG, OFF(chk), 0, "false", 0, 0, NULL, false,
+	{"chk", T_FLAG, OFF(chk), 0, NULL, 0, 0, NULL,
 	 "rc_pingpong server: check that each received message has 0 at every 4 KiB page start, "
 	 "as ibv_rc_pingpong -c sends (the rnic client always does; it checks every echo itself)"},
 	/* flow workload (write_bw client) */
-	{"flows", 0, T_U64, OFF(flows), SZ(flows), "0", 0, 10000000, NULL, true,
+	{"flows", T_NUM, OFF(flows), SZ(flows), "0", 0, 10000000, "N",
 	 "write_bw: run N flows (one RDMA WRITE each) and report per-flow completion times"},
-	{"flow-cdf", 0, T_STR, OFF(flow_cdf), SZ(flow_cdf), "", 0, 0, NULL, true,
+	{"flow-cdf", T_STR, OFF(flow_cdf), SZ(flow_cdf), "", 0, 0, "FILE",
 	 "flow sizes from a CDF file (lines \"SIZE_BYTES PERCENT\", linear interpolation); else -s"},
-	{"load", 0, T_U32, OFF(load_pct), SZ(load_pct), "0", 0, 100, NULL, true,
+	{"load", T_NUM, OFF(load_pct), SZ(load_pct), "0", 0, 100, "N",
 	 "Poisson flow arrivals at this % of --link-rate (0: each flow starts when the last ends)"},
-	{"link-rate", 0, T_STR, OFF(link_rate), SZ(link_rate), "0", 0, 0, NULL, true,
+	{"link-rate", T_STR, OFF(link_rate), SZ(link_rate), "0", 0, 0, "GBPS",
 	 "link rate in Gb/s that --load refers to (default: --rate_limit), PFC pause quanta "
 	 "are timed at (default: the port's reported speed) and irn's one-BDP cap uses (default: "
 	 "no cap)"},
 	/* 802.1Qbb PFC */
-	{"pfc", 0, T_CHOICE, OFF(pfc), SZ(pfc), "on", 0, 0, "on|off", true,
+	{"pfc", T_CHOICE, OFF(pfc), SZ(pfc), "on", 0, 0, "on|off",
 	 "obey received PFC: stop sending RoCE frames of a paused lossless priority"},
-	{"lossless", 0, T_STR, OFF(lossless), SZ(lossless), "", 0, 0, NULL, true,
+	{"lossless", T_STR, OFF(lossless), SZ(lossless), "", 0, 0, "LIST",
 	 "lossless priorities that obey PFC, e.g. 3 or 3,4 (default: the rnic's own priority, "
 	 "--pcp with --vlan, else --dscp >> 3)"},
-	{"pfc-xoff", 0, T_U32, OFF(pfc_xoff), SZ(pfc_xoff), "0", 0, 1u << 20, NULL, true,
+	{"pfc-xoff", T_NUM, OFF(pfc_xoff), SZ(pfc_xoff), "0", 0, 1u << 20, "FRAMES",
 	 "send PFC XOFF for the --lossless priorities when the receive backlog reaches FRAMES "
 	 "(0: never send PFC). The backlog is the PMD's RX queue count where it has one, else the "
 	 "frames read in back-to-back full RX bursts (docs/pfc.md)"},
-	{"pfc-xon", 0, T_U32, OFF(pfc_xon), SZ(pfc_xon), "31", 0, 1u << 20, NULL, true,
+	{"pfc-xon", T_NUM, OFF(pfc_xon), SZ(pfc_xon), "31", 0, 1u << 20, "FRAMES",
 	 "send XON when the backlog is down to FRAMES (below --pfc-xoff; 31: one RX burst not full)"},
-	{"pfc-quanta", 0, T_U32, OFF(pfc_quanta), SZ(pfc_quanta), "65535", 1, 65535, NULL, true,
+	{"pfc-quanta", T_NUM, OFF(pfc_quanta), SZ(pfc_quanta), "65535", 1, 65535, "N",
 	 "pause time of each XOFF the rnic sends, in 512-bit quanta at --link-rate; refreshed at half"},
-	{"slow-rx-us", 0, T_U32, OFF(slow_rx_us), SZ(slow_rx_us), "0", 0, 100000, NULL, true,
+	{"slow-rx-us", T_NUM, OFF(slow_rx_us), SZ(slow_rx_us), "0", 0, 100000, "N",
 	 "test aid: sleep N us after each RX burst that returned frames, a receive path that falls "
 	 "behind (for --pfc-xoff tests)"},
 	/* perftest options accepted and ignored, and refused ones */
-	{"ib-dev", 'd', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored: the device is the DPDK port"},
-	{"ib-port", 'i', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored"},
-	{"CPU-freq", 'F', T_IGNORED, 0, 0, NULL, 0, 0, NULL, false, "ignored"},
-	{"events", 'e', T_IGNORED, 0, 0, NULL, 0, 0, NULL, false, "ignored: the rnic always polls"},
-	{"post_list", 'l', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored"},
-	{"cq-mod", 'Q', T_IGNORED, 0, 0, NULL, 0, 0, NULL, true, "ignored"},
-	{"rdma_cm", 'R', T_REFUSED, 0, 0, NULL, 0, 0, NULL, false,
-	 "refused: RDMA CM is not supported yet; use the default TCP exchange"},
+	{"ib-dev", T_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored: the device is the DPDK port", 'd'},
+	{"ib-port", T_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored", 'i'},
+	{"CPU-freq", T_IGNORED, 0, 0, NULL, 0, 0, NULL, "ignored", 'F'},
+	{"events", T_IGNORED, 0, 0, NULL, 0, 0, NULL, "ignored: the rnic always polls", 'e'},
+	{"post_list", T_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored", 'l'},
+	{"cq-mod", T_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored", 'Q'},
+	{"rdma_cm", T_REFUSED, 0, 0, NULL, 0, 0, NULL,
+	 "refused: RDMA CM is not supported yet; use the default TCP exchange", 'R'},
+	{"version", T_VERSION, 0, 0, NULL, 0, 0, NULL, "print the version and stop", 'V'},
+	{"help", T_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and stop", 'h'},
 };
 
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
 
-void
-rnic_params_defaults(struct rnic_params *p)
-{
-	memset(p, 0, sizeof(*p));
-	for (size_t i = 0; i < N_OPTS; i++) {
-		const struct opt_def *o = &opts[i];
-		void *f = (char *)p + o->off;
-
-		/* a numeric row must point at a field of its width (a wider store would corrupt the next) */
-		if ((o->type == T_U32 && o->size != sizeof(uint32_t)) ||
-		    (o->type == T_U64 && o->size != sizeof(uint64_t)))
-			abort();
-
-		if (!o->def)
-			continue;
-		switch (o->type) {
-		case T_U32:
-			*(uint32_t *)f = (uint32_t)strtol(o->def, NULL, 0);
-			break;
-		case T_U64:
-			*(uint64_t *)f = strtoull(o->def, NULL, 0);
-			break;
-		case T_FLAG:
-			*(bool *)f = strcmp(o->def, "true") == 0;
-			break;
-		case T_STR:
-		case T_CHOICE:
-			if (o->size)
-				snprintf((char *)f, o->size, "%s", o->def);
-			break;
-		default:
-			break;
-		}
-	}
-	p->vlan = -1;
-	p->conn = RNIC_CONN_RC;
-}
-
-static const struct opt_def *
-find_long(const char *name, size_t n)
-{
-	for (size_t i = 0; i < N_OPTS; i++)
-		if (strlen(opts[i].name) == n && strncmp(opts[i].name, name, n) == 0)
-			return &opts[i];
-	return NULL;
-}
-
-static const struct opt_def *
-find_short(int c)
-{
-	for (size_t i = 0; i < N_OPTS; i++)
-		if (opts[i].letter == c)
-			return &opts[i];
-	return NULL;
-}
-
+/* perftest's numbers: strtoull's bases (0x hex, 0 octal), a K/M/G suffix for sizes */
 static int
 parse_u64(const char *s, uint64_t *v)
 {
@@ -284,32 +237,81 @@ parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
-/* Apply one option's value; on error write "option --x: ..." into err. */
 static int
-apply(const struct opt_def *o, const char *val, struct rnic_params *p, char *err, size_t errlen)
+apply_ip4(const struct rw_opt *o, const char *val, struct rnic_params *p, const char *ctx,
+	  char *err, size_t errlen)
 {
+	char buf[64], *slash;
+	struct in_addr a;
+	uint64_t pre = 32;
+
+	snprintf(buf, sizeof(buf), "%s", val);
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = 0;
+		if (parse_u64(slash + 1, &pre) < 0 || pre > 32 || pre == 0)
+			return rw_opts_err(err, errlen, "%s: prefix \"/%s\" must be 1..32", ctx,
+					   slash + 1);
+	}
+	if (inet_pton(AF_INET, buf, &a) != 1)
+		return rw_opts_err(err, errlen, "%s: \"%s\" is not an IPv4 address (A.B.C.D%s)", ctx,
+				   val, o->off == OFF(ip) ? "/N" : "");
+	*(uint32_t *)((char *)p + o->off) = ntohl(a.s_addr);
+	if (o->off == OFF(ip))
+		p->prefix = slash ? (uint8_t)pre : 24;
+	return 0;
+}
+
+static int
+apply_ip6(const struct rw_opt *o, const char *val, struct rnic_params *p, const char *ctx,
+	  char *err, size_t errlen)
+{
+	char a[INET6_ADDRSTRLEN + 8];
+	const char *slash = strchr(val, '/');
+	unsigned long n = 64;
+	char *end;
+
+	snprintf(a, sizeof(a), "%.*s", slash ? (int)(slash - val) : (int)strlen(val), val);
+	if (inet_pton(AF_INET6, a, (char *)p + o->off) != 1)
+		return rw_opts_err(err, errlen, "%s: \"%s\" is not an IPv6 address", ctx, val);
+	if (slash && (o->off != OFF(ip6) || !slash[1] ||
+		      (n = strtoul(slash + 1, &end, 10), *end) || n < 1 || n > 128))
+		return rw_opts_err(err, errlen, "%s: \"%s\": %s", ctx, val,
+				   o->off == OFF(ip6) ? "the prefix length after / must be 1..128"
+						      : "give the address alone, without /N");
+	if (o->off == OFF(ip6)) {
+		p->has_ip6 = true;
+		p->ip6_prefix = (uint8_t)n;
+	} else {
+		p->has_gw6 = true;
+	}
+	return 0;
+}
+
+/* The rnic's own types; rw_opts converts the rest. */
+static int
+apply_opt(const struct rw_opt *o, const char *val, void *obj, const char *ctx, char *err,
+	  size_t errlen)
+{
+	struct rnic_params *p = obj;
 	void *f = (char *)p + o->off;
 	uint64_t v;
 
 	switch (o->type) {
-	case T_U32:
-	case T_U64:
-		if (strcmp(o->name, "vlan") == 0 && strcmp(val, "-1") == 0) {
+	case T_VLAN:
+		if (strcmp(val, "-1") == 0) {
 			p->vlan = -1;
 			return 0;
 		}
-		if (parse_u64(val, &v) < 0 || v < o->min || v > o->max) {
-			snprintf(err, errlen, "option --%s: \"%s\" is not a number in %" PRIu64 "..%" PRIu64,
-				 o->name, val, o->min, o->max);
-			return -EINVAL;
-		}
-		if (strcmp(o->name, "vlan") == 0)
+		/* fall through */
+	case T_NUM:
+		if (parse_u64(val, &v) < 0 || v < o->min || v > o->max)
+			return rw_opts_err(err, errlen,
+					   "%s: \"%s\" is not a number in %" PRIu64 "..%" PRIu64, ctx,
+					   val, o->min, o->max);
+		if (o->type == T_VLAN)
 			p->vlan = (int)v;
-		else if (strcmp(o->name, "pcp") == 0)
-			p->pcp = (uint8_t)v;
-		else if (strcmp(o->name, "dscp") == 0)
-			p->dscp = (uint8_t)v;
-		else if (o->type == T_U32)
+		else if (o->size == sizeof(uint32_t))
 			*(uint32_t *)f = (uint32_t)v;
 		else
 			*(uint64_t *)f = v;
@@ -317,16 +319,8 @@ apply(const struct opt_def *o, const char *val, struct rnic_params *p, char *err
 	case T_FLAG:
 		*(bool *)f = true;
 		return 0;
-	case T_STR:
-		if (strlen(val) >= o->size) {
-			snprintf(err, errlen, "option --%s: value longer than %zu characters", o->name,
-				 o->size - 1);
-			return -EINVAL;
-		}
-		snprintf((char *)f, o->size, "%s", val);
-		return 0;
 	case T_CHOICE: {
-		const char *c = o->choices;
+		const char *c = o->arg;
 		int idx = 0;
 		size_t n = strlen(val);
 
@@ -344,69 +338,17 @@ apply(const struct opt_def *o, const char *val, struct rnic_params *p, char *err
 			c = bar ? bar + 1 : NULL;
 			idx++;
 		}
-		snprintf(err, errlen, "option --%s: \"%s\" is not one of %s", o->name, val, o->choices);
-		return -EINVAL;
+		return rw_opts_err(err, errlen, "%s: \"%s\" is not one of %s", ctx, val, o->arg);
 	}
-	case T_IP4: {
-		char buf[64], *slash;
-		struct in_addr a;
-		uint64_t pre = 32;
-
-		snprintf(buf, sizeof(buf), "%s", val);
-		slash = strchr(buf, '/');
-		if (slash) {
-			*slash = 0;
-			if (parse_u64(slash + 1, &pre) < 0 || pre > 32 || pre == 0) {
-				snprintf(err, errlen, "option --%s: prefix \"/%s\" must be 1..32", o->name,
-					 slash + 1);
-				return -EINVAL;
-			}
-		}
-		if (inet_pton(AF_INET, buf, &a) != 1) {
-			snprintf(err, errlen, "option --%s: \"%s\" is not an IPv4 address (A.B.C.D%s)",
-				 o->name, val, strcmp(o->name, "ip") == 0 ? "/N" : "");
-			return -EINVAL;
-		}
-		*(uint32_t *)f = ntohl(a.s_addr);
-		if (strcmp(o->name, "ip") == 0)
-			p->prefix = slash ? (uint8_t)pre : 24;
-		return 0;
+	case T_IP4:
+		return apply_ip4(o, val, p, ctx, err, errlen);
+	case T_IP6:
+		return apply_ip6(o, val, p, ctx, err, errlen);
+	case T_VERSION:
+		printf("rnic %s (perftest-compatible, version string 6.06)\n", rw_version());
+		return 1;
 	}
-	case T_IP6: {
-		char a[INET6_ADDRSTRLEN + 8];
-		const char *slash = strchr(val, '/');
-		unsigned long n = 64;
-		char *end;
-
-		snprintf(a, sizeof(a), "%.*s", slash ? (int)(slash - val) : (int)strlen(val), val);
-		if (inet_pton(AF_INET6, a, f) != 1) {
-			snprintf(err, errlen, "option --%s: \"%s\" is not an IPv6 address", o->name, val);
-			return -EINVAL;
-		}
-		if (slash && (o->off != OFF(ip6) || !slash[1] ||
-			      (n = strtoul(slash + 1, &end, 10), *end) || n < 1 || n > 128)) {
-			snprintf(err, errlen, "option --%s: \"%s\": %s", o->name, val,
-				 o->off == OFF(ip6) ? "the prefix length after / must be 1..128"
-						    : "give the address alone, without /N");
-			return -EINVAL;
-		}
-		if (o->off == OFF(ip6)) {
-			p->has_ip6 = true;
-			p->ip6_prefix = (uint8_t)n;
-		} else {
-			p->has_gw6 = true;
-		}
-		return 0;
-	}
-	case T_IGNORED:
-		fprintf(stderr, "rnic: warning: option --%s (-%c) is accepted and ignored\n", o->name,
-			o->letter);
-		return 0;
-	case T_REFUSED:
-		snprintf(err, errlen, "option --%s: %s", o->name, o->help);
-		return -ENOTSUP;
-	}
-	return -EINVAL;
+	return rw_opts_err(err, errlen, "%s: option of unknown type %d", ctx, o->type);
 }
 
 static int
@@ -420,86 +362,68 @@ parse_mode(const char *s, enum rnic_mode *m)
 	return -EINVAL;
 }
 
+/* The arguments that are not options: the mode, then the server's address. */
+static int
+positional(unsigned idx, const char *a, void *obj, char *err, size_t errlen)
+{
+	struct rnic_params *p = obj;
+
+	if (idx == 0) {
+		if (parse_mode(a, &p->mode) < 0)
+			return rw_opts_err(err, errlen,
+					   "unknown mode \"%s\" (expected write_bw, send_bw, read_bw, "
+					   "atomic_bw, write_lat, send_lat, read_lat or rc_pingpong)", a);
+		return 0;
+	}
+	if (idx == 1) {
+		if (strlen(a) >= sizeof(p->server))
+			return rw_opts_err(err, errlen, "server name too long");
+		snprintf(p->server, sizeof(p->server), "%s", a);
+		return 0;
+	}
+	return rw_opts_err(err, errlen, "unexpected argument \"%s\" after the server address", a);
+}
+
+static const char usage[] =
+	"Usage: rnic <EAL args> -- --ip A.B.C.D/N [options] <mode> [server]\n"
+	"A userspace RoCEv2 RNIC on a DPDK port. Modes (perftest-compatible):\n"
+	"  write_bw send_bw read_bw atomic_bw write_lat send_lat read_lat rc_pingpong\n"
+	"With a server address the rnic is the client; without, it waits for one.\n\n"
+	"Options:\n";
+
+static const struct rw_opts rnic_opts = {
+	.opt = opts,
+	.n = N_OPTS,
+	.apply = apply_opt,
+	.usage = usage,
+	.help_width = 30,
+	.list_prefix = NULL, /* about 70 names: "(see --help)" */
+	.positional = positional,
+	.ctx_prefix = "option ",
+	.prog = "rnic",
+};
+
+void
+rnic_params_defaults(struct rnic_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	/* a numeric row must point at a field of its width (a wider store would corrupt the next) */
+	for (size_t i = 0; i < N_OPTS; i++)
+		if ((opts[i].type == T_NUM || opts[i].type == T_VLAN) &&
+		    opts[i].size != sizeof(uint32_t) && opts[i].size != sizeof(uint64_t))
+			abort();
+	rw_opts_defaults(&rnic_opts, p);
+}
+
 int
 rnic_parse_args(int argc, char **argv, struct rnic_params *p, char *err, size_t errlen)
 {
-	int positional = 0, rc;
+	int rc;
 
 	rnic_params_defaults(p);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const struct opt_def *o = NULL;
-		const char *val = NULL;
-
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			rnic_print_help(stdout);
-			return 1;
-		}
-		if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0) {
-			printf("rnic %s (perftest-compatible, version string 6.06)\n", rw_version());
-			return 1;
-		}
-		if (a[0] == '-' && a[1] == '-' && a[2]) {
-			const char *eq = strchr(a + 2, '=');
-			size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-
-			o = find_long(a + 2, n);
-			if (!o) {
-				snprintf(err, errlen, "unknown option \"%s\" (see --help)", a);
-				return -EINVAL;
-			}
-			if (eq)
-				val = eq + 1;
-		} else if (a[0] == '-' && a[1] && !a[2]) {
-			o = find_short(a[1]);
-			if (!o) {
-				snprintf(err, errlen, "unknown option \"%s\" (see --help)", a);
-				return -EINVAL;
-			}
-		} else if (a[0] == '-' && a[1] && a[2]) {
-			/* -s65536 */
-			o = find_short(a[1]);
-			if (!o) {
-				snprintf(err, errlen, "unknown option \"%s\" (see --help)", a);
-				return -EINVAL;
-			}
-			val = a + 2;
-		}
-		if (o) {
-			bool needs = o->type != T_FLAG && (o->type == T_IGNORED || o->type == T_REFUSED
-							   ? o->takes_arg : true);
-			if (needs && !val) {
-				if (i + 1 >= argc) {
-					snprintf(err, errlen, "option --%s needs a value", o->name);
-					return -EINVAL;
-				}
-				val = argv[++i];
-			}
-			rc = apply(o, val ? val : "", p, err, errlen);
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		/* positional: mode, then the server's address */
-		if (positional == 0) {
-			if (parse_mode(a, &p->mode) < 0) {
-				snprintf(err, errlen,
-					 "unknown mode \"%s\" (expected write_bw, send_bw, read_bw, atomic_bw, "
-					 "write_lat, send_lat, read_lat or rc_pingpong)", a);
-				return -EINVAL;
-			}
-		} else if (positional == 1) {
-			if (strlen(a) >= sizeof(p->server)) {
-				snprintf(err, errlen, "server name too long");
-				return -EINVAL;
-			}
-			snprintf(p->server, sizeof(p->server), "%s", a);
-		} else {
-			snprintf(err, errlen, "unexpected argument \"%s\" after the server address", a);
-			return -EINVAL;
-		}
-		positional++;
-	}
+	rc = rw_opts_parse_args(&rnic_opts, argc, argv, p, err, errlen);
+	if (rc != 0)
+		return rc;
 	return rnic_configure(p, err, errlen);
 }
 
@@ -723,31 +647,7 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 void
 rnic_print_help(FILE *f)
 {
-	fprintf(f, "Usage: rnic <EAL args> -- --ip A.B.C.D/N [options] <mode> [server]\n"
-		   "A userspace RoCEv2 RNIC on a DPDK port. Modes (perftest-compatible):\n"
-		   "  write_bw send_bw read_bw atomic_bw write_lat send_lat read_lat rc_pingpong\n"
-		   "With a server address the rnic is the client; without, it waits for one.\n\n"
-		   "Options:\n");
-	for (size_t i = 0; i < N_OPTS; i++) {
-		const struct opt_def *o = &opts[i];
-		char left[64];
-		const char *arg = o->type == T_FLAG ? "" :
-				  (o->type == T_IGNORED || o->type == T_REFUSED) && !o->takes_arg ? "" :
-				  o->type == T_CHOICE ? "=X" : "=N";
-
-		if (o->type == T_STR || o->type == T_IP4 || o->type == T_IP6)
-			arg = "=V";
-		if (o->letter)
-			snprintf(left, sizeof(left), "-%c, --%s%s", o->letter, o->name, arg);
-		else
-			snprintf(left, sizeof(left), "    --%s%s", o->name, arg);
-		fprintf(f, "  %-28s %s", left, o->help);
-		if (o->choices)
-			fprintf(f, " (%s)", o->choices);
-		if (o->def && *o->def && o->type != T_FLAG)
-			fprintf(f, " [default %s]", o->def);
-		fputc('\n', f);
-	}
+	rw_opts_help(&rnic_opts, f);
 }
 
 void

@@ -2,10 +2,12 @@
 /**
  * @file rnic_config.h
  * The rnic's configuration: one typed params struct, one option table (name,
- * perftest letter, type, default, range, help) from which parsing, --help and
- * the JSON dump of the effective configuration are all generated, and one
- * rnic_configure() that validates everything. No DPDK: EAL arguments are split
- * off before this parser sees the rest.
+ * type, default, range, help, perftest letter) in lib/common/rw_opts' form,
+ * from which parsing and --help are generated (rnic_params_json dumps the
+ * effective configuration), and one rnic_configure() that validates
+ * everything. No DPDK: EAL arguments are split off before this parser sees the
+ * rest. tests/golden/opts/rnic_args.* (tests/python/test_rnic_opts.py) records
+ * what ~1000 argument vectors print and parse to.
  *
  * Command line: rnic <EAL args> -- --ip A.B.C.D/N [options] <mode> [options] [server]
  */

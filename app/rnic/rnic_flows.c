@@ -31,9 +31,14 @@ rng_unit(uint64_t *s)
 static int
 post_flow(struct rnic_bench *b, uint64_t i, uint64_t size)
 {
-	struct ibv_sge sge = {.addr = (uintptr_t)b->buf, .length = (uint32_t)size, .lkey = b->mr->lkey};
-	struct ibv_send_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1,
-				 .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED}, *bad;
+	struct ibv_sge sge = {
+	    .addr = (uintptr_t)b->buf, .length = (uint32_t)size, .lkey = b->mr->lkey};
+	struct ibv_send_wr wr = {.wr_id = i,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
 
 	wr.wr.rdma.remote_addr = b->raddr;
 	wr.wr.rdma.rkey = b->rkey;
@@ -59,11 +64,13 @@ rnic_flows_run(struct rnic_bench *b, struct rnic_flows *f, struct rnic_bench_res
 		return -1;
 	/* sizes and arrivals are drawn up front: the same seed gives the same workload */
 	for (uint64_t i = 0, t = 0; i < f->n; i++) {
-		f->rec[i].size = p->flow_cdf[0] ? rnic_cdf_sample(&p->cdf, rng_unit(&seed)) : p->size;
+		f->rec[i].size =
+		    p->flow_cdf[0] ? rnic_cdf_sample(&p->cdf, rng_unit(&seed)) : p->size;
 		if (f->rec[i].size > p->flow_max)
 			f->rec[i].size = p->flow_max;
 		if (p->load_pct) {
-			/* Poisson arrivals: exponential gaps with mean = mean size / (load x rate) */
+			/* Poisson arrivals: exponential gaps with mean = mean size / (load x rate)
+			 */
 			gap_ns = mean_size * 8 / (p->load_pct / 100.0 * p->link_gbps);
 			f->rec[i].start_ns = t;
 			t += (uint64_t)(-log(1 - rng_unit(&seed)) * gap_ns);

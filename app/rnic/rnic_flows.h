@@ -19,17 +19,17 @@
 struct rw_json;
 
 struct rnic_flow_rec {
-	uint64_t size;     /**< bytes */
+	uint64_t size;	   /**< bytes */
 	uint64_t start_ns; /**< arrival, from the start of the run */
 	uint64_t fct_ns;   /**< completion - arrival (0: did not complete) */
 };
 
 struct rnic_flows {
-	uint64_t n;                 /**< flows asked for */
-	uint64_t done;              /**< flows completed */
-	struct rnic_flow_rec *rec;  /**< n records */
-	double seconds;             /**< first arrival .. last completion */
-	uint64_t bytes;             /**< bytes of completed flows */
+	uint64_t n;		   /**< flows asked for */
+	uint64_t done;		   /**< flows completed */
+	struct rnic_flow_rec *rec; /**< n records */
+	double seconds;		   /**< first arrival .. last completion */
+	uint64_t bytes;		   /**< bytes of completed flows */
 };
 
 /**

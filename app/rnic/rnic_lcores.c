@@ -55,14 +55,17 @@ rnic_lcores_launch(struct rnic_lcores *lc, char *err, size_t errlen)
 	if (lc->launched || lc->n < 2)
 		return 0;
 	the_lc = lc;
-	RTE_LCORE_FOREACH_WORKER(id) {
+	RTE_LCORE_FOREACH_WORKER(id)
+	{
 		if (l >= lc->n)
 			break;
 		lc->w[l++].eal_lcore = id;
 	}
 	if (l < lc->n) {
-		snprintf(err, errlen, "--lcores %u needs %u EAL worker lcores besides the main one, "
-			 "the EAL has %u (give e.g. -l 0-%u)", lc->n, lc->n - 1, l - 1, lc->n - 1);
+		snprintf(err, errlen,
+			 "--lcores %u needs %u EAL worker lcores besides the main one, "
+			 "the EAL has %u (give e.g. -l 0-%u)",
+			 lc->n, lc->n - 1, l - 1, lc->n - 1);
 		return -EINVAL;
 	}
 	__atomic_store_n(&lc->stop, 0, __ATOMIC_RELEASE);
@@ -72,7 +75,8 @@ rnic_lcores_launch(struct rnic_lcores *lc, char *err, size_t errlen)
 	lc->launched = true;
 	for (l = 1; l < lc->n; l++) {
 		if (rte_eal_remote_launch(worker_main, &lc->w[l], lc->w[l].eal_lcore) != 0) {
-			snprintf(err, errlen, "cannot launch the worker on lcore %u", lc->w[l].eal_lcore);
+			snprintf(err, errlen, "cannot launch the worker on lcore %u",
+				 lc->w[l].eal_lcore);
 			rnic_lcores_stop(lc); /* the ones that run */
 			return -EIO;
 		}
@@ -105,7 +109,8 @@ rnic_lcores_run(struct rnic_lcores *lc, enum rnic_job job, uint64_t size, uint64
 	for (unsigned int l = 1; l < lc->n; l++)
 		while (__atomic_load_n(&lc->w[l].done_seq, __ATOMIC_ACQUIRE) != lc->w[l].job_seq &&
 		       !dp_quit)
-			rnic_port_idle(lc->w[0].bench.port, &bo, rnic_port_poll(lc->w[0].bench.port));
+			rnic_port_idle(lc->w[0].bench.port, &bo,
+				       rnic_port_poll(lc->w[0].bench.port));
 	memset(r, 0, sizeof(*r));
 	r->size = size;
 	for (unsigned int l = 0; l < lc->n; l++) {

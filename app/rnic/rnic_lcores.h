@@ -19,10 +19,10 @@
 enum rnic_job { RNIC_JOB_REQUESTER, RNIC_JOB_RESPONDER };
 
 struct rnic_worker {
-	struct rnic_bench bench;      /**< this lcore's QPs, CQ, MR and port */
-	unsigned int eal_lcore;       /**< EAL lcore id (workers) */
-	bool launched;                /**< remote-launched, not yet waited for */
-	uint32_t job_seq, done_seq;   /**< atomics: job posted / finished */
+	struct rnic_bench bench;    /**< this lcore's QPs, CQ, MR and port */
+	unsigned int eal_lcore;	    /**< EAL lcore id (workers) */
+	bool launched;		    /**< remote-launched, not yet waited for */
+	uint32_t job_seq, done_seq; /**< atomics: job posted / finished */
 	enum rnic_job job;
 	uint64_t size, expect, pre_posted;
 	struct rnic_bench_result res;

@@ -20,13 +20,20 @@ static enum perftest_test
 test_of(enum rnic_mode m)
 {
 	switch (m) {
-	case RNIC_MODE_SEND_BW: return PERFTEST_SEND_BW;
-	case RNIC_MODE_READ_BW: return PERFTEST_READ_BW;
-	case RNIC_MODE_ATOMIC_BW: return PERFTEST_ATOMIC_BW;
-	case RNIC_MODE_WRITE_LAT: return PERFTEST_WRITE_LAT;
-	case RNIC_MODE_SEND_LAT: return PERFTEST_SEND_LAT;
-	case RNIC_MODE_READ_LAT: return PERFTEST_READ_LAT;
-	default: return PERFTEST_WRITE_BW;
+	case RNIC_MODE_SEND_BW:
+		return PERFTEST_SEND_BW;
+	case RNIC_MODE_READ_BW:
+		return PERFTEST_READ_BW;
+	case RNIC_MODE_ATOMIC_BW:
+		return PERFTEST_ATOMIC_BW;
+	case RNIC_MODE_WRITE_LAT:
+		return PERFTEST_WRITE_LAT;
+	case RNIC_MODE_SEND_LAT:
+		return PERFTEST_SEND_LAT;
+	case RNIC_MODE_READ_LAT:
+		return PERFTEST_READ_LAT;
+	default:
+		return PERFTEST_WRITE_BW;
 	}
 }
 
@@ -127,7 +134,8 @@ serve_until_peer_speaks(struct rnic_run *r, int fd)
 }
 
 static int
-hook_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct perftest_report *rep)
+hook_traffic(void *arg, const struct perftest_session *s, uint64_t size,
+	     struct perftest_report *rep)
 {
 	struct rnic_run *r = arg;
 	struct rnic_bench *b = &r->bench;
@@ -164,8 +172,8 @@ hook_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct 
 		if (!b->server)
 			rc = rnic_lcores_run(r->lc, RNIC_JOB_REQUESTER, size, 0, 0, &r->res);
 		else
-			rc = rnic_lcores_run(r->lc, RNIC_JOB_RESPONDER, size, p->iters, r->pre_posted,
-					     &r->res);
+			rc = rnic_lcores_run(r->lc, RNIC_JOB_RESPONDER, size, p->iters,
+					     r->pre_posted, &r->res);
 		if (rep) {
 			double k = p->report_gbits ? 8.0 * 1048576 / 1e9 : 1.0;
 			rep->size = size;
@@ -230,11 +238,14 @@ oob_open(struct rnic_run *run, struct oob_conn *c, const struct rnic_params *p, 
 	struct oob_listener l;
 	int rc;
 
-	dp_backoff_init(&run->wait_bo, false); /* waiting for a peer: never spin, even with --busy-poll */
+	dp_backoff_init(&run->wait_bo,
+			false); /* waiting for a peer: never spin, even with --busy-poll */
 	oob_conn_init(c);
 	if (p->server[0]) {
-		struct oob_connect_opts o = {.connect_timeout_ms = 3000, .retries = 40,
-					     .retry_delay_ms = 250, .io_timeout_ms = WAIT_TIMEOUT_MS};
+		struct oob_connect_opts o = {.connect_timeout_ms = 3000,
+					     .retries = 40,
+					     .retry_delay_ms = 250,
+					     .io_timeout_ms = WAIT_TIMEOUT_MS};
 		rc = oob_connect(c, p->server, (uint16_t)p->tcp_port, &o);
 		if (rc != OOB_OK) {
 			snprintf(err, errlen, "%s", c->err);
@@ -254,7 +265,8 @@ oob_open(struct rnic_run *run, struct oob_conn *c, const struct rnic_params *p, 
 	rc = oob_accept(&l, c, ACCEPT_TIMEOUT_MS, WAIT_TIMEOUT_MS);
 	oob_listener_close(&l);
 	if (rc == OOB_ERR_STOPPED) {
-		snprintf(err, errlen, "stopped while waiting for a client on TCP port %u", p->tcp_port);
+		snprintf(err, errlen, "stopped while waiting for a client on TCP port %u",
+			 p->tcp_port);
 		return -EINTR;
 	}
 	if (rc != OOB_OK) {
@@ -280,7 +292,8 @@ negotiate(struct rnic_run *run, const struct rnic_params *p, const struct perfte
 	char line[320];
 
 	perftest_caps_local(&local, p->recovery, p->cc);
-	if (perftest_caps_negotiate(&local, remote, peer, why, &run->caps, line, sizeof(line)) < 0) {
+	if (perftest_caps_negotiate(&local, remote, peer, why, &run->caps, line, sizeof(line)) <
+	    0) {
 		snprintf(err, errlen, "%s", line);
 		return -1;
 	}
@@ -297,7 +310,8 @@ print_pp_dest(const char *what, const struct pingpong_dest *d)
 	char gid[INET6_ADDRSTRLEN];
 
 	inet_ntop(AF_INET6, d->gid, gid, sizeof(gid));
-	printf("  %s LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n", what, d->lid, d->qpn, d->psn, gid);
+	printf("  %s LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n", what, d->lid, d->qpn, d->psn,
+	       gid);
 }
 
 /* The server's hook: bring the QP up with the client's details and post the receives. */
@@ -350,7 +364,8 @@ pp_client_exchange(struct rnic_run *run, struct oob_conn *c, const struct pingpo
 int
 rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *err, size_t errlen)
 {
-	struct pingpong_dest local = {.lid = 0, .qpn = run->local[0].qpn, .psn = run->local[0].psn}, remote;
+	struct pingpong_dest local = {.lid = 0, .qpn = run->local[0].qpn, .psn = run->local[0].psn},
+			     remote;
 	struct oob_conn c;
 	int rc;
 
@@ -391,28 +406,39 @@ rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *e
 		       us / (double)r->iters);
 	}
 	if (run->res.data_mismatches && !p->server[0])
-		snprintf(err, errlen, "rc_pingpong --chk: %" PRIu64 " received message(s) without 0 at "
-			 "every 4 KiB page start (was the client run with -c?); first: message %" PRIu64
-			 ", invalid data in page %" PRIu64, run->res.data_mismatches,
-			 run->res.first_mismatch_msg, run->res.first_mismatch_byte / 4096);
+		snprintf(
+		    err, errlen,
+		    "rc_pingpong --chk: %" PRIu64 " received message(s) without 0 at "
+		    "every 4 KiB page start (was the client run with -c?); first: message %" PRIu64
+		    ", invalid data in page %" PRIu64,
+		    run->res.data_mismatches, run->res.first_mismatch_msg,
+		    run->res.first_mismatch_byte / 4096);
 	else if (run->res.data_mismatches)
-		snprintf(err, errlen, "rc_pingpong: %" PRIu64 " echo(es) differ from what was sent; "
-			 "first: message %" PRIu64 " at byte %" PRIu64, run->res.data_mismatches,
-			 run->res.first_mismatch_msg, run->res.first_mismatch_byte);
+		snprintf(err, errlen,
+			 "rc_pingpong: %" PRIu64 " echo(es) differ from what was sent; "
+			 "first: message %" PRIu64 " at byte %" PRIu64,
+			 run->res.data_mismatches, run->res.first_mismatch_msg,
+			 run->res.first_mismatch_byte);
 	else if (run->res.errors)
-		snprintf(err, errlen, "rc_pingpong: completion error %s after %" PRIu64 " of %" PRIu64
-			 " round trips", roce_wc_status_str(run->res.first_error), run->res.iters, p->iters);
+		snprintf(err, errlen,
+			 "rc_pingpong: completion error %s after %" PRIu64 " of %" PRIu64
+			 " round trips",
+			 roce_wc_status_str(run->res.first_error), run->res.iters, p->iters);
 	else if (rc)
-		snprintf(err, errlen, "rc_pingpong: only %" PRIu64 " of %" PRIu64 " round trips "
-			 "completed (no progress for 30 s)", run->res.iters, p->iters);
+		snprintf(err, errlen,
+			 "rc_pingpong: only %" PRIu64 " of %" PRIu64 " round trips "
+			 "completed (no progress for 30 s)",
+			 run->res.iters, p->iters);
 	return rc ? -EIO : 0;
 }
 
 int
 rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_t errlen)
 {
-	struct perftest_hooks hooks = {.arg = run, .connect_qps = hook_connect,
-				       .post_recv = hook_post_recv, .run_traffic = hook_traffic};
+	struct perftest_hooks hooks = {.arg = run,
+				       .connect_qps = hook_connect,
+				       .post_recv = hook_post_recv,
+				       .run_traffic = hook_traffic};
 	struct oob_conn c;
 	struct perftest_params pp;
 	struct perftest_session *s;
@@ -422,7 +448,8 @@ rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_
 	rc = oob_open(run, &c, p, err, errlen);
 	if (rc < 0)
 		return rc;
-	perftest_params_default(&pp, test_of(p->mode), p->server[0] ? PERFTEST_CLIENT : PERFTEST_SERVER);
+	perftest_params_default(&pp, test_of(p->mode),
+				p->server[0] ? PERFTEST_CLIENT : PERFTEST_SERVER);
 	pp.num_qps = p->num_qps;
 	pp.duplex = p->bidirectional;
 	pp.run_all = p->all_sizes;

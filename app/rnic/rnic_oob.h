@@ -17,23 +17,24 @@
 #include "rnic_lcores.h"
 
 #define RNIC_SAMPLE_NS 100000000ull /* receiver goodput samples: every 100 ms */
-#define RNIC_MAX_SAMPLES 36000      /* one hour */
+#define RNIC_MAX_SAMPLES 36000	    /* one hour */
 
 struct rnic_run {
 	struct rnic_bench bench;
 	struct perftest_dest local[RNIC_MAX_QPS], remote[RNIC_MAX_QPS]; /**< -q QPs */
 	struct rnic_bench_result res;
 	struct rnic_bench_result res_rx; /**< send_bw -b: the receiving side of this rnic */
-	struct rnic_flows flows;     /**< --flows: per-flow records (client) */
+	struct rnic_flows flows;	 /**< --flows: per-flow records (client) */
 	struct perftest_report peer_report;
 	/** Negotiated in the version step (perftest_caps.h): the recovery every QP uses. */
 	struct perftest_caps_result caps;
 	/** Bring QP @p qi of bench.q[] to RTS towards @p remote. */
-	int (*connect_qp)(void *arg, unsigned int qi, const struct perftest_dest *remote, int mtu_enum);
+	int (*connect_qp)(void *arg, unsigned int qi, const struct perftest_dest *remote,
+			  int mtu_enum);
 	void *connect_arg;
 	struct rnic_lcores *lc; /**< --lcores > 1, else NULL */
-	int lc_err;             /**< launching the workers failed */
-	uint64_t pre_posted; /**< receives posted on each QP before the pre-run sync */
+	int lc_err;		/**< launching the workers failed */
+	uint64_t pre_posted;	/**< receives posted on each QP before the pre-run sync */
 	/* receiver side of write/read/atomic bw: goodput sampled over time */
 	struct {
 		uint64_t t_ns, rx_bytes;

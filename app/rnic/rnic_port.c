@@ -116,7 +116,8 @@ rnic_port_flush(struct rnic_port *p)
 	}
 	/* a few tries only: what is left waits in the batch, nothing is lost */
 	for (int tries = 0; sent < p->ntx && tries < RNIC_TX_TRIES; tries++)
-		sent += rte_eth_tx_burst(p->port_id, p->queue, p->tx + sent, (uint16_t)(p->ntx - sent));
+		sent +=
+		    rte_eth_tx_burst(p->port_id, p->queue, p->tx + sent, (uint16_t)(p->ntx - sent));
 	if (data) {
 		uint64_t now = rnic_now_ns(p);
 
@@ -258,8 +259,12 @@ static void
 ops_log(void *ctx, enum roce_log_level level, const char *msg)
 {
 	(void)ctx;
-	fprintf(stderr, "rnic.roce: %s: %s\n", level <= ROCE_LOG_ERR ? "error" :
-		level == ROCE_LOG_WARNING ? "warning" : level == ROCE_LOG_TRACE ? "trace" : "info", msg);
+	fprintf(stderr, "rnic.roce: %s: %s\n",
+		level <= ROCE_LOG_ERR	    ? "error"
+		: level == ROCE_LOG_WARNING ? "warning"
+		: level == ROCE_LOG_TRACE   ? "trace"
+					    : "info",
+		msg);
 }
 
 static int
@@ -269,11 +274,11 @@ ops_resolve(void *ctx, const union ibv_gid *gid, uint8_t mac[6])
 }
 
 const struct roce_dev_ops rnic_port_ops = {
-	.tx = ops_tx,
-	.now_ns = ops_now,
-	.log = ops_log,
-	.resolve_mac = ops_resolve,
-	.tx_buf = ops_tx_buf,
+    .tx = ops_tx,
+    .now_ns = ops_now,
+    .log = ops_log,
+    .resolve_mac = ops_resolve,
+    .tx_buf = ops_tx_buf,
 };
 
 /* the core's control frames (rnic_core.h): never paused by PFC */

@@ -6,8 +6,8 @@
 #include "rnic_tel.h"
 
 #include <errno.h>
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <rte_telemetry.h>
 
@@ -200,9 +200,10 @@ rnic_tel_register(struct rnic_port *port)
 	int rc = 0;
 
 	__atomic_store_n(&tel_port, port, __ATOMIC_RELEASE);
-	rc |= rte_telemetry_register_cmd("/rnic/port/stats", tel_port_stats,
-					 "Port counters and, under \"device\", the device-wide RoCE "
-					 "counters. No parameters");
+	rc |=
+	    rte_telemetry_register_cmd("/rnic/port/stats", tel_port_stats,
+				       "Port counters and, under \"device\", the device-wide RoCE "
+				       "counters. No parameters");
 	rc |= rte_telemetry_register_cmd("/rnic/qp/list", tel_qp_list, "QP numbers. No parameters");
 	rc |= rte_telemetry_register_cmd("/rnic/qp/stats", tel_qp_stats,
 					 "One QP's counters, type and state. Parameters: QPN "

@@ -37,9 +37,9 @@ int rnic_tel_add_qp(struct roce_qp *qp, enum ibv_qp_type type);
 
 /** RTT figures of a set of QPs (--json "rtt", the exit table, telemetry). */
 struct rnic_rtt_sum {
-	double srtt_us;       /**< mean srtt over the RC QPs with at least one sample */
+	double srtt_us;	      /**< mean srtt over the RC QPs with at least one sample */
 	double rttvar_us;     /**< mean rttvar over the same QPs */
-	double rto_us;        /**< the largest retransmit timeout in force over all RC QPs */
+	double rto_us;	      /**< the largest retransmit timeout in force over all RC QPs */
 	unsigned int sampled; /**< RC QPs with at least one sample */
 };
 

@@ -40,13 +40,15 @@ main(int argc, char **argv)
 	uint64_t n, next, *late;
 
 	if (argc > 3 || !(dur > 0 && dur <= 600) || period < 1000 || period > 100000000) {
-		fprintf(stderr, "usage: host_jitter [DUR_S (0..600] [PERIOD_NS 1000..100000000]]\n");
+		fprintf(stderr,
+			"usage: host_jitter [DUR_S (0..600] [PERIOD_NS 1000..100000000]]\n");
 		return 2;
 	}
 	n = (uint64_t)(dur * 1e9 / (double)period);
 	late = malloc(n * sizeof(*late));
 	if (!late) {
-		fprintf(stderr, "host_jitter: cannot allocate %llu samples\n", (unsigned long long)n);
+		fprintf(stderr, "host_jitter: cannot allocate %llu samples\n",
+			(unsigned long long)n);
 		return 1;
 	}
 	next = now_ns() + (uint64_t)period;
@@ -61,9 +63,10 @@ main(int argc, char **argv)
 	}
 	qsort(late, n, sizeof(*late), cmp_u64);
 	printf("{\"events\": %llu, \"period_ns\": %ld, \"late_us\": {\"p50\": %.2f, \"p99\": %.2f, "
-	       "\"p999\": %.2f, \"max\": %.1f}}\n", (unsigned long long)n, period,
-	       (double)late[n / 2] / 1e3, (double)late[n * 99 / 100] / 1e3,
-	       (double)late[n * 999 / 1000] / 1e3, (double)late[n - 1] / 1e3);
+	       "\"p999\": %.2f, \"max\": %.1f}}\n",
+	       (unsigned long long)n, period, (double)late[n / 2] / 1e3,
+	       (double)late[n * 99 / 100] / 1e3, (double)late[n * 999 / 1000] / 1e3,
+	       (double)late[n - 1] / 1e3);
 	free(late);
 	return 0;
 }

@@ -38,7 +38,7 @@ struct rw_json {
 };
 
 void rw_json_init(struct rw_json *w, FILE *f);
-void rw_obj_begin(struct rw_json *w, const char *key);  /**< key NULL inside arrays / at top */
+void rw_obj_begin(struct rw_json *w, const char *key); /**< key NULL inside arrays / at top */
 void rw_obj_end(struct rw_json *w);
 void rw_arr_begin(struct rw_json *w, const char *key);
 void rw_arr_end(struct rw_json *w);

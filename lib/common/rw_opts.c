@@ -31,6 +31,25 @@ find_opt(const struct rw_opts *t, const char *name, size_t len)
 	return NULL;
 }
 
+static const struct rw_opt *
+find_letter(const struct rw_opts *t, int c)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->opt[i].letter != 0 && t->opt[i].letter == c)
+			return &t->opt[i];
+	return NULL;
+}
+
+/* perftest's conventions: short letters, and a "-x" is an option, not an argument */
+static bool
+has_letters(const struct rw_opts *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->opt[i].letter != 0)
+			return true;
+	return false;
+}
+
 void
 rw_opts_names(const struct rw_opts *t, const char *prefix, char *buf, size_t len)
 {
@@ -149,6 +168,17 @@ apply_opt(const struct rw_opts *t, const struct rw_opt *o, const char *val, void
 		return rc;
 	case RW_OPT_HELP:
 		return 1;
+	case RW_OPT_IGNORED:
+		if (o->letter)
+			fprintf(stderr, "%s: warning: option --%s (-%c) is accepted and ignored\n",
+				t->prog, o->name, o->letter);
+		else
+			fprintf(stderr, "%s: warning: option --%s is accepted and ignored\n",
+				t->prog, o->name);
+		return 0;
+	case RW_OPT_REFUSED:
+		rw_opts_err(err, errlen, "%s: %s", ctx, o->help);
+		return -ENOTSUP;
 	}
 	if (o->type >= RW_OPT_APP && t->apply != NULL)
 		return t->apply(o, val, obj, ctx, err, errlen);
@@ -167,52 +197,89 @@ rw_opts_defaults(const struct rw_opts *t, void *obj)
 				  sizeof(err), false);
 }
 
-/* The option "--name" or "--name=value" names; NULL with @err set. */
-static const struct rw_opt *
-arg_opt(const struct rw_opts *t, const char *a, const char **eq, char *err, size_t errlen)
+static void
+unknown_opt(const struct rw_opts *t, const char *a, char *err, size_t errlen)
 {
-	const struct rw_opt *o;
 	char names[1024];
 
-	if (strncmp(a, "--", 2) != 0 || a[2] == '\0') {
+	if (t->list_prefix == NULL) {
+		rw_opts_err(err, errlen, "unknown option \"%s\" (see --help)", a);
+		return;
+	}
+	rw_opts_names(t, t->list_prefix, names, sizeof(names));
+	rw_opts_err(err, errlen, "unknown option \"%s\" (options: %s)", a, names);
+}
+
+/*
+ * The option argument @a names: "--name", "--name=value", and in a table with
+ * letters "-x" or "-xVALUE". *@val gets an attached value or NULL. NULL with
+ * @err set for an unknown option, or with err[0] == 0 for a positional argument.
+ */
+static const struct rw_opt *
+arg_opt(const struct rw_opts *t, const char *a, const char **val, char *err, size_t errlen)
+{
+	const struct rw_opt *o;
+	const char *eq;
+
+	err[0] = '\0';
+	*val = NULL;
+	if (strncmp(a, "--", 2) == 0 && a[2] != '\0') {
+		eq = strchr(a + 2, '=');
+		o = find_opt(t, a + 2, eq ? (size_t)(eq - (a + 2)) : strlen(a + 2));
+		if (o == NULL)
+			unknown_opt(t, a, err, errlen);
+		else if (eq)
+			*val = eq + 1;
+		return o;
+	}
+	if (a[0] == '-' && a[1] != '\0' && has_letters(t)) {
+		o = find_letter(t, a[1]);
+		if (o == NULL)
+			unknown_opt(t, a, err, errlen);
+		else if (a[2] != '\0')
+			*val = a + 2;
+		return o;
+	}
+	if (t->positional == NULL || (a[0] == '-' && a[1] != '\0'))
 		rw_opts_err(err, errlen,
 			    "unexpected argument \"%s\": options start with -- (EAL options go "
-			    "before the \"--\" separator)", a);
-		return NULL;
-	}
-	*eq = strchr(a + 2, '=');
-	o = find_opt(t, a + 2, *eq ? (size_t)(*eq - (a + 2)) : strlen(a + 2));
-	if (o == NULL) {
-		rw_opts_names(t, t->list_prefix, names, sizeof(names));
-		rw_opts_err(err, errlen, "unknown option \"%s\" (options: %s)", a, names);
-	}
-	return o;
+			    "before the \"--\" separator)",
+			    a);
+	return NULL;
 }
 
 int
 rw_opts_parse_args(const struct rw_opts *t, int argc, char **argv, void *obj, char *err,
 		   size_t errlen)
 {
+	unsigned npos = 0;
+
 	for (int i = 1; i < argc; i++) {
-		const char *eq, *val;
+		const char *val;
 		const struct rw_opt *o;
-		char ctx[64];
+		char ctx[96];
 		int rc;
 
 		if (strcmp(argv[i], "-h") == 0) {
 			rw_opts_help(t, stdout);
 			return 1;
 		}
-		o = arg_opt(t, argv[i], &eq, err, errlen);
-		if (o == NULL)
+		o = arg_opt(t, argv[i], &val, err, errlen);
+		if (o == NULL && err[0] != '\0')
 			return -EINVAL;
+		if (o == NULL) {
+			rc = t->positional(npos++, argv[i], obj, err, errlen);
+			if (rc != 0)
+				return rc;
+			continue;
+		}
 		if (o->type == RW_OPT_HELP) {
 			rw_opts_help(t, stdout);
 			return 1;
 		}
-		snprintf(ctx, sizeof(ctx), "--%s", o->name);
-		if (eq)
-			val = eq + 1;
+		snprintf(ctx, sizeof(ctx), "%s--%s", t->ctx_prefix ? t->ctx_prefix : "", o->name);
+		if (val)
+			;
 		else if (o->arg == NULL)
 			val = "true";
 		else if (i + 1 < argc)
@@ -310,8 +377,8 @@ read_file(const struct rw_opts *t, const char *path, void *obj, char *err, size_
 	}
 	f = fopen(path, "r");
 	if (f == NULL) {
-		rc = rw_opts_err(err, errlen, "--config %s: cannot open: %s", path,
-				 strerror(errno));
+		rc =
+		    rw_opts_err(err, errlen, "--config %s: cannot open: %s", path, strerror(errno));
 		goto out_free;
 	}
 	while (rc == 0 && fgets(line, (int)cap, f) != NULL) {
@@ -345,13 +412,20 @@ rw_opts_file(const struct rw_opts *t, const char *path, void *obj, char *err, si
 void
 rw_opts_help(const struct rw_opts *t, FILE *f)
 {
+	bool letters = has_letters(t);
+
 	fputs(t->usage, f);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct rw_opt *o = &t->opt[i];
-		char left[64];
+		char left[96];
 
-		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
-			 o->arg ? o->arg : "");
+		if (letters)
+			snprintf(left, sizeof(left), "%c%c%c --%s%s%s", o->letter ? '-' : ' ',
+				 o->letter ? o->letter : ' ', o->letter ? ',' : ' ', o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
 		fprintf(f, "  %-*s %s", t->help_width, left, o->help);
 		/* flags (no argument) say their default in the help text */
 		if (o->arg && o->def && o->def[0])

@@ -19,7 +19,8 @@ struct rw_pcap {
 	uint32_t linktype;
 };
 
-/** Open for reading; returns 0 or -errno / -EPROTO (not a pcap) / -EPROTONOSUPPORT (not Ethernet). */
+/** Open for reading; returns 0 or -errno / -EPROTO (not a pcap) / -EPROTONOSUPPORT (not Ethernet).
+ */
 int rw_pcap_open_read(struct rw_pcap *p, const char *path);
 /**
  * Read the next record into buf (at most cap bytes; longer records are truncated

@@ -5,13 +5,13 @@
 
 static const char *const counter_names[] = {
 #define EMU_COUNTER_NAME(name, str, help) str,
-	EMU_COUNTER_LIST(EMU_COUNTER_NAME)
+    EMU_COUNTER_LIST(EMU_COUNTER_NAME)
 #undef EMU_COUNTER_NAME
 };
 
 static const char *const counter_help[] = {
 #define EMU_COUNTER_HELP(name, str, help) help,
-	EMU_COUNTER_LIST(EMU_COUNTER_HELP)
+    EMU_COUNTER_LIST(EMU_COUNTER_HELP)
 #undef EMU_COUNTER_HELP
 };
 

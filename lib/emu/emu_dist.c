@@ -58,7 +58,7 @@ emu_norm_quantile(double u)
 	p = lower ? u : 1. - u; /* upper-tail probability of |x| */
 	t = sqrt(-2. * log(p));
 	x = t - (2.515517 + t * (0.802853 + t * 0.010328)) /
-			(1. + t * (1.432788 + t * (0.189269 + t * 0.001308)));
+		    (1. + t * (1.432788 + t * (0.189269 + t * 0.001308)));
 	/* Halley step on the upper tail Q(x) = erfc(x / sqrt 2) / 2 = p */
 	f = 0.5 * erfc(x / M_SQRT2) - p;
 	t = -f / (exp(-0.5 * x * x) / sqrt(2. * M_PI)); /* -(Q - p) / Q' with Q' = -phi */

@@ -43,9 +43,9 @@ enum emu_dist_kind {
 struct emu_dist_params {
 	uint64_t delay_ns;  /**< mu */
 	uint64_t jitter_ns; /**< sigma; 0 = constant delay */
-	double corr;        /**< netem delay correlation in [0, 1] */
+	double corr;	    /**< netem delay correlation in [0, 1] */
 	enum emu_dist_kind kind;
-	bool no_reorder;    /**< jitter-no-reorder: never depart before the previous packet */
+	bool no_reorder; /**< jitter-no-reorder: never depart before the previous packet */
 };
 
 struct emu_dist {

@@ -3,13 +3,13 @@
 
 static const char *const err_names[] = {
 #define EMU_ERR_NAME(name, text) #name,
-	EMU_ERR_LIST(EMU_ERR_NAME)
+    EMU_ERR_LIST(EMU_ERR_NAME)
 #undef EMU_ERR_NAME
 };
 
 static const char *const err_texts[] = {
 #define EMU_ERR_TEXT(name, text) text,
-	EMU_ERR_LIST(EMU_ERR_TEXT)
+    EMU_ERR_LIST(EMU_ERR_TEXT)
 #undef EMU_ERR_TEXT
 };
 

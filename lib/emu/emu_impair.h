@@ -32,24 +32,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "emu_err.h"
 #include "emu_counters.h"
+#include "emu_err.h"
 #include "emu_loss.h"
 #include "emu_rng.h"
 
 struct emu_impair_params {
 	struct emu_loss_params loss;
-	bool ecn;               /**< loss events mark ECN-capable packets instead of dropping */
+	bool ecn; /**< loss events mark ECN-capable packets instead of dropping */
 	double dup_p, dup_corr;
 	double corrupt_p, corrupt_corr;
 	bool corrupt_recompute; /**< app hint: recompute ICRC after the flip */
 	double reorder_p, reorder_corr;
-	uint32_t gap;           /**< 0 = no reordering; with reorder_p > 0 at least 1 */
+	uint32_t gap; /**< 0 = no reordering; with reorder_p > 0 at least 1 */
 };
 
 /** Verdict flags of one packet (bitwise OR). */
 enum emu_verdict_flag {
-	EMU_V_DROP = 1u << 0,      /**< drop; no other flag is set */
+	EMU_V_DROP = 1u << 0,	   /**< drop; no other flag is set */
 	EMU_V_DUPLICATE = 1u << 1, /**< also send a copy; decide it with emu_impair_decide_copy() */
 	EMU_V_MARK_CE = 1u << 2,   /**< set CE (netem ecn) */
 	EMU_V_CORRUPT = 1u << 3,   /**< flip one bit: emu_impair_corrupt_bit() */

@@ -8,8 +8,7 @@
 
 static const char *const kind_names[] = {"none", "random", "gemodel", "state"};
 static const char *const ge_names[] = {"good", "bad"};
-static const char *const gi_names[] = {"?", "1-gap-rx", "2-burst-rx", "3-burst-loss",
-				       "4-gap-loss"};
+static const char *const gi_names[] = {"?", "1-gap-rx", "2-burst-rx", "3-burst-loss", "4-gap-loss"};
 
 const char *
 emu_loss_kind_name(enum emu_loss_kind k)
@@ -71,9 +70,9 @@ emu_loss_params_check(const struct emu_loss_params *lp)
 		return is_prob(lp->p) && is_prob(lp->corr) ? 0 : -EMU_E_RANGE;
 	case EMU_LOSS_GEMODEL:
 		return is_prob(lp->ge_p) && is_prob(lp->ge_r) && is_prob(lp->ge_1h) &&
-				       is_prob(lp->ge_1k)
-			       ? 0
-			       : -EMU_E_RANGE;
+			       is_prob(lp->ge_1k)
+			   ? 0
+			   : -EMU_E_RANGE;
 	case EMU_LOSS_STATE:
 		if (!is_prob(lp->p13) || !is_prob(lp->p31) || !is_prob(lp->p32) ||
 		    !is_prob(lp->p23) || !is_prob(lp->p14))
@@ -290,7 +289,7 @@ gi_expected(const struct emu_loss_params *lp, double *rate, double *burst)
 	const double sum = w1 + w2 + w3 + w4;
 	double ends;
 
-	if (sum <= 0.) { /* reducible chains started in state 1 */
+	if (sum <= 0.) {	 /* reducible chains started in state 1 */
 		if (p13 <= 0.) { /* 1 <-> 4 only */
 			*rate = p14 / (1. + p14);
 			*burst = p14 > 0. ? 1. : 0.;

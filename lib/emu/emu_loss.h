@@ -33,9 +33,9 @@ enum emu_loss_kind {
 /** Model parameters as probabilities in [0, 1] (the SPEC's percentages / 100). */
 struct emu_loss_params {
 	enum emu_loss_kind kind;
-	double p, corr; /**< random: loss probability, netem correlation */
+	double p, corr;			 /**< random: loss probability, netem correlation */
 	double ge_p, ge_r, ge_1h, ge_1k; /**< gemodel: p, r, 1-h, 1-k */
-	double p13, p31, p32, p23, p14; /**< state */
+	double p13, p31, p32, p23, p14;	 /**< state */
 };
 
 /** Gilbert-Elliott states. */
@@ -61,18 +61,18 @@ enum emu_loss_verdict {
 #define EMU_LOSS_BURST_BUCKETS 16
 
 struct emu_loss_stats {
-	uint64_t steps;    /**< packets decided */
-	uint64_t lost;     /**< EMU_LOSS_LOSE verdicts */
-	uint64_t runs;     /**< closed loss runs */
-	uint64_t run_sum;  /**< losses in closed runs (so mean run = run_sum / runs) */
-	uint64_t max_run;  /**< longest closed run */
-	uint64_t cur_run;  /**< length of the run in progress */
+	uint64_t steps;	  /**< packets decided */
+	uint64_t lost;	  /**< EMU_LOSS_LOSE verdicts */
+	uint64_t runs;	  /**< closed loss runs */
+	uint64_t run_sum; /**< losses in closed runs (so mean run = run_sum / runs) */
+	uint64_t max_run; /**< longest closed run */
+	uint64_t cur_run; /**< length of the run in progress */
 	uint64_t loss_bursts[EMU_LOSS_BURST_BUCKETS];
 };
 
 struct emu_loss {
 	enum emu_loss_kind kind;
-	int state;          /**< enum emu_ge_state or enum emu_gi_state */
+	int state; /**< enum emu_ge_state or enum emu_gi_state */
 	/** random: a[0]; GE: p, r, 1-h, 1-k; 4-state: p13, p31, p32, p23, p14 */
 	emu_prob a[5];
 	struct emu_crand crand; /**< random model's netem correlation */

@@ -15,13 +15,12 @@ emu_pfc_state_name(enum emu_pfc_state s)
 }
 
 int
-emu_pfcgen_init(struct emu_pfcgen *g, const struct emu_pfcgen_params *p,
-		struct emu_counters *cnt)
+emu_pfcgen_init(struct emu_pfcgen *g, const struct emu_pfcgen_params *p, struct emu_counters *cnt)
 {
 	if (cnt == NULL)
 		return -EMU_E_INVAL;
-	if (p->enabled && (p->xon_bytes >= p->xoff_bytes || p->prio >= PFC_NUM_PRIO ||
-			   p->link_bps == 0))
+	if (p->enabled &&
+	    (p->xon_bytes >= p->xoff_bytes || p->prio >= PFC_NUM_PRIO || p->link_bps == 0))
 		return -EMU_E_RANGE;
 	memset(g, 0, sizeof(*g));
 	g->p = *p;
@@ -34,8 +33,7 @@ emu_pfcgen_init(struct emu_pfcgen *g, const struct emu_pfcgen_params *p,
 }
 
 bool
-emu_pfcgen_poll(struct emu_pfcgen *g, uint64_t now_ns, uint64_t q_bytes,
-		struct emu_pfc_action *act)
+emu_pfcgen_poll(struct emu_pfcgen *g, uint64_t now_ns, uint64_t q_bytes, struct emu_pfc_action *act)
 {
 	enum pfc_gen_event ev;
 

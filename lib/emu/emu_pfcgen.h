@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "emu_err.h"
 #include "emu_counters.h"
+#include "emu_err.h"
 #include "pfc_gen.h"
 
 /** RoCE's usual lossless priority (pfc_relay.md: DSCP 26 -> priority 3). */
@@ -25,7 +25,7 @@ struct emu_pfcgen_params {
 	bool enabled;
 	uint64_t xoff_bytes; /**< pause at backlog >= xoff */
 	uint64_t xon_bytes;  /**< resume at backlog <= xon; must be < xoff */
-	uint8_t prio;        /**< 0..7 */
+	uint8_t prio;	     /**< 0..7 */
 	uint64_t link_bps;   /**< rate of the port PFC is sent on (set by the app) */
 	uint16_t quanta;     /**< XOFF quanta; 0 means EMU_PFC_XOFF_QUANTA */
 };

@@ -20,15 +20,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "emu_err.h"
 #include "emu_counters.h"
+#include "emu_err.h"
 #include "emu_rng.h"
 
 struct emu_red_params {
 	bool enabled;
 	uint64_t kmin_bytes;
 	uint64_t kmax_bytes; /**< > kmin_bytes */
-	double pmax;         /**< in [0, 1] */
+	double pmax;	     /**< in [0, 1] */
 };
 
 enum emu_red_verdict {

@@ -8,8 +8,7 @@
 #define NS_PER_S UINT64_C(1000000000)
 
 int
-emu_shaper_init(struct emu_shaper *s, const struct emu_shaper_params *p,
-		struct emu_counters *cnt)
+emu_shaper_init(struct emu_shaper *s, const struct emu_shaper_params *p, struct emu_counters *cnt)
 {
 	if (cnt == NULL)
 		return -EMU_E_INVAL;

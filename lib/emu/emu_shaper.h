@@ -24,19 +24,19 @@
 
 #include <stdint.h>
 
-#include "emu_err.h"
 #include "emu_counters.h"
+#include "emu_err.h"
 
 /** netem's default "limit" (iproute2 q_netem.c: .limit = 1000). */
 #define EMU_DEFAULT_LIMIT 1000
 
 struct emu_shaper_params {
-	uint64_t rate_bps;      /**< bits per second; 0 = no shaping */
-	int32_t overhead;       /**< PACKETOVERHEAD bytes, may be negative */
-	uint32_t cell_size;     /**< CELLSIZE bytes; 0 = no cells */
-	int32_t cell_overhead;  /**< CELLOVERHEAD bytes per cell */
-	uint32_t limit_pkts;    /**< packets; 0 = unlimited */
-	uint64_t limit_bytes;   /**< bytes; 0 = unlimited */
+	uint64_t rate_bps;     /**< bits per second; 0 = no shaping */
+	int32_t overhead;      /**< PACKETOVERHEAD bytes, may be negative */
+	uint32_t cell_size;    /**< CELLSIZE bytes; 0 = no cells */
+	int32_t cell_overhead; /**< CELLOVERHEAD bytes per cell */
+	uint32_t limit_pkts;   /**< packets; 0 = unlimited */
+	uint64_t limit_bytes;  /**< bytes; 0 = unlimited */
 };
 
 enum emu_shaper_verdict {

@@ -55,8 +55,8 @@ more_numeric(const struct cur *c, bool allow_sign)
 
 enum vkind { V_TIME, V_SIZE, V_RATE, V_PROB, V_UINT, V_INT };
 
-static const char *const vnoun[] = {"a time", "a size", "a rate", "a probability",
-				    "an integer", "an integer"};
+static const char *const vnoun[] = {"a time",	     "a size",	   "a rate",
+				    "a probability", "an integer", "an integer"};
 
 static int
 value_error(struct cur *c, const char *ctx, const char *tok, enum vkind k, int rc)
@@ -89,8 +89,9 @@ value_error(struct cur *c, const char *ctx, const char *tok, enum vkind k, int r
 		return fail(c, rc, "%s: \"%s\" is too large", ctx, tok);
 	if (rc == -EMU_E_BAD_UNIT)
 		return fail(c, rc, "%s: \"%s\" has an unknown unit (allowed: %s)", ctx, tok,
-			    k == V_TIME ? EMU_TIME_UNITS
-				       : k == V_SIZE ? EMU_SIZE_UNITS : EMU_RATE_UNITS);
+			    k == V_TIME	  ? EMU_TIME_UNITS
+			    : k == V_SIZE ? EMU_SIZE_UNITS
+					  : EMU_RATE_UNITS);
 	return fail(c, rc, "%s: \"%s\" is not %s", ctx, tok, vnoun[k]);
 }
 
@@ -137,8 +138,7 @@ take(struct cur *c, const char *ctx, const char *what, enum vkind k, struct vout
 
 /* Take an unsigned integer in [lo, hi]. */
 static int
-take_uint(struct cur *c, const char *ctx, const char *what, uint64_t lo, uint64_t hi,
-	  uint64_t *out)
+take_uint(struct cur *c, const char *ctx, const char *what, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	struct vout v = {0, 0, 0.};
 	int rc = take(c, ctx, what, V_UINT, &v);
@@ -580,12 +580,13 @@ kw_drop_psn(struct cur *c, struct emu_spec *s)
 		size_t n = e ? (size_t)(e - p) : strlen(p);
 
 		if (k == 3)
-			return fail(c, -EMU_E_INVAL, "drop-psn: \"%s\" has more than three fields (%s)",
-				    t, usage);
+			return fail(c, -EMU_E_INVAL,
+				    "drop-psn: \"%s\" has more than three fields (%s)", t, usage);
 		if (!num_part(p, n, max[k], &v[k]) || (k == 2 && v[k] == 0))
 			return fail(c, -EMU_E_RANGE,
 				    "drop-psn: %s in \"%s\" is not a number in %s..%llu (%s)",
-				    what[k], t, k == 2 ? "1" : "0", (unsigned long long)max[k], usage);
+				    what[k], t, k == 2 ? "1" : "0", (unsigned long long)max[k],
+				    usage);
 		if (!e)
 			break;
 		p = e + 1;
@@ -593,8 +594,10 @@ kw_drop_psn(struct cur *c, struct emu_spec *s)
 	if (k < 1)
 		return fail(c, -EMU_E_MISSING_ARG, "drop-psn: \"%s\" lacks the PSN (%s)", t, usage);
 	c->i++;
-	struct emu_rule r = {.kind = EMU_RULE_DROP_PSN, .qpn = (uint32_t)v[0],
-			     .psn = (uint32_t)v[1], .times = (uint32_t)v[2]};
+	struct emu_rule r = {.kind = EMU_RULE_DROP_PSN,
+			     .qpn = (uint32_t)v[0],
+			     .psn = (uint32_t)v[1],
+			     .times = (uint32_t)v[2]};
 	return add_rule(c, s, "drop-psn", &r);
 }
 
@@ -620,32 +623,32 @@ struct keyword {
 };
 
 static const struct keyword keywords[] = {
-	{"delay", "latency", kw_delay},
-	{"distribution", NULL, kw_distribution},
-	{"loss", "drop", kw_loss},
-	{"ecn", NULL, kw_ecn},
-	{"duplicate", NULL, kw_duplicate},
-	{"corrupt", NULL, kw_corrupt},
-	{"reorder", NULL, kw_reorder},
-	{"gap", NULL, kw_gap},
-	{"rate", NULL, kw_rate},
-	{"limit", NULL, kw_limit},
-	{"seed", NULL, kw_seed},
-	{"limit-bytes", NULL, kw_limit_bytes},
-	{"red", NULL, kw_red},
-	{"pfc", NULL, kw_pfc},
-	{"jitter-no-reorder", NULL, kw_jitter_no_reorder},
-	{"corrupt-recompute", NULL, kw_corrupt_recompute},
-	{"ctrl-delay", NULL, kw_ctrl_delay},
-	{"drop-psn", NULL, kw_drop_psn}, /* repeatable */
-	{"drop-nth", NULL, kw_drop_nth},
+    {"delay", "latency", kw_delay},
+    {"distribution", NULL, kw_distribution},
+    {"loss", "drop", kw_loss},
+    {"ecn", NULL, kw_ecn},
+    {"duplicate", NULL, kw_duplicate},
+    {"corrupt", NULL, kw_corrupt},
+    {"reorder", NULL, kw_reorder},
+    {"gap", NULL, kw_gap},
+    {"rate", NULL, kw_rate},
+    {"limit", NULL, kw_limit},
+    {"seed", NULL, kw_seed},
+    {"limit-bytes", NULL, kw_limit_bytes},
+    {"red", NULL, kw_red},
+    {"pfc", NULL, kw_pfc},
+    {"jitter-no-reorder", NULL, kw_jitter_no_reorder},
+    {"corrupt-recompute", NULL, kw_corrupt_recompute},
+    {"ctrl-delay", NULL, kw_ctrl_delay},
+    {"drop-psn", NULL, kw_drop_psn}, /* repeatable */
+    {"drop-nth", NULL, kw_drop_nth},
 };
 #define N_KEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
 static const char keyword_list[] =
-	"delay, distribution, loss, ecn, duplicate, corrupt, reorder, gap, rate, limit, seed, "
-	"limit-bytes, red, pfc, jitter-no-reorder, corrupt-recompute, ctrl-delay, drop-psn, "
-	"drop-nth";
+    "delay, distribution, loss, ecn, duplicate, corrupt, reorder, gap, rate, limit, seed, "
+    "limit-bytes, red, pfc, jitter-no-reorder, corrupt-recompute, ctrl-delay, drop-psn, "
+    "drop-nth";
 
 /* Levenshtein distance, capped: enough to suggest "delay" for "dealy". */
 static size_t

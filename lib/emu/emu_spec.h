@@ -17,8 +17,8 @@
  *
  * Units follow tc (emu_units.h). "latency" and "drop" are accepted as netem's
  * aliases of "delay" and "loss". Keywords may come in any order but only
- * once (drop-psn: up to EMU_RULES_MAX times, with drop-nth). Not supported: slot, custom distribution tables, rates in % of the
- * device speed.
+ * once (drop-psn: up to EMU_RULES_MAX times, with drop-nth). Not supported: slot, custom
+ * distribution tables, rates in % of the device speed.
  *
  * The parsed struct holds effective values: what the SPEC left unset has
  * netem's default (limit 1000, gemodel r = 1-p, 1-h = 100 %, 1-k = 0, state
@@ -41,15 +41,15 @@
 #include "emu_rules.h"
 #include "emu_shaper.h"
 
-#define EMU_SPEC_MAX_LEN 2048   /**< characters in a SPEC string, NUL included */
+#define EMU_SPEC_MAX_LEN 2048 /**< characters in a SPEC string, NUL included */
 #define EMU_SPEC_MAX_TOKENS 128
 
 struct emu_spec {
-	struct emu_dist_params delay;    /**< delay, jitter, correlation, distribution */
+	struct emu_dist_params delay;	 /**< delay, jitter, correlation, distribution */
 	struct emu_impair_params impair; /**< loss, ecn, duplicate, corrupt, reorder, gap */
-	struct emu_shaper_params queue;  /**< rate, overheads, limit, limit-bytes */
+	struct emu_shaper_params queue;	 /**< rate, overheads, limit, limit-bytes */
 	struct emu_red_params red;
-	struct emu_pfcgen_params pfc;    /**< link_bps stays 0: the app knows the port speed */
+	struct emu_pfcgen_params pfc; /**< link_bps stays 0: the app knows the port speed */
 	bool seed_set;
 	uint64_t seed;
 	/**

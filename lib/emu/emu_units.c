@@ -16,49 +16,49 @@ struct unit {
 
 /* tc_util.c get_size(): binary multiples; "kbit" is 1024/8 bytes. */
 static const struct unit size_units[] = {
-	{"", 1.},
-	{"b", 1.},
-	{"k", 1024.},
-	{"kb", 1024.},
-	{"m", 1024. * 1024.},
-	{"mb", 1024. * 1024.},
-	{"g", 1024. * 1024. * 1024.},
-	{"gb", 1024. * 1024. * 1024.},
-	{"kbit", 1024. / 8.},
-	{"mbit", 1024. * 1024. / 8.},
-	{"gbit", 1024. * 1024. * 1024. / 8.},
-	{NULL, 0.},
+    {"", 1.},
+    {"b", 1.},
+    {"k", 1024.},
+    {"kb", 1024.},
+    {"m", 1024. * 1024.},
+    {"mb", 1024. * 1024.},
+    {"g", 1024. * 1024. * 1024.},
+    {"gb", 1024. * 1024. * 1024.},
+    {"kbit", 1024. / 8.},
+    {"mbit", 1024. * 1024. / 8.},
+    {"gbit", 1024. * 1024. * 1024. / 8.},
+    {NULL, 0.},
 };
 
 /* tc_util.c suffixes[] (get_rate64), in bit/s; a bare number is bit/s. */
 static const struct unit rate_units[] = {
-	{"", 1.},
-	{"bit", 1.},
-	{"kibit", 1024.},
-	{"kbit", 1e3},
-	{"mibit", 1024. * 1024.},
-	{"mbit", 1e6},
-	{"gibit", 1024. * 1024. * 1024.},
-	{"gbit", 1e9},
-	{"tibit", 1024. * 1024. * 1024. * 1024.},
-	{"tbit", 1e12},
-	{"bps", 8.},
-	{"kibps", 8. * 1024.},
-	{"kbps", 8e3},
-	{"mibps", 8. * 1024. * 1024.},
-	{"mbps", 8e6},
-	{"gibps", 8. * 1024. * 1024. * 1024.},
-	{"gbps", 8e9},
-	{"tibps", 8. * 1024. * 1024. * 1024. * 1024.},
-	{"tbps", 8e12},
-	{NULL, 0.},
+    {"", 1.},
+    {"bit", 1.},
+    {"kibit", 1024.},
+    {"kbit", 1e3},
+    {"mibit", 1024. * 1024.},
+    {"mbit", 1e6},
+    {"gibit", 1024. * 1024. * 1024.},
+    {"gbit", 1e9},
+    {"tibit", 1024. * 1024. * 1024. * 1024.},
+    {"tbit", 1e12},
+    {"bps", 8.},
+    {"kibps", 8. * 1024.},
+    {"kbps", 8e3},
+    {"mibps", 8. * 1024. * 1024.},
+    {"mbps", 8e6},
+    {"gibps", 8. * 1024. * 1024. * 1024.},
+    {"gbps", 8e9},
+    {"tibps", 8. * 1024. * 1024. * 1024. * 1024.},
+    {"tbps", 8e12},
+    {NULL, 0.},
 };
 
 /* utils.c get_time64(), in ns; no bare number (see emu_units.h). */
 static const struct unit time_units[] = {
-	{"s", 1e9},   {"sec", 1e9},  {"secs", 1e9},  {"ms", 1e6},   {"msec", 1e6},
-	{"msecs", 1e6}, {"us", 1e3}, {"usec", 1e3},  {"usecs", 1e3}, {"ns", 1.},
-	{"nsec", 1.}, {"nsecs", 1.}, {NULL, 0.},
+    {"s", 1e9},	    {"sec", 1e9},  {"secs", 1e9}, {"ms", 1e6},	  {"msec", 1e6},
+    {"msecs", 1e6}, {"us", 1e3},   {"usec", 1e3}, {"usecs", 1e3}, {"ns", 1.},
+    {"nsec", 1.},   {"nsecs", 1.}, {NULL, 0.},
 };
 
 /*
@@ -294,10 +294,10 @@ emu_format_rate(char *buf, size_t len, uint64_t bps)
 		uint64_t div;
 		const char *unit;
 	} steps[] = {
-		{UINT64_C(1000000000000), "tbit"},
-		{UINT64_C(1000000000), "gbit"},
-		{UINT64_C(1000000), "mbit"},
-		{UINT64_C(1000), "kbit"},
+	    {UINT64_C(1000000000000), "tbit"},
+	    {UINT64_C(1000000000), "gbit"},
+	    {UINT64_C(1000000), "mbit"},
+	    {UINT64_C(1000), "kbit"},
 	};
 
 	for (size_t i = 0; bps != 0 && i < sizeof(steps) / sizeof(steps[0]); i++)

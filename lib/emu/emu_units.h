@@ -36,8 +36,8 @@
 /** Allowed units, for error messages. */
 #define EMU_TIME_UNITS "s, sec, ms, msec, us, usec, ns, nsec"
 #define EMU_SIZE_UNITS "b, k/kb, m/mb, g/gb (x1024), kbit, mbit, gbit"
-#define EMU_RATE_UNITS                                                                  \
-	"bit, kbit, mbit, gbit, tbit, kibit..tibit, bps, kbps, mbps, gbps, tbps (bytes/s), " \
+#define EMU_RATE_UNITS                                                                             \
+	"bit, kbit, mbit, gbit, tbit, kibit..tibit, bps, kbps, mbps, gbps, tbps (bytes/s), "       \
 	"kibps..tibps"
 #define EMU_PROB_UNITS "0%..100%"
 

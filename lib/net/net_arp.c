@@ -37,7 +37,8 @@ net_arp_parse(const uint8_t *frame, size_t len, struct net_arp *a)
 int
 net_arp_build(uint8_t *buf, size_t cap, const struct net_arp *a, int vlan_tci)
 {
-	struct net_l2 l2 = {.has_vlan = vlan_tci >= 0, .vlan_tci = (uint16_t)(vlan_tci < 0 ? 0 : vlan_tci),
+	struct net_l2 l2 = {.has_vlan = vlan_tci >= 0,
+			    .vlan_tci = (uint16_t)(vlan_tci < 0 ? 0 : vlan_tci),
 			    .ethertype = NET_ETHERTYPE_ARP};
 	uint8_t *b;
 	int h;

@@ -22,6 +22,13 @@ classify_ip(const uint8_t *buf, size_t len, struct net_frame *fr)
 	size_t iplen = len - fr->l3_off, hlen;
 
 	fr->kind = NET_FRAME_IP;
+	/* the DSCP a priority is classified by needs only the first two bytes */
+	if (iplen >= 2 && ip[0] >> 4 == (fr->ethertype == NET_ETHERTYPE_IPV4 ? 4 : 6)) {
+		fr->has_tclass = true;
+		fr->tclass = fr->ethertype == NET_ETHERTYPE_IPV4
+				 ? ip[1]
+				 : (uint8_t)((net_get_be16(ip) >> 4) & 0xff);
+	}
 	if (fr->ethertype == NET_ETHERTYPE_IPV4) {
 		if (iplen < NET_IPV4_HLEN)
 			return;

@@ -46,7 +46,13 @@ struct net_frame {
 	 */
 	bool ip;
 	bool ip_version_ok; /**< version nibble 4 / 6 as the EtherType says */
-	uint8_t proto;	    /**< IPv4 protocol / IPv6 next header */
+	/**
+	 * The first two bytes of the IP header are in the frame and its version
+	 * nibble is the EtherType's: tclass is valid (the header may be cut after).
+	 */
+	bool has_tclass;
+	uint8_t tclass; /**< IPv4 TOS / IPv6 traffic class: DSCP << 2 | ECN */
+	uint8_t proto;	/**< IPv4 protocol / IPv6 next header */
 	/** after the IP header (IPv4: IHL * 4); 0 if the IHL is below 5 or runs past the frame */
 	uint16_t l4_off;
 	bool udp; /**< proto 17 and the whole UDP header is in the frame */

@@ -7,13 +7,13 @@
 
 static const char *const err_names[] = {
 #define NET_ERR_NAME(name, text) #name,
-	NET_ERR_LIST(NET_ERR_NAME)
+    NET_ERR_LIST(NET_ERR_NAME)
 #undef NET_ERR_NAME
 };
 
 static const char *const err_texts[] = {
 #define NET_ERR_TEXT(name, text) text,
-	NET_ERR_LIST(NET_ERR_TEXT)
+    NET_ERR_LIST(NET_ERR_TEXT)
 #undef NET_ERR_TEXT
 };
 

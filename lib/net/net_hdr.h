@@ -44,40 +44,40 @@ enum net_ecn {
 };
 
 /** Errors shared by lib/net and lib/roce parsers (negated when returned). */
-#define NET_ERR_LIST(X)                                                               \
-	X(OK, "ok")                                                                    \
-	X(TRUNC_ETH, "frame shorter than the Ethernet header")                        \
-	X(TRUNC_VLAN, "frame ends inside the 802.1Q tag")                             \
-	X(BAD_ETHERTYPE, "EtherType is neither IPv4 nor IPv6")                        \
-	X(TRUNC_IP, "frame ends inside the IP header")                                \
-	X(BAD_IP_VERSION, "IP version field does not match the EtherType")            \
-	X(BAD_IP_HLEN, "IPv4 header length below 20 bytes or past the frame")         \
-	X(BAD_IP_LEN, "IP total/payload length disagrees with the frame length")      \
-	X(BAD_IP_CSUM, "IPv4 header checksum is wrong")                               \
-	X(IP_FRAGMENT, "IPv4 fragment (RoCEv2 is never fragmented)")                  \
-	X(NOT_UDP, "IP protocol / next header is not UDP")                            \
-	X(TRUNC_UDP, "frame ends inside the UDP header")                              \
-	X(BAD_UDP_LEN, "UDP length disagrees with the IP length")                     \
-	X(NOT_ROCE_PORT, "UDP destination port is not 4791")                          \
-	X(TRUNC_BTH, "UDP payload shorter than BTH + ICRC")                           \
-	X(BAD_OPCODE, "BTH opcode is reserved or unsupported")                        \
-	X(BAD_TVER, "BTH transport header version is not 0")                          \
-	X(TRUNC_EXT, "packet ends inside an extension header")                        \
-	X(BAD_PAD, "pad count larger than the payload or not allowed for the opcode") \
-	X(PAYLOAD_NOT_ALLOWED, "opcode carries no payload but bytes follow")          \
-	X(BAD_ICRC, "ICRC mismatch")                                                  \
-	X(NOSPACE, "output buffer too small")                                         \
-	X(INVAL, "invalid argument")                                                  \
-	X(TRUNC_MAC_CTRL, "MAC Control frame shorter than its opcode and body")       \
-	X(NOT_MAC_CTRL, "not a MAC Control frame (EtherType 0x8808)")                 \
-	X(BAD_MAC_CTRL_OP, "MAC Control opcode is neither PAUSE nor PFC")             \
+#define NET_ERR_LIST(X)                                                                            \
+	X(OK, "ok")                                                                                \
+	X(TRUNC_ETH, "frame shorter than the Ethernet header")                                     \
+	X(TRUNC_VLAN, "frame ends inside the 802.1Q tag")                                          \
+	X(BAD_ETHERTYPE, "EtherType is neither IPv4 nor IPv6")                                     \
+	X(TRUNC_IP, "frame ends inside the IP header")                                             \
+	X(BAD_IP_VERSION, "IP version field does not match the EtherType")                         \
+	X(BAD_IP_HLEN, "IPv4 header length below 20 bytes or past the frame")                      \
+	X(BAD_IP_LEN, "IP total/payload length disagrees with the frame length")                   \
+	X(BAD_IP_CSUM, "IPv4 header checksum is wrong")                                            \
+	X(IP_FRAGMENT, "IPv4 fragment (RoCEv2 is never fragmented)")                               \
+	X(NOT_UDP, "IP protocol / next header is not UDP")                                         \
+	X(TRUNC_UDP, "frame ends inside the UDP header")                                           \
+	X(BAD_UDP_LEN, "UDP length disagrees with the IP length")                                  \
+	X(NOT_ROCE_PORT, "UDP destination port is not 4791")                                       \
+	X(TRUNC_BTH, "UDP payload shorter than BTH + ICRC")                                        \
+	X(BAD_OPCODE, "BTH opcode is reserved or unsupported")                                     \
+	X(BAD_TVER, "BTH transport header version is not 0")                                       \
+	X(TRUNC_EXT, "packet ends inside an extension header")                                     \
+	X(BAD_PAD, "pad count larger than the payload or not allowed for the opcode")              \
+	X(PAYLOAD_NOT_ALLOWED, "opcode carries no payload but bytes follow")                       \
+	X(BAD_ICRC, "ICRC mismatch")                                                               \
+	X(NOSPACE, "output buffer too small")                                                      \
+	X(INVAL, "invalid argument")                                                               \
+	X(TRUNC_MAC_CTRL, "MAC Control frame shorter than its opcode and body")                    \
+	X(NOT_MAC_CTRL, "not a MAC Control frame (EtherType 0x8808)")                              \
+	X(BAD_MAC_CTRL_OP, "MAC Control opcode is neither PAUSE nor PFC")                          \
 	X(BAD_PFC_VECTOR, "PFC priority-enable vector has bits above 7 set")
 
 enum net_err {
 #define NET_ERR_ENUM(name, text) NET_E_##name,
 	NET_ERR_LIST(NET_ERR_ENUM)
 #undef NET_ERR_ENUM
-	NET_E__COUNT
+	    NET_E__COUNT
 };
 
 /** Short symbolic name ("TRUNC_BTH") of an error; accepts e or -e. */
@@ -90,9 +90,9 @@ struct net_l2 {
 	uint8_t dst[NET_ETH_ALEN];
 	uint8_t src[NET_ETH_ALEN];
 	bool has_vlan;
-	uint16_t vlan_tci; /**< PCP(3) | DEI(1) | VID(12) */
+	uint16_t vlan_tci;  /**< PCP(3) | DEI(1) | VID(12) */
 	uint16_t ethertype; /**< inner EtherType after any tag */
-	uint16_t hlen;      /**< 14 or 18 */
+	uint16_t hlen;	    /**< 14 or 18 */
 };
 
 /** Parse Ethernet with at most one 802.1Q tag. */
@@ -121,15 +121,15 @@ net_vlan_tci(uint8_t pcp, uint16_t vid)
 
 /** Parsed IPv4 or IPv6 header; addresses in IPv6 form (IPv4 as ::ffff:a.b.c.d). */
 struct net_l3 {
-	uint8_t version; /**< 4 or 6 */
-	uint8_t tos;     /**< IPv4 TOS or IPv6 traffic class: DSCP(6) | ECN(2) */
-	uint8_t ttl;     /**< TTL or hop limit */
-	uint8_t proto;   /**< protocol or next header */
+	uint8_t version;     /**< 4 or 6 */
+	uint8_t tos;	     /**< IPv4 TOS or IPv6 traffic class: DSCP(6) | ECN(2) */
+	uint8_t ttl;	     /**< TTL or hop limit */
+	uint8_t proto;	     /**< protocol or next header */
 	uint32_t flow_label; /**< IPv6 only */
-	uint16_t ip_id;      /**< IPv4 only */
+	uint16_t ip_id;	     /**< IPv4 only */
 	uint8_t src[16];
 	uint8_t dst[16];
-	uint16_t hlen;        /**< header length in bytes */
+	uint16_t hlen;	      /**< header length in bytes */
 	uint16_t payload_len; /**< bytes after the IP header */
 };
 
@@ -182,7 +182,7 @@ void net_ip_set_dscp(uint8_t *hdr, uint8_t dscp);
 struct net_udp {
 	uint16_t sport;
 	uint16_t dport;
-	uint16_t len;   /**< header + payload */
+	uint16_t len; /**< header + payload */
 	uint16_t csum;
 };
 

@@ -17,11 +17,11 @@
 
 #define NET_ND_NS 135 /**< Neighbor Solicitation */
 #define NET_ND_NA 136 /**< Neighbor Advertisement */
-#define NET_ND_LEN 32  /**< NS/NA body (24) + one link-layer address option (8) */
+#define NET_ND_LEN 32 /**< NS/NA body (24) + one link-layer address option (8) */
 
 /** A parsed NS or NA. */
 struct net_nd {
-	uint8_t type;       /**< NET_ND_NS or NET_ND_NA */
+	uint8_t type;	    /**< NET_ND_NS or NET_ND_NA */
 	uint8_t src[16];    /**< IPv6 source (:: for a duplicate address probe) */
 	uint8_t dst[16];    /**< IPv6 destination */
 	uint8_t eth_src[6]; /**< Ethernet source */
@@ -72,7 +72,8 @@ int net_nd_build_na(uint8_t *buf, size_t cap, const uint8_t my_mac[6], const uin
  * limit 64, checksum recomputed, identifier, sequence and data kept) and
  * return its length; otherwise -NET_E_*.
  */
-int net_icmp6_echo_reply(uint8_t *frame, size_t len, const uint8_t my_ip[16], const uint8_t my_mac[6]);
+int net_icmp6_echo_reply(uint8_t *frame, size_t len, const uint8_t my_ip[16],
+			 const uint8_t my_mac[6]);
 
 /**
  * Whether @p a is on-link for an interface with address @p mine / @p prefix:
@@ -93,7 +94,8 @@ struct net_neigh6 {
 };
 
 void net_neigh6_init(struct net_neigh6 *n);
-void net_neigh6_learn(struct net_neigh6 *n, const uint8_t ip[16], const uint8_t mac[6], uint64_t now);
+void net_neigh6_learn(struct net_neigh6 *n, const uint8_t ip[16], const uint8_t mac[6],
+		      uint64_t now);
 bool net_neigh6_lookup(struct net_neigh6 *n, const uint8_t ip[16], uint8_t mac[6], uint64_t now);
 
 #endif /* NET_ND_H */

@@ -137,17 +137,16 @@ pfc_classifier_init(struct pfc_classifier *c, enum pfc_trust trust)
 uint8_t
 pfc_classify(const struct pfc_classifier *c, const uint8_t *frame, size_t len)
 {
-	struct net_l2 l2;
-	const uint8_t *ip;
+	struct net_frame fr;
 
-	if (net_l2_parse(frame, len, &l2) < 0)
-		return c->default_prio;
+	/* one header walk for every receive path: lib/net's classifier (net_frame.h) */
+	net_frame_classify(frame, len, &fr);
+	/* PCP trust: the outer 802.1Q tag, even when what follows it is cut or tagged again */
 	if (c->trust == PFC_TRUST_PCP)
-		return l2.has_vlan ? net_vlan_pcp(l2.vlan_tci) : c->default_prio;
-	ip = frame + l2.hlen;
-	if (l2.ethertype == NET_ETHERTYPE_IPV4 && len >= l2.hlen + 2u && ip[0] >> 4 == 4)
-		return c->dscp2prio[ip[1] >> 2] & 7;
-	if (l2.ethertype == NET_ETHERTYPE_IPV6 && len >= l2.hlen + 2u && ip[0] >> 4 == 6)
-		return c->dscp2prio[((net_get_be16(ip) >> 4) & 0xff) >> 2] & 7;
+		return fr.ntags > 0 && fr.tpid[0] == NET_ETHERTYPE_VLAN ? net_vlan_pcp(fr.tci[0])
+									: c->default_prio;
+	/* DSCP trust: IP untagged or behind one 802.1Q tag, as net_l2_parse() reads frames */
+	if (fr.has_tclass && net_frame_dot1q_only(&fr))
+		return c->dscp2prio[fr.tclass >> 2] & 7;
 	return c->default_prio;
 }

@@ -22,7 +22,7 @@
 #define PFC_NUM_PRIO 8
 #define PFC_OPCODE 0x0101
 #define PAUSE_OPCODE 0x0001
-#define PFC_FRAME_LEN 60 /**< both PFC and PAUSE, without FCS */
+#define PFC_FRAME_LEN 60     /**< both PFC and PAUSE, without FCS */
 #define PFC_MIN_PARSE_LEN 34 /**< header + PFC body; pad may be absent */
 #define PAUSE_MIN_PARSE_LEN 18
 #define PFC_QUANTUM_BITS 512 /**< one pause quantum = 512 bit times */
@@ -32,9 +32,9 @@ extern const uint8_t pfc_dst_mac[6]; /**< 01:80:C2:00:00:01 */
 
 /** A parsed MAC Control frame (PFC or PAUSE). */
 struct pfc_frame {
-	uint16_t opcode;  /**< PFC_OPCODE or PAUSE_OPCODE */
+	uint16_t opcode; /**< PFC_OPCODE or PAUSE_OPCODE */
 	uint8_t src[6];
-	uint8_t enable;   /**< PFC: e[7:0]; PAUSE: 0xff (all priorities) */
+	uint8_t enable;		       /**< PFC: e[7:0]; PAUSE: 0xff (all priorities) */
 	uint16_t quanta[PFC_NUM_PRIO]; /**< PAUSE: pause_time copied to every slot */
 };
 
@@ -89,8 +89,10 @@ struct pfc_classifier {
 void pfc_classifier_init(struct pfc_classifier *c, enum pfc_trust trust);
 
 /**
- * Priority (0..7) of an Ethernet frame. PCP mode reads the 802.1Q tag; DSCP
- * mode reads the IPv4/IPv6 DSCP. Frames that are too short get default_prio.
+ * Priority (0..7) of an Ethernet frame, from net_frame_classify()'s one walk
+ * over the headers. PCP mode reads the outer 802.1Q tag; DSCP mode reads the
+ * IPv4/IPv6 DSCP of IP untagged or behind one 802.1Q tag (its first two bytes
+ * suffice). Anything else, short frames included, gets default_prio.
  */
 uint8_t pfc_classify(const struct pfc_classifier *c, const uint8_t *frame, size_t len);
 

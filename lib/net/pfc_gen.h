@@ -26,19 +26,19 @@
 #define PFC_GEN_MAX_QUANTA 0xffff
 
 enum pfc_gen_event {
-	PFC_GEN_NONE,    /**< send nothing */
-	PFC_GEN_XOFF,    /**< running -> pausing: send XOFF */
+	PFC_GEN_NONE,	 /**< send nothing */
+	PFC_GEN_XOFF,	 /**< running -> pausing: send XOFF */
 	PFC_GEN_REFRESH, /**< still pausing: send XOFF again before the last one expires */
-	PFC_GEN_XON,     /**< pausing -> running: send XON (quanta 0) */
+	PFC_GEN_XON,	 /**< pausing -> running: send XON (quanta 0) */
 };
 
 struct pfc_gen {
-	uint64_t xoff;         /**< pause at level >= xoff */
-	uint64_t xon;          /**< resume at level <= xon (< xoff) */
-	uint16_t quanta;       /**< XOFF pause time in quanta */
+	uint64_t xoff;	 /**< pause at level >= xoff */
+	uint64_t xon;	 /**< resume at level <= xon (< xoff) */
+	uint16_t quanta; /**< XOFF pause time in quanta */
 	bool pausing;
-	uint64_t pause_ns;     /**< duration of one XOFF */
-	uint64_t refresh_ns;   /**< pause_ns / 2 */
+	uint64_t pause_ns;   /**< duration of one XOFF */
+	uint64_t refresh_ns; /**< pause_ns / 2 */
 	uint64_t last_xoff_ns;
 	uint64_t n_xoff, n_refresh, n_xon; /**< events so far */
 };

@@ -25,17 +25,17 @@
 
 /** Pause state of the eight priorities of one transmit port. */
 struct pfc_pause {
-	uint64_t link_bps;                  /**< port rate: quanta -> time */
-	uint8_t lossless;                   /**< priorities that obey PFC (bit n = priority n) */
-	bool pause_ok;                      /**< obey 802.3x PAUSE frames too */
-	uint64_t until_ns[PFC_NUM_PRIO];    /**< paused until this time (0: running) */
-	uint64_t since_ns[PFC_NUM_PRIO];    /**< start of the current pause */
+	uint64_t link_bps;		 /**< port rate: quanta -> time */
+	uint8_t lossless;		 /**< priorities that obey PFC (bit n = priority n) */
+	bool pause_ok;			 /**< obey 802.3x PAUSE frames too */
+	uint64_t until_ns[PFC_NUM_PRIO]; /**< paused until this time (0: running) */
+	uint64_t since_ns[PFC_NUM_PRIO]; /**< start of the current pause */
 	/* counters (Linux DCB calls received PFC "indications") */
-	uint64_t rx_xoff[PFC_NUM_PRIO];     /**< frames that paused or re-paused the priority */
-	uint64_t rx_xon[PFC_NUM_PRIO];      /**< frames that resumed it (time 0) */
-	uint64_t rx_ignored;                /**< frames for lossy priorities only, or PAUSE when !pause_ok */
-	uint64_t paused_ns[PFC_NUM_PRIO];   /**< total time paused (closed pauses) */
-	uint64_t pauses[PFC_NUM_PRIO];      /**< running -> paused transitions */
+	uint64_t rx_xoff[PFC_NUM_PRIO]; /**< frames that paused or re-paused the priority */
+	uint64_t rx_xon[PFC_NUM_PRIO];	/**< frames that resumed it (time 0) */
+	uint64_t rx_ignored; /**< frames for lossy priorities only, or PAUSE when !pause_ok */
+	uint64_t paused_ns[PFC_NUM_PRIO]; /**< total time paused (closed pauses) */
+	uint64_t pauses[PFC_NUM_PRIO];	  /**< running -> paused transitions */
 };
 
 /** Initialise: nothing paused, @p lossless priorities obey PFC. */
@@ -70,9 +70,9 @@ struct pfc_wd {
 	uint64_t detect_ns, restore_ns; /**< SONiC defaults: 200 ms each */
 	enum pfc_wd_action action;
 	enum pfc_wd_state state;
-	uint64_t paused_from_ns;        /**< start of the current continuous pause (0: not paused) */
-	uint64_t last_pfc_ns;           /**< last PFC frame received for this priority */
-	uint64_t storms, restores;      /**< counters */
+	uint64_t paused_from_ns;   /**< start of the current continuous pause (0: not paused) */
+	uint64_t last_pfc_ns;	   /**< last PFC frame received for this priority */
+	uint64_t storms, restores; /**< counters */
 };
 
 void pfc_wd_init(struct pfc_wd *w, uint64_t detect_ns, uint64_t restore_ns, enum pfc_wd_action a);

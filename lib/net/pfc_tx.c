@@ -92,13 +92,16 @@ pfc_prio_list_parse(const char *s, uint8_t *mask, char *why, unsigned whylen)
 	const char *c = s;
 
 	if (!*s) {
-		snprintf(why, whylen, "empty list: give priorities 0..7 separated by commas (e.g. 3 or 3,4)");
+		snprintf(why, whylen,
+			 "empty list: give priorities 0..7 separated by commas (e.g. 3 or 3,4)");
 		return -1;
 	}
 	while (*c) {
 		if (*c < '0' || *c > '7' || (c[1] && c[1] != ',') || (c[1] == ',' && !c[2])) {
-			snprintf(why, whylen, "\"%s\" is not a list of priorities 0..7 separated by commas "
-				 "(e.g. 3 or 3,4)", s);
+			snprintf(why, whylen,
+				 "\"%s\" is not a list of priorities 0..7 separated by commas "
+				 "(e.g. 3 or 3,4)",
+				 s);
 			return -1;
 		}
 		if (m & (1u << (*c - '0'))) {

@@ -27,23 +27,23 @@
 
 /** Per-port transmit gate and overshoot meter. */
 struct pfc_tx {
-	struct pfc_pause pause;             /**< per-priority timers (pfc_state.h) */
-	bool obey;                          /**< false: count PFC frames, never pause */
-	uint64_t win_bytes[PFC_NUM_PRIO];   /**< data bytes handed over since the last RX check */
+	struct pfc_pause pause;		  /**< per-priority timers (pfc_state.h) */
+	bool obey;			  /**< false: count PFC frames, never pause */
+	uint64_t win_bytes[PFC_NUM_PRIO]; /**< data bytes handed over since the last RX check */
 	uint32_t win_frames[PFC_NUM_PRIO];
-	uint64_t cur_bytes[PFC_NUM_PRIO];   /**< overshoot of the current (or last) pause */
-	uint64_t xoff_window_bytes;         /**< total XOFF-window data over all pauses */
-	uint64_t xoff_window_max_bytes;     /**< largest XOFF window of a single pause */
+	uint64_t cur_bytes[PFC_NUM_PRIO]; /**< overshoot of the current (or last) pause */
+	uint64_t xoff_window_bytes;	  /**< total XOFF-window data over all pauses */
+	uint64_t xoff_window_max_bytes;	  /**< largest XOFF window of a single pause */
 	uint64_t xoff_window_max_frames;
 	uint32_t cur_frames[PFC_NUM_PRIO];
 	/* counters */
-	uint64_t rx_xoff;                   /**< frames that paused or re-paused an obeyed priority */
-	uint64_t rx_xon;                    /**< frames that resumed one (time 0) */
-	uint64_t rx_ignored;                /**< frames for lossy priorities only, or while !obey */
-	uint64_t pauses;                    /**< running -> paused transitions (any priority) */
-	uint64_t overshoot_bytes;           /**< total over all pauses */
+	uint64_t rx_xoff;	  /**< frames that paused or re-paused an obeyed priority */
+	uint64_t rx_xon;	  /**< frames that resumed one (time 0) */
+	uint64_t rx_ignored;	  /**< frames for lossy priorities only, or while !obey */
+	uint64_t pauses;	  /**< running -> paused transitions (any priority) */
+	uint64_t overshoot_bytes; /**< total over all pauses */
 	uint64_t overshoot_frames;
-	uint64_t overshoot_max_bytes;       /**< largest overshoot of a single pause */
+	uint64_t overshoot_max_bytes; /**< largest overshoot of a single pause */
 	uint64_t overshoot_max_frames;
 };
 

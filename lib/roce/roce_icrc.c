@@ -25,16 +25,16 @@ roce_icrc_calc(const uint8_t *ip, size_t len, int ip_ver)
 	memset(h, 0xff, 8);
 	memcpy(p, ip, hl);
 	if (ip_ver == 4) {
-		p[1] = 0xff;              /* TOS */
-		p[8] = 0xff;              /* TTL */
-		p[10] = p[11] = 0xff;     /* header checksum */
+		p[1] = 0xff;	      /* TOS */
+		p[8] = 0xff;	      /* TTL */
+		p[10] = p[11] = 0xff; /* header checksum */
 	} else {
-		p[0] |= 0x0f;             /* traffic class (high nibble) */
+		p[0] |= 0x0f;		   /* traffic class (high nibble) */
 		p[1] = p[2] = p[3] = 0xff; /* traffic class (low nibble), flow label */
-		p[7] = 0xff;              /* hop limit */
+		p[7] = 0xff;		   /* hop limit */
 	}
-	p[iphl + 6] = p[iphl + 7] = 0xff;      /* UDP checksum */
-	p[iphl + NET_UDP_HLEN + 4] = 0xff;     /* BTH resv8a: FECN, BECN, resv6 */
+	p[iphl + 6] = p[iphl + 7] = 0xff;  /* UDP checksum */
+	p[iphl + NET_UDP_HLEN + 4] = 0xff; /* BTH resv8a: FECN, BECN, resv6 */
 	crc = crc32_gzip_refl(0, h, (uint64_t)(8 + hl));
 	return crc32_gzip_refl(crc, (uint8_t *)(uintptr_t)(ip + hl), (uint64_t)(len - hl));
 }

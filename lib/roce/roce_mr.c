@@ -16,8 +16,8 @@
 
 #include "roce_int.h"
 
-#define MR_ACCESS_ALL                                                                        \
-	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |          \
+#define MR_ACCESS_ALL                                                                              \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |               \
 	 IBV_ACCESS_REMOTE_ATOMIC)
 
 static int

@@ -25,14 +25,14 @@ struct roce_pkt {
 	uint16_t bth_off;     /**< offset of the BTH */
 	uint16_t payload_off; /**< offset of the payload */
 	uint32_t payload_len; /**< payload bytes, pad excluded */
-	uint32_t icrc;        /**< ICRC as carried */
+	uint32_t icrc;	      /**< ICRC as carried */
 	uint32_t frame_len;   /**< bytes up to and including the ICRC (Ethernet pad excluded) */
 };
 
 /** roce_parse() flags. */
 enum roce_parse_flags {
-	ROCE_PARSE_NO_ICRC = 1 << 0,    /**< do not verify the ICRC */
-	ROCE_PARSE_ANY_PORT = 1 << 1,   /**< accept any UDP destination port */
+	ROCE_PARSE_NO_ICRC = 1 << 0,	/**< do not verify the ICRC */
+	ROCE_PARSE_ANY_PORT = 1 << 1,	/**< accept any UDP destination port */
 	ROCE_PARSE_NO_IP_CSUM = 1 << 2, /**< do not verify the IPv4 header checksum */
 };
 
@@ -53,9 +53,9 @@ size_t roce_frame_len(const struct roce_pkt *p, uint32_t payload_len);
 
 /** roce_build() flags. */
 enum roce_build_flags {
-	ROCE_BUILD_KEEP_PAD = 1 << 0,   /**< use h.bth.pad as given instead of (-len) & 3 */
-	ROCE_BUILD_NO_ICRC = 1 << 1,    /**< leave the ICRC field zero (for offload or tests) */
-	ROCE_BUILD_UDP6_ZERO = 1 << 2,  /**< IPv6: UDP checksum 0 instead of computed */
+	ROCE_BUILD_KEEP_PAD = 1 << 0,  /**< use h.bth.pad as given instead of (-len) & 3 */
+	ROCE_BUILD_NO_ICRC = 1 << 1,   /**< leave the ICRC field zero (for offload or tests) */
+	ROCE_BUILD_UDP6_ZERO = 1 << 2, /**< IPv6: UDP checksum 0 instead of computed */
 };
 
 /**
@@ -72,7 +72,8 @@ enum roce_build_flags {
 int roce_build(uint8_t *buf, size_t cap, struct roce_pkt *p, const void *payload,
 	       uint32_t payload_len, unsigned flags);
 
-/** UDP source port from a QP number (entropy for ECMP/RSS, in 0xC000..0xFFFF as rxe/RoCE NICs use). */
+/** UDP source port from a QP number (entropy for ECMP/RSS, in 0xC000..0xFFFF as rxe/RoCE NICs use).
+ */
 uint16_t roce_udp_sport(uint32_t src_qpn, uint32_t dst_qpn);
 
 /** Recompute and store the ICRC of a frame parsed or built into @p p. */

@@ -27,13 +27,13 @@
 
 struct gbn {
 	/* sender */
-	bool retx;            /* a go-back round is in progress */
-	uint32_t retx_psn;    /* next PSN to resend */
-	uint32_t retx_end;    /* first PSN not to resend (snd_nxt when the round began) */
-	bool repaired;        /* repair_psn is being repaired: ignore repeated NAKs for it */
+	bool retx;	   /* a go-back round is in progress */
+	uint32_t retx_psn; /* next PSN to resend */
+	uint32_t retx_end; /* first PSN not to resend (snd_nxt when the round began) */
+	bool repaired;	   /* repair_psn is being repaired: ignore repeated NAKs for it */
 	uint32_t repair_psn;
 	/* receiver */
-	bool nak_sent;        /* a sequence NAK (or RNR NAK) is outstanding */
+	bool nak_sent; /* a sequence NAK (or RNR NAK) is outstanding */
 };
 
 static void
@@ -129,13 +129,13 @@ gbn_rx_nak_sent(struct roce_qp *qp, void *priv, uint32_t psn)
 }
 
 const struct roce_recovery_ops roce_recovery_gbn = {
-	.name = "gbn",
-	.priv_size = sizeof(struct gbn),
-	.init = gbn_init,
-	.tx_sent = gbn_tx_sent,
-	.tx_acked = gbn_tx_acked,
-	.tx_lost = gbn_tx_lost,
-	.tx_next = gbn_tx_next,
-	.rx_packet = gbn_rx_packet,
-	.rx_nak_sent = gbn_rx_nak_sent,
+    .name = "gbn",
+    .priv_size = sizeof(struct gbn),
+    .init = gbn_init,
+    .tx_sent = gbn_tx_sent,
+    .tx_acked = gbn_tx_acked,
+    .tx_lost = gbn_tx_lost,
+    .tx_next = gbn_tx_next,
+    .rx_packet = gbn_rx_packet,
+    .rx_nak_sent = gbn_rx_nak_sent,
 };

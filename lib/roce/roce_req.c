@@ -251,27 +251,27 @@ req_opcode(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t i
 	switch (wqe->opcode) {
 	case IBV_WR_SEND:
 		op = first && last ? ROCE_OP_SEND_ONLY
-		     : first     ? ROCE_OP_SEND_FIRST
-		     : last      ? ROCE_OP_SEND_LAST
-				 : ROCE_OP_SEND_MIDDLE;
+		     : first	   ? ROCE_OP_SEND_FIRST
+		     : last	   ? ROCE_OP_SEND_LAST
+				   : ROCE_OP_SEND_MIDDLE;
 		break;
 	case IBV_WR_SEND_WITH_IMM:
 		op = first && last ? ROCE_OP_SEND_ONLY_IMM
-		     : first     ? ROCE_OP_SEND_FIRST
-		     : last      ? ROCE_OP_SEND_LAST_IMM
-				 : ROCE_OP_SEND_MIDDLE;
+		     : first	   ? ROCE_OP_SEND_FIRST
+		     : last	   ? ROCE_OP_SEND_LAST_IMM
+				   : ROCE_OP_SEND_MIDDLE;
 		break;
 	case IBV_WR_RDMA_WRITE:
 		op = first && last ? ROCE_OP_WRITE_ONLY
-		     : first     ? ROCE_OP_WRITE_FIRST
-		     : last      ? ROCE_OP_WRITE_LAST
-				 : ROCE_OP_WRITE_MIDDLE;
+		     : first	   ? ROCE_OP_WRITE_FIRST
+		     : last	   ? ROCE_OP_WRITE_LAST
+				   : ROCE_OP_WRITE_MIDDLE;
 		break;
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		op = first && last ? ROCE_OP_WRITE_ONLY_IMM
-		     : first     ? ROCE_OP_WRITE_FIRST
-		     : last      ? ROCE_OP_WRITE_LAST_IMM
-				 : ROCE_OP_WRITE_MIDDLE;
+		     : first	   ? ROCE_OP_WRITE_FIRST
+		     : last	   ? ROCE_OP_WRITE_LAST_IMM
+				   : ROCE_OP_WRITE_MIDDLE;
 		break;
 	case IBV_WR_RDMA_READ:
 		op = ROCE_OP_READ_REQ;
@@ -336,12 +336,14 @@ req_fill_ext(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t
 		p->h.reth.rkey = wqe->rkey;
 		p->h.reth.dlen = wqe->opcode == IBV_WR_RDMA_READ ? wqe->length - off : wqe->length;
 		if (wqe->opcode == IBV_WR_RDMA_READ && qp->rd_ooo && idx && idx < wqe->npkts &&
-		    idx - (uint32_t)roce_psn_diff(qp->comp.una, wqe->first_psn) < ROCE_PSN_BITMAP_BITS) {
+		    idx - (uint32_t)roce_psn_diff(qp->comp.una, wqe->first_psn) <
+			ROCE_PSN_BITMAP_BITS) {
 			/* selective: re-read only up to the next response already placed */
 			uint32_t psn = roce_psn_add(wqe->first_psn, idx), n = wqe->npkts - idx;
-			uint32_t room = ROCE_PSN_BITMAP_BITS -
-					(uint32_t)roce_psn_diff(psn, qp->comp.una);
-			uint32_t hole = roce_psn_bitmap_find(qp->rd_ooo, psn, n < room ? n : room, true);
+			uint32_t room =
+			    ROCE_PSN_BITMAP_BITS - (uint32_t)roce_psn_diff(psn, qp->comp.una);
+			uint32_t hole =
+			    roce_psn_bitmap_find(qp->rd_ooo, psn, n < room ? n : room, true);
 
 			if (hole < n && hole < room)
 				p->h.reth.dlen = hole * qp->mtu;
@@ -351,7 +353,7 @@ req_fill_ext(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t
 		p->h.atomic.va = wqe->remote_addr;
 		p->h.atomic.rkey = wqe->rkey;
 		p->h.atomic.swap_add =
-			wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? wqe->swap : wqe->compare_add;
+		    wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? wqe->swap : wqe->compare_add;
 		p->h.atomic.cmp = wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? wqe->compare_add : 0;
 	}
 	if (ext & ROCE_EXT_IMMDT)
@@ -568,8 +570,9 @@ req_after_send(struct roce_qp *qp, uint32_t psn, uint32_t next, uint32_t bytes, 
 		 */
 		uint64_t now = qp->dev->now;
 		uint64_t gap = (uint64_t)(bytes + REQ_PACE_OVERHEAD) * 8000000u / qp->rate_kbps;
-		uint64_t burst = gap * REQ_PACE_BURST_PKTS > REQ_PACE_BURST_NS ?
-					 gap * REQ_PACE_BURST_PKTS : REQ_PACE_BURST_NS;
+		uint64_t burst = gap * REQ_PACE_BURST_PKTS > REQ_PACE_BURST_NS
+				     ? gap * REQ_PACE_BURST_PKTS
+				     : REQ_PACE_BURST_NS;
 		uint64_t floor = now > burst ? now - burst : 0;
 		uint64_t base = qp->req.pace_at > floor ? qp->req.pace_at : floor;
 

@@ -5,13 +5,13 @@
 
 static const char *const stat_names[] = {
 #define ROCE_STAT_NAME(e, name, desc) name,
-	ROCE_STATS_LIST(ROCE_STAT_NAME)
+    ROCE_STATS_LIST(ROCE_STAT_NAME)
 #undef ROCE_STAT_NAME
 };
 
 static const char *const stat_descs[] = {
 #define ROCE_STAT_DESC(e, name, desc) desc,
-	ROCE_STATS_LIST(ROCE_STAT_DESC)
+    ROCE_STATS_LIST(ROCE_STAT_DESC)
 #undef ROCE_STAT_DESC
 };
 

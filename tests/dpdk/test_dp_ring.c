@@ -133,8 +133,14 @@ test_bad_port(void)
 static int
 setup(void)
 {
-	char *eal[] = {"test_dp_ring", "--no-huge", "-m", "256", "--no-shconf", "--no-pci",
-		       "--log-level=lib.eal:error", NULL};
+	char *eal[] = {"test_dp_ring",
+		       "--no-huge",
+		       "-m",
+		       "256",
+		       "--no-shconf",
+		       "--no-pci",
+		       "--log-level=lib.eal:error",
+		       NULL};
 	struct rte_ring *r1, *r2;
 	struct dp_port_cfg cfg = {.nb_rxd = 512, .nb_txd = 512};
 	struct dp_port_info info;

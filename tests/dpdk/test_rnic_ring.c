@@ -46,7 +46,8 @@ shuttle(struct side *src, struct side *dst, bool lossy)
 		struct roce_pkt p;
 		wire_frames++;
 		if (lossy && drop_every &&
-		    roce_parse(rte_pktmbuf_mtod(m[i], uint8_t *), m[i]->data_len, &p, ROCE_PARSE_NO_ICRC) == 0 &&
+		    roce_parse(rte_pktmbuf_mtod(m[i], uint8_t *), m[i]->data_len, &p,
+			       ROCE_PARSE_NO_ICRC) == 0 &&
 		    wire_frames % drop_every == 0) {
 			wire_dropped++;
 			rte_pktmbuf_free(m[i]);
@@ -113,12 +114,13 @@ make_side(struct side *s, const char *name, uint32_t ip, uint8_t last)
 	s->buf = aligned_alloc(4096, BUF_SIZE);
 	memset(s->buf, 0, BUF_SIZE);
 	s->mr = roce_reg_mr(s->pd, s->buf, BUF_SIZE,
-			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-				    IBV_ACCESS_REMOTE_ATOMIC);
-	struct ibv_qp_init_attr ia = {.send_cq = roce_cq_ibv(s->cq), .recv_cq = roce_cq_ibv(s->cq),
-				      .cap = {.max_send_wr = 1024, .max_recv_wr = 1024,
-					      .max_send_sge = 4, .max_recv_sge = 4},
-				      .qp_type = IBV_QPT_RC};
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	struct ibv_qp_init_attr ia = {
+	    .send_cq = roce_cq_ibv(s->cq),
+	    .recv_cq = roce_cq_ibv(s->cq),
+	    .cap = {.max_send_wr = 1024, .max_recv_wr = 1024, .max_send_sge = 4, .max_recv_sge = 4},
+	    .qp_type = IBV_QPT_RC};
 	s->qp = roce_create_qp(s->pd, &ia);
 	return (s->pd && s->cq && s->mr && s->qp) ? 0 : -1;
 }
@@ -132,8 +134,10 @@ connect_qp(struct side *s, struct side *peer, uint8_t peer_mac[6])
 	a.qp_state = IBV_QPS_INIT;
 	a.pkey_index = 0;
 	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-	if (roce_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+	a.qp_access_flags =
+	    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	if (roce_modify_qp(s->qp, &a,
+			   IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		return -1;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
@@ -146,9 +150,9 @@ connect_qp(struct side *s, struct side *peer, uint8_t peer_mac[6])
 	a.ah_attr.port_num = 1;
 	net_ip4_to_mapped(peer->port.ip, a.ah_attr.grh.dgid.raw);
 	a.ah_attr.grh.hop_limit = 64;
-	if (roce_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-					      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-					      IBV_QP_MIN_RNR_TIMER))
+	if (roce_modify_qp(s->qp, &a,
+			   IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
 		return -1;
 	if (roce_qp_set_remote_mac(s->qp, peer_mac))
 		return -1;
@@ -159,8 +163,9 @@ connect_qp(struct side *s, struct side *peer, uint8_t peer_mac[6])
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 16;
-	return roce_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-						 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return roce_modify_qp(s->qp, &a,
+			      IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 /* Poll both sides until @p cq has @p n completions or 5 s pass. */
@@ -185,8 +190,14 @@ wait_wc(struct side *s, int n, struct ibv_wc *wc)
 static void
 test_setup_and_arp(void)
 {
-	char *eal[] = {"test_rnic_ring", "--no-huge", "-m", "512", "--no-shconf", "--no-pci",
-		       "--log-level=lib.eal:error", NULL};
+	char *eal[] = {"test_rnic_ring",
+		       "--no-huge",
+		       "-m",
+		       "512",
+		       "--no-shconf",
+		       "--no-pci",
+		       "--log-level=lib.eal:error",
+		       NULL};
 	char err[256];
 	uint8_t mac_a[6], mac_b[6];
 
@@ -265,9 +276,13 @@ static void
 do_write(size_t len, int count)
 {
 	struct ibv_wc wc[256];
-	struct ibv_sge sge = {.addr = (uintptr_t)A.buf, .length = (uint32_t)len, .lkey = A.mr->lkey};
-	struct ibv_send_wr wr = {.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
-				 .send_flags = IBV_SEND_SIGNALED}, *bad;
+	struct ibv_sge sge = {
+	    .addr = (uintptr_t)A.buf, .length = (uint32_t)len, .lkey = A.mr->lkey};
+	struct ibv_send_wr wr = {.sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
 
 	fill(A.buf, len, (uint32_t)len);
 	memset(B.buf, 0, len);
@@ -316,9 +331,13 @@ test_send_recv(void)
 	struct ibv_sge ss = {.addr = (uintptr_t)A.buf, .length = 10000, .lkey = A.mr->lkey};
 	struct ibv_sge rs = {.addr = (uintptr_t)B.buf + 65536, .length = 16384, .lkey = B.mr->lkey};
 	struct ibv_recv_wr rwr = {.wr_id = 77, .sg_list = &rs, .num_sge = 1}, *rbad;
-	struct ibv_send_wr swr = {.wr_id = 5, .sg_list = &ss, .num_sge = 1,
-				  .opcode = IBV_WR_SEND_WITH_IMM, .send_flags = IBV_SEND_SIGNALED,
-				  .imm_data = htonl(0xabcd)}, *sbad;
+	struct ibv_send_wr swr = {.wr_id = 5,
+				  .sg_list = &ss,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND_WITH_IMM,
+				  .send_flags = IBV_SEND_SIGNALED,
+				  .imm_data = htonl(0xabcd)},
+			   *sbad;
 
 	fill(A.buf, 10000, 99);
 	CHECK_EQ(roce_post_recv(B.qp, &rwr, &rbad), 0);
@@ -338,8 +357,12 @@ test_read_and_atomics(void)
 {
 	struct ibv_wc wc[4];
 	struct ibv_sge sge = {.addr = (uintptr_t)A.buf, .length = 200000, .lkey = A.mr->lkey};
-	struct ibv_send_wr wr = {.wr_id = 1, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_READ,
-				 .send_flags = IBV_SEND_SIGNALED}, *bad;
+	struct ibv_send_wr wr = {.wr_id = 1,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_READ,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
 
 	fill(B.buf, 200000, 7);
 	memset(A.buf, 0, 200000);
@@ -375,8 +398,12 @@ test_bad_rkey(void)
 {
 	struct ibv_wc wc[2];
 	struct ibv_sge sge = {.addr = (uintptr_t)A.buf, .length = 64, .lkey = A.mr->lkey};
-	struct ibv_send_wr wr = {.wr_id = 9, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
-				 .send_flags = IBV_SEND_SIGNALED}, *bad;
+	struct ibv_send_wr wr = {.wr_id = 9,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
 	uint8_t before[64];
 
 	memcpy(before, B.buf + BUF_SIZE - 64, 64);
@@ -402,8 +429,12 @@ test_tx_ring_full_backpressure(void)
 	enum { ROOM = 8 };
 	struct ibv_wc wc[4];
 	struct ibv_sge sge = {.addr = (uintptr_t)A.buf, .length = BUF_SIZE, .lkey = A.mr->lkey};
-	struct ibv_send_wr wr = {.wr_id = 3, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
-				 .send_flags = IBV_SEND_SIGNALED}, *bad;
+	struct ibv_send_wr wr = {.wr_id = 3,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
 	unsigned int cap = rte_ring_get_capacity(A.tx), filler = cap - ROOM;
 	struct rte_mbuf **ph = calloc(filler, sizeof(*ph));
 	uint64_t drop0 = A.port.cnt.tx_drop_full, held0 = A.port.cnt.tx_ring_held;

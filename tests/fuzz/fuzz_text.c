@@ -82,7 +82,8 @@ perftest_line(const uint8_t *d, size_t n, int no_gid)
 	if (perftest_parse_dest(d, n, no_gid, &a, err, sizeof(err)) != OOB_OK)
 		return;
 	len = perftest_format_dest(&a, no_gid, out, sizeof(out), err, sizeof(err));
-	if (len < 0 || perftest_parse_dest(out, (size_t)len, no_gid, &b, err, sizeof(err)) != OOB_OK)
+	if (len < 0 ||
+	    perftest_parse_dest(out, (size_t)len, no_gid, &b, err, sizeof(err)) != OOB_OK)
 		abort();
 	if (a.lid != b.lid || a.out_reads != b.out_reads || a.qpn != b.qpn || a.psn != b.psn ||
 	    a.rkey != b.rkey || a.vaddr != b.vaddr || a.srqn != b.srqn ||

@@ -13,17 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fec.h"
 #include "net_arp.h"
 #include "net_frame.h"
 #include "net_nd.h"
 #include "pfc.h"
-#include "fec.h"
 #include "roce_pkt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
- * The classifier stays inside the frame, and agrees with the RoCE parser: a
+ * The classifier stays inside the frame (pfc_classify's priority, built on it,
+ * too), and agrees with the RoCE parser: a
  * frame roce_parse() accepts (untagged or one 802.1Q tag) is RoCE to the
  * classifier, with the same offsets and destination QP.
  */
@@ -41,6 +42,17 @@ fuzz_classify(const uint8_t *data, size_t size)
 	    (k >= NET_FRAME_IP && fr.ethertype != NET_ETHERTYPE_IPV4 &&
 	     fr.ethertype != NET_ETHERTYPE_IPV6))
 		abort();
+	if ((fr.has_tclass && fr.l3_off + 2u > size) ||
+	    (fr.ip && fr.ip_version_ok && !fr.has_tclass))
+		abort();
+	/* the PFC priority of either trust, from the same walk */
+	for (int t = PFC_TRUST_PCP; t <= PFC_TRUST_DSCP; t++) {
+		struct pfc_classifier c;
+
+		pfc_classifier_init(&c, (enum pfc_trust)t);
+		if (pfc_classify(&c, data, size) > 7)
+			abort();
+	}
 	if (roce_parse(data, size, &p, ROCE_PARSE_NO_ICRC | ROCE_PARSE_NO_IP_CSUM) == 0 &&
 	    (k != NET_FRAME_ROCE || !net_frame_dot1q_only(&fr) || !fr.has_bth ||
 	     fr.l3_off != p.l3_off || fr.l4_off + 8u != p.bth_off || fr.bth_dqpn != p.h.bth.dqpn))
@@ -113,7 +125,8 @@ fuzz_fec(const uint8_t *data, size_t size)
 			memset(pl, (int)i + 1, sizeof(pl));
 			n = roce_build(b, sizeof(b), &p, pl, 100 + 50 * i, 0);
 			fz_post_n = 0;
-			/* wire order: the COMMIT (before frame 0), the frame, the repair (after 3) */
+			/* wire order: the COMMIT (before frame 0), the frame, the repair (after 3)
+			 */
 			fec_enc_frame(e, b, (size_t)n, fz_keep, fz_post, NULL);
 			fz_keep(NULL, b, (size_t)n);
 			if (fz_post_n)
@@ -136,10 +149,11 @@ fuzz_fec(const uint8_t *data, size_t size)
 	}
 	fec_dec_flush(d, NULL, NULL);
 	/* an input that is no RoCE frame at all leaves the block alone: the true repair rebuilds */
-	if (fz_n != 6 || (fec_parse(data, size, &pk, false) == -FEC_E_NOT_FEC &&
-			  roce_parse(data, size, &rp, ROCE_PARSE_NO_ICRC | ROCE_PARSE_ANY_PORT |
-							      ROCE_PARSE_NO_IP_CSUM) < 0 &&
-			  fec_dec_stat(d, FEC_DS_REBUILT) != 1))
+	if (fz_n != 6 ||
+	    (fec_parse(data, size, &pk, false) == -FEC_E_NOT_FEC &&
+	     roce_parse(data, size, &rp,
+			ROCE_PARSE_NO_ICRC | ROCE_PARSE_ANY_PORT | ROCE_PARSE_NO_IP_CSUM) < 0 &&
+	     fec_dec_stat(d, FEC_DS_REBUILT) != 1))
 		abort();
 	fec_dec_free(d);
 }
@@ -168,14 +182,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    r.h.bth.opcode != p.h.bth.opcode || r.h.bth.psn != p.h.bth.psn ||
 		    r.h.bth.dqpn != p.h.bth.dqpn || r.h.bth.pad != p.h.bth.pad ||
 		    r.payload_len != p.payload_len ||
-		    ((ext & ROCE_EXT_NTETH) && (r.h.nt_psn != p.h.nt_psn || r.h.nt_run != p.h.nt_run)) ||
+		    ((ext & ROCE_EXT_NTETH) &&
+		     (r.h.nt_psn != p.h.nt_psn || r.h.nt_run != p.h.nt_run)) ||
 		    ((ext & ROCE_EXT_SPETH) && (r.h.speth.wqe_seq != p.h.speth.wqe_seq ||
 						r.h.speth.offset != p.h.speth.offset)) ||
 		    memcmp(out + r.payload_off, data + p.payload_off, p.payload_len) != 0)
 			abort();
 		free(out);
 	}
-	roce_parse(data, size, &p, ROCE_PARSE_NO_ICRC | ROCE_PARSE_ANY_PORT | ROCE_PARSE_NO_IP_CSUM);
+	roce_parse(data, size, &p,
+		   ROCE_PARSE_NO_ICRC | ROCE_PARSE_ANY_PORT | ROCE_PARSE_NO_IP_CSUM);
 	fuzz_classify(data, size);
 	fuzz_fec(data, size);
 	pfc_parse(data, size, &f);

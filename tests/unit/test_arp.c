@@ -69,7 +69,7 @@ test_icmp(void)
 	CHECK_EQ(net_get_be32(f + 14 + 16), 0x0a000002);
 	CHECK_EQ(f[34], 0); /* echo reply */
 	CHECK_EQ(net_csum_fold(net_csum_partial(f + 34, 16, 0)), 0);
-	CHECK_EQ(f[34 + 10], 0xab); /* payload echoed */
+	CHECK_EQ(f[34 + 10], 0xab);   /* payload echoed */
 	n = make_ping(f, 0x0a000009); /* not for us */
 	CHECK_EQ(net_icmp_echo_reply(f, (size_t)n, 0x0a000001, me), -NET_E_INVAL);
 	n = make_ping(f, 0x0a000001);

@@ -10,8 +10,10 @@ static void
 test_l2_roundtrip(void)
 {
 	uint8_t buf[32];
-	struct net_l2 in = {.dst = {1, 2, 3, 4, 5, 6}, .src = {7, 8, 9, 10, 11, 12},
-			    .has_vlan = true, .vlan_tci = net_vlan_tci(3, 100),
+	struct net_l2 in = {.dst = {1, 2, 3, 4, 5, 6},
+			    .src = {7, 8, 9, 10, 11, 12},
+			    .has_vlan = true,
+			    .vlan_tci = net_vlan_tci(3, 100),
 			    .ethertype = NET_ETHERTYPE_IPV4};
 	struct net_l2 out;
 
@@ -40,7 +42,7 @@ test_csum_rfc1071(void)
 	CHECK_EQ(net_csum_fold(net_csum_partial(d, sizeof(d), 0)), (uint16_t)~0xddf2);
 	/* odd length: last byte padded with zero on the right */
 	const uint8_t o[] = {0x12, 0x34, 0x56};
-	CHECK_EQ(net_csum_fold(net_csum_partial(o, 3, 0)), (uint16_t)~(0x1234 + 0x5600));
+	CHECK_EQ(net_csum_fold(net_csum_partial(o, 3, 0)), (uint16_t) ~(0x1234 + 0x5600));
 }
 
 static void
@@ -103,8 +105,12 @@ static void
 test_ipv6(void)
 {
 	uint8_t buf[64] = {0};
-	struct net_l3 in = {.version = 6, .tos = 0xab, .ttl = 7, .proto = 17,
-			    .flow_label = 0xabcde, .payload_len = 8};
+	struct net_l3 in = {.version = 6,
+			    .tos = 0xab,
+			    .ttl = 7,
+			    .proto = 17,
+			    .flow_label = 0xabcde,
+			    .payload_len = 8};
 	struct net_l3 out;
 
 	in.src[0] = 0xfe, in.src[1] = 0x80, in.src[15] = 1;

@@ -357,7 +357,42 @@ test_runts(void)
 	CHECK(strcmp(net_frame_kind_name(NET_FRAME_ROCE), "roce") == 0);
 	CHECK(strcmp(net_frame_kind_name((enum net_frame_kind)99), "unknown") == 0);
 }
+/* the traffic class (DSCP, ECN) needs the first two IP bytes and the right version nibble */
+static void
+test_tclass(void)
+{
+	uint8_t f[256];
+	struct net_frame fr;
+	size_t h = eth(f, 0, NULL, NET_ETHERTYPE_IPV4), l3 = h;
 
-RW_TEST_MAIN(RW_TEST(test_kinds_untagged), RW_TEST(test_roce_ipv4), RW_TEST(test_ipv4_options),
-	     RW_TEST(test_ipv6), RW_TEST(test_wrong_version), RW_TEST(test_vlan),
-	     RW_TEST(test_vlan_in_vlan), RW_TEST(test_runts))
+	h += ip4(f + h, 5, NET_IPPROTO_UDP, 24);
+	f[l3 + 1] = 26 << 2 | 2; /* AF31, ECT(0) */
+	CHECK_EQ(classify(f, h, &fr), NET_FRAME_IP);
+	CHECK(fr.has_tclass);
+	CHECK_EQ(fr.tclass, 26 << 2 | 2);
+	/* cut after two bytes: no IP header, but the class is there */
+	CHECK_EQ(classify(f, l3 + 2, &fr), NET_FRAME_IP);
+	CHECK(!fr.ip && fr.has_tclass && fr.tclass == (26 << 2 | 2));
+	CHECK_EQ(classify(f, l3 + 1, &fr), NET_FRAME_IP);
+	CHECK(!fr.has_tclass);
+	f[l3] = 0x65; /* a v6 nibble under the IPv4 EtherType */
+	CHECK_EQ(classify(f, h, &fr), NET_FRAME_IP);
+	CHECK(!fr.has_tclass);
+
+	h = eth(f, 0, NULL, NET_ETHERTYPE_IPV6);
+	h += ip6(f + h, NET_IPPROTO_UDP, 24);
+	f[l3] = 0x60 | (48 << 2) >> 4; /* traffic class 0xc3: DSCP 48 (CNP), ECN 3 */
+	f[l3 + 1] = (uint8_t)((48 << 2 | 3) << 4);
+	CHECK_EQ(classify(f, l3 + 2, &fr), NET_FRAME_IP);
+	CHECK(fr.has_tclass);
+	CHECK_EQ(fr.tclass, 48 << 2 | 3);
+	/* not IP: no class */
+	h = eth(f, 0, NULL, NET_ETHERTYPE_ARP);
+	memset(f + h, 0x45, 28);
+	CHECK_EQ(classify(f, h + 28, &fr), NET_FRAME_ARP);
+	CHECK(!fr.has_tclass);
+}
+
+RW_TEST_MAIN(RW_TEST(test_tclass), RW_TEST(test_kinds_untagged), RW_TEST(test_roce_ipv4),
+	     RW_TEST(test_ipv4_options), RW_TEST(test_ipv6), RW_TEST(test_wrong_version),
+	     RW_TEST(test_vlan), RW_TEST(test_vlan_in_vlan), RW_TEST(test_runts))

@@ -25,13 +25,13 @@ enum { T_COLOR = RW_OPT_APP };
 #define SZ(f) sizeof(((struct params *)0)->f)
 
 static const struct rw_opt opts[] = {
-	{"count", RW_OPT_U32, OFF(count), 0, "5", 1, 100, "N", "how many"},
-	{"big", RW_OPT_U64, OFF(big), 0, "0", 0, UINT64_MAX, "N", "a large one"},
-	{"name", RW_OPT_STR, OFF(name), SZ(name), "", 0, 0, "NAME", "at most 7 characters"},
-	{"fast", RW_OPT_BOOL, OFF(fast), 0, "false", 0, 0, NULL, "go fast"},
-	{"color", T_COLOR, OFF(color), 0, "red", 0, 0, "red|blue", "a color"},
-	{"config", RW_OPT_CONFIG, OFF(config), SZ(config), "", 0, 0, "FILE", "read FILE"},
-	{"help", RW_OPT_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and exit"},
+    {"count", RW_OPT_U32, OFF(count), 0, "5", 1, 100, "N", "how many"},
+    {"big", RW_OPT_U64, OFF(big), 0, "0", 0, UINT64_MAX, "N", "a large one"},
+    {"name", RW_OPT_STR, OFF(name), SZ(name), "", 0, 0, "NAME", "at most 7 characters"},
+    {"fast", RW_OPT_BOOL, OFF(fast), 0, "false", 0, 0, NULL, "go fast"},
+    {"color", T_COLOR, OFF(color), 0, "red", 0, 0, "red|blue", "a color"},
+    {"config", RW_OPT_CONFIG, OFF(config), SZ(config), "", 0, 0, "FILE", "read FILE"},
+    {"help", RW_OPT_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and exit"},
 };
 
 static int
@@ -50,14 +50,14 @@ apply_color(const struct rw_opt *o, const char *val, void *obj, const char *ctx,
 }
 
 static const struct rw_opts table = {
-	.opt = opts,
-	.n = sizeof(opts) / sizeof(opts[0]),
-	.apply = apply_color,
-	.usage = "usage: t [options]\n",
-	.footer = "end\n",
-	.help_width = 12,
-	.list_prefix = "--",
-	.line_max = 40,
+    .opt = opts,
+    .n = sizeof(opts) / sizeof(opts[0]),
+    .apply = apply_color,
+    .usage = "usage: t [options]\n",
+    .footer = "end\n",
+    .help_width = 12,
+    .list_prefix = "--",
+    .line_max = 40,
 };
 
 static struct params p;
@@ -77,8 +77,8 @@ parse(int n, const char **args)
 	return rw_opts_parse_args(&table, n + 1, (char **)argv, &p, err, sizeof(err));
 }
 
-#define PARSE(...)                                                                       \
-	parse((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)),       \
+#define PARSE(...)                                                                                 \
+	parse((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)),                 \
 	      (const char *[]){__VA_ARGS__})
 
 static void
@@ -242,7 +242,9 @@ test_file(void)
 	const char *msg;
 
 	CHECK_EQ(parse_file("# a comment\n\n  count = 9   # why\nname = \"a b\"\nfast=yes\n"
-			    "color = blue", &msg), 0);
+			    "color = blue",
+			    &msg),
+		 0);
 	CHECK_EQ(p.count, 9);
 	CHECK(strcmp(p.name, "a b") == 0);
 	CHECK(p.fast);
@@ -299,7 +301,117 @@ test_main(void)
 	CHECK_EQ(eal_argc, 3);
 }
 
+/* perftest's conventions: letters, positional arguments, ignored and refused options. */
+static const struct rw_opt pt_opts[] = {
+    {"count", RW_OPT_U32, OFF(count), 0, "5", 1, 100, "N", "how many", 'n'},
+    {"fast", RW_OPT_BOOL, OFF(fast), 0, "false", 0, 0, NULL, "go fast", 'f'},
+    {"name", RW_OPT_STR, OFF(name), SZ(name), "", 0, 0, "NAME", "a name"},
+    {"alias", RW_OPT_STR, OFF(name), SZ(name), NULL, 0, 0, "NAME", "alias of --name"},
+    {"ib-dev", RW_OPT_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored", 'd'},
+    {"events", RW_OPT_IGNORED, 0, 0, NULL, 0, 0, NULL, "ignored"},
+    {"rdma_cm", RW_OPT_REFUSED, 0, 0, NULL, 0, 0, NULL, "refused: not here", 'R'},
+    {"help", RW_OPT_HELP, 0, 0, NULL, 0, 0, NULL, "help", 'h'},
+};
+
+static int
+pt_positional(unsigned idx, const char *arg, void *obj, char *msg, size_t msglen)
+{
+	struct params *q = obj;
+
+	if (idx > 0)
+		return rw_opts_err(msg, msglen, "unexpected argument \"%s\"", arg);
+	q->color = (int)strlen(arg);
+	return 0;
+}
+
+static const struct rw_opts pt_table = {
+    .opt = pt_opts,
+    .n = sizeof(pt_opts) / sizeof(pt_opts[0]),
+    .usage = "usage: pt [options] WORD\n",
+    .help_width = 14,
+    .positional = pt_positional,
+    .ctx_prefix = "option ",
+    .prog = "pt",
+};
+
+static int
+pt_parse(int n, const char **args)
+{
+	const char *argv[16] = {"pt"};
+
+	memcpy(argv + 1, args, (size_t)n * sizeof(*args));
+	memset(&p, 0, sizeof(p));
+	rw_opts_defaults(&pt_table, &p);
+	err[0] = '\0';
+	return rw_opts_parse_args(&pt_table, n + 1, (char **)argv, &p, err, sizeof(err));
+}
+
+#define PT_PARSE(...)                                                                              \
+	pt_parse((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)),              \
+		 (const char *[]){__VA_ARGS__})
+
+static void
+test_letters(void)
+{
+	CHECK_EQ(PT_PARSE("-n", "7", "word"), 0);
+	CHECK_EQ(p.count, 7);
+	CHECK_EQ(p.color, 4); /* the positional hook saw "word" */
+	CHECK_EQ(PT_PARSE("-n9"), 0);
+	CHECK_EQ(p.count, 9);
+	CHECK_EQ(PT_PARSE("-f", "-n", "3"), 0);
+	CHECK(p.fast);
+	CHECK_EQ(p.count, 3);
+	/* a letter's error names the long option */
+	CHECK_EQ(PT_PARSE("-n", "0"), -EINVAL);
+	CHECK(strcmp(err, "option --count: \"0\" is not an integer in 1..100") == 0);
+	CHECK_EQ(PT_PARSE("-n"), -EINVAL);
+	CHECK(strcmp(err, "option --count needs a value (N)") == 0);
+	/* unknown letters and "--" alone are unknown options; "-" is an argument */
+	CHECK_EQ(PT_PARSE("-z"), -EINVAL);
+	CHECK(strcmp(err, "unknown option \"-z\" (see --help)") == 0);
+	CHECK_EQ(PT_PARSE("--"), -EINVAL);
+	CHECK(strcmp(err, "unknown option \"--\" (see --help)") == 0);
+	CHECK_EQ(PT_PARSE("-"), 0);
+	CHECK_EQ(p.color, 1);
+	CHECK_EQ(PT_PARSE("a", "b"), -EINVAL);
+	CHECK(strcmp(err, "unexpected argument \"b\"") == 0);
+	/* an alias writes the same field */
+	CHECK_EQ(PT_PARSE("--alias", "x"), 0);
+	CHECK(strcmp(p.name, "x") == 0);
+	CHECK_EQ(PT_PARSE("-h"), 1);
+}
+
+static void
+test_ignored_refused(void)
+{
+	/* ignored ones consume their value (if any) and set nothing */
+	CHECK_EQ(PT_PARSE("-d", "mlx5_0", "--events", "-n", "4"), 0);
+	CHECK_EQ(p.count, 4);
+	CHECK_EQ(p.color, 0);
+	CHECK_EQ(PT_PARSE("-dmlx5_0", "w"), 0);
+	CHECK_EQ(p.color, 1);
+	CHECK_EQ(PT_PARSE("-R"), -ENOTSUP);
+	CHECK(strcmp(err, "option --rdma_cm: refused: not here") == 0);
+	CHECK_EQ(PT_PARSE("--rdma_cm"), -ENOTSUP);
+}
+
+static void
+test_help_letters(void)
+{
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	rw_opts_help(&pt_table, f);
+	fclose(f);
+	CHECK(strstr(out, "\n  -n, --count N  how many [5]\n") != NULL);
+	CHECK(strstr(out, "\n      --name NAME a name\n") != NULL);
+	CHECK(strstr(out, "\n  -R, --rdma_cm  refused: not here\n") != NULL);
+	free(out);
+}
+
 RW_TEST_MAIN(RW_TEST(test_defaults), RW_TEST(test_forms), RW_TEST(test_flag),
 	     RW_TEST(test_missing_value), RW_TEST(test_unknown), RW_TEST(test_ranges),
 	     RW_TEST(test_help), RW_TEST(test_names), RW_TEST(test_file),
-	     RW_TEST(test_config_option), RW_TEST(test_main))
+	     RW_TEST(test_config_option), RW_TEST(test_main), RW_TEST(test_letters),
+	     RW_TEST(test_ignored_refused), RW_TEST(test_help_letters))

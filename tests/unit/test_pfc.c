@@ -74,7 +74,7 @@ test_quanta_time(void)
 	CHECK_EQ(pfc_quanta_to_ns(1, 40000000000ull), 12); /* 12.8 ns rounded down */
 	CHECK_EQ(pfc_quanta_to_ns(1, 0), 0);
 	CHECK_EQ(pfc_ns_to_quanta(512, 1000000000ull), 1);
-	CHECK_EQ(pfc_ns_to_quanta(513, 1000000000ull), 2); /* rounded up */
+	CHECK_EQ(pfc_ns_to_quanta(513, 1000000000ull), 2);		    /* rounded up */
 	CHECK_EQ(pfc_ns_to_quanta(1000000000ull, 100000000000ull), 0xffff); /* saturates */
 	CHECK_EQ(pfc_ns_to_quanta(0, 10000000000ull), 0);
 	/* conversion keeps the duration and never turns XOFF into XON */
@@ -86,7 +86,8 @@ test_quanta_time(void)
 	for (uint32_t q = 1; q < 0xffff; q += 97) {
 		uint16_t r = pfc_quanta_convert((uint16_t)q, 25000000000ull, 10000000000ull);
 		/* the converted pause is never shorter than the original */
-		CHECK(pfc_quanta_to_ns(r, 10000000000ull) + 1 >= pfc_quanta_to_ns(q, 25000000000ull));
+		CHECK(pfc_quanta_to_ns(r, 10000000000ull) + 1 >=
+		      pfc_quanta_to_ns(q, 25000000000ull));
 	}
 }
 
@@ -95,8 +96,8 @@ test_classify(void)
 {
 	struct pfc_classifier c;
 	uint8_t f[64] = {0};
-	struct net_l2 l2 = {.has_vlan = true, .vlan_tci = net_vlan_tci(5, 10),
-			    .ethertype = NET_ETHERTYPE_IPV4};
+	struct net_l2 l2 = {
+	    .has_vlan = true, .vlan_tci = net_vlan_tci(5, 10), .ethertype = NET_ETHERTYPE_IPV4};
 	int h = net_l2_build(f, sizeof(f), &l2);
 
 	f[h] = 0x45;
@@ -123,7 +124,45 @@ test_classify(void)
 	f[h + 1] = (uint8_t)((26 << 2) << 4);
 	pfc_classifier_init(&c, PFC_TRUST_DSCP);
 	CHECK_EQ(pfc_classify(&c, f, 60), 3);
+	/* the first two IP bytes are enough; one is not */
+	CHECK_EQ(pfc_classify(&c, f, (size_t)h + 2), 3);
+	CHECK_EQ(pfc_classify(&c, f, (size_t)h + 1), 0);
+	/* the version nibble must be the EtherType's */
+	f[h] = 0x40 | (26 << 2) >> 4;
+	CHECK_EQ(pfc_classify(&c, f, 60), 0);
+}
+
+/* Tag stacks: PCP trust reads the outer 802.1Q tag, DSCP trust IP behind at most one. */
+static void
+test_classify_tags(void)
+{
+	struct pfc_classifier c;
+	uint8_t f[64] = {0};
+	struct net_l2 l2 = {
+	    .has_vlan = true, .vlan_tci = net_vlan_tci(5, 10), .ethertype = NET_ETHERTYPE_VLAN};
+	int h = net_l2_build(f, sizeof(f), &l2);
+
+	/* 802.1Q in 802.1Q (inner PCP 1), then IPv4 DSCP 26 */
+	net_put_be16(f + h, net_vlan_tci(1, 11));
+	net_put_be16(f + h + 2, NET_ETHERTYPE_IPV4);
+	f[h + 4] = 0x45;
+	f[h + 5] = 26 << 2;
+	pfc_classifier_init(&c, PFC_TRUST_PCP);
+	CHECK_EQ(pfc_classify(&c, f, 60), 5);
+	CHECK_EQ(pfc_classify(&c, f, (size_t)h + 1), 5); /* inner tag cut: the outer one counts */
+	CHECK_EQ(pfc_classify(&c, f, (size_t)h - 1), 0); /* outer tag cut: default */
+	pfc_classifier_init(&c, PFC_TRUST_DSCP);
+	c.default_prio = 4;
+	CHECK_EQ(pfc_classify(&c, f, 60), 4); /* IP behind two tags is not read */
+	/* an 802.1ad outer tag: no 802.1Q PCP, and the IP behind it is not read either */
+	net_put_be16(f + 12, NET_ETHERTYPE_QINQ);
+	net_put_be16(f + h - 2, NET_ETHERTYPE_IPV4);
+	f[h] = 0x45;
+	f[h + 1] = 26 << 2;
+	CHECK_EQ(pfc_classify(&c, f, 60), 4);
+	pfc_classifier_init(&c, PFC_TRUST_PCP);
+	CHECK_EQ(pfc_classify(&c, f, 60), 0);
 }
 
 RW_TEST_MAIN(RW_TEST(test_pfc_layout), RW_TEST(test_pause), RW_TEST(test_quanta_time),
-	     RW_TEST(test_classify))
+	     RW_TEST(test_classify), RW_TEST(test_classify_tags))

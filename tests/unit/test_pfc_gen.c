@@ -22,13 +22,13 @@ test_frames_level(void)
 	CHECK_EQ(pfc_gen_poll(&g, 10, 128), PFC_GEN_XOFF);
 	CHECK_EQ(pfc_gen_quanta(&g, PFC_GEN_XOFF), 0xffff);
 	CHECK_EQ(pfc_gen_deadline(&g), 10 + refresh);
-	CHECK_EQ(pfc_gen_poll(&g, 20, 1000), PFC_GEN_NONE);     /* paused already */
+	CHECK_EQ(pfc_gen_poll(&g, 20, 1000), PFC_GEN_NONE);	   /* paused already */
 	CHECK_EQ(pfc_gen_poll(&g, 9 + refresh, 17), PFC_GEN_NONE); /* above xon, before refresh */
 	CHECK_EQ(pfc_gen_poll(&g, 10 + refresh, 17), PFC_GEN_REFRESH);
 	CHECK_EQ(pfc_gen_poll(&g, 11 + refresh, 16), PFC_GEN_XON);
 	CHECK_EQ(pfc_gen_quanta(&g, PFC_GEN_XON), 0);
 	CHECK(!g.pausing);
-	CHECK_EQ(pfc_gen_poll(&g, 12 + refresh, 16), PFC_GEN_NONE); /* one XON only */
+	CHECK_EQ(pfc_gen_poll(&g, 12 + refresh, 16), PFC_GEN_NONE);  /* one XON only */
 	CHECK_EQ(pfc_gen_poll(&g, 13 + refresh, 127), PFC_GEN_NONE); /* hysteresis */
 	CHECK_EQ(pfc_gen_poll(&g, 14 + refresh, 500), PFC_GEN_XOFF);
 	CHECK_EQ(g.n_xoff, 2);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests: per-priority pause timers (reload, XON, expiry, lossless set, PAUSE) and the watchdog. */
+/* Unit tests: per-priority pause timers (reload, XON, expiry, lossless set, PAUSE) and the
+ * watchdog. */
 #include "pfc.h"
 #include "pfc_state.h"
 #include "rw_test.h"
@@ -49,7 +50,8 @@ static void
 test_xon_lossy_and_pause(void)
 {
 	struct pfc_pause p;
-	struct pfc_frame x = frame(PFC_OPCODE, 1 << 3, 3, 100), on = frame(PFC_OPCODE, 1 << 3, 3, 0);
+	struct pfc_frame x = frame(PFC_OPCODE, 1 << 3, 3, 100),
+			 on = frame(PFC_OPCODE, 1 << 3, 3, 0);
 	struct pfc_frame lossy = frame(PFC_OPCODE, 1 << 1, 1, 0xffff);
 	struct pfc_frame pause = frame(PAUSE_OPCODE, 0xff, 0, 0xffff);
 

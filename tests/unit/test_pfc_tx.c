@@ -32,7 +32,8 @@ test_gate_and_overshoot(void)
 	pfc_tx_sent(&t, 3, 1000, 10);
 	pfc_tx_sent(&t, 3, 1000, 11);
 	pfc_tx_rx_done(&t);
-	/* three frames, then the check that finds the XOFF: its window (they may have left after it) */
+	/* three frames, then the check that finds the XOFF: its window (they may have left after
+	 * it) */
 	pfc_tx_sent(&t, 3, 1100, 20);
 	pfc_tx_sent(&t, 3, 1100, 21);
 	pfc_tx_sent(&t, 0, 500, 22); /* another priority: never charged */

@@ -43,14 +43,18 @@ test_defaults_and_perftest_letters(void)
 	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --recovery gbone --max-ooo 4096 write_bw"), 0);
 	CHECK(strcmp(p.recovery, "gbone") == 0);
 	CHECK_EQ(p.max_ooo, 4096);
-	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --recovery=IRN --rto-low 800 --rto-high 2480 write_bw"), 0);
+	CHECK_EQ(parse(&p, err,
+		       "--ip 10.0.0.1/24 --recovery=IRN --rto-low 800 --rto-high 2480 write_bw"),
+		 0);
 	CHECK(strcmp(p.recovery, "irn") == 0);
 	CHECK_EQ(p.rto_low_us, 800);
 	CHECK_EQ(p.rto_high_us, 2480);
 	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --recovery gbtwo write_bw") < 0);
 	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --max-ooo 65537 write_bw") < 0);
-	CHECK_EQ(parse(&p, err, "--ip=10.0.0.1/16 -s 4096 -n 20 -m 4096 -q 2 -x 0 -c UC -p 9999 "
-				"--report_gbits -t 64 write_bw 10.0.0.2"), 0);
+	CHECK_EQ(parse(&p, err,
+		       "--ip=10.0.0.1/16 -s 4096 -n 20 -m 4096 -q 2 -x 0 -c UC -p 9999 "
+		       "--report_gbits -t 64 write_bw 10.0.0.2"),
+		 0);
 	CHECK_EQ(p.size, 4096);
 	CHECK_EQ(p.iters, 20);
 	CHECK_EQ(p.mtu, 4096);
@@ -64,16 +68,19 @@ test_defaults_and_perftest_letters(void)
 	CHECK(strcmp(p.json, "/tmp/r.json") == 0);
 	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 -d rxe0 -F atomic_bw"), 0); /* ignored options */
 	CHECK_EQ(p.size, 8);
-	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00::1 -x 1 --vlan 100 --pcp 5 read_bw h"), 0);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00::1 -x 1 --vlan 100 --pcp 5 read_bw h"),
+		 0);
 	CHECK(p.has_ip6);
 	CHECK_EQ(p.ip6_prefix, 64); /* the default */
 	CHECK(!p.has_gw6);
-	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00:1::11/48 --gw6 fd00:1:0:7::1 write_bw"), 0);
+	CHECK_EQ(
+	    parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00:1::11/48 --gw6 fd00:1:0:7::1 write_bw"), 0);
 	CHECK_EQ(p.ip6_prefix, 48);
 	CHECK(p.has_gw6);
 	CHECK_EQ(p.gw6[7], 7);
 	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00:1::11 --gw6 fe80::1 write_bw"), 0);
-	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00::1 -x 1 --vlan 100 --pcp 5 read_bw h"), 0);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --ip6 fd00::1 -x 1 --vlan 100 --pcp 5 read_bw h"),
+		 0);
 	CHECK_EQ(p.vlan, 100);
 	CHECK_EQ(p.pcp, 5);
 }
@@ -168,8 +175,8 @@ test_cdf_sampling(void)
 	/* points and interpolation */
 	CHECK_EQ(rnic_cdf_sample(&c, 0.0), 10);
 	CHECK_EQ(rnic_cdf_sample(&c, 0.035), 10);
-	CHECK_EQ(rnic_cdf_sample(&c, 0.055), 55);            /* halfway 10..100 */
-	CHECK_EQ(rnic_cdf_sample(&c, 0.375), 55000);         /* halfway 10 KB..100 KB */
+	CHECK_EQ(rnic_cdf_sample(&c, 0.055), 55);	  /* halfway 10..100 */
+	CHECK_EQ(rnic_cdf_sample(&c, 0.375), 55000);	  /* halfway 10 KB..100 KB */
 	CHECK_EQ(rnic_cdf_sample(&c, 0.999999), 9999964); /* 1e6 + 24.9999/25 x 9e6 */
 	/* the mean of many draws matches the analytic mean; the CDF at 1 KB is 10 % */
 	uint64_t s = 12345;
@@ -210,7 +217,8 @@ test_flow_and_rate_options(void)
 	struct rnic_params p;
 	char err[256];
 
-	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --rate_limit 0.95 --flows 100 -s 1M write_bw h"), 0);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --rate_limit 0.95 --flows 100 -s 1M write_bw h"),
+		 0);
 	CHECK(fabs(p.rate_gbps - 0.95) < 1e-9);
 	CHECK(fabs(p.link_gbps - 0.95) < 1e-9);
 	CHECK_EQ(p.flows, 100);
@@ -245,7 +253,8 @@ test_pfc_options(void)
 	CHECK_EQ(p.lossless_mask, 1 << 5);
 	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --tclass 192 write_bw"), 0); /* DSCP 48 */
 	CHECK_EQ(p.own_prio, 6);
-	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --pfc off --lossless 3,4 --link-rate 1 write_bw"), 0);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --pfc off --lossless 3,4 --link-rate 1 write_bw"),
+		 0);
 	CHECK(!p.pfc_on);
 	CHECK_EQ(p.lossless_mask, (1 << 3) | (1 << 4));
 	CHECK(fabs(p.pfc_link_gbps - 1) < 1e-9);
@@ -259,8 +268,10 @@ test_pfc_options(void)
 	CHECK_EQ(p.pfc_xon, 31);
 	CHECK_EQ(p.pfc_quanta, 65535);
 	CHECK_EQ(p.slow_rx_us, 0);
-	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --pfc-xoff 64 --pfc-xon 8 --pfc-quanta 1000 "
-				"--slow-rx-us 300 write_bw"), 0);
+	CHECK_EQ(parse(&p, err,
+		       "--ip 10.0.0.1/24 --pfc-xoff 64 --pfc-xon 8 --pfc-quanta 1000 "
+		       "--slow-rx-us 300 write_bw"),
+		 0);
 	CHECK_EQ(p.pfc_xoff, 64);
 	CHECK_EQ(p.pfc_xon, 8);
 	CHECK_EQ(p.pfc_quanta, 1000);
@@ -270,7 +281,8 @@ test_pfc_options(void)
 	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --pfc-xoff 64 --lcores 2 -q 2 write_bw"), 0);
 	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --pfc-quanta 0 write_bw") < 0);
 	CHECK(strstr(err, "--pfc-quanta"));
-	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --pfc-xon 100 write_bw"), 0); /* unused without xoff */
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --pfc-xon 100 write_bw"),
+		 0); /* unused without xoff */
 }
 
 /* --rto adaptive|fixed, --rto-min / --rto-max as times, with one clear error each. */
@@ -284,7 +296,9 @@ test_rto_options(void)
 	CHECK(strcmp(p.rto, "fixed") == 0); /* adaptive is opt-in until it holds on a loaded host */
 	CHECK_EQ(p.rto_min_ns, 10000000);
 	CHECK_EQ(p.rto_max_ns, 1000000000);
-	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --rto fixed --rto-min 800us --rto-max 2.5s write_bw"), 0);
+	CHECK_EQ(
+	    parse(&p, err, "--ip 10.0.0.1/24 --rto fixed --rto-min 800us --rto-max 2.5s write_bw"),
+	    0);
 	CHECK(strcmp(p.rto, "fixed") == 0);
 	CHECK_EQ(p.rto_min_ns, 800000);
 	CHECK_EQ(p.rto_max_ns, 2500000000ull);
@@ -310,10 +324,12 @@ test_bidirectional_options(void)
 	CHECK_EQ(parse(&b, err, "--ip 10.0.0.1/24 -b write_bw"), 0);
 	CHECK(b.bidirectional);
 	CHECK_EQ(parse(&b, err, "--ip 10.0.0.1/24 -b -D 2 write_bw"), 0);
-	CHECK(parse(&b, err, "--ip 10.0.0.1/24 -b read_lat") < 0 && strstr(err, "-b runs in the bandwidth"));
+	CHECK(parse(&b, err, "--ip 10.0.0.1/24 -b read_lat") < 0 &&
+	      strstr(err, "-b runs in the bandwidth"));
 	CHECK(parse(&b, err, "--ip 10.0.0.1/24 -b --flows 3 write_bw 10.0.0.2") < 0 &&
 	      strstr(err, "--flows"));
-	CHECK(parse(&b, err, "--ip 10.0.0.1/24 -b -D 2 send_bw") < 0 && strstr(err, "-n instead of -D"));
+	CHECK(parse(&b, err, "--ip 10.0.0.1/24 -b -D 2 send_bw") < 0 &&
+	      strstr(err, "-n instead of -D"));
 }
 
 /* --seed: its help names what the code seeds (PSNs, --flows draws), nothing else */
@@ -351,7 +367,7 @@ test_seed(void)
 }
 
 RW_TEST_MAIN(RW_TEST(test_defaults_and_perftest_letters), RW_TEST(test_seed),
-	     RW_TEST(test_bidirectional_options), RW_TEST(test_pfc_options), RW_TEST(test_rto_options),
-	     RW_TEST(test_errors_name_the_option),
+	     RW_TEST(test_bidirectional_options), RW_TEST(test_pfc_options),
+	     RW_TEST(test_rto_options), RW_TEST(test_errors_name_the_option),
 	     RW_TEST(test_json_dump), RW_TEST(test_cdf_sampling), RW_TEST(test_cdf_errors),
 	     RW_TEST(test_flow_and_rate_options))

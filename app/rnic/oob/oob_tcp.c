@@ -23,14 +23,16 @@
 #define OOB_DEF_RETRY_MS 100
 #define OOB_DEF_IO_MS 10000
 
-void oob_conn_init(struct oob_conn *c)
+void
+oob_conn_init(struct oob_conn *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 	c->timeout_ms = OOB_DEF_IO_MS;
 }
 
-int oob_fail(struct oob_conn *c, int rc, const char *fmt, ...)
+int
+oob_fail(struct oob_conn *c, int rc, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -40,7 +42,8 @@ int oob_fail(struct oob_conn *c, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static int64_t now_ms(void)
+static int64_t
+now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -48,7 +51,8 @@ static int64_t now_ms(void)
 }
 
 /* Milliseconds left before @p deadline for poll(); -1 when there is none. */
-static int left_ms(int64_t deadline)
+static int
+left_ms(int64_t deadline)
 {
 	if (deadline < 0)
 		return -1;
@@ -58,7 +62,8 @@ static int left_ms(int64_t deadline)
 	return l > 0x7fffffff ? 0x7fffffff : (int)l;
 }
 
-static void fmt_peer(const struct sockaddr *sa, char *out, size_t len)
+static void
+fmt_peer(const struct sockaddr *sa, char *out, size_t len)
 {
 	char ip[INET6_ADDRSTRLEN] = "?";
 	unsigned port = 0;
@@ -77,7 +82,8 @@ static void fmt_peer(const struct sockaddr *sa, char *out, size_t len)
 	}
 }
 
-static int set_nonblock(int fd)
+static int
+set_nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
@@ -86,7 +92,8 @@ static int set_nonblock(int fd)
 }
 
 /* One non-blocking connect attempt to one address; returns fd or -errno (ETIMEDOUT). */
-static int connect_one(const struct addrinfo *ai, int timeout_ms)
+static int
+connect_one(const struct addrinfo *ai, int timeout_ms)
 {
 	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
 	if (fd < 0)
@@ -130,8 +137,9 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms)
 	}
 }
 
-int oob_connect(struct oob_conn *c, const char *host, uint16_t port,
-		const struct oob_connect_opts *opts)
+int
+oob_connect(struct oob_conn *c, const char *host, uint16_t port,
+	    const struct oob_connect_opts *opts)
 {
 	struct oob_connect_opts o = {0};
 	if (opts)
@@ -184,8 +192,8 @@ int oob_connect(struct oob_conn *c, const char *host, uint16_t port,
 	return oob_fail(c, OOB_ERR_SYS, "cannot connect to %s: %s", c->peer, strerror(last));
 }
 
-int oob_listen(struct oob_listener *l, const char *bind_addr, uint16_t port, char *err,
-	       size_t errlen)
+int
+oob_listen(struct oob_listener *l, const char *bind_addr, uint16_t port, char *err, size_t errlen)
 {
 	l->fd = -1;
 	l->port = 0;
@@ -194,9 +202,9 @@ int oob_listen(struct oob_listener *l, const char *bind_addr, uint16_t port, cha
 	char service[8];
 	snprintf(service, sizeof(service), "%u", port);
 	struct addrinfo hints = {
-		.ai_flags = AI_PASSIVE,
-		.ai_family = bind_addr ? AF_UNSPEC : AF_INET,
-		.ai_socktype = SOCK_STREAM,
+	    .ai_flags = AI_PASSIVE,
+	    .ai_family = bind_addr ? AF_UNSPEC : AF_INET,
+	    .ai_socktype = SOCK_STREAM,
 	};
 	struct addrinfo *res = NULL;
 	int g = getaddrinfo(bind_addr, service, &hints, &res);
@@ -238,8 +246,8 @@ int oob_listen(struct oob_listener *l, const char *bind_addr, uint16_t port, cha
 	return OOB_ERR_SYS;
 }
 
-int oob_accept(struct oob_listener *l, struct oob_conn *c, int accept_timeout_ms,
-	       int io_timeout_ms)
+int
+oob_accept(struct oob_listener *l, struct oob_conn *c, int accept_timeout_ms, int io_timeout_ms)
 {
 	oob_conn_init(c);
 	c->timeout_ms = io_timeout_ms == 0 ? OOB_DEF_IO_MS : io_timeout_ms;
@@ -256,8 +264,10 @@ int oob_accept(struct oob_listener *l, struct oob_conn *c, int accept_timeout_ms
 					strerror(errno));
 		if (r <= 0 && l->wait) {
 			if (l->wait(l->wait_arg))
-				return oob_fail(c, OOB_ERR_STOPPED, "stopped while waiting for a client "
-						"on port %u", l->port);
+				return oob_fail(c, OOB_ERR_STOPPED,
+						"stopped while waiting for a client "
+						"on port %u",
+						l->port);
 			if (deadline < 0 || now_ms() < deadline)
 				continue;
 			r = 0;
@@ -281,14 +291,16 @@ int oob_accept(struct oob_listener *l, struct oob_conn *c, int accept_timeout_ms
 	}
 }
 
-void oob_listener_close(struct oob_listener *l)
+void
+oob_listener_close(struct oob_listener *l)
 {
 	if (l->fd >= 0)
 		close(l->fd);
 	l->fd = -1;
 }
 
-int oob_write_full(struct oob_conn *c, const void *buf, size_t n, const char *what)
+int
+oob_write_full(struct oob_conn *c, const void *buf, size_t n, const char *what)
 {
 	const uint8_t *p = buf;
 	size_t done = 0;
@@ -324,8 +336,8 @@ int oob_write_full(struct oob_conn *c, const void *buf, size_t n, const char *wh
 	return OOB_OK;
 }
 
-int oob_read_full_timeout(struct oob_conn *c, void *buf, size_t n, const char *what,
-			  int timeout_ms)
+int
+oob_read_full_timeout(struct oob_conn *c, void *buf, size_t n, const char *what, int timeout_ms)
 {
 	uint8_t *p = buf;
 	c->got = 0;
@@ -353,8 +365,10 @@ int oob_read_full_timeout(struct oob_conn *c, void *buf, size_t n, const char *w
 						c->peer, strerror(errno));
 			if (pr <= 0 && c->wait) {
 				if (c->wait(c->wait_arg))
-					return oob_fail(c, OOB_ERR_STOPPED, "stopped while waiting for "
-							"%s from %s", what, c->peer);
+					return oob_fail(c, OOB_ERR_STOPPED,
+							"stopped while waiting for "
+							"%s from %s",
+							what, c->peer);
 				if (deadline < 0 || now_ms() < deadline)
 					continue;
 				pr = 0;
@@ -377,12 +391,14 @@ int oob_read_full_timeout(struct oob_conn *c, void *buf, size_t n, const char *w
 	return OOB_OK;
 }
 
-int oob_read_full(struct oob_conn *c, void *buf, size_t n, const char *what)
+int
+oob_read_full(struct oob_conn *c, void *buf, size_t n, const char *what)
 {
 	return oob_read_full_timeout(c, buf, n, what, c->timeout_ms);
 }
 
-void oob_close(struct oob_conn *c)
+void
+oob_close(struct oob_conn *c)
 {
 	if (c->fd >= 0)
 		close(c->fd);

@@ -8,8 +8,8 @@
  * Every failure leaves a one-line human message in the connection (or in the
  * caller's buffer for the listener), e.g.
  *   "cannot connect to 10.0.0.2:18515: Connection refused"
- *   "timed out after 5000 ms waiting for the peer's key line (got 3 of 108 bytes) from 10.0.0.2:18515"
- * Plain POSIX sockets, no DPDK. A connection is used by one thread at a time.
+ *   "timed out after 5000 ms waiting for the peer's key line (got 3 of 108 bytes)
+ * from 10.0.0.2:18515" Plain POSIX sockets, no DPDK. A connection is used by one thread at a time.
  */
 #ifndef RW_OOB_TCP_H
 #define RW_OOB_TCP_H
@@ -33,12 +33,12 @@ enum oob_rc {
 
 /** One connected TCP stream to the peer. */
 struct oob_conn {
-	int fd;                  /**< -1 when closed */
-	int timeout_ms;          /**< deadline for one read or write; <= 0 waits forever */
+	int fd;			 /**< -1 when closed */
+	int timeout_ms;		 /**< deadline for one read or write; <= 0 waits forever */
 	char peer[OOB_PEER_LEN]; /**< "10.0.0.2:18515" or "[fe80::1]:18515" */
-	size_t got;              /**< bytes a failed read did receive */
-	int last_rc;             /**< enum oob_rc of the last failure */
-	char err[OOB_ERR_LEN];   /**< message of the last failure */
+	size_t got;		 /**< bytes a failed read did receive */
+	int last_rc;		 /**< enum oob_rc of the last failure */
+	char err[OOB_ERR_LEN];	 /**< message of the last failure */
 	/**
 	 * Optional (cleared by connect/accept; set it afterwards): called over
 	 * and over while a read waits for the peer, instead of sleeping in
@@ -68,9 +68,9 @@ struct oob_listener {
 /** Connect options; zero-initialise for the defaults. */
 struct oob_connect_opts {
 	int connect_timeout_ms; /**< per attempt; <= 0: 5000 */
-	int retries;            /**< extra attempts after a refused/timed-out one (perftest: 0) */
-	int retry_delay_ms;     /**< pause between attempts; <= 0: 100 */
-	int io_timeout_ms;      /**< becomes conn->timeout_ms; 0: 10000, < 0: none */
+	int retries;		/**< extra attempts after a refused/timed-out one (perftest: 0) */
+	int retry_delay_ms;	/**< pause between attempts; <= 0: 100 */
+	int io_timeout_ms;	/**< becomes conn->timeout_ms; 0: 10000, < 0: none */
 };
 
 /** Marks @p c closed without touching any descriptor. */
@@ -116,7 +116,7 @@ int oob_read_full_timeout(struct oob_conn *c, void *buf, size_t n, const char *w
 
 /** Records failure @p rc with a printf-style message in @p c; returns @p rc. */
 int oob_fail(struct oob_conn *c, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /** Closes the descriptor (idempotent). */
 void oob_close(struct oob_conn *c);

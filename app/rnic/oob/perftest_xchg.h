@@ -45,11 +45,11 @@
 
 #define PERFTEST_VERSION "6.06"
 #define PERFTEST_PORT 18515
-#define PERFTEST_VERSION_LEN 16  /**< char version[16], zero-padded */
+#define PERFTEST_VERSION_LEN 16	 /**< char version[16], zero-padded */
 #define PERFTEST_KEY_LEN_GID 108 /**< KEY_MSG_SIZE_GID: RoCE, or IB with -x */
-#define PERFTEST_KEY_LEN 59      /**< KEY_MSG_SIZE: IB without a GID */
-#define PERFTEST_MTU_LEN 2       /**< "%d" of enum ibv_mtu plus NUL (peer >= 5.31) */
-#define PERFTEST_DONE_LEN 5      /**< "done" plus NUL */
+#define PERFTEST_KEY_LEN 59	 /**< KEY_MSG_SIZE: IB without a GID */
+#define PERFTEST_MTU_LEN 2	 /**< "%d" of enum ibv_mtu plus NUL (peer >= 5.31) */
+#define PERFTEST_DONE_LEN 5	 /**< "done" plus NUL */
 #define PERFTEST_MAX_QPS 64
 #define PERFTEST_RUN_ALL_MIN_LOG2 1 /**< -a: sizes 2^1 .. 2^23 */
 #define PERFTEST_RUN_ALL_MAX_LOG2 23
@@ -74,22 +74,22 @@ enum perftest_role {
 
 /** One QP's details as carried in the key line (struct pingpong_dest). */
 struct perftest_dest {
-	uint32_t lid;       /**< 16 bits; 0 on RoCE */
+	uint32_t lid;	    /**< 16 bits; 0 on RoCE */
 	uint32_t out_reads; /**< 16 bits: -o / device max_qp_rd_atom for read and atomic, else 1 */
-	uint32_t qpn;       /**< 24 bits */
-	uint32_t psn;       /**< 24 bits, perftest draws lrand48() & 0xffffff */
+	uint32_t qpn;	    /**< 24 bits */
+	uint32_t psn;	    /**< 24 bits, perftest draws lrand48() & 0xffffff */
 	uint32_t rkey;
-	uint64_t vaddr;     /**< the buffer the peer may write/read (remote address) */
-	uint8_t gid[16];    /**< raw GID bytes, e.g. ::ffff:10.9.0.3 */
-	uint32_t srqn;      /**< XRC/DC only, else 0 */
+	uint64_t vaddr;	 /**< the buffer the peer may write/read (remote address) */
+	uint8_t gid[16]; /**< raw GID bytes, e.g. ::ffff:10.9.0.3 */
+	uint32_t srqn;	 /**< XRC/DC only, else 0 */
 };
 
 /** The bandwidth report (struct bw_report_data), sent as big-endian 8-byte values. */
 struct perftest_report {
-	uint64_t size;       /**< message size in bytes (with -a: the last size) */
-	uint64_t iters;      /**< iterations (peer version >= 5.33: 8 bytes) */
-	double bw_peak;      /**< MiB/s, or Gb/s (1e9 bit/s) with --report_gbits */
-	double bw_avg;       /**< same unit */
+	uint64_t size;	     /**< message size in bytes (with -a: the last size) */
+	uint64_t iters;	     /**< iterations (peer version >= 5.33: 8 bytes) */
+	double bw_peak;	     /**< MiB/s, or Gb/s (1e9 bit/s) with --report_gbits */
+	double bw_avg;	     /**< same unit */
 	double msg_rate_avg; /**< Mpps */
 	/* only with --report-per-port: */
 	double bw_avg_p1, msg_rate_avg_p1, bw_avg_p2, msg_rate_avg_p2;
@@ -99,54 +99,54 @@ struct perftest_report {
 struct perftest_params {
 	enum perftest_test test;
 	enum perftest_role role;
-	unsigned num_qps;       /**< -q (latency tests: must be 1) */
-	int duplex;             /**< -b (bandwidth tests only) */
-	int run_all;            /**< -a */
-	uint64_t size;          /**< -s; labels the traffic step when not -a */
-	int no_gid;             /**< 1: the 59-byte line of IB without a GID; RoCE always has one */
-	int report_per_port;    /**< --report-per-port: 4 more report values */
-	int rdma_cm;            /**< -R: refused (the data exchange then runs over RDMA CM, not TCP) */
-	int mtu;                /**< local active MTU as enum ibv_mtu, 1 (256) .. 5 (4096) */
-	uint32_t cycle_buffer;  /**< sysconf(_SC_PAGESIZE), 4096 */
-	uint32_t cache_line;    /**< cache line size, 64 */
-	const char *version;    /**< NULL: PERFTEST_VERSION; the peer must send the same */
+	unsigned num_qps;    /**< -q (latency tests: must be 1) */
+	int duplex;	     /**< -b (bandwidth tests only) */
+	int run_all;	     /**< -a */
+	uint64_t size;	     /**< -s; labels the traffic step when not -a */
+	int no_gid;	     /**< 1: the 59-byte line of IB without a GID; RoCE always has one */
+	int report_per_port; /**< --report-per-port: 4 more report values */
+	int rdma_cm;	     /**< -R: refused (the data exchange then runs over RDMA CM, not TCP) */
+	int mtu;	     /**< local active MTU as enum ibv_mtu, 1 (256) .. 5 (4096) */
+	uint32_t cycle_buffer; /**< sysconf(_SC_PAGESIZE), 4096 */
+	uint32_t cache_line;   /**< cache line size, 64 */
+	const char *version;   /**< NULL: PERFTEST_VERSION; the peer must send the same */
 	const struct perftest_caps *caps; /**< our capability record for the version padding
 					       (rnic); NULL: NUL padding, as perftest */
-	int wait_timeout_ms;    /**< deadline of exchanges after the handshake, when the
-				     peer may be running its traffic; <= 0: forever */
+	int wait_timeout_ms;		  /**< deadline of exchanges after the handshake, when the
+					       peer may be running its traffic; <= 0: forever */
 };
 
 /** Kinds of step of a session plan. */
 enum perftest_step_kind {
-	PERFTEST_STEP_VERSION,   /**< 16-byte version string */
-	PERFTEST_STEP_SYSDATA,   /**< 4-byte page size, then 4-byte cache line size */
-	PERFTEST_STEP_MTU,       /**< 2-byte MTU */
-	PERFTEST_STEP_DEST,      /**< one key-line exchange of QP .qp */
-	PERFTEST_STEP_CONNECT,   /**< local: bring the QPs to RTR/RTS (hook) */
+	PERFTEST_STEP_VERSION,	 /**< 16-byte version string */
+	PERFTEST_STEP_SYSDATA,	 /**< 4-byte page size, then 4-byte cache line size */
+	PERFTEST_STEP_MTU,	 /**< 2-byte MTU */
+	PERFTEST_STEP_DEST,	 /**< one key-line exchange of QP .qp */
+	PERFTEST_STEP_CONNECT,	 /**< local: bring the QPs to RTR/RTS (hook) */
 	PERFTEST_STEP_POST_RECV, /**< local: post receives for .size (hook), before the sync */
-	PERFTEST_STEP_TRAFFIC,   /**< local: run one size (hook) */
-	PERFTEST_STEP_REPORT,    /**< 5 (or 9) 8-byte report values */
-	PERFTEST_STEP_DONE,      /**< "done\0" both ways */
+	PERFTEST_STEP_TRAFFIC,	 /**< local: run one size (hook) */
+	PERFTEST_STEP_REPORT,	 /**< 5 (or 9) 8-byte report values */
+	PERFTEST_STEP_DONE,	 /**< "done\0" both ways */
 };
 
 /** Why a key-line exchange happens (for messages and documentation only). */
 enum perftest_dest_why {
-	PERFTEST_WHY_QP_INFO,     /**< first exchange of each QP's details */
-	PERFTEST_WHY_INITIAL,     /**< latency tests' extra leading exchange */
-	PERFTEST_WHY_QP_AGAIN,    /**< the per-QP exchange repeated after connecting */
-	PERFTEST_WHY_AFTER_RTR,   /**< "an additional handshake after moving QPs to RTR" */
-	PERFTEST_WHY_PRE_RUN,     /**< sync before a run (send tests: receives are posted) */
-	PERFTEST_WHY_POST_RUN,    /**< sync after a run (-a) */
+	PERFTEST_WHY_QP_INFO,	  /**< first exchange of each QP's details */
+	PERFTEST_WHY_INITIAL,	  /**< latency tests' extra leading exchange */
+	PERFTEST_WHY_QP_AGAIN,	  /**< the per-QP exchange repeated after connecting */
+	PERFTEST_WHY_AFTER_RTR,	  /**< "an additional handshake after moving QPs to RTR" */
+	PERFTEST_WHY_PRE_RUN,	  /**< sync before a run (send tests: receives are posted) */
+	PERFTEST_WHY_POST_RUN,	  /**< sync after a run (-a) */
 	PERFTEST_WHY_CLIENT_DONE, /**< bw, not -b: the client finished its traffic */
-	PERFTEST_WHY_CLOSE,       /**< ctx_close_connection's exchange before "done" */
+	PERFTEST_WHY_CLOSE,	  /**< ctx_close_connection's exchange before "done" */
 };
 
 struct perftest_step {
 	enum perftest_step_kind kind;
 	enum perftest_dest_why why; /**< DEST only */
-	unsigned qp;                /**< DEST only */
-	uint64_t size;              /**< POST_RECV, TRAFFIC */
-	int after_handshake;        /**< 1 from the first traffic on: wait_timeout_ms applies */
+	unsigned qp;		    /**< DEST only */
+	uint64_t size;		    /**< POST_RECV, TRAFFIC */
+	int after_handshake;	    /**< 1 from the first traffic on: wait_timeout_ms applies */
 };
 
 struct perftest_session;
@@ -168,15 +168,15 @@ struct perftest_session {
 	struct oob_conn *conn;
 	struct perftest_params p;
 	const struct perftest_dest *local; /**< [num_qps] */
-	struct perftest_dest *remote;      /**< [num_qps], filled by the exchanges */
+	struct perftest_dest *remote;	   /**< [num_qps], filled by the exchanges */
 	uint8_t remote_seen[PERFTEST_MAX_QPS];
 	char remote_version[PERFTEST_VERSION_LEN + 1];
-	int remote_has_caps;               /**< the peer's version carried a capability record */
-	struct perftest_caps remote_caps;  /**< it, decoded (perftest_caps.h) */
+	int remote_has_caps;		  /**< the peer's version carried a capability record */
+	struct perftest_caps remote_caps; /**< it, decoded (perftest_caps.h) */
 	uint32_t remote_cycle_buffer, remote_cache_line;
-	uint32_t cycle_buffer, cache_line; /**< max of both sides, as perftest uses them */
-	int remote_mtu;                    /**< enum ibv_mtu value the peer sent */
-	int mtu;                           /**< the MTU to use: min of both sides */
+	uint32_t cycle_buffer, cache_line;    /**< max of both sides, as perftest uses them */
+	int remote_mtu;			      /**< enum ibv_mtu value the peer sent */
+	int mtu;			      /**< the MTU to use: min of both sides */
 	struct perftest_report local_report;  /**< last one sent */
 	struct perftest_report remote_report; /**< last one received (a 6.06 server's
 						   is uninitialised memory) */
@@ -189,16 +189,15 @@ const char *perftest_test_name(enum perftest_test t); /**< "write_bw", ... */
 int perftest_test_is_bw(enum perftest_test t);
 
 /** Defaults: 1 QP, size 65536 (bw) / 2 (lat), MTU 1024, page 4096, cache line 64. */
-void perftest_params_default(struct perftest_params *p, enum perftest_test t,
-			     enum perftest_role r);
+void perftest_params_default(struct perftest_params *p, enum perftest_test t, enum perftest_role r);
 
 /**
  * Builds the step list for @p p (see the table at the top).
  * @return OOB_OK, or OOB_ERR_ARG with @p err set (e.g. -R, -q > 1 on a
  * latency test, -b on a latency test, more than PERFTEST_MAX_QPS QPs).
  */
-int perftest_plan_build(const struct perftest_params *p, struct perftest_step *steps,
-			size_t max, size_t *n, char *err, size_t errlen);
+int perftest_plan_build(const struct perftest_params *p, struct perftest_step *steps, size_t max,
+			size_t *n, char *err, size_t errlen);
 
 /* ---- the key line ---- */
 
@@ -210,8 +209,8 @@ int perftest_plan_build(const struct perftest_params *p, struct perftest_step *s
  * bits) are refused: perftest would overflow its buffer.
  * @return bytes written (108 or 59) or OOB_ERR_ARG.
  */
-int perftest_format_dest(const struct perftest_dest *d, int no_gid, uint8_t *out,
-			 size_t outlen, char *err, size_t errlen);
+int perftest_format_dest(const struct perftest_dest *d, int no_gid, uint8_t *out, size_t outlen,
+			 char *err, size_t errlen);
 
 /**
  * Parses exactly one key line of @p len bytes (108, or 59 with @p no_gid):
@@ -242,8 +241,8 @@ int perftest_xchg_version(struct oob_conn *c, enum perftest_role r, const char *
  */
 int perftest_xchg_version_caps(struct oob_conn *c, enum perftest_role r, const char *version,
 			       const struct perftest_caps *mine,
-			       char remote[PERFTEST_VERSION_LEN + 1],
-			       struct perftest_caps *theirs, int *has_caps);
+			       char remote[PERFTEST_VERSION_LEN + 1], struct perftest_caps *theirs,
+			       int *has_caps);
 
 /** check_sys_data(): page size then cache line size, each a big-endian int. */
 int perftest_xchg_sysdata(struct oob_conn *c, enum perftest_role r, uint32_t cycle_buffer,

@@ -8,17 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "oob_hex.h"
+
 static const uint8_t done_msg[PINGPONG_DONE_LEN] = {'d', 'o', 'n', 'e', '\0'};
 
-static void put_hex(uint8_t *out, uint64_t v, unsigned width)
-{
-	static const char digits[] = "0123456789abcdef";
-	for (unsigned i = 0; i < width; i++)
-		out[width - 1 - i] = (uint8_t)digits[(v >> (4 * i)) & 0xf];
-}
-
-int pingpong_format_dest(const struct pingpong_dest *d, uint8_t *out, size_t outlen, char *err,
-			 size_t errlen)
+int
+pingpong_format_dest(const struct pingpong_dest *d, uint8_t *out, size_t outlen, char *err,
+		     size_t errlen)
 {
 	if (outlen < PINGPONG_MSG_LEN) {
 		snprintf(err, errlen, "pingpong buffer of %zu bytes is smaller than %d", outlen,
@@ -33,24 +29,25 @@ int pingpong_format_dest(const struct pingpong_dest *d, uint8_t *out, size_t out
 		return OOB_ERR_ARG;
 	}
 	uint8_t *p = out;
-	put_hex(p, d->lid, 4);
+	oob_put_hex(p, d->lid, 4);
 	p += 4;
 	*p++ = ':';
-	put_hex(p, d->qpn, 6);
+	oob_put_hex(p, d->qpn, 6);
 	p += 6;
 	*p++ = ':';
-	put_hex(p, d->psn, 6);
+	oob_put_hex(p, d->psn, 6);
 	p += 6;
 	*p++ = ':';
 	for (int i = 0; i < 16; i++) {
-		put_hex(p, d->gid[i], 2);
+		oob_put_hex(p, d->gid[i], 2);
 		p += 2;
 	}
 	*p++ = '\0';
 	return (int)(p - out);
 }
 
-static int hexval(uint8_t ch)
+static int
+hexval(uint8_t ch)
 {
 	if (ch >= '0' && ch <= '9')
 		return ch - '0';
@@ -59,8 +56,9 @@ static int hexval(uint8_t ch)
 	return -1;
 }
 
-int pingpong_parse_dest(const uint8_t *msg, size_t len, struct pingpong_dest *d, char *err,
-			size_t errlen)
+int
+pingpong_parse_dest(const uint8_t *msg, size_t len, struct pingpong_dest *d, char *err,
+		    size_t errlen)
 {
 	static const struct {
 		unsigned off, width;
@@ -110,7 +108,8 @@ int pingpong_parse_dest(const uint8_t *msg, size_t len, struct pingpong_dest *d,
 	return OOB_OK;
 }
 
-static int read_dest(struct oob_conn *c, struct pingpong_dest *remote)
+static int
+read_dest(struct oob_conn *c, struct pingpong_dest *remote)
 {
 	uint8_t msg[PINGPONG_MSG_LEN];
 	char perr[160];
@@ -122,7 +121,8 @@ static int read_dest(struct oob_conn *c, struct pingpong_dest *remote)
 	return OOB_OK;
 }
 
-static int write_dest(struct oob_conn *c, const struct pingpong_dest *local)
+static int
+write_dest(struct oob_conn *c, const struct pingpong_dest *local)
 {
 	uint8_t msg[PINGPONG_MSG_LEN];
 	char perr[160];
@@ -131,8 +131,9 @@ static int write_dest(struct oob_conn *c, const struct pingpong_dest *local)
 	return oob_write_full(c, msg, sizeof(msg), "our ibv_rc_pingpong address");
 }
 
-int pingpong_client_exchange(struct oob_conn *c, const struct pingpong_dest *local,
-			     struct pingpong_dest *remote)
+int
+pingpong_client_exchange(struct oob_conn *c, const struct pingpong_dest *local,
+			 struct pingpong_dest *remote)
 {
 	int rc = write_dest(c, local);
 	if (!rc)
@@ -142,10 +143,11 @@ int pingpong_client_exchange(struct oob_conn *c, const struct pingpong_dest *loc
 	return rc;
 }
 
-int pingpong_server_exchange(struct oob_conn *c, const struct pingpong_dest *local,
-			     struct pingpong_dest *remote,
-			     int (*connect_qp)(void *arg, const struct pingpong_dest *remote),
-			     void *arg)
+int
+pingpong_server_exchange(struct oob_conn *c, const struct pingpong_dest *local,
+			 struct pingpong_dest *remote,
+			 int (*connect_qp)(void *arg, const struct pingpong_dest *remote),
+			 void *arg)
 {
 	uint8_t got[PINGPONG_DONE_LEN];
 	int rc = read_dest(c, remote);

@@ -29,9 +29,9 @@
 #define PINGPONG_DONE_LEN 5
 
 struct pingpong_dest {
-	uint32_t lid;    /**< 16 bits */
-	uint32_t qpn;    /**< 24 bits */
-	uint32_t psn;    /**< 24 bits */
+	uint32_t lid;	 /**< 16 bits */
+	uint32_t qpn;	 /**< 24 bits */
+	uint32_t psn;	 /**< 24 bits */
 	uint8_t gid[16]; /**< raw GID; all zero when the peer runs without -g */
 };
 

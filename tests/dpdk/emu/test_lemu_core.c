@@ -179,7 +179,8 @@ test_hist(void)
 	for (uint64_t v = 1; v <= 100000; v++)
 		lemu_hist_add(&h, v * 1000); /* 1 us .. 100 ms */
 	CHECK_EQ(h.max, 100000000);
-	double p50 = (double)lemu_hist_quantile(&h, 0.5), p99 = (double)lemu_hist_quantile(&h, 0.99);
+	double p50 = (double)lemu_hist_quantile(&h, 0.5),
+	       p99 = (double)lemu_hist_quantile(&h, 0.99);
 	printf("  hist p50 %.0f (50e6) p99 %.0f (99e6)\n", p50, p99);
 	CHECK(p50 > 50e6 * (1 - 1. / 32) && p50 < 50e6 * (1 + 1. / 32));
 	CHECK(p99 > 99e6 * (1 - 1. / 32) && p99 < 99e6 * (1 + 1. / 32));
@@ -312,10 +313,9 @@ test_pool_sizing(void)
 static void
 test_stat_names(void)
 {
-	static const char *const required[] = {"rx_pkts",    "tx_pkts",   "rx_bytes",
-						"tx_bytes",   "drop_loss", "drop_queue",
-						"corrupted",  "ecn_marked", "duplicated",
-						"reordered",  "pfc_sent"};
+	static const char *const required[] = {
+	    "rx_pkts",	 "tx_pkts",    "rx_bytes",   "tx_bytes",  "drop_loss", "drop_queue",
+	    "corrupted", "ecn_marked", "duplicated", "reordered", "pfc_sent"};
 
 	for (size_t r = 0; r < sizeof(required) / sizeof(required[0]); r++) {
 		bool found = false;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file emu_test_stat.h
- * Statistical checks for the lib/emu model tests. Include after rw_test.h.
+ * Statistical checks for the lib/emu model tests, on rw_test.h's counters.
  * Every statistical check prints one line "stat NAME measured M theory T tol
  * D (z = Z)" so the test log records measured-vs-theory; the tolerances are
  * EMU_Z standard deviations of the estimator, from the variance formulas in
@@ -14,9 +14,11 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "rw_test.h"
+
 #define EMU_Z 5.0 /* standard deviations allowed */
 
-#define CHECK_NEAR(name, meas, theory, tol) \
+#define CHECK_NEAR(name, meas, theory, tol)                                                        \
 	emu_check_near(__FILE__, __LINE__, (name), (meas), (theory), (tol))
 
 static inline void
@@ -24,8 +26,8 @@ emu_check_near(const char *file, int line, const char *name, double m, double t,
 {
 	double z = tol > 0. ? (m - t) / (tol / EMU_Z) : 0.;
 
-	printf("  stat %-44s measured %-12.6g theory %-12.6g tol %-10.3g (z = %+.2f)\n", name, m,
-	       t, tol, z);
+	printf("  stat %-44s measured %-12.6g theory %-12.6g tol %-10.3g (z = %+.2f)\n", name, m, t,
+	       tol, z);
 	if (fabs(m - t) <= tol) {
 		rw_t_pass++;
 	} else {

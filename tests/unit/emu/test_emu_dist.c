@@ -4,11 +4,11 @@
  * moments and clipping, netem's correlation, and jitter-no-reorder.
  */
 #include "emu_dist.h"
-#include "rw_test.h"
 #include "emu_test_stat.h"
+#include "rw_test.h"
 
 #define SEED 777u
-#define MU 10000000.  /* 10 ms */
+#define MU 10000000.   /* 10 ms */
 #define SIGMA 1000000. /* 1 ms */
 #define N 400000
 
@@ -62,8 +62,8 @@ cmp_double(const void *a, const void *b)
 static void
 draw(enum emu_dist_kind kind, double corr, struct sample_stats *ss)
 {
-	struct emu_dist_params p = {.delay_ns = (uint64_t)MU, .jitter_ns = (uint64_t)SIGMA,
-				    .corr = corr, .kind = kind};
+	struct emu_dist_params p = {
+	    .delay_ns = (uint64_t)MU, .jitter_ns = (uint64_t)SIGMA, .corr = corr, .kind = kind};
 	struct emu_dist d;
 	double s = 0., s2 = 0.;
 
@@ -174,8 +174,8 @@ test_pareto(void)
 	CHECK_NEAR("pareto max / sigma (clip)", ss.max, EMU_DIST_CLIP, 1e-6);
 	check_cdf("pareto", &ss, 0., 1. - pow(1.5, -3.));
 	check_cdf("pareto", &ss, 1., 1. - pow(0.75 + 1.5, -3.));
-	CHECK_NEAR("pareto P(D = mu + 4 sigma) (clip mass)", 1. - cdf_at(&ss, 3.9999),
-		   pow(c, -3.), emu_binom_tol(pow(c, -3.), N));
+	CHECK_NEAR("pareto P(D = mu + 4 sigma) (clip mass)", 1. - cdf_at(&ss, 3.9999), pow(c, -3.),
+		   emu_binom_tol(pow(c, -3.), N));
 }
 
 /* paretonormal quantile: (Phi^-1(q) + 3 (4/3)((1 - q)^-1/3 - 3/2)) / 4, same q. */
@@ -242,8 +242,8 @@ test_clamp_and_constant(void)
 static void
 test_no_reorder(void)
 {
-	struct emu_dist_params p = {.delay_ns = 1000000, .jitter_ns = 500000,
-				    .kind = EMU_DIST_NORMAL};
+	struct emu_dist_params p = {
+	    .delay_ns = 1000000, .jitter_ns = 500000, .kind = EMU_DIST_NORMAL};
 	struct emu_dist a, b;
 	uint64_t prev_a = 0, prev_b = 0;
 	int inversions_a = 0, inversions_b = 0, earlier = 0;
@@ -268,16 +268,16 @@ test_no_reorder(void)
 	CHECK(inversions_a > 10000); /* plain jitter reorders heavily at this spacing */
 	CHECK_EQ(inversions_b, 0);
 	CHECK(extra_b / 100000 > extra_a / 100000 + 500000); /* mean delay inflated */
-	printf("  stat %-44s measured %-12.6g plain %-12.6g (ns)\n",
-	       "jitter-no-reorder mean delay", extra_b / 100000, extra_a / 100000);
+	printf("  stat %-44s measured %-12.6g plain %-12.6g (ns)\n", "jitter-no-reorder mean delay",
+	       extra_b / 100000, extra_a / 100000);
 	CHECK_EQ(strcmp(emu_dist_kind_name(EMU_DIST_PARETONORMAL), "paretonormal"), 0);
 }
 
 static void
 test_determinism(void)
 {
-	struct emu_dist_params p = {.delay_ns = 5000000, .jitter_ns = 1000000, .corr = 0.25,
-				    .kind = EMU_DIST_PARETONORMAL};
+	struct emu_dist_params p = {
+	    .delay_ns = 5000000, .jitter_ns = 1000000, .corr = 0.25, .kind = EMU_DIST_PARETONORMAL};
 	struct emu_dist a, b;
 	int same = 1;
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: stage-1 decisions in netem's order (duplicate, loss/ECN, corrupt, reorder). */
 #include "emu_impair.h"
-#include "rw_test.h"
 #include "emu_test_stat.h"
+#include "rw_test.h"
 
 #define SEED 4242u
 #define N 1000000
@@ -154,7 +154,7 @@ check_reorder(double prob, uint32_t gap, uint64_t seed)
 	}
 	snprintf(label, sizeof(label), "reorder %g%% gap %u fraction", prob * 100, gap);
 	CHECK_NEAR(label, re / N, 1. / ec, EMU_Z * sqrt(vc / (ec * ec * ec * N)) + 1e-12);
-	CHECK(first >= (long)g - 1);     /* the first G-1 packets are never reordered */
+	CHECK(first >= (long)g - 1);	 /* the first G-1 packets are never reordered */
 	CHECK(min_since >= (long)g - 1); /* at least G-1 delayed packets between reorders */
 	CHECK_EQ(emu_impair_reorder_gap(&im), g);
 }
@@ -162,8 +162,8 @@ check_reorder(double prob, uint32_t gap, uint64_t seed)
 static void
 test_reorder(void)
 {
-	check_reorder(0.25, 5, SEED + 5);  /* 0.25 / (1 + 4 * 0.25) = 0.125 */
-	check_reorder(0.30, 0, SEED + 6);  /* gap 0 given = gap 1: plain Bernoulli 0.3 */
+	check_reorder(0.25, 5, SEED + 5); /* 0.25 / (1 + 4 * 0.25) = 0.125 */
+	check_reorder(0.30, 0, SEED + 6); /* gap 0 given = gap 1: plain Bernoulli 0.3 */
 	check_reorder(0.01, 10, SEED + 7);
 	/* "reorder 100% gap 5": exactly every 5th packet (tc-netem(8)) */
 	struct emu_impair_params p = {.reorder_p = 1., .gap = 5};
@@ -178,9 +178,13 @@ test_reorder(void)
 static void
 test_determinism_and_checks(void)
 {
-	struct emu_impair_params p = {.dup_p = 0.05, .corrupt_p = 0.01, .reorder_p = 0.1, .gap = 3,
-				      .loss = {.kind = EMU_LOSS_GEMODEL, .ge_p = 0.01, .ge_r = 0.3,
-					       .ge_1h = 0.9, .ge_1k = 0.001}};
+	struct emu_impair_params p = {
+	    .dup_p = 0.05,
+	    .corrupt_p = 0.01,
+	    .reorder_p = 0.1,
+	    .gap = 3,
+	    .loss = {
+		.kind = EMU_LOSS_GEMODEL, .ge_p = 0.01, .ge_r = 0.3, .ge_1h = 0.9, .ge_1k = 0.001}};
 	struct emu_impair a = make(&p, 9), b;
 	int same = 1, diff = 0;
 

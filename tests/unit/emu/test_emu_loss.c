@@ -5,8 +5,8 @@
  * run-length histogram, with tolerances from the variance formulas.
  */
 #include "emu_loss.h"
-#include "rw_test.h"
 #include "emu_test_stat.h"
+#include "rw_test.h"
 
 #define SEED 20240611u
 
@@ -218,10 +218,10 @@ check_gi(const char *name, struct emu_loss_params lp, double pl_ref, double eb_r
 {
 	/* transition matrix over states 1..4 (index 0..3) */
 	const double P[4][4] = {
-		{1. - lp.p13 - lp.p14, 0., lp.p13, lp.p14},
-		{0., 1. - lp.p23, lp.p23, 0.},
-		{lp.p31, lp.p32, 1. - lp.p31 - lp.p32, 0.},
-		{1., 0., 0., 0.},
+	    {1. - lp.p13 - lp.p14, 0., lp.p13, lp.p14},
+	    {0., 1. - lp.p23, lp.p23, 0.},
+	    {lp.p31, lp.p32, 1. - lp.p31 - lp.p32, 0.},
+	    {1., 0., 0., 0.},
 	};
 	const double f[4] = {0., 0., 1., 1.}; /* lost iff the state entered is 3 or 4 */
 	struct run_stats rs;
@@ -368,6 +368,5 @@ test_determinism_and_checks(void)
 
 RW_TEST_MAIN(RW_TEST(test_gemodel_examples), RW_TEST(test_gemodel_histogram),
 	     RW_TEST(test_gemodel_step_order), RW_TEST(test_state_model),
-	     RW_TEST(test_state_defaults),
-	     RW_TEST(test_state_step_order), RW_TEST(test_random),
+	     RW_TEST(test_state_defaults), RW_TEST(test_state_step_order), RW_TEST(test_random),
 	     RW_TEST(test_random_correlated_is_broken), RW_TEST(test_determinism_and_checks))

@@ -4,8 +4,8 @@
 #include "pfc.h"
 #include "rw_test.h"
 
-#define XOFF 102400u /* 100kb */
-#define XON 51200u   /* 50kb */
+#define XOFF 102400u	     /* 100kb */
+#define XON 51200u	     /* 50kb */
 #define LINK 100000000000ull /* 100 Gbit/s */
 
 static struct emu_counters cnt;
@@ -13,8 +13,8 @@ static struct emu_counters cnt;
 static struct emu_pfcgen
 make(void)
 {
-	struct emu_pfcgen_params p = {.enabled = true, .xoff_bytes = XOFF, .xon_bytes = XON,
-				      .prio = 3, .link_bps = LINK};
+	struct emu_pfcgen_params p = {
+	    .enabled = true, .xoff_bytes = XOFF, .xon_bytes = XON, .prio = 3, .link_bps = LINK};
 	struct emu_pfcgen g;
 
 	emu_counters_reset(&cnt);
@@ -55,7 +55,7 @@ test_sequence(void)
 	CHECK_EQ(emu_pfcgen_state(&g), EMU_PFC_RUNNING);
 	CHECK(!emu_pfcgen_poll(&g, t0 + 2 * refresh + 200, XON, &a));
 	CHECK(!emu_pfcgen_poll(&g, t0 + 2 * refresh + 300, XOFF - 1, &a)); /* running: below xoff */
-	CHECK(emu_pfcgen_poll(&g, t0 + 2 * refresh + 400, XOFF + 1, &a)); /* pause again */
+	CHECK(emu_pfcgen_poll(&g, t0 + 2 * refresh + 400, XOFF + 1, &a));  /* pause again */
 	CHECK(a.quanta == 0xffff);
 	CHECK_EQ(cnt.v[EMU_CNT_PFC_XOFF], 2);
 	CHECK_EQ(cnt.v[EMU_CNT_PFC_REFRESH], 2);
@@ -88,8 +88,8 @@ test_never_lapses(void)
 static void
 test_params(void)
 {
-	struct emu_pfcgen_params p = {.enabled = true, .xoff_bytes = 100, .xon_bytes = 100,
-				      .prio = 3, .link_bps = LINK};
+	struct emu_pfcgen_params p = {
+	    .enabled = true, .xoff_bytes = 100, .xon_bytes = 100, .prio = 3, .link_bps = LINK};
 	struct emu_pfcgen g;
 	struct emu_pfc_action a;
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: instantaneous-queue RED/ECN marking curve (DCQCN congestion point). */
 #include "emu_red.h"
-#include "rw_test.h"
 #include "emu_test_stat.h"
+#include "rw_test.h"
 
 #define KMIN 10240u  /* 10kb */
 #define KMAX 102400u /* 100kb */
@@ -12,8 +12,8 @@ static struct emu_counters cnt;
 static struct emu_red
 make(double pmax)
 {
-	struct emu_red_params p = {.enabled = true, .kmin_bytes = KMIN, .kmax_bytes = KMAX,
-				   .pmax = pmax};
+	struct emu_red_params p = {
+	    .enabled = true, .kmin_bytes = KMIN, .kmax_bytes = KMAX, .pmax = pmax};
 	struct emu_red r;
 
 	CHECK_EQ(emu_red_init(&r, &p, 31337, &cnt), 0);
@@ -93,8 +93,8 @@ test_not_ect_and_ce(void)
 static void
 test_params(void)
 {
-	struct emu_red_params p = {.enabled = true, .kmin_bytes = 100, .kmax_bytes = 100,
-				   .pmax = 0.1};
+	struct emu_red_params p = {
+	    .enabled = true, .kmin_bytes = 100, .kmax_bytes = 100, .pmax = 0.1};
 	struct emu_red r;
 
 	CHECK_EQ(emu_red_init(&r, &p, 1, &cnt), -EMU_E_RANGE);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests: seeded PRNG streams, uniformity, and netem's correlated draws. */
 #include "emu_rng.h"
-#include "rw_test.h"
 #include "emu_test_stat.h"
+#include "rw_test.h"
 
 static void
 test_determinism(void)
@@ -74,7 +74,7 @@ test_prob_fixed_point(void)
 	CHECK(emu_prob_from_double(0.5) == EMU_PROB_ONE / 2);
 	CHECK(emu_prob_from_double(-1.) == 0);
 	CHECK(emu_prob_hit(UINT32_MAX, EMU_PROB_ONE)); /* 100 % always fires */
-	CHECK(!emu_prob_hit(0, 0));                    /* 0 % never fires */
+	CHECK(!emu_prob_hit(0, 0));		       /* 0 % never fires */
 	CHECK(emu_prob_hit(0, 1));
 	CHECK(!emu_prob_hit(1, 1));
 }

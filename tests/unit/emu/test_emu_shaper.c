@@ -66,8 +66,8 @@ test_exact_fractional_rate(void)
 static void
 test_overheads_and_cells(void)
 {
-	struct emu_shaper_params p = {.rate_bps = 8000000, .overhead = 0, .cell_size = 48,
-				      .cell_overhead = 5};
+	struct emu_shaper_params p = {
+	    .rate_bps = 8000000, .overhead = 0, .cell_size = 48, .cell_overhead = 5};
 
 	/* tc-netem(8) ATM example: 50 B -> 2 cells of 48 + 5 = 106 B */
 	CHECK_EQ(emu_shaper_wire_len(&p, 50), 106);

@@ -89,8 +89,8 @@ test_netem_forms(void)
 	/* state defaults: p31 = 1 - p13, p32 = 0, p23 = 100 %, p14 = 0 */
 	CHECK_EQ(parse("loss state 2%"), 0);
 	CHECK_EQ(s.impair.loss.kind, EMU_LOSS_STATE);
-	CHECK(NEAR(s.impair.loss.p31, 0.98) && s.impair.loss.p32 == 0. &&
-	      s.impair.loss.p23 == 1. && s.impair.loss.p14 == 0.);
+	CHECK(NEAR(s.impair.loss.p31, 0.98) && s.impair.loss.p32 == 0. && s.impair.loss.p23 == 1. &&
+	      s.impair.loss.p14 == 0.);
 	CHECK_EQ(parse("loss state 2% 25% 10% 50% 0.5%"), 0);
 	CHECK(NEAR(s.impair.loss.p14, 0.005) && NEAR(s.impair.loss.p23, 0.5));
 	/* old syntax "loss P [CORR]", "loss random", and netem's aliases */

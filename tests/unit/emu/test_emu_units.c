@@ -33,7 +33,7 @@ test_time(void)
 	CHECK_EQ(t_ns("0.5us"), 500);
 	CHECK_EQ(t_ns("1e3us"), 1000000);
 	CHECK_EQ(t_ns(".25ms"), 250000);
-	CHECK_EQ(t_ns("0"), 0); /* bare zero is unambiguous */
+	CHECK_EQ(t_ns("0"), 0);	    /* bare zero is unambiguous */
 	CHECK_EQ(t_ns("0.4ns"), 0); /* rounded to the nearest ns */
 	CHECK_EQ(t_ns("0.6ns"), 1);
 	CHECK_EQ(emu_parse_time("10", &v), -EMU_E_NEED_UNIT);

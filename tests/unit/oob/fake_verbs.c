@@ -66,14 +66,15 @@ static uint32_t fv_next_key = 0x203;
 static char *fv_mr_addr;
 static size_t fv_mr_len;
 
-static void fv_echo_fill(char v)
+static void
+fv_echo_fill(char v)
 {
 	if (fv_mr_addr && fv_mr_len >= 2)
 		memset(fv_mr_addr + fv_mr_len / 2, v, fv_mr_len / 2);
 }
 
-static void fv_cq_push(struct fv_cq *cq, uint64_t wr_id, enum ibv_wc_opcode op, uint32_t len,
-		       uint32_t qpn)
+static void
+fv_cq_push(struct fv_cq *cq, uint64_t wr_id, enum ibv_wc_opcode op, uint32_t len, uint32_t qpn)
 {
 	pthread_mutex_lock(&cq->lock);
 	if (cq->tail - cq->head < FV_CQ_RING) {
@@ -89,7 +90,8 @@ static void fv_cq_push(struct fv_cq *cq, uint64_t wr_id, enum ibv_wc_opcode op, 
 	pthread_mutex_unlock(&cq->lock);
 }
 
-static int fv_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
+static int
+fv_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 {
 	struct fv_cq *cq = (struct fv_cq *)ibcq;
 	int got = 0;
@@ -102,14 +104,16 @@ static int fv_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
 	return got;
 }
 
-static int fv_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+static int
+fv_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	(void)cq;
 	(void)solicited_only;
 	return 0;
 }
 
-static enum ibv_wc_opcode fv_wc_op(enum ibv_wr_opcode op)
+static enum ibv_wc_opcode
+fv_wc_op(enum ibv_wr_opcode op)
 {
 	switch (op) {
 	case IBV_WR_RDMA_WRITE:
@@ -126,7 +130,8 @@ static enum ibv_wc_opcode fv_wc_op(enum ibv_wr_opcode op)
 	}
 }
 
-static void fv_mark(const char *m)
+static void
+fv_mark(const char *m)
 {
 	if (getenv("FAKE_VERBS_TRACE")) {
 		ssize_t r = write(2, m, strlen(m));
@@ -134,7 +139,8 @@ static void fv_mark(const char *m)
 	}
 }
 
-static void fv_echo(enum ibv_wr_opcode op, uint64_t addr, uint32_t len)
+static void
+fv_echo(enum ibv_wr_opcode op, uint64_t addr, uint32_t len)
 {
 	const char *mode = getenv("FAKE_VERBS_ECHO");
 	if (!mode || op != IBV_WR_RDMA_WRITE || len == 0)
@@ -152,7 +158,8 @@ static void fv_echo(enum ibv_wr_opcode op, uint64_t addr, uint32_t len)
 	}
 }
 
-static int fv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+static int
+fv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	struct fv_qp *qp = (struct fv_qp *)ibqp;
 	(void)bad;
@@ -169,7 +176,8 @@ static int fv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_
 	return 0;
 }
 
-static int fv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+static int
+fv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	struct fv_qp *qp = (struct fv_qp *)ibqp;
 	(void)bad;
@@ -183,7 +191,8 @@ static int fv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_
 	return 0;
 }
 
-static int fv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+static int
+fv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	(void)srq;
 	(void)wr;
@@ -192,7 +201,8 @@ static int fv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct 
 }
 
 /* ---- the wr_* API ---- */
-static void fv_wr_begin(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op)
+static void
+fv_wr_begin(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op)
 {
 	struct fv_qp *qp = (struct fv_qp *)qpx;
 	if (qp->cur_valid && (qp->sig_all || qp->cur_signaled)) {
@@ -209,12 +219,14 @@ static void fv_wr_begin(struct ibv_qp_ex *qpx, enum ibv_wr_opcode op)
 	qp->cur_sge_len = 0;
 }
 
-static void fv_wr_start(struct ibv_qp_ex *qpx)
+static void
+fv_wr_start(struct ibv_qp_ex *qpx)
 {
 	((struct fv_qp *)qpx)->cur_valid = 0;
 }
 
-static int fv_wr_complete(struct ibv_qp_ex *qpx)
+static int
+fv_wr_complete(struct ibv_qp_ex *qpx)
 {
 	struct fv_qp *qp = (struct fv_qp *)qpx;
 	fv_mark("@post_send\n");
@@ -228,19 +240,22 @@ static int fv_wr_complete(struct ibv_qp_ex *qpx)
 	return 0;
 }
 
-static void fv_wr_abort(struct ibv_qp_ex *qpx)
+static void
+fv_wr_abort(struct ibv_qp_ex *qpx)
 {
 	((struct fv_qp *)qpx)->cur_valid = 0;
 }
 
-static void fv_wr_rdma_write(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra)
+static void
+fv_wr_rdma_write(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra)
 {
 	(void)rkey;
 	(void)ra;
 	fv_wr_begin(q, IBV_WR_RDMA_WRITE);
 }
 
-static void fv_wr_rdma_write_imm(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra, __be32 imm)
+static void
+fv_wr_rdma_write_imm(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra, __be32 imm)
 {
 	(void)rkey;
 	(void)ra;
@@ -248,25 +263,29 @@ static void fv_wr_rdma_write_imm(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra
 	fv_wr_begin(q, IBV_WR_RDMA_WRITE_WITH_IMM);
 }
 
-static void fv_wr_rdma_read(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra)
+static void
+fv_wr_rdma_read(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra)
 {
 	(void)rkey;
 	(void)ra;
 	fv_wr_begin(q, IBV_WR_RDMA_READ);
 }
 
-static void fv_wr_send(struct ibv_qp_ex *q)
+static void
+fv_wr_send(struct ibv_qp_ex *q)
 {
 	fv_wr_begin(q, IBV_WR_SEND);
 }
 
-static void fv_wr_send_imm(struct ibv_qp_ex *q, __be32 imm)
+static void
+fv_wr_send_imm(struct ibv_qp_ex *q, __be32 imm)
 {
 	(void)imm;
 	fv_wr_begin(q, IBV_WR_SEND_WITH_IMM);
 }
 
-static void fv_wr_cas(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra, uint64_t c, uint64_t s)
+static void
+fv_wr_cas(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra, uint64_t c, uint64_t s)
 {
 	(void)rkey;
 	(void)ra;
@@ -275,7 +294,8 @@ static void fv_wr_cas(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra, uint64_t 
 	fv_wr_begin(q, IBV_WR_ATOMIC_CMP_AND_SWP);
 }
 
-static void fv_wr_faa(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra, uint64_t add)
+static void
+fv_wr_faa(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra, uint64_t add)
 {
 	(void)rkey;
 	(void)ra;
@@ -283,7 +303,8 @@ static void fv_wr_faa(struct ibv_qp_ex *q, uint32_t rkey, uint64_t ra, uint64_t 
 	fv_wr_begin(q, IBV_WR_ATOMIC_FETCH_AND_ADD);
 }
 
-static void fv_wr_set_sge(struct ibv_qp_ex *q, uint32_t lkey, uint64_t addr, uint32_t len)
+static void
+fv_wr_set_sge(struct ibv_qp_ex *q, uint32_t lkey, uint64_t addr, uint32_t len)
 {
 	struct fv_qp *qp = (struct fv_qp *)q;
 	(void)lkey;
@@ -291,24 +312,28 @@ static void fv_wr_set_sge(struct ibv_qp_ex *q, uint32_t lkey, uint64_t addr, uin
 	qp->cur_sge_len = len;
 }
 
-static void fv_wr_set_sge_list(struct ibv_qp_ex *q, size_t n, const struct ibv_sge *sg)
+static void
+fv_wr_set_sge_list(struct ibv_qp_ex *q, size_t n, const struct ibv_sge *sg)
 {
 	if (n > 0)
 		fv_wr_set_sge(q, sg[0].lkey, sg[0].addr, sg[0].length);
 }
 
-static void fv_wr_set_inline_data(struct ibv_qp_ex *q, void *addr, size_t len)
+static void
+fv_wr_set_inline_data(struct ibv_qp_ex *q, void *addr, size_t len)
 {
 	fv_wr_set_sge(q, 0, (uintptr_t)addr, (uint32_t)len);
 }
 
-static void fv_wr_set_inline_data_list(struct ibv_qp_ex *q, size_t n, const struct ibv_data_buf *b)
+static void
+fv_wr_set_inline_data_list(struct ibv_qp_ex *q, size_t n, const struct ibv_data_buf *b)
 {
 	if (n > 0)
 		fv_wr_set_inline_data(q, b[0].addr, b[0].length);
 }
 
-static void fv_wr_set_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
+static void
+fv_wr_set_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
 {
 	(void)q;
 	(void)ah;
@@ -316,15 +341,16 @@ static void fv_wr_set_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah, uint32_t q
 	(void)qkey;
 }
 
-static void fv_wr_set_xrc_srqn(struct ibv_qp_ex *q, uint32_t srqn)
+static void
+fv_wr_set_xrc_srqn(struct ibv_qp_ex *q, uint32_t srqn)
 {
 	(void)q;
 	(void)srqn;
 }
 
 /* ---- device, context, port ---- */
-static int fv_query_port_ex(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr,
-			    size_t len)
+static int
+fv_query_port_ex(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr, size_t len)
 {
 	struct ibv_port_attr a;
 	(void)ctx;
@@ -333,8 +359,8 @@ static int fv_query_port_ex(struct ibv_context *ctx, uint8_t port, struct ibv_po
 	memset(&a, 0, sizeof(a));
 	a.state = IBV_PORT_ACTIVE;
 	a.max_mtu = IBV_MTU_4096;
-	a.active_mtu = getenv("FAKE_VERBS_MTU") ? (enum ibv_mtu)atoi(getenv("FAKE_VERBS_MTU"))
-						  : IBV_MTU_1024;
+	a.active_mtu =
+	    getenv("FAKE_VERBS_MTU") ? (enum ibv_mtu)atoi(getenv("FAKE_VERBS_MTU")) : IBV_MTU_1024;
 	a.gid_tbl_len = 2;
 	a.port_cap_flags = 0;
 	a.max_msg_sz = 0x80000000u;
@@ -348,14 +374,16 @@ static int fv_query_port_ex(struct ibv_context *ctx, uint8_t port, struct ibv_po
 	return 0;
 }
 
-int ibv_query_port(struct ibv_context *context, uint8_t port_num,
-		   struct _compat_ibv_port_attr *port_attr)
+int
+ibv_query_port(struct ibv_context *context, uint8_t port_num,
+	       struct _compat_ibv_port_attr *port_attr)
 {
 	return fv_query_port_ex(context, port_num, (struct ibv_port_attr *)port_attr,
 				sizeof(struct ibv_port_attr));
 }
 
-static int fv_gid(int index, union ibv_gid *gid)
+static int
+fv_gid(int index, union ibv_gid *gid)
 {
 	memset(gid, 0, sizeof(*gid));
 	if (index == 0) {
@@ -377,15 +405,17 @@ static int fv_gid(int index, union ibv_gid *gid)
 	return EINVAL;
 }
 
-int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
+int
+ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
 {
 	(void)context;
 	(void)port_num;
 	return fv_gid(index, gid) ? -1 : 0;
 }
 
-int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
-		      struct ibv_gid_entry *entry, uint32_t flags, size_t entry_size)
+int
+_ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
+		  struct ibv_gid_entry *entry, uint32_t flags, size_t entry_size)
 {
 	(void)context;
 	(void)flags;
@@ -400,7 +430,8 @@ int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t g
 	return 0;
 }
 
-int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index, __be16 *pkey)
+int
+ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index, __be16 *pkey)
 {
 	(void)context;
 	(void)port_num;
@@ -409,7 +440,8 @@ int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index, __b
 	return 0;
 }
 
-static void fv_fill_dev_attr(struct ibv_device_attr *a)
+static void
+fv_fill_dev_attr(struct ibv_device_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	snprintf(a->fw_ver, sizeof(a->fw_ver), "0.0.0");
@@ -436,15 +468,17 @@ static void fv_fill_dev_attr(struct ibv_device_attr *a)
 	a->phys_port_cnt = 1;
 }
 
-int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)
+int
+ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)
 {
 	(void)context;
 	fv_fill_dev_attr(device_attr);
 	return 0;
 }
 
-static int fv_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex_input *in,
-			      struct ibv_device_attr_ex *attr, size_t attr_size)
+static int
+fv_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex_input *in,
+		   struct ibv_device_attr_ex *attr, size_t attr_size)
 {
 	struct ibv_device_attr_ex a;
 	(void)context;
@@ -455,7 +489,8 @@ static int fv_query_device_ex(struct ibv_context *context, const struct ibv_quer
 	return 0;
 }
 
-struct ibv_device **ibv_get_device_list(int *num_devices)
+struct ibv_device **
+ibv_get_device_list(int *num_devices)
 {
 	struct ibv_device **l = calloc(2, sizeof(*l));
 	if (!fv_dev.name[0]) {
@@ -475,17 +510,20 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 	return l;
 }
 
-void ibv_free_device_list(struct ibv_device **list)
+void
+ibv_free_device_list(struct ibv_device **list)
 {
 	free(list);
 }
 
-const char *ibv_get_device_name(struct ibv_device *device)
+const char *
+ibv_get_device_name(struct ibv_device *device)
 {
 	return device->name;
 }
 
-__be64 ibv_get_device_guid(struct ibv_device *device)
+__be64
+ibv_get_device_guid(struct ibv_device *device)
 {
 	(void)device;
 	return 0;
@@ -493,20 +531,23 @@ __be64 ibv_get_device_guid(struct ibv_device *device)
 
 static struct ibv_qp *fv_create_qp_common(struct ibv_pd *pd, struct ibv_qp_init_attr_ex *ia);
 
-static struct ibv_qp *fv_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *ia)
+static struct ibv_qp *
+fv_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *ia)
 {
 	(void)context;
 	return fv_create_qp_common(ia->pd, ia);
 }
 
-static int fv_get_srq_num(struct ibv_srq *srq, uint32_t *num)
+static int
+fv_get_srq_num(struct ibv_srq *srq, uint32_t *num)
 {
 	(void)srq;
 	*num = 0;
 	return 0;
 }
 
-struct ibv_context *ibv_open_device(struct ibv_device *device)
+struct ibv_context *
+ibv_open_device(struct ibv_device *device)
 {
 	struct verbs_context *v = calloc(1, sizeof(*v));
 	if (!v)
@@ -530,13 +571,15 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	return &v->context;
 }
 
-int ibv_close_device(struct ibv_context *context)
+int
+ibv_close_device(struct ibv_context *context)
 {
 	(void)context;
 	return 0;
 }
 
-struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+struct ibv_pd *
+ibv_alloc_pd(struct ibv_context *context)
 {
 	struct ibv_pd *pd = calloc(1, sizeof(*pd));
 	if (pd) {
@@ -546,14 +589,15 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 	return pd;
 }
 
-int ibv_dealloc_pd(struct ibv_pd *pd)
+int
+ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	free(pd);
 	return 0;
 }
 
-struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
-				unsigned int access)
+struct ibv_mr *
+ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
 {
 	struct ibv_mr *mr = calloc(1, sizeof(*mr));
 	(void)iova;
@@ -574,18 +618,21 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 }
 
 struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access);
-struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+struct ibv_mr *
+ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
 	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, (unsigned)access);
 }
 
-int ibv_dereg_mr(struct ibv_mr *mr)
+int
+ibv_dereg_mr(struct ibv_mr *mr)
 {
 	free(mr);
 	return 0;
 }
 
-struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
+struct ibv_comp_channel *
+ibv_create_comp_channel(struct ibv_context *context)
 {
 	struct ibv_comp_channel *c = calloc(1, sizeof(*c));
 	if (c) {
@@ -595,13 +642,15 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 	return c;
 }
 
-int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+int
+ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
 	free(channel);
 	return 0;
 }
 
-int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
+int
+ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
 {
 	(void)channel;
 	(void)cq;
@@ -610,14 +659,16 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
 	return -1;
 }
 
-void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+void
+ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 {
 	(void)cq;
 	(void)nevents;
 }
 
-struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
-			     struct ibv_comp_channel *channel, int comp_vector)
+struct ibv_cq *
+ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+	      struct ibv_comp_channel *channel, int comp_vector)
 {
 	struct fv_cq *cq = calloc(1, sizeof(*cq));
 	(void)comp_vector;
@@ -638,7 +689,8 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
 	return &cq->cq;
 }
 
-int ibv_destroy_cq(struct ibv_cq *ibcq)
+int
+ibv_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct fv_cq *cq = (struct fv_cq *)ibcq;
 	free(cq->ring);
@@ -646,7 +698,8 @@ int ibv_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
-static struct ibv_qp *fv_create_qp_common(struct ibv_pd *pd, struct ibv_qp_init_attr_ex *ia)
+static struct ibv_qp *
+fv_create_qp_common(struct ibv_pd *pd, struct ibv_qp_init_attr_ex *ia)
 {
 	struct fv_qp *qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -688,7 +741,8 @@ static struct ibv_qp *fv_create_qp_common(struct ibv_pd *pd, struct ibv_qp_init_
 	return &qp->qpx.qp_base;
 }
 
-struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+struct ibv_qp *
+ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct ibv_qp_init_attr_ex ia;
 	memset(&ia, 0, sizeof(ia));
@@ -700,27 +754,30 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	return qp;
 }
 
-struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+struct ibv_qp_ex *
+ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
 	return &((struct fv_qp *)qp)->qpx;
 }
 
-int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+int
+ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	if (attr_mask & IBV_QP_STATE) {
 		qp->state = attr->qp_state;
 		const char *mode = getenv("FAKE_VERBS_ECHO");
 		if (attr->qp_state == IBV_QPS_RTS && mode && !strcmp(mode, "first"))
 			fv_echo_fill(1);
-		fv_mark(attr->qp_state == IBV_QPS_RTS   ? "@qp_rts\n"
+		fv_mark(attr->qp_state == IBV_QPS_RTS	? "@qp_rts\n"
 			: attr->qp_state == IBV_QPS_RTR ? "@qp_rtr\n"
 							: "@qp_state\n");
 	}
 	return 0;
 }
 
-int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
-		 struct ibv_qp_init_attr *init_attr)
+int
+ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+	     struct ibv_qp_init_attr *init_attr)
 {
 	(void)attr_mask;
 	memset(attr, 0, sizeof(*attr));
@@ -731,13 +788,15 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 	return 0;
 }
 
-int ibv_destroy_qp(struct ibv_qp *qp)
+int
+ibv_destroy_qp(struct ibv_qp *qp)
 {
 	free(qp);
 	return 0;
 }
 
-struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+struct ibv_srq *
+ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
 	struct ibv_srq *s = calloc(1, sizeof(*s));
 	(void)attr;
@@ -748,13 +807,15 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr
 	return s;
 }
 
-int ibv_destroy_srq(struct ibv_srq *srq)
+int
+ibv_destroy_srq(struct ibv_srq *srq)
 {
 	free(srq);
 	return 0;
 }
 
-struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+struct ibv_ah *
+ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
 	struct ibv_ah *ah = calloc(1, sizeof(*ah));
 	(void)attr;
@@ -765,7 +826,8 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	return ah;
 }
 
-int ibv_destroy_ah(struct ibv_ah *ah)
+int
+ibv_destroy_ah(struct ibv_ah *ah)
 {
 	free(ah);
 	return 0;

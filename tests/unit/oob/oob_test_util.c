@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static int hexv(int c)
+static int
+hexv(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -21,7 +22,8 @@ static int hexv(int c)
 	return -1;
 }
 
-int vec_load(const char *path, struct vec_msg *out, size_t max)
+int
+vec_load(const char *path, struct vec_msg *out, size_t max)
 {
 	FILE *f = fopen(path, "r");
 	char line[1024];
@@ -60,7 +62,8 @@ bad:
 	return -1;
 }
 
-void peer_init(struct fake_peer *p)
+void
+peer_init(struct fake_peer *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->mismatch = -1;
@@ -68,7 +71,8 @@ void peer_init(struct fake_peer *p)
 	p->lst.fd = -1;
 }
 
-void peer_add(struct fake_peer *p, enum peer_op op, const void *data, size_t len)
+void
+peer_add(struct fake_peer *p, enum peer_op op, const void *data, size_t len)
 {
 	if (p->nacts >= PEER_MAX_ACTS)
 		abort();
@@ -78,13 +82,15 @@ void peer_add(struct fake_peer *p, enum peer_op op, const void *data, size_t len
 	p->nacts++;
 }
 
-void peer_sleep(struct fake_peer *p, int ms)
+void
+peer_sleep(struct fake_peer *p, int ms)
 {
 	peer_add(p, PEER_SLEEP, NULL, 0);
 	p->acts[p->nacts - 1].ms = ms;
 }
 
-static void *peer_main(void *arg)
+static void *
+peer_main(void *arg)
 {
 	struct fake_peer *p = arg;
 	struct oob_conn c;
@@ -109,8 +115,9 @@ static void *peer_main(void *arg)
 			rc = oob_write_full(&c, a->data, a->len, "scripted bytes");
 			break;
 		case PEER_EXPECT:
-			rc = a->len <= sizeof(buf) ? oob_read_full(&c, buf, a->len, "scripted bytes")
-						   : OOB_ERR_ARG;
+			rc = a->len <= sizeof(buf)
+				 ? oob_read_full(&c, buf, a->len, "scripted bytes")
+				 : OOB_ERR_ARG;
 			if (!rc && a->data && memcmp(buf, a->data, a->len) && p->mismatch < 0) {
 				p->mismatch = (int)i;
 				fprintf(stderr, "fake peer: action %zu: bytes differ\n  got:  ", i);
@@ -142,7 +149,8 @@ static void *peer_main(void *arg)
 	return NULL;
 }
 
-int peer_start_server(struct fake_peer *p)
+int
+peer_start_server(struct fake_peer *p)
 {
 	char err[OOB_ERR_LEN];
 	p->is_server = 1;
@@ -154,32 +162,36 @@ int peer_start_server(struct fake_peer *p)
 	return pthread_create(&p->th, NULL, peer_main, p);
 }
 
-int peer_start_client(struct fake_peer *p, uint16_t port)
+int
+peer_start_client(struct fake_peer *p, uint16_t port)
 {
 	p->is_server = 0;
 	p->port = port;
 	return pthread_create(&p->th, NULL, peer_main, p);
 }
 
-void peer_join(struct fake_peer *p)
+void
+peer_join(struct fake_peer *p)
 {
 	pthread_join(p->th, NULL);
 	if (p->failed)
 		fprintf(stderr, "fake peer: %s\n", p->err);
 }
 
-struct oob_connect_opts test_connect_opts(int io_timeout_ms)
+struct oob_connect_opts
+test_connect_opts(int io_timeout_ms)
 {
 	struct oob_connect_opts o = {
-		.connect_timeout_ms = 2000,
-		.retries = 20,
-		.retry_delay_ms = 25,
-		.io_timeout_ms = io_timeout_ms,
+	    .connect_timeout_ms = 2000,
+	    .retries = 20,
+	    .retry_delay_ms = 25,
+	    .io_timeout_ms = io_timeout_ms,
 	};
 	return o;
 }
 
-int show_err(const char *who, int rc, const struct oob_conn *c)
+int
+show_err(const char *who, int rc, const struct oob_conn *c)
 {
 	if (rc)
 		fprintf(stderr, "%s: rc %d: %s\n", who, rc, c->err);

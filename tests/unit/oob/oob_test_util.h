@@ -46,14 +46,14 @@ struct peer_act {
 struct fake_peer {
 	struct peer_act acts[PEER_MAX_ACTS];
 	size_t nacts;
-	int is_server;          /* accept on lst, else connect to port */
+	int is_server; /* accept on lst, else connect to port */
 	struct oob_listener lst;
-	uint16_t port;          /* where to connect when !is_server */
+	uint16_t port; /* where to connect when !is_server */
 	int io_timeout_ms;
 	/* results */
-	size_t done_acts;       /* actions completed */
-	int mismatch;           /* index of the first EXPECT that differed, or -1 */
-	int failed;             /* an I/O error stopped the script */
+	size_t done_acts; /* actions completed */
+	int mismatch;	  /* index of the first EXPECT that differed, or -1 */
+	int failed;	  /* an I/O error stopped the script */
 	char err[OOB_ERR_LEN + 32];
 	pthread_t th;
 };

@@ -19,7 +19,8 @@
 static struct vec_msg vec[64];
 static int nvec;
 
-static const struct vec_msg *frame(int f)
+static const struct vec_msg *
+frame(int f)
 {
 	for (int i = 0; i < nvec; i++)
 		if (vec[i].frame == f)
@@ -28,10 +29,16 @@ static const struct vec_msg *frame(int f)
 }
 
 /* The capture's client (10.9.0.3) and server (10.9.0.2) QP details. */
-static struct perftest_dest cap_client(void)
+static struct perftest_dest
+cap_client(void)
 {
-	struct perftest_dest d = {.lid = 0, .out_reads = 1, .qpn = 0x11, .psn = 0x52e51e,
-				  .rkey = 0x203, .vaddr = 0x556fa0ce7000ull, .srqn = 0};
+	struct perftest_dest d = {.lid = 0,
+				  .out_reads = 1,
+				  .qpn = 0x11,
+				  .psn = 0x52e51e,
+				  .rkey = 0x203,
+				  .vaddr = 0x556fa0ce7000ull,
+				  .srqn = 0};
 	d.gid[10] = 0xff;
 	d.gid[11] = 0xff;
 	d.gid[12] = 10;
@@ -41,7 +48,8 @@ static struct perftest_dest cap_client(void)
 	return d;
 }
 
-static struct perftest_dest cap_server(void)
+static struct perftest_dest
+cap_server(void)
 {
 	struct perftest_dest d = cap_client();
 	d.psn = 0x65b02a;
@@ -51,7 +59,8 @@ static struct perftest_dest cap_server(void)
 	return d;
 }
 
-static void t_load_vectors(void)
+static void
+t_load_vectors(void)
 {
 	nvec = vec_load(OOB_VEC_DIR "/rxe_write_bw_4096.vec", vec, 64);
 	CHECK_EQ(nvec, 30);
@@ -59,7 +68,8 @@ static void t_load_vectors(void)
 	CHECK(frame(15) && frame(15)->len == 108 && frame(15)->side == 'S');
 }
 
-static void t_format_equals_capture(void)
+static void
+t_format_equals_capture(void)
 {
 	uint8_t buf[PERFTEST_KEY_LEN_GID + 8];
 	char err[200];
@@ -75,8 +85,8 @@ static void t_format_equals_capture(void)
 	/* every later key line of each side repeats the first */
 	for (int i = 0; i < nvec; i++)
 		if (vec[i].len == 108)
-			CHECK_MEM(vec[i].data, vec[i].side == 'C' ? frame(14)->data : frame(15)->data,
-				  108);
+			CHECK_MEM(vec[i].data,
+				  vec[i].side == 'C' ? frame(14)->data : frame(15)->data, 108);
 	/* exact text */
 	CHECK(memcmp(frame(14)->data,
 		     "0000:0001:000011:52e51e:00000203:0000556fa0ce7000:00:00:00:00:00:00:00:00:"
@@ -86,7 +96,8 @@ static void t_format_equals_capture(void)
 	CHECK_EQ(perftest_format_dest(&c, 0, buf, 107, err, sizeof(err)), OOB_ERR_ARG);
 }
 
-static void t_parse_capture(void)
+static void
+t_parse_capture(void)
 {
 	struct perftest_dest d, want;
 	char err[200];
@@ -110,12 +121,18 @@ static void t_parse_capture(void)
 	CHECK_EQ(d.vaddr, 0x564fd4bb9000ll);
 }
 
-static void t_no_gid_form(void)
+static void
+t_no_gid_form(void)
 {
 	uint8_t buf[PERFTEST_KEY_LEN];
 	char err[200];
-	struct perftest_dest d = {.lid = 0x1a, .out_reads = 0x10, .qpn = 0xabcdef, .psn = 1,
-				  .rkey = 0xdeadbeef, .vaddr = 0x7f0012345678ull, .srqn = 7},
+	struct perftest_dest d = {.lid = 0x1a,
+				  .out_reads = 0x10,
+				  .qpn = 0xabcdef,
+				  .psn = 1,
+				  .rkey = 0xdeadbeef,
+				  .vaddr = 0x7f0012345678ull,
+				  .srqn = 7},
 			     got;
 	CHECK_EQ(perftest_format_dest(&d, 1, buf, sizeof(buf), err, sizeof(err)), 59);
 	CHECK(memcmp(buf, "001a:0010:abcdef:000001:deadbeef:00007f0012345678:00000007", 59) == 0);
@@ -125,7 +142,8 @@ static void t_no_gid_form(void)
 	CHECK_EQ(perftest_parse_dest(buf, 59, 0, &got, err, sizeof(err)), OOB_ERR_PROTO);
 }
 
-static void t_format_range(void)
+static void
+t_format_range(void)
 {
 	uint8_t buf[PERFTEST_KEY_LEN_GID];
 	char err[200];
@@ -144,7 +162,8 @@ static void t_format_range(void)
 }
 
 /* A copy of the captured line with one byte changed must be refused. */
-static int parse_mut(size_t at, uint8_t v, char *err, size_t errlen)
+static int
+parse_mut(size_t at, uint8_t v, char *err, size_t errlen)
 {
 	uint8_t m[108];
 	struct perftest_dest d;
@@ -153,7 +172,8 @@ static int parse_mut(size_t at, uint8_t v, char *err, size_t errlen)
 	return perftest_parse_dest(m, 108, 0, &d, err, errlen);
 }
 
-static void t_parse_malformed(void)
+static void
+t_parse_malformed(void)
 {
 	char err[200];
 	struct perftest_dest d;
@@ -198,7 +218,8 @@ static void t_parse_malformed(void)
 	CHECK_EQ(refused, 108);
 }
 
-static void t_pingpong_msg(void)
+static void
+t_pingpong_msg(void)
 {
 	uint8_t buf[PINGPONG_MSG_LEN + 4];
 	char err[200];
@@ -231,7 +252,8 @@ static void t_pingpong_msg(void)
 	CHECK_EQ(pingpong_format_dest(&d, buf, sizeof(buf), err, sizeof(err)), OOB_ERR_ARG);
 }
 
-static void t_plan_shapes(void)
+static void
+t_plan_shapes(void)
 {
 	struct perftest_params p;
 	struct perftest_step st[PERFTEST_MAX_STEPS];
@@ -249,14 +271,17 @@ static void t_plan_shapes(void)
 	CHECK_EQ(st[11].kind, PERFTEST_STEP_DONE);
 	/* refusals */
 	p.rdma_cm = 1;
-	CHECK_EQ(perftest_plan_build(&p, st, PERFTEST_MAX_STEPS, &n, err, sizeof(err)), OOB_ERR_ARG);
+	CHECK_EQ(perftest_plan_build(&p, st, PERFTEST_MAX_STEPS, &n, err, sizeof(err)),
+		 OOB_ERR_ARG);
 	CHECK(strstr(err, "-R") != NULL);
 	perftest_params_default(&p, PERFTEST_SEND_LAT, PERFTEST_SERVER);
 	p.num_qps = 2;
-	CHECK_EQ(perftest_plan_build(&p, st, PERFTEST_MAX_STEPS, &n, err, sizeof(err)), OOB_ERR_ARG);
+	CHECK_EQ(perftest_plan_build(&p, st, PERFTEST_MAX_STEPS, &n, err, sizeof(err)),
+		 OOB_ERR_ARG);
 	perftest_params_default(&p, PERFTEST_WRITE_BW, PERFTEST_SERVER);
 	p.num_qps = PERFTEST_MAX_QPS + 1;
-	CHECK_EQ(perftest_plan_build(&p, st, PERFTEST_MAX_STEPS, &n, err, sizeof(err)), OOB_ERR_ARG);
+	CHECK_EQ(perftest_plan_build(&p, st, PERFTEST_MAX_STEPS, &n, err, sizeof(err)),
+		 OOB_ERR_ARG);
 	/* the largest plan fits */
 	perftest_params_default(&p, PERFTEST_SEND_BW, PERFTEST_SERVER);
 	p.num_qps = PERFTEST_MAX_QPS;

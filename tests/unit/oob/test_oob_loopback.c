@@ -24,23 +24,23 @@ struct variant {
 	int duplex, run_all;
 	unsigned key_lines; /* key-line exchanges the real 6.06 binaries made */
 	unsigned reports;   /* report exchanges */
-	int done;           /* "done" at the end */
+	int done;	    /* "done" at the end */
 };
 
 static const struct variant variants[] = {
-	{PERFTEST_WRITE_BW, 1, 0, 0, 5, 1, 1},   {PERFTEST_WRITE_BW, 2, 0, 0, 7, 1, 1},
-	{PERFTEST_WRITE_BW, 1, 1, 0, 5, 1, 1},   {PERFTEST_WRITE_BW, 2, 1, 0, 7, 1, 1},
-	{PERFTEST_WRITE_BW, 1, 0, 1, 5, 1, 1},   {PERFTEST_WRITE_BW, 1, 1, 1, 50, 23, 1},
-	{PERFTEST_READ_BW, 1, 0, 0, 5, 1, 1},    {PERFTEST_READ_BW, 2, 0, 0, 7, 1, 1},
-	{PERFTEST_READ_BW, 2, 1, 0, 7, 1, 1},    {PERFTEST_READ_BW, 1, 0, 1, 5, 1, 1},
-	{PERFTEST_ATOMIC_BW, 1, 0, 0, 5, 1, 1},  {PERFTEST_ATOMIC_BW, 2, 0, 0, 7, 1, 1},
-	{PERFTEST_ATOMIC_BW, 1, 1, 0, 5, 1, 1},  {PERFTEST_SEND_BW, 1, 0, 0, 5, 0, 1},
-	{PERFTEST_SEND_BW, 2, 0, 0, 7, 0, 1},    {PERFTEST_SEND_BW, 1, 1, 0, 5, 1, 1},
-	{PERFTEST_SEND_BW, 2, 1, 0, 7, 1, 1},    {PERFTEST_SEND_BW, 1, 0, 1, 50, 0, 1},
-	{PERFTEST_SEND_BW, 1, 1, 1, 50, 23, 1},  {PERFTEST_WRITE_LAT, 1, 0, 0, 4, 0, 0},
-	{PERFTEST_WRITE_LAT, 1, 0, 1, 4, 0, 0},  {PERFTEST_SEND_LAT, 1, 0, 0, 5, 0, 1},
-	{PERFTEST_SEND_LAT, 1, 0, 1, 27, 0, 1},  {PERFTEST_READ_LAT, 1, 0, 0, 5, 0, 1},
-	{PERFTEST_READ_LAT, 1, 0, 1, 5, 0, 1},   {PERFTEST_ATOMIC_LAT, 1, 0, 0, 5, 0, 1},
+    {PERFTEST_WRITE_BW, 1, 0, 0, 5, 1, 1},  {PERFTEST_WRITE_BW, 2, 0, 0, 7, 1, 1},
+    {PERFTEST_WRITE_BW, 1, 1, 0, 5, 1, 1},  {PERFTEST_WRITE_BW, 2, 1, 0, 7, 1, 1},
+    {PERFTEST_WRITE_BW, 1, 0, 1, 5, 1, 1},  {PERFTEST_WRITE_BW, 1, 1, 1, 50, 23, 1},
+    {PERFTEST_READ_BW, 1, 0, 0, 5, 1, 1},   {PERFTEST_READ_BW, 2, 0, 0, 7, 1, 1},
+    {PERFTEST_READ_BW, 2, 1, 0, 7, 1, 1},   {PERFTEST_READ_BW, 1, 0, 1, 5, 1, 1},
+    {PERFTEST_ATOMIC_BW, 1, 0, 0, 5, 1, 1}, {PERFTEST_ATOMIC_BW, 2, 0, 0, 7, 1, 1},
+    {PERFTEST_ATOMIC_BW, 1, 1, 0, 5, 1, 1}, {PERFTEST_SEND_BW, 1, 0, 0, 5, 0, 1},
+    {PERFTEST_SEND_BW, 2, 0, 0, 7, 0, 1},   {PERFTEST_SEND_BW, 1, 1, 0, 5, 1, 1},
+    {PERFTEST_SEND_BW, 2, 1, 0, 7, 1, 1},   {PERFTEST_SEND_BW, 1, 0, 1, 50, 0, 1},
+    {PERFTEST_SEND_BW, 1, 1, 1, 50, 23, 1}, {PERFTEST_WRITE_LAT, 1, 0, 0, 4, 0, 0},
+    {PERFTEST_WRITE_LAT, 1, 0, 1, 4, 0, 0}, {PERFTEST_SEND_LAT, 1, 0, 0, 5, 0, 1},
+    {PERFTEST_SEND_LAT, 1, 0, 1, 27, 0, 1}, {PERFTEST_READ_LAT, 1, 0, 0, 5, 0, 1},
+    {PERFTEST_READ_LAT, 1, 0, 1, 5, 0, 1},  {PERFTEST_ATOMIC_LAT, 1, 0, 0, 5, 0, 1},
 };
 
 #define MAXQ 4
@@ -57,7 +57,8 @@ struct side {
 	uint64_t last_post_size;
 };
 
-static int h_connect(void *arg, const struct perftest_session *s)
+static int
+h_connect(void *arg, const struct perftest_session *s)
 {
 	struct side *d = arg;
 	d->n_connect++;
@@ -70,7 +71,8 @@ static int h_connect(void *arg, const struct perftest_session *s)
 	return 0;
 }
 
-static int h_post(void *arg, const struct perftest_session *s, uint64_t size)
+static int
+h_post(void *arg, const struct perftest_session *s, uint64_t size)
 {
 	struct side *d = arg;
 	(void)s;
@@ -81,8 +83,8 @@ static int h_post(void *arg, const struct perftest_session *s, uint64_t size)
 	return 0;
 }
 
-static int h_traffic(void *arg, const struct perftest_session *s, uint64_t size,
-		     struct perftest_report *rep)
+static int
+h_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct perftest_report *rep)
 {
 	struct side *d = arg;
 	if (!d->n_connect)
@@ -101,7 +103,8 @@ static int h_traffic(void *arg, const struct perftest_session *s, uint64_t size,
 	return 0;
 }
 
-static void fill_local(struct side *d, uint32_t base)
+static void
+fill_local(struct side *d, uint32_t base)
 {
 	for (unsigned i = 0; i < MAXQ; i++) {
 		struct perftest_dest *l = &d->local[i];
@@ -117,14 +120,16 @@ static void fill_local(struct side *d, uint32_t base)
 	}
 }
 
-static struct perftest_hooks hooks_for(struct side *d)
+static struct perftest_hooks
+hooks_for(struct side *d)
 {
-	struct perftest_hooks h = {.arg = d, .connect_qps = h_connect, .post_recv = h_post,
-				   .run_traffic = h_traffic};
+	struct perftest_hooks h = {
+	    .arg = d, .connect_qps = h_connect, .post_recv = h_post, .run_traffic = h_traffic};
 	return h;
 }
 
-static void *server_main(void *arg)
+static void *
+server_main(void *arg)
 {
 	struct side *d = arg;
 	struct perftest_hooks h = hooks_for(d);
@@ -138,7 +143,8 @@ static void *server_main(void *arg)
 	return NULL;
 }
 
-static unsigned count_dests(const struct perftest_session *s)
+static unsigned
+count_dests(const struct perftest_session *s)
 {
 	unsigned n = 0;
 	for (size_t i = 0; i < s->nsteps; i++)
@@ -146,7 +152,8 @@ static unsigned count_dests(const struct perftest_session *s)
 	return n;
 }
 
-static void run_variant(const struct variant *v)
+static void
+run_variant(const struct variant *v)
 {
 	static struct side cl, sv;
 	struct oob_listener lst;
@@ -220,7 +227,8 @@ static void run_variant(const struct variant *v)
 	}
 }
 
-static void t_all_variants(void)
+static void
+t_all_variants(void)
 {
 	for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
 		unsigned f0 = rw_t_fail;
@@ -240,14 +248,16 @@ struct pp_side {
 	int rc, connected_before_reply;
 };
 
-static int pp_connect(void *arg, const struct pingpong_dest *remote)
+static int
+pp_connect(void *arg, const struct pingpong_dest *remote)
 {
 	struct pp_side *d = arg;
 	d->connected_before_reply = remote->qpn == 0x1234;
 	return 0;
 }
 
-static void *pp_server(void *arg)
+static void *
+pp_server(void *arg)
 {
 	struct pp_side *d = arg;
 	d->rc = pingpong_server_exchange(&d->c, &d->local, &d->remote, pp_connect, d);
@@ -256,7 +266,8 @@ static void *pp_server(void *arg)
 	return NULL;
 }
 
-static void t_pingpong(void)
+static void
+t_pingpong(void)
 {
 	struct pp_side cl, sv;
 	struct oob_listener lst;
@@ -302,7 +313,8 @@ count_wait(void *arg)
 	if (++w->calls == 3 && w->connect_port) {
 		struct oob_connect_opts o = test_connect_opts(3000);
 
-		CHECK_EQ(oob_connect(&w->c, "127.0.0.1", (uint16_t)atoi(w->connect_port), &o), OOB_OK);
+		CHECK_EQ(oob_connect(&w->c, "127.0.0.1", (uint16_t)atoi(w->connect_port), &o),
+			 OOB_OK);
 	}
 	return w->stop_after && w->calls >= w->stop_after;
 }

@@ -18,10 +18,12 @@ static const uint8_t V610[16] = "6.10";
 static const uint8_t PAGE[4] = {0, 0, 0x10, 0};
 static const uint8_t CLINE[4] = {0, 0, 0, 0x40};
 static const uint8_t MTU3[2] = {'3', 0};
-static const uint8_t KEY[108] = "0000:0001:000011:65b02a:00000273:0000564fd4bb9000:00:00:00:00:00:00:00:"
-				"00:00:00:ff:ff:0a:09:00:02:00000000:";
+static const uint8_t KEY[108] =
+    "0000:0001:000011:65b02a:00000273:0000564fd4bb9000:00:00:00:00:00:00:00:"
+    "00:00:00:ff:ff:0a:09:00:02:00000000:";
 
-static int64_t ms_now(void)
+static int64_t
+ms_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -33,7 +35,8 @@ static int64_t ms_now(void)
  * prologue correctly for @p good_steps messages (version, page, cache line,
  * MTU, key line...) and then does whatever the caller added to @p peer.
  */
-static int client_vs(struct fake_peer *peer, int io_timeout_ms, char *err, size_t errlen)
+static int
+client_vs(struct fake_peer *peer, int io_timeout_ms, char *err, size_t errlen)
 {
 	struct oob_conn c;
 	struct perftest_session s;
@@ -58,7 +61,8 @@ static int client_vs(struct fake_peer *peer, int io_timeout_ms, char *err, size_
 }
 
 /* A fake server answering the prologue (the client's messages are not checked). */
-static void prologue(struct fake_peer *p, int upto)
+static void
+prologue(struct fake_peer *p, int upto)
 {
 	const struct {
 		const uint8_t *d;
@@ -70,7 +74,8 @@ static void prologue(struct fake_peer *p, int upto)
 	}
 }
 
-static void t_wrong_version(void)
+static void
+t_wrong_version(void)
 {
 	struct fake_peer p;
 	char err[OOB_ERR_LEN];
@@ -83,7 +88,8 @@ static void t_wrong_version(void)
 	CHECK_EQ(p.mismatch, -1);
 }
 
-static void t_unterminated_version(void)
+static void
+t_unterminated_version(void)
 {
 	struct fake_peer p;
 	char err[OOB_ERR_LEN];
@@ -101,7 +107,8 @@ static void t_unterminated_version(void)
 	CHECK(strstr(err, "malformed perftest version") != NULL);
 }
 
-static void t_bad_sysdata_and_mtu(void)
+static void
+t_bad_sysdata_and_mtu(void)
 {
 	struct fake_peer p;
 	char err[OOB_ERR_LEN];
@@ -128,7 +135,8 @@ static void t_bad_sysdata_and_mtu(void)
 	CHECK_EQ(client_vs(&p, 1000, err, sizeof(err)), OOB_ERR_PROTO);
 }
 
-static void t_truncated_key_line_eof(void)
+static void
+t_truncated_key_line_eof(void)
 {
 	struct fake_peer p;
 	char err[OOB_ERR_LEN];
@@ -142,7 +150,8 @@ static void t_truncated_key_line_eof(void)
 	      strstr(err, "key line of QP 0"));
 }
 
-static void t_truncated_key_line_timeout(void)
+static void
+t_truncated_key_line_timeout(void)
 {
 	struct fake_peer p;
 	char err[OOB_ERR_LEN];
@@ -158,7 +167,8 @@ static void t_truncated_key_line_timeout(void)
 	CHECK(took < 2500); /* bounded: the 300 ms deadline, plus the peer's 1.5 s sleep to join */
 }
 
-static void t_silent_peer_timeout(void)
+static void
+t_silent_peer_timeout(void)
 {
 	struct fake_peer p;
 	char err[OOB_ERR_LEN];
@@ -170,7 +180,8 @@ static void t_silent_peer_timeout(void)
 	CHECK(ms_now() - t0 < 2000);
 }
 
-static void t_non_hex_key_line(void)
+static void
+t_non_hex_key_line(void)
 {
 	struct fake_peer p;
 	char err[OOB_ERR_LEN];
@@ -185,7 +196,8 @@ static void t_non_hex_key_line(void)
 	CHECK(strstr(err, "RKEY") && strstr(err, "'X'") && strstr(err, "127.0.0.1"));
 }
 
-static void t_key_line_changes(void)
+static void
+t_key_line_changes(void)
 {
 	struct fake_peer p;
 	char err[OOB_ERR_LEN];
@@ -200,7 +212,8 @@ static void t_key_line_changes(void)
 	CHECK(strstr(err, "changed") != NULL);
 }
 
-static void t_bad_done(void)
+static void
+t_bad_done(void)
 {
 	struct fake_peer p;
 	char err[OOB_ERR_LEN];
@@ -244,7 +257,8 @@ static void t_bad_done(void)
 }
 
 /* Our server against a fake client. */
-static int server_vs(struct fake_peer *peer, int io_timeout_ms, char *err, size_t errlen)
+static int
+server_vs(struct fake_peer *peer, int io_timeout_ms, char *err, size_t errlen)
 {
 	struct oob_listener lst;
 	struct oob_conn c;
@@ -270,7 +284,8 @@ static int server_vs(struct fake_peer *peer, int io_timeout_ms, char *err, size_
 	return rc;
 }
 
-static void t_server_side(void)
+static void
+t_server_side(void)
 {
 	struct fake_peer p;
 	char err[OOB_ERR_LEN];
@@ -310,7 +325,8 @@ static void t_server_side(void)
 	CHECK(strstr(err, "timed out after 150 ms") != NULL);
 }
 
-static void t_connect_refused(void)
+static void
+t_connect_refused(void)
 {
 	struct oob_listener lst;
 	struct oob_conn c;
@@ -319,8 +335,7 @@ static void t_connect_refused(void)
 	CHECK_EQ(oob_listen(&lst, "127.0.0.1", 0, err, sizeof(err)), OOB_OK);
 	uint16_t port = lst.port;
 	oob_listener_close(&lst);
-	struct oob_connect_opts o = {.connect_timeout_ms = 500, .retries = 2,
-				     .retry_delay_ms = 10};
+	struct oob_connect_opts o = {.connect_timeout_ms = 500, .retries = 2, .retry_delay_ms = 10};
 	CHECK_EQ(oob_connect(&c, "127.0.0.1", port, &o), OOB_ERR_SYS);
 	char want[80];
 	snprintf(want, sizeof(want), "cannot connect to 127.0.0.1:%u: Connection refused", port);
@@ -329,7 +344,8 @@ static void t_connect_refused(void)
 	CHECK_EQ(oob_connect(&c, "", port, &o), OOB_ERR_ARG);
 }
 
-static void t_accept_timeout(void)
+static void
+t_accept_timeout(void)
 {
 	struct oob_listener lst;
 	struct oob_conn c;
@@ -345,7 +361,8 @@ static void t_accept_timeout(void)
 	CHECK(strstr(err, "cannot listen on 192.0.2.1") != NULL);
 }
 
-static void t_pingpong_hostile(void)
+static void
+t_pingpong_hostile(void)
 {
 	struct fake_peer p;
 	struct oob_conn c;

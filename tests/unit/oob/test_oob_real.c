@@ -39,7 +39,8 @@ struct child {
 };
 
 /* Spawns @p argv with the fake verbs preloaded and @p extra_env added; output to a log. */
-static int spawn(struct child *ch, char *const argv[], const char *const extra_env[])
+static int
+spawn(struct child *ch, char *const argv[], const char *const extra_env[])
 {
 	char *envp[256];
 	size_t n = 0;
@@ -71,7 +72,8 @@ static int spawn(struct child *ch, char *const argv[], const char *const extra_e
 }
 
 /* Waits up to @p ms for the child; kills it after that. Returns its exit status or -1. */
-static int reap(struct child *ch, int ms, int show_log)
+static int
+reap(struct child *ch, int ms, int show_log)
 {
 	int st = 0;
 	for (int waited = 0;; waited += 10) {
@@ -101,7 +103,8 @@ static int reap(struct child *ch, int ms, int show_log)
 	return rc;
 }
 
-static uint16_t free_port(void)
+static uint16_t
+free_port(void)
 {
 	struct oob_listener l;
 	char err[OOB_ERR_LEN];
@@ -121,24 +124,24 @@ struct tcase {
 };
 
 static const struct tcase cases[] = {
-	{PERFTEST_WRITE_BW, "ib_write_bw", "-s 4096 -n 5", 1, 0, 0},
-	{PERFTEST_WRITE_BW, "ib_write_bw", "-n 5 -q 2", 2, 0, 0},
-	{PERFTEST_WRITE_BW, "ib_write_bw", "-n 5 -b", 1, 1, 0},
-	{PERFTEST_WRITE_BW, "ib_write_bw", "-n 5 -a -b", 1, 1, 1},
-	{PERFTEST_SEND_BW, "ib_send_bw", "-n 5", 1, 0, 0},
-	{PERFTEST_SEND_BW, "ib_send_bw", "-n 5 -q 2 -b", 2, 1, 0},
-	{PERFTEST_SEND_BW, "ib_send_bw", "-n 5 -a", 1, 0, 1},
-	{PERFTEST_READ_BW, "ib_read_bw", "-n 5 -o 4", 1, 0, 0},
-	{PERFTEST_READ_BW, "ib_read_bw", "-n 5 -q 3 -b", 3, 1, 0},
-	{PERFTEST_ATOMIC_BW, "ib_atomic_bw", "-n 5", 1, 0, 0},
-	{PERFTEST_WRITE_LAT, "ib_write_lat", "-n 5", 1, 0, 0},
-	{PERFTEST_SEND_LAT, "ib_send_lat", "-n 5", 1, 0, 0},
-	{PERFTEST_READ_LAT, "ib_read_lat", "-n 5", 1, 0, 0},
-	{PERFTEST_ATOMIC_LAT, "ib_atomic_lat", "-n 5", 1, 0, 0},
+    {PERFTEST_WRITE_BW, "ib_write_bw", "-s 4096 -n 5", 1, 0, 0},
+    {PERFTEST_WRITE_BW, "ib_write_bw", "-n 5 -q 2", 2, 0, 0},
+    {PERFTEST_WRITE_BW, "ib_write_bw", "-n 5 -b", 1, 1, 0},
+    {PERFTEST_WRITE_BW, "ib_write_bw", "-n 5 -a -b", 1, 1, 1},
+    {PERFTEST_SEND_BW, "ib_send_bw", "-n 5", 1, 0, 0},
+    {PERFTEST_SEND_BW, "ib_send_bw", "-n 5 -q 2 -b", 2, 1, 0},
+    {PERFTEST_SEND_BW, "ib_send_bw", "-n 5 -a", 1, 0, 1},
+    {PERFTEST_READ_BW, "ib_read_bw", "-n 5 -o 4", 1, 0, 0},
+    {PERFTEST_READ_BW, "ib_read_bw", "-n 5 -q 3 -b", 3, 1, 0},
+    {PERFTEST_ATOMIC_BW, "ib_atomic_bw", "-n 5", 1, 0, 0},
+    {PERFTEST_WRITE_LAT, "ib_write_lat", "-n 5", 1, 0, 0},
+    {PERFTEST_SEND_LAT, "ib_send_lat", "-n 5", 1, 0, 0},
+    {PERFTEST_READ_LAT, "ib_read_lat", "-n 5", 1, 0, 0},
+    {PERFTEST_ATOMIC_LAT, "ib_atomic_lat", "-n 5", 1, 0, 0},
 };
 
-static void build_argv(const struct tcase *tc, uint16_t port, int client, char *buf, size_t len,
-		       char **argv)
+static void
+build_argv(const struct tcase *tc, uint16_t port, int client, char *buf, size_t len, char **argv)
 {
 	int n = 0;
 	snprintf(buf, len, "/usr/bin/%s -d fake0 -x 1 -p %u %s%s", tc->bin, port, tc->opts,
@@ -148,7 +151,8 @@ static void build_argv(const struct tcase *tc, uint16_t port, int client, char *
 	argv[n] = NULL;
 }
 
-static void our_dests(struct perftest_dest *d, unsigned n)
+static void
+our_dests(struct perftest_dest *d, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		memset(&d[i], 0, sizeof(d[i]));
@@ -163,7 +167,8 @@ static void our_dests(struct perftest_dest *d, unsigned n)
 	}
 }
 
-static int ours(struct oob_conn *c, const struct tcase *tc, enum perftest_role r)
+static int
+ours(struct oob_conn *c, const struct tcase *tc, enum perftest_role r)
 {
 	struct perftest_params p;
 	static struct perftest_session s;
@@ -189,7 +194,8 @@ static int ours(struct oob_conn *c, const struct tcase *tc, enum perftest_role r
 	return show_err(r == PERFTEST_CLIENT ? "our client" : "our server", rc, c);
 }
 
-static const char *const *env_for(const struct tcase *tc, int real_is_client)
+static const char *const *
+env_for(const struct tcase *tc, int real_is_client)
 {
 	/* ib_write_lat polls its memory for the peer's write: see fake_verbs.c */
 	static const char *const first[] = {"FAKE_VERBS_ECHO=first", "FAKE_VERBS_ITERS=5", NULL};
@@ -199,7 +205,8 @@ static const char *const *env_for(const struct tcase *tc, int real_is_client)
 	return real_is_client ? first : answer;
 }
 
-static void real_server_our_client(const struct tcase *tc)
+static void
+real_server_our_client(const struct tcase *tc)
 {
 	struct child ch;
 	char buf[256], *argv[32];
@@ -207,8 +214,10 @@ static void real_server_our_client(const struct tcase *tc)
 	build_argv(tc, port, 0, buf, sizeof(buf), argv);
 	CHECK_EQ(spawn(&ch, argv, env_for(tc, 0)), 0);
 	struct oob_conn c;
-	struct oob_connect_opts o = {.connect_timeout_ms = 2000, .retries = 200,
-				     .retry_delay_ms = 25, .io_timeout_ms = 10000};
+	struct oob_connect_opts o = {.connect_timeout_ms = 2000,
+				     .retries = 200,
+				     .retry_delay_ms = 25,
+				     .io_timeout_ms = 10000};
 	int rc = oob_connect(&c, "127.0.0.1", port, &o);
 	CHECK_EQ(show_err("connect", rc, &c), OOB_OK);
 	if (!rc)
@@ -217,7 +226,8 @@ static void real_server_our_client(const struct tcase *tc)
 	CHECK_EQ(reap(&ch, 30000, 0), 0);
 }
 
-static void our_server_real_client(const struct tcase *tc)
+static void
+our_server_real_client(const struct tcase *tc)
 {
 	struct child ch;
 	char buf[256], *argv[32], err[OOB_ERR_LEN];
@@ -235,7 +245,8 @@ static void our_server_real_client(const struct tcase *tc)
 	CHECK_EQ(reap(&ch, 30000, 0), 0);
 }
 
-static void t_perftest(void)
+static void
+t_perftest(void)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		unsigned f0 = rw_t_fail;
@@ -256,7 +267,8 @@ static void t_perftest(void)
 	}
 }
 
-static void t_rc_pingpong(void)
+static void
+t_rc_pingpong(void)
 {
 	struct child ch;
 	char buf[128], *argv[16], err[OOB_ERR_LEN];
@@ -274,8 +286,10 @@ static void t_rc_pingpong(void)
 	argv[n] = NULL;
 	CHECK_EQ(spawn(&ch, argv, NULL), 0);
 	struct oob_conn c;
-	struct oob_connect_opts o = {.connect_timeout_ms = 2000, .retries = 200,
-				     .retry_delay_ms = 25, .io_timeout_ms = 10000};
+	struct oob_connect_opts o = {.connect_timeout_ms = 2000,
+				     .retries = 200,
+				     .retry_delay_ms = 25,
+				     .io_timeout_ms = 10000};
 	CHECK_EQ(show_err("pp connect", oob_connect(&c, "127.0.0.1", port, &o), &c), OOB_OK);
 	CHECK_EQ(show_err("pp client", pingpong_client_exchange(&c, &local, &remote), &c), OOB_OK);
 	CHECK_EQ(remote.qpn, 0x11);
@@ -296,26 +310,26 @@ static void t_rc_pingpong(void)
 	CHECK_EQ(oob_accept(&lst, &c, 10000, 10000), OOB_OK);
 	oob_listener_close(&lst);
 	memset(&remote, 0, sizeof(remote));
-	CHECK_EQ(show_err("pp server",
-			  pingpong_server_exchange(&c, &local, &remote, NULL, NULL), &c),
-		 OOB_OK);
+	CHECK_EQ(
+	    show_err("pp server", pingpong_server_exchange(&c, &local, &remote, NULL, NULL), &c),
+	    OOB_OK);
 	CHECK_EQ(remote.qpn, 0x11);
 	oob_close(&c);
 	CHECK_EQ(reap(&ch, 20000, 0), 0);
 }
 
 static const struct rw_test_case real_cases[] = {
-	RW_TEST(t_perftest),
-	RW_TEST(t_rc_pingpong),
+    RW_TEST(t_perftest),
+    RW_TEST(t_rc_pingpong),
 };
 
-int main(void)
+int
+main(void)
 {
-	static const char *const need[] = {"/usr/bin/ib_write_bw",  "/usr/bin/ib_send_bw",
-					   "/usr/bin/ib_read_bw",   "/usr/bin/ib_atomic_bw",
-					   "/usr/bin/ib_write_lat", "/usr/bin/ib_send_lat",
-					   "/usr/bin/ib_read_lat",  "/usr/bin/ib_atomic_lat",
-					   "/usr/bin/ibv_rc_pingpong"};
+	static const char *const need[] = {
+	    "/usr/bin/ib_write_bw",  "/usr/bin/ib_send_bw",    "/usr/bin/ib_read_bw",
+	    "/usr/bin/ib_atomic_bw", "/usr/bin/ib_write_lat",  "/usr/bin/ib_send_lat",
+	    "/usr/bin/ib_read_lat",  "/usr/bin/ib_atomic_lat", "/usr/bin/ibv_rc_pingpong"};
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		if (access(need[i], X_OK) != 0) {
 			printf("%s not installed (apt-get install perftest ibverbs-utils): "

@@ -24,7 +24,8 @@ static struct vec_msg vec[64];
 static int nvec;
 static const uint8_t zeros8[8];
 
-static const struct vec_msg *frame(int f)
+static const struct vec_msg *
+frame(int f)
 {
 	for (int i = 0; i < nvec; i++)
 		if (vec[i].frame == f)
@@ -32,7 +33,8 @@ static const struct vec_msg *frame(int f)
 	return NULL;
 }
 
-static uint64_t be64(const uint8_t *p)
+static uint64_t
+be64(const uint8_t *p)
 {
 	uint64_t v = 0;
 	for (int i = 0; i < 8; i++)
@@ -40,7 +42,8 @@ static uint64_t be64(const uint8_t *p)
 	return v;
 }
 
-static double be_double(const uint8_t *p)
+static double
+be_double(const uint8_t *p)
 {
 	uint64_t u = be64(p);
 	double d;
@@ -48,10 +51,16 @@ static double be_double(const uint8_t *p)
 	return d;
 }
 
-static struct perftest_dest cap_client(void)
+static struct perftest_dest
+cap_client(void)
 {
-	struct perftest_dest d = {.lid = 0, .out_reads = 1, .qpn = 0x11, .psn = 0x52e51e,
-				  .rkey = 0x203, .vaddr = 0x556fa0ce7000ull, .srqn = 0};
+	struct perftest_dest d = {.lid = 0,
+				  .out_reads = 1,
+				  .qpn = 0x11,
+				  .psn = 0x52e51e,
+				  .rkey = 0x203,
+				  .vaddr = 0x556fa0ce7000ull,
+				  .srqn = 0};
 	d.gid[10] = 0xff;
 	d.gid[11] = 0xff;
 	d.gid[12] = 10;
@@ -60,7 +69,8 @@ static struct perftest_dest cap_client(void)
 	return d;
 }
 
-static struct perftest_dest cap_server(void)
+static struct perftest_dest
+cap_server(void)
 {
 	struct perftest_dest d = cap_client();
 	d.psn = 0x65b02a;
@@ -71,7 +81,8 @@ static struct perftest_dest cap_server(void)
 }
 
 /* The client's report in the capture: frames 49 (size) .. 57 (msgRate). */
-static struct perftest_report cap_report(void)
+static struct perftest_report
+cap_report(void)
 {
 	struct perftest_report r;
 	memset(&r, 0, sizeof(r));
@@ -84,13 +95,14 @@ static struct perftest_report cap_report(void)
 }
 
 struct hook_log {
-	int connect_at;  /* session step index when connect_qps ran */
+	int connect_at; /* session step index when connect_qps ran */
 	int traffic_at;
 	int n_connect, n_traffic;
 	uint64_t traffic_size;
 };
 
-static int h_connect(void *arg, const struct perftest_session *s)
+static int
+h_connect(void *arg, const struct perftest_session *s)
 {
 	struct hook_log *l = arg;
 	l->connect_at = (int)s->pos;
@@ -98,8 +110,8 @@ static int h_connect(void *arg, const struct perftest_session *s)
 	return 0;
 }
 
-static int h_traffic(void *arg, const struct perftest_session *s, uint64_t size,
-		     struct perftest_report *rep)
+static int
+h_traffic(void *arg, const struct perftest_session *s, uint64_t size, struct perftest_report *rep)
 {
 	struct hook_log *l = arg;
 	l->traffic_at = (int)s->pos;
@@ -109,14 +121,16 @@ static int h_traffic(void *arg, const struct perftest_session *s, uint64_t size,
 	return 0;
 }
 
-static void t_load(void)
+static void
+t_load(void)
 {
 	nvec = vec_load(OOB_VEC_DIR "/rxe_write_bw_4096.vec", vec, 64);
 	CHECK_EQ(nvec, 30);
 	CHECK(frame(49) && frame(57) && frame(61) && frame(62));
 }
 
-static void t_client_replay(void)
+static void
+t_client_replay(void)
 {
 	struct fake_peer peer;
 	struct oob_conn c;
@@ -130,7 +144,8 @@ static void t_client_replay(void)
 
 	peer_init(&peer);
 	for (int i = 0; i < nvec; i++)
-		peer_add(&peer, vec[i].side == 'C' ? PEER_EXPECT : PEER_SEND, vec[i].data, vec[i].len);
+		peer_add(&peer, vec[i].side == 'C' ? PEER_EXPECT : PEER_SEND, vec[i].data,
+			 vec[i].len);
 	CHECK_EQ(peer_start_server(&peer), 0);
 
 	struct oob_connect_opts o = test_connect_opts(3000);
@@ -165,7 +180,8 @@ static void t_client_replay(void)
 	CHECK_EQ(s.n_reports, 1);
 }
 
-static void t_server_replay(void)
+static void
+t_server_replay(void)
 {
 	struct fake_peer peer;
 	struct oob_listener lst;
@@ -214,12 +230,13 @@ static void t_server_replay(void)
 	CHECK(s.remote_report.bw_peak == r.bw_peak);
 	CHECK(s.remote_report.bw_avg == r.bw_avg);
 	CHECK(s.remote_report.msg_rate_avg == r.msg_rate_avg);
-	CHECK(r.bw_peak > 1.79 && r.bw_peak < 1.80);      /* MiB/s */
+	CHECK(r.bw_peak > 1.79 && r.bw_peak < 1.80);		       /* MiB/s */
 	CHECK(r.msg_rate_avg > 0.000413 && r.msg_rate_avg < 0.000415); /* Mpps */
 }
 
 /* The same capture through the single-step functions, as a main() would call them. */
-static void t_client_single_steps(void)
+static void
+t_client_single_steps(void)
 {
 	struct fake_peer peer;
 	struct oob_conn c;
@@ -232,7 +249,8 @@ static void t_client_single_steps(void)
 		return;
 	peer_init(&peer);
 	for (int i = 0; i < nvec; i++)
-		peer_add(&peer, vec[i].side == 'C' ? PEER_EXPECT : PEER_SEND, vec[i].data, vec[i].len);
+		peer_add(&peer, vec[i].side == 'C' ? PEER_EXPECT : PEER_SEND, vec[i].data,
+			 vec[i].len);
 	CHECK_EQ(peer_start_server(&peer), 0);
 	struct oob_connect_opts o = test_connect_opts(3000);
 	CHECK_EQ(oob_connect(&c, "127.0.0.1", peer.port, &o), OOB_OK);

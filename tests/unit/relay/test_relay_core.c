@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests of pfc-relay's DPDK-free core: queues, scheduler, pacer, PFC generation, relay, config. */
+/* Unit tests of pfc-relay's DPDK-free core: queues, scheduler, pacer, PFC generation, relay,
+ * config. */
 #include <errno.h>
 
 #include "relay_config.h"
@@ -13,9 +14,15 @@ static struct relay_path_cfg
 cfg(void)
 {
 	struct relay_path_cfg c = {
-		.slots = 64, .limit_bytes = 10000, .rate_bps = 0, .burst_ns = 0,
-		.lossless = 1u << 3, .wd_on = false, .wd_detect_ns = 100 * MS,
-		.wd_restore_ns = 100 * MS, .wd_action = PFC_WD_DROP,
+	    .slots = 64,
+	    .limit_bytes = 10000,
+	    .rate_bps = 0,
+	    .burst_ns = 0,
+	    .lossless = 1u << 3,
+	    .wd_on = false,
+	    .wd_detect_ns = 100 * MS,
+	    .wd_restore_ns = 100 * MS,
+	    .wd_action = PFC_WD_DROP,
 	};
 	return c;
 }
@@ -357,14 +364,16 @@ test_config(void)
 {
 	struct relay_params p;
 	char err[256];
-	const char *ok[] = {"--link-rate", "10gbit", "--remote-rate", "1gbit", "--rtt", "20ms",
-			    "--lossless", "3,4", "--trust", "pcp",
-			    "--watchdog", "action=forward,detect=400ms"};
+	const char *ok[] = {"--link-rate", "10gbit",	 "--remote-rate",
+			    "1gbit",	   "--rtt",	 "20ms",
+			    "--lossless",  "3,4",	 "--trust",
+			    "pcp",	   "--watchdog", "action=forward,detect=400ms"};
 	const char *no_rtt[] = {"--link-rate", "10gbit"};
-	const char *bad_wd[] = {"--link-rate", "1gbit", "--rtt", "1ms", "--watchdog", "detect=fast"};
+	const char *bad_wd[] = {"--link-rate", "1gbit",	     "--rtt",
+				"1ms",	       "--watchdog", "detect=fast"};
 	const char *bad_buf[] = {"--link-rate", "1gbit", "--rtt", "1ms", "--buffer", "lots"};
-	const char *wd_off[] = {"--link-rate", "1gbit", "--rtt", "1ms", "--watchdog", "off",
-				"--buffer", "1mb"};
+	const char *wd_off[] = {"--link-rate", "1gbit", "--rtt",    "1ms",
+				"--watchdog",  "off",	"--buffer", "1mb"};
 	uint8_t m;
 
 	CHECK_EQ(parse(ok, 12, &p, err), 0);
@@ -396,7 +405,8 @@ test_config(void)
 	CHECK_EQ(relay_parse_prio_list("", &m), -1);
 }
 
-RW_TEST_MAIN(RW_TEST(test_queue_accounting_and_limit), RW_TEST(test_scheduler_round_robin_skips_paused),
-	     RW_TEST(test_pacer), RW_TEST(test_xoff_xon_refresh), RW_TEST(test_relay_convert),
+RW_TEST_MAIN(RW_TEST(test_queue_accounting_and_limit),
+	     RW_TEST(test_scheduler_round_robin_skips_paused), RW_TEST(test_pacer),
+	     RW_TEST(test_xoff_xon_refresh), RW_TEST(test_relay_convert),
 	     RW_TEST(test_watchdog_drop_and_forward), RW_TEST(test_auto_buffer),
 	     RW_TEST(test_config))

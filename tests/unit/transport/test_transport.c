@@ -83,8 +83,7 @@ t_write_read(void)
 	CHECK_MEM(B(&w)->buf + 100000, A(&w)->buf, 20000);
 
 	tr_fill(B(&w), 300000, 30000, 3);
-	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_READ, 2, 200000, 30000, 300000,
-			      IBV_SEND_SIGNALED),
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_READ, 2, 200000, 30000, 300000, IBV_SEND_SIGNALED),
 		 0);
 	RUN(&w);
 	expect_wc(A(&w), false, 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
@@ -263,9 +262,8 @@ t_inline(void)
 	tr_fill(A(&w), 0, 256, 7);
 	memcpy(data, A(&w)->buf, 256);
 	tr_post_recv(B(&w), 1, 0, 1024);
-	CHECK_EQ(tr_post_send(A(&w), IBV_WR_SEND, 1, 0, 200, 0,
-			      IBV_SEND_INLINE | IBV_SEND_SIGNALED),
-		 0);
+	CHECK_EQ(
+	    tr_post_send(A(&w), IBV_WR_SEND, 1, 0, 200, 0, IBV_SEND_INLINE | IBV_SEND_SIGNALED), 0);
 	memset(A(&w)->buf, 0xee, 256); /* inline data was copied at post time */
 	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 0, 256, 8192, IBV_SEND_INLINE), 0);
 	RUN(&w);
@@ -527,11 +525,11 @@ t_rnr_retry_exhausted(void)
 static struct roce_qp *
 new_qp(struct tr_side *s, enum ibv_qp_type type)
 {
-	struct ibv_qp_init_attr ia = {.send_cq = roce_cq_ibv(s->scq),
-				      .recv_cq = roce_cq_ibv(s->rcq),
-				      .qp_type = type,
-				      .cap = {.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
-					      .max_recv_sge = 1}};
+	struct ibv_qp_init_attr ia = {
+	    .send_cq = roce_cq_ibv(s->scq),
+	    .recv_cq = roce_cq_ibv(s->rcq),
+	    .qp_type = type,
+	    .cap = {.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1}};
 
 	return roce_create_qp(s->pd, &ia);
 }
@@ -1199,9 +1197,9 @@ RW_TEST_MAIN(RW_TEST(t_send_recv), RW_TEST(t_write_read), RW_TEST(t_segmentation
 	     RW_TEST(t_atomics), RW_TEST(t_signaling), RW_TEST(t_solicited_event),
 	     RW_TEST(t_fence_and_rd_atomic_limit), RW_TEST(t_remote_access_errors),
 	     RW_TEST(t_recv_too_small), RW_TEST(t_rnr_then_recv), RW_TEST(t_rnr_retry_exhausted),
-	     RW_TEST(t_qp_state_machine), RW_TEST(t_first_qpn), RW_TEST(t_modify_err_flushes), RW_TEST(t_sqd_drains),
-	     RW_TEST(t_uc), RW_TEST(t_ud), RW_TEST(t_ud_no_recv_and_small_buffer),
-	     RW_TEST(t_ipv6_vlan), RW_TEST(t_dispatch_drops), RW_TEST(t_tx_backpressure),
-	     RW_TEST(t_ecn_cnp), RW_TEST(t_ack_coalescing),
-	     RW_TEST(t_ackreq_within_window), RW_TEST(t_cq_overflow),
+	     RW_TEST(t_qp_state_machine), RW_TEST(t_first_qpn), RW_TEST(t_modify_err_flushes),
+	     RW_TEST(t_sqd_drains), RW_TEST(t_uc), RW_TEST(t_ud),
+	     RW_TEST(t_ud_no_recv_and_small_buffer), RW_TEST(t_ipv6_vlan),
+	     RW_TEST(t_dispatch_drops), RW_TEST(t_tx_backpressure), RW_TEST(t_ecn_cnp),
+	     RW_TEST(t_ack_coalescing), RW_TEST(t_ackreq_within_window), RW_TEST(t_cq_overflow),
 	     RW_TEST(t_stat_names))

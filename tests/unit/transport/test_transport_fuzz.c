@@ -165,8 +165,8 @@ static const char *fuzz_recovery; /* NULL: gbn */
 static void
 t_fuzz(void)
 {
-	struct tr_opts o = {.mr_guard = GUARD, .buf_size = 256 * 1024, .timeout = 8,
-			    .recovery = fuzz_recovery};
+	struct tr_opts o = {
+	    .mr_guard = GUARD, .buf_size = 256 * 1024, .timeout = 8, .recovery = fuzz_recovery};
 	static uint8_t frame[4096];
 	struct tr_wire w;
 	struct corpus c = {.n = 0};

@@ -7,9 +7,9 @@
 #include <endian.h>
 #include <errno.h>
 
+#include "roce_lwin.h"
 #include "roce_pkt.h"
 #include "rw_test.h"
-#include "roce_lwin.h"
 #include "tr_harness.h"
 
 #define RUN(w) tr_run((w), 1000000)
@@ -279,7 +279,8 @@ retry_exceeded(bool loss_window)
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RETRY_EXC), 1);
 	/* 5 request packets (3 WRITE, 1 SEND, 1 READ) */
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2 * (loss_window ? ROCE_LWIN_MIN : 5));
-	/* the first expiry cuts; the later ones, in the same episode, restart small and keep ssthresh */
+	/* the first expiry cuts; the later ones, in the same episode, restart small and keep
+	 * ssthresh */
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_LWIN_CUTS), loss_window ? 1 : 0);
 	tr_fini(&w);
 }
@@ -479,10 +480,8 @@ t_trace_tail_loss(void)
 }
 
 RW_TEST_MAIN(RW_TEST(t_loss_nak_go_back_n), RW_TEST(t_trace_go_back_n), RW_TEST(t_trace_tail_loss),
-	     RW_TEST(t_loss_repeated),
-	     RW_TEST(t_loss_last_packet_timeout), RW_TEST(t_loss_ack),
-	     RW_TEST(t_duplicate_requests),
-	     RW_TEST(t_read_lost_response), RW_TEST(t_read_lost_last_and_request),
-	     RW_TEST(t_write_then_read_loss), RW_TEST(t_atomic_replay), RW_TEST(t_retry_exceeded),
-	     RW_TEST(t_reorder), RW_TEST(t_psn_wrap), RW_TEST(t_rnr_with_pipeline),
-	     RW_TEST(t_stale_after_error))
+	     RW_TEST(t_loss_repeated), RW_TEST(t_loss_last_packet_timeout), RW_TEST(t_loss_ack),
+	     RW_TEST(t_duplicate_requests), RW_TEST(t_read_lost_response),
+	     RW_TEST(t_read_lost_last_and_request), RW_TEST(t_write_then_read_loss),
+	     RW_TEST(t_atomic_replay), RW_TEST(t_retry_exceeded), RW_TEST(t_reorder),
+	     RW_TEST(t_psn_wrap), RW_TEST(t_rnr_with_pipeline), RW_TEST(t_stale_after_error))

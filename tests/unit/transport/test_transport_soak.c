@@ -96,14 +96,14 @@ t_window_limit(void)
 
 #define SOAK_SLOTS 96
 #define SOAK_SLOT 8192u
-#define SOAK_COUNTER_OFF (SOAK_SLOTS * SOAK_SLOT)       /* B: the shared FAA counter */
-#define SOAK_RESULT_OFF (SOAK_COUNTER_OFF + 64)        /* A: one atomic result per slot */
+#define SOAK_COUNTER_OFF (SOAK_SLOTS * SOAK_SLOT)	 /* B: the shared FAA counter */
+#define SOAK_RESULT_OFF (SOAK_COUNTER_OFF + 64)		 /* A: one atomic result per slot */
 #define SOAK_RECV_OFF (SOAK_RESULT_OFF + 8 * SOAK_SLOTS) /* B: receive buffers */
 
 struct soak_wr {
 	enum ibv_wr_opcode op;
 	uint32_t len;
-	uint64_t add;      /* FAA */
+	uint64_t add;	   /* FAA */
 	unsigned int done; /* completions seen */
 };
 
