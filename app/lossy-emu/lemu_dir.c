@@ -658,6 +658,8 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 		for (uint16_t i = 0; i < n; i++)
 			stage1(d, rx[i], now);
 	}
+	else if (unlikely(rte_mempool_avail_count(d->pool) < d->burst))
+		d->stat[LEMU_ST_RX_POOL_EMPTY]++; /* only on empty polls: not on the busy path */
 	work = n;
 	if (d->has_pfc)
 		pfc_tick(d, now);
