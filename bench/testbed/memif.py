@@ -42,19 +42,36 @@ def vdev(server, bsize=8192):
             f"socket-abstract=no,bsize={bsize}")
 
 
+def fresh_sock():
+    """A killed server leaves its socket file behind; the next one could not bind."""
+    sock = os.path.join(SOCK_DIR, "l0.sock")
+    if os.path.exists(sock):
+        os.unlink(sock)
+
+
+def wait_sock(timeout=20):
+    """Until the memif server's socket exists: a client refuses to start without it."""
+    sock = os.path.join(SOCK_DIR, "l0.sock")
+    t0 = time.monotonic()
+    while not os.path.exists(sock) and time.monotonic() - t0 < timeout:
+        time.sleep(0.1)
+    time.sleep(0.3)
+
+
 def testpmd_gbps(frame):
     """Receiver's Rx-bps over DUR s (frames' bytes; testpmd's bps counts no FCS)."""
+    fresh_sock()
     cmd = ("dpdk-testpmd {l} {eal} --file-prefix bm{side} {v} -- -i --forward-mode={mode} "
            "--nb-cores=1 --mbuf-size=8192 --total-num-mbufs=16384 --txpkts={f} --auto-start")
     rx = subprocess.Popen(
-        f"(sleep 2; echo 'show port stats all'; sleep {DUR}; echo 'show port stats all'; sleep 0.5; "
+        f"(sleep 5; echo 'show port stats all'; sleep {DUR}; echo 'show port stats all'; sleep 0.5; "
         f"echo quit) | "
         + cmd.format(l="--lcores 0@1,1@1", eal=EAL + " -m 512", side="R", v=vdev(True), mode="rxonly",
                      f=frame),
         shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    time.sleep(0.7)
+    wait_sock()
     tx = subprocess.Popen(
-        f"(sleep {DUR + 3}; echo quit) | "
+        f"(sleep {DUR + 5}; echo quit) | "
         + cmd.format(l="--lcores 0@0,1@0", eal=EAL + " -m 512", side="T", v=vdev(False), mode="txonly",
                      f=frame),
         shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -67,10 +84,12 @@ def testpmd_gbps(frame):
 def rnic_gbps(mode, mtu):
     """rnic B serves on CPU 1, rnic A on CPU 0 sends for DUR s; A's BW average (Gb/s)."""
     opts = f"-m {mtu} -s 65536 -D {DUR} --report_gbits --busy-poll -p 18799"
+    fresh_sock()
     srv = subprocess.Popen(f"{RNIC} -l 1 {EAL} -m 512 --file-prefix bmB {vdev(True)} -- --ip 10.98.0.2/24 "
                            f"{opts} {mode}", shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)
-    time.sleep(1.5)
+    wait_sock()
+    time.sleep(1.0)  # rnic B's perftest TCP listener comes up after its port
     cli = subprocess.run(f"{RNIC} -l 0 {EAL} -m 512 --file-prefix bmA {vdev(False)} -- --ip 10.98.0.1/24 "
                          f"{opts} {mode} 127.0.0.1", shell=True, capture_output=True, text=True,
                          timeout=DUR + 60)
@@ -104,6 +123,7 @@ def main():
         sys.exit("bench/testbed/memif.py: needs root (network namespaces)")
     os.makedirs(SOCK_DIR, exist_ok=True)
     n = claims.rounds()
+
     c = claims.Claims("bench_memif", B)
     env = dict(os.environ, ROCEWAN_BUILD=B, PYTHONPATH=os.path.join(claims.ROOT, "python"))
     for r in range(n):
