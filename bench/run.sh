@@ -20,6 +20,10 @@ echo "== lossy-emu against dpdk-testpmd io, and its delay accuracy (bench/emu/ru
 bash bench/emu/run.sh "$b"
 echo "== claim: lossy-emu against netem, the lateness bounds of the cross-check (bench/emu/netem_xcheck.py; root)"
 /usr/bin/python3 bench/emu/netem_xcheck.py "$b"
+echo "== lossy-emu on net_null against dpdk-testpmd io, per lcore (bench/emu/null.sh)"
+bash bench/emu/null.sh "$b"
+echo "== memif: testpmd, rnic<->rnic and the gbn-10g chain over memif (bench/testbed/memif.py; root)"
+/usr/bin/python3 bench/testbed/memif.py "$b"
 echo "== rnic --pfc-xoff: PFC from a receiver that falls behind (bench/rnic/pfc_send.py; root)"
 /usr/bin/python3 bench/rnic/pfc_send.py "$b" "${PFC_ROUNDS:-${BENCH_ROUNDS:-10}}"
 # the timing claims make test may not assert (docs/testing.md, figures in docs/claims.md);

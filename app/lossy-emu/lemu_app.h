@@ -21,6 +21,8 @@ struct lemu_app {
 	struct lemu_params prm;
 	struct lemu_dir dir[LEMU_NDIR];
 	uint32_t pool_mbufs[LEMU_NDIR]; /**< mbufs per direction actually allocated */
+	uint64_t line_bytes[LEMU_NDIR]; /**< delay line at the rate: rate x longest delay, bytes */
+	uint64_t line_pkts[LEMU_NDIR];	/**< the same in frames of the sizing frame length */
 	uint64_t mbuf_bytes;		/**< EAL memory per mbuf */
 	uint64_t link_bps[LEMU_NDIR];	/**< rate of each direction's RX port */
 	unsigned lcores;		/**< lcores given with -l */

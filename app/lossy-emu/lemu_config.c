@@ -79,6 +79,10 @@ static const struct rw_opt opts[] = {
 	 "delayed beside the total (delay_err_us own_*; benchmarks: one more clock read per loop)"},
 	{"mbuf-size", T_U32, OFF(mbuf_size), 0, "4608", 256, 65000, "BYTES",
 	 "mbuf data room = largest frame forwarded (af_packet framesz=F needs >= F - 32)"},
+	{"min-frame", T_U32, OFF(min_frame), 0, "0", 0, 65000, "BYTES",
+	 "size each pool for a delay line full of frames this small (plus 24 B of preamble, gap "
+	 "and FCS on the wire): the packet rate at --link-rate x the longest delay; 60 sizes it for "
+	 "minimum frames (e.g. a null-port benchmark); 0: frames of --mbuf-size (bulk RoCE)"},
 	{"mbufs", T_U32, OFF(mbufs), 0, "0", 0, LEMU_MBUFS_MAX, "N",
 	 "mbufs per direction (0: sized from the SPEC: delay x rate / mbuf-size + queue limit)"},
 	{"burst", T_U32, OFF(burst), 0, "32", 1, 256, "N", "RX/TX burst size"},
@@ -306,7 +310,7 @@ lemu_params_json(const struct lemu_params *p, struct rw_json *w)
 }
 
 void
-lemu_pool_need(const struct emu_spec *s, uint64_t link_bps, uint32_t mbuf_size, uint32_t slack,
+lemu_pool_need(const struct emu_spec *s, uint64_t link_bps, uint32_t frame_bytes, uint32_t slack,
 	       struct lemu_pool_need *out)
 {
 	const struct emu_dist_params *d = &s->delay;
@@ -318,7 +322,8 @@ lemu_pool_need(const struct emu_spec *s, uint64_t link_bps, uint32_t mbuf_size, 
 	out->max_delay_ns = d->delay_ns + (uint64_t)(spread * (double)d->jitter_ns);
 	out->rate_bps = s->queue.rate_bps ? s->queue.rate_bps : link_bps;
 	bits = (unsigned __int128)out->max_delay_ns * out->rate_bps / 1000000000u;
-	out->line_pkts = (uint64_t)((bits / 8 + mbuf_size - 1) / mbuf_size);
+	out->line_bytes = (uint64_t)(bits / 8);
+	out->line_pkts = (uint64_t)((bits / 8 + frame_bytes - 1) / frame_bytes);
 	if (s->queue.rate_bps) {
 		/* the queue holds at most limit packets, or limit-bytes of minimum frames */
 		uint64_t q = s->queue.limit_pkts ? s->queue.limit_pkts : UINT64_MAX;

@@ -52,6 +52,7 @@ struct lemu_params {
 	bool stall_detect; /**< --stall-detect: release error with host stalls excluded */
 	uint32_t mbuf_size; /**< data room per mbuf = largest frame forwarded */
 	uint32_t mbufs;     /**< mbufs per direction; 0 = sized from the SPEC */
+	uint32_t min_frame; /**< smallest frame the pool sizing assumes (0: --mbuf-size) */
 	uint32_t burst;     /**< RX/TX burst size */
 	uint32_t port_a, port_b;
 	uint32_t rxd, txd;  /**< descriptors per queue */
@@ -103,23 +104,28 @@ void lemu_spec_text(const struct emu_spec *s, char *buf, size_t len);
 /**
  * Mempool sizing of one direction: mbufs needed to fill the delay line at
  * the bottleneck rate (the SPEC's rate, else @p link_bps) for the longest
- * delay the SPEC can draw, assuming frames of @p mbuf_size bytes, plus the
- * bottleneck queue's limit and @p slack for rings and bursts; bounded to
- * [LEMU_MBUFS_MIN, LEMU_MBUFS_MAX].
+ * delay the SPEC can draw, assuming frames that take @p frame_bytes on the
+ * wire each (--mbuf-size, or --min-frame + LEMU_WIRE_OVERHEAD: the packet
+ * rate), plus the bottleneck queue's limit and @p slack for rings and bursts;
+ * at least LEMU_MBUFS_MIN. Above LEMU_MBUFS_MAX, @c capped is set and the
+ * caller refuses to start (a delay line too short for the configured delay x
+ * rate would silently cap the rate).
  */
 struct lemu_pool_need {
 	uint64_t max_delay_ns; /**< delay + the jitter distribution's largest draw */
 	uint64_t rate_bps;     /**< rate used */
-	uint64_t line_pkts;    /**< delay line at that rate */
+	uint64_t line_bytes;   /**< delay line at that rate, bytes on the wire (rate x delay) */
+	uint64_t line_pkts;    /**< delay line at that rate, frames of frame_bytes */
 	uint64_t queue_pkts;   /**< bottleneck queue at its limit */
-	uint32_t mbufs;        /**< total, bounded */
-	bool capped;           /**< the bound LEMU_MBUFS_MAX cut it */
+	uint32_t mbufs;        /**< total (LEMU_MBUFS_MAX when capped) */
+	bool capped;           /**< above LEMU_MBUFS_MAX: refuse */
 };
 
 #define LEMU_MBUFS_MIN 4096u
 #define LEMU_MBUFS_MAX (4u << 20)
+#define LEMU_WIRE_OVERHEAD 24u /* preamble 8 + inter-frame gap 12 + FCS 4 */
 
-void lemu_pool_need(const struct emu_spec *s, uint64_t link_bps, uint32_t mbuf_size,
+void lemu_pool_need(const struct emu_spec *s, uint64_t link_bps, uint32_t frame_bytes,
 		    uint32_t slack, struct lemu_pool_need *out);
 
 #endif /* LEMU_CONFIG_H */

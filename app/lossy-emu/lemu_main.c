@@ -158,18 +158,36 @@ make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR])
 	uint64_t need[LEMU_NDIR];
 	char err[512];
 
+	/* the delay line in packets: frames of --mbuf-size, or the packet rate at --min-frame */
+	uint32_t frame = app->prm.min_frame ? app->prm.min_frame + LEMU_WIRE_OVERHEAD
+					    : app->prm.mbuf_size;
+
 	app->mbuf_bytes = dp_mbuf_footprint(app->prm.mbuf_size);
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
 		struct lemu_pool_need pn;
 
-		lemu_pool_need(&app->prm.spec[d], app->link_bps[d], app->prm.mbuf_size, slack, &pn);
+		lemu_pool_need(&app->prm.spec[d], app->link_bps[d], frame, slack, &pn);
 		app->pool_mbufs[d] = app->prm.mbufs ? app->prm.mbufs : pn.mbufs;
+		app->line_bytes[d] = pn.line_bytes;
+		app->line_pkts[d] = pn.line_pkts;
 		need[d] = (uint64_t)app->pool_mbufs[d] * app->mbuf_bytes;
-		if (pn.capped && !app->prm.mbufs)
+		if (pn.capped && !app->prm.mbufs) {
+			/* a pool too small for delay x rate would cap the rate silently: refuse */
+			char adv[320];
+			unsigned __int128 full = (unsigned __int128)(pn.line_pkts + pn.queue_pkts + slack) *
+						 app->mbuf_bytes;
+
+			dp_mem_advice((uint64_t)full, adv, sizeof(adv));
 			fprintf(stderr,
-				"lossy-emu: warning: %s: the delay line would need %" PRIu64
-				" mbufs; capped at %u\n",
-				lemu_dir_name(d), pn.line_pkts + pn.queue_pkts, LEMU_MBUFS_MAX);
+				"lossy-emu: %s: the delay line (%" PRIu64 " MB at %.3g Gbit/s x %.3g ms) "
+				"needs %" PRIu64 " mbufs of frames of %u B, above the limit of %u "
+				"(%" PRIu64 " MB of EAL memory); lower the delay or the rate, or size "
+				"for larger frames (--min-frame, --mbuf-size); %s\n",
+				lemu_dir_name(d), mb(pn.line_bytes), (double)pn.rate_bps / 1e9,
+				(double)pn.max_delay_ns / 1e6, pn.line_pkts + pn.queue_pkts + slack,
+				frame, LEMU_MBUFS_MAX, mb((uint64_t)full), adv);
+			return -E2BIG;
+		}
 	}
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
 		pool[d] = dp_pool_create(names[d], app->pool_mbufs[d], (uint16_t)app->prm.mbuf_size,
@@ -263,9 +281,12 @@ main(int argc, char **argv)
 			goto out;
 		}
 		started[d] = true;
-		printf("lossy-emu: port %c = %u (%s, %s), %u mbufs of %u B for %s\n", 'A' + d,
-		       port[d], info.name, info.driver, app->pool_mbufs[d], prm->mbuf_size,
-		       lemu_dir_name(d));
+		printf("lossy-emu: port %c = %u (%s, %s), %u mbufs of %u B for %s (%" PRIu64
+		       " MB of memory; delay line %" PRIu64 " MB = %" PRIu64 " frames of %u B)\n",
+		       'A' + d, port[d], info.name, info.driver, app->pool_mbufs[d], prm->mbuf_size,
+		       lemu_dir_name(d), mb((uint64_t)app->pool_mbufs[d] * app->mbuf_bytes),
+		       mb(app->line_bytes[d]), app->line_pkts[d],
+		       prm->min_frame ? prm->min_frame + LEMU_WIRE_OVERHEAD : prm->mbuf_size);
 	}
 
 	/* 4. the two directions; each one's PFC leaves through the peer's TX port */

@@ -71,6 +71,9 @@ dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
 	rw_arr_end(w);
 	rw_str(w, "spec_final", c ? c->text : "");
 	rw_uint(w, "mbufs", app->pool_mbufs[d]);
+	rw_uint(w, "pool_bytes", (uint64_t)app->pool_mbufs[d] * app->mbuf_bytes);
+	rw_uint(w, "line_bytes", app->line_bytes[d]);
+	rw_uint(w, "line_pkts", app->line_pkts[d]);
 	rw_obj_end(w);
 }
 

@@ -27,6 +27,10 @@
 	X(DROP_RULE, "drop_rule",                                                                  \
 	  "RoCEv2 frames dropped by the SPEC's drop-psn / drop-nth rules (per rule: drop_rules)")  \
 	X(RX_MISSED, "rx_missed", "frames the input port dropped (imissed + rx_nombuf)")           \
+	X(RX_POOL_EMPTY, "rx_pool_empty",                                                          \
+	  "empty RX polls with fewer free mbufs than one burst: the port could not receive (null " \
+	  "and memif ports count no rx_nombuf); size the pool for the packet rate (--min-frame, "  \
+	  "--mbufs)")                                                                              \
 	X(CORRUPTED, "corrupted", "frames with one bit flipped")                                   \
 	X(CORRUPT_SKIPPED, "corrupt_skipped",                                                      \
 	  "RoCEv2 frames without payload left intact by corrupt-recompute")                        \

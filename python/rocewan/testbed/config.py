@@ -132,6 +132,8 @@ SCHEMA = {
         "a2b_extra": ("", _spec, "more SPEC words for A->B (e.g. 'jitter-no-reorder', 'ecn')"),
         "b2a_extra": ("", _spec, "more SPEC words for B->A"),
         "limit": (10000, _int_range(1, 1 << 22), "bottleneck queue limit in packets"),
+        "transport": ("veth", _choice(["veth", "memif"]), "the DPDK links: veth (af_packet, through the "
+                      "kernel) or memif (shared memory between the processes; a veth A-B for TCP only)"),
     },
     "rnic": {
         "mtu": (4096, _choice([256, 512, 1024, 2048, 4096]), "path MTU"),

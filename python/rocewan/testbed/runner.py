@@ -80,7 +80,7 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
         return run_chain(cfg, outdir, tag, prefix, spec, js, timeout, capture, t0)
     tr = ({k: os.path.join(outdir, f"{tag}-{k}.csv") for k in ("drops", "traceA", "traceB")}
           if cfg["run"].get("trace") else None)
-    with Topology(prefix, cfg["rnic"]["mtu"]) as topo:
+    with Topology(prefix, cfg["rnic"]["mtu"], cfg["link"]["transport"]) as topo:
         emu = topo.start_emu(spec["a2b"], spec["b2a"], cfg["run"]["seed"], js["emu"],
                              extra=f"--drop-log {tr['drops']}" if tr else "")
         cap = Capture(topo, capture) if capture else None
@@ -209,7 +209,7 @@ def run_chain(cfg, outdir, tag, prefix, spec, js, timeout, capture, t0):
     rate, rtt = cfg["link"]["rate"], cfg["link"]["rtt"]
     common = (f"--link-rate {rate} --rtt {rtt} --lossless {relay['lossless']} --mbuf-size 8192 "
               f"--local-rate {parse_rate(rate) * 2 / 1e9:g}gbit --pace-burst 200us")
-    with Chain(boxes, prefix, cfg["rnic"]["mtu"]) as ch:
+    with Chain(boxes, prefix, cfg["rnic"]["mtu"], cfg["link"]["transport"]) as ch:
         if relay["enabled"]:
             ch.start_box("RA", f"--local 0 --remote 1 {common} --xoff 128kb --xon 64kb --headroom 4mb",
                          js["RA"], lcores="0")

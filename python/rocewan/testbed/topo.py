@@ -5,6 +5,11 @@ direct veth pairs (no bridge: bridges drop PFC frames).
          vA ===== eA   ns <p>E: lossy-emu (port 0 = eA, side A; port 1 = eB, side B)
                   eB ===== vB   ns <p>B: rnic B (kernel IP .2)
 
+With transport "memif" ([link] transport) the DPDK ports are net_memif
+shared-memory links instead (MEMIF_DIR/<prefix>/*.sock, the boxes serve, the
+rnics are clients), and one veth pair joins A and B directly for the kernel
+only: perftest's TCP exchange. No frame of the experiment crosses the kernel.
+
 Every DPDK process gets its own --file-prefix. Everything this module creates
 carries the prefix (default "tb"), so `down` and every `up`/`run` can remove
 what an earlier, interrupted run left behind.
@@ -18,6 +23,34 @@ from .config import ROOT
 
 BUILD = os.environ.get("ROCEWAN_BUILD", os.path.join(ROOT, "build"))
 SUBNET = "10.77.0"
+TRANSPORTS = ("veth", "memif")
+MEMIF_DIR = "/run/rocewan-memif"  # one directory per prefix: <MEMIF_DIR>/<prefix>/
+
+
+def memif_dir(prefix):
+    return os.path.join(MEMIF_DIR, prefix)
+
+
+def memif_vdev(n, sock, server, framesz, mac):
+    """One net_memif port on a filesystem socket (abstract sockets are per network
+    namespace). bsize = the frame size, so a jumbo frame takes one descriptor; memif
+    would chain descriptors otherwise (it has no MTU to set)."""
+    return (f"--vdev net_memif{n},role={'server' if server else 'client'},id=0,socket={sock},"
+            f"socket-abstract=no,bsize={framesz},mac={mac}")
+
+
+def wait_sockets(paths, procs, timeout=20):
+    """Until every memif server socket exists (the box's EAL probed its ports)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        for p in procs:
+            if p.poll() is not None:
+                raise TopoError(f"a box exited ({p.returncode}):\n{p.stdout.read()[-2000:]}")
+        if all(os.path.exists(x) for x in paths):
+            time.sleep(0.2)
+            return
+        time.sleep(0.05)
+    raise TopoError(f"memif sockets {', '.join(paths)} did not appear within {timeout} s")
 
 
 class TopoError(RuntimeError):
@@ -60,9 +93,16 @@ def cleanup(prefix="tb"):
     return cleanup_names(prefix, Chain.NAMES)
 
 
+def _check_transport(transport):
+    if transport not in TRANSPORTS:
+        raise TopoError(f"transport {transport!r} is not one of {', '.join(TRANSPORTS)}")
+    return transport
+
+
 class Topology:
-    def __init__(self, prefix="tb", mtu=4096):
+    def __init__(self, prefix="tb", mtu=4096, transport="veth"):
         self.prefix = prefix
+        self.transport = _check_transport(transport)
         self.ns = {r: f"{prefix}{r}" for r in "AEB"}
         self.ifs = {"A": f"{prefix}vA", "eA": f"{prefix}eA", "eB": f"{prefix}eB", "B": f"{prefix}vB"}
         self.kip = {"A": f"{SUBNET}.1", "B": f"{SUBNET}.2"}
@@ -77,6 +117,10 @@ class Topology:
             sh(f"ip netns add {n}")
         pairs = [("A", "eA"), ("eB", "B")]
         nsof = {"A": self.ns["A"], "eA": self.ns["E"], "eB": self.ns["E"], "B": self.ns["B"]}
+        if self.transport == "memif":  # the kernel's veth joins A and B: control only
+            os.makedirs(memif_dir(self.prefix), exist_ok=True)
+            pairs = [("A", "B")]
+            self.ifs = {"A": self.ifs["A"], "B": self.ifs["B"]}
         for x, y in pairs:
             sh(f"ip link add {self.ifs[x]} netns {nsof[x]} mtu {self.link_mtu} type veth "
                f"peer name {self.ifs[y]} netns {nsof[y]} mtu {self.link_mtu}")
@@ -106,11 +150,26 @@ class Topology:
 
     # ---- processes -------------------------------------------------------------------
     def _eal_rnic(self, side):
+        if self.transport == "memif":
+            # CPU plan (docs/testbed.md): floating lcores as on veth, every loop backing off when idle
+            sock = os.path.join(memif_dir(self.prefix), f"{side}.sock")
+            mac = "02:77:00:00:00:0a" if side == "A" else "02:77:00:00:00:0b"
+            return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci "
+                    f"--file-prefix {self.prefix}{side} --log-level=lib.eal:error "
+                    + memif_vdev(0, sock, False, self.framesz, mac))
         return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci --file-prefix {self.prefix}{side} "
                 f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.ifs[side]},"
                 f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=1024,qpairs=1")
 
+    def memif_socks(self):
+        return [os.path.join(memif_dir(self.prefix), f"{s}.sock") for s in "AB"]
+
     def _eal_emu(self):
+        if self.transport == "memif":
+            a, b = self.memif_socks()
+            return (f"{eal_lcores('0-1')} --no-huge -m 768 --no-pci --file-prefix {self.prefix}E "
+                    f"--log-level=lib.eal:error {memif_vdev(0, a, True, self.framesz, '02:77:00:00:00:e0')} "
+                    f"{memif_vdev(1, b, True, self.framesz, '02:77:00:00:00:e1')}")
         v = f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=4096"
         return (f"{eal_lcores('0-1')} --no-huge -m 768 --no-pci --file-prefix {self.prefix}E "
                 f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.ifs['eA']},{v} "
@@ -123,6 +182,9 @@ class Topology:
         p = subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, start_new_session=True)
         self.procs.append(p)
+        if self.transport == "memif":  # the rnics connect to its sockets; ping takes the control veth
+            wait_sockets(self.memif_socks(), [p])
+            return p
         # wait until it forwards: ping across it from A to B
         t0 = time.monotonic()
         while time.monotonic() - t0 < 20:
@@ -191,6 +253,9 @@ class Capture:
     PACKET_QDISC_BYPASS, so its own frames never reach a tap), merged by time."""
 
     def __init__(self, topo, path):
+        if getattr(topo, "transport", "veth") != "veth":
+            raise TopoError("capture needs [link] transport = \"veth\": memif frames never reach "
+                            "the kernel (use the rnics' --trace and lossy-emu's --drop-log instead)")
         self.path, self.parts, self.procs = path, [], []
         for side in "AB":
             part = f"{path}.{side}"
@@ -231,8 +296,10 @@ class Chain:
 
     NAMES = ("A", "E", "B", "RA", "RB", "S", "W")
 
-    def __init__(self, boxes, prefix="tb", mtu=4096):
+    def __init__(self, boxes, prefix="tb", mtu=4096, transport="veth"):
         self.prefix = prefix
+        self.transport = _check_transport(transport)
+        self.started = set()
         self.nodes = ["A"] + [n for n, _ in boxes] + ["B"]
         self.kind = {n: k for n, k in boxes}
         for n in self.nodes:
@@ -251,7 +318,12 @@ class Chain:
         self.procs = []
 
     def iface(self, node):
+        if self.transport == "memif":
+            return {"A": f"{self.prefix}cA", "B": f"{self.prefix}cB"}.get(node)
         return self.right["A"] if node == "A" else self.left["B"] if node == "B" else None
+
+    def _sock(self, i):
+        return os.path.join(memif_dir(self.prefix), f"l{i}.sock")
 
     rnic_iface = iface
 
@@ -259,7 +331,13 @@ class Chain:
         cleanup_names(self.prefix, self.NAMES)
         for n in self.nodes:
             sh(f"ip netns add {self.ns[n]}")
-        for i in range(len(self.nodes) - 1):
+        if self.transport == "memif":
+            os.makedirs(memif_dir(self.prefix), exist_ok=True)
+            ca, cb = self.iface("A"), self.iface("B")
+            sh(f"ip link add {ca} netns {self.ns['A']} type veth peer name {cb} netns {self.ns['B']}")
+            for n, ifn in (("A", ca), ("B", cb)):
+                sh(f"ip -n {self.ns[n]} link set {ifn} up")
+        for i in range(len(self.nodes) - 1 if self.transport == "veth" else 0):
             a, b = self.nodes[i], self.nodes[i + 1]
             ra, lb = self.right[a], self.left[b]
             sh(f"ip link add {ra} netns {self.ns[a]} mtu {self.link_mtu} type veth "
@@ -291,6 +369,16 @@ class Chain:
         self.down()
 
     def _vdevs(self, node):
+        if self.transport == "memif":
+            # a link's server is whichever end starts first: rnics start last, and a memif
+            # client refuses to start without its server
+            i = self.nodes.index(node)
+            out = []
+            for port, j, peer in ((0, i - 1, self.nodes[i - 1]), (1, i, self.nodes[i + 1])):
+                server = peer in ("A", "B") or peer not in self.started
+                out.append(memif_vdev(port, self._sock(j), server, self.framesz,
+                                      f"02:77:00:00:{i:02x}:{port:02x}"))
+            return " ".join(out)
         v = f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=4096"
         return (f"--vdev net_af_packet0,iface={self.left[node]},{v} "
                 f"--vdev net_af_packet1,iface={self.right[node]},{v}")
@@ -306,12 +394,15 @@ class Chain:
         p = subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, start_new_session=True)
         self.procs.append(p)
+        self.started.add(node)
         time.sleep(0.3)
         if p.poll() is not None:
             raise TopoError(f"{kind} {node} exited ({p.returncode}):\n{p.stdout.read()}")
         return p
 
     def wait_path(self, timeout=20):
+        if self.transport == "memif":  # ping would take the control veth: wait for the sockets
+            return wait_sockets([self._sock(i) for i in range(len(self.nodes) - 1)], self.procs, timeout)
         t0 = time.monotonic()
         while time.monotonic() - t0 < timeout:
             for p in self.procs:
@@ -325,6 +416,12 @@ class Chain:
     stop = Topology.stop
 
     def _eal_rnic(self, side):
+        if self.transport == "memif":
+            i = len(self.nodes) - 2 if side == "B" else 0
+            return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci "
+                    f"--file-prefix {self.prefix}{side} --log-level=lib.eal:error "
+                    + memif_vdev(0, self._sock(i), False, self.framesz,
+                                 "02:77:00:00:00:0a" if side == "A" else "02:77:00:00:00:0b"))
         return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci --file-prefix {self.prefix}{side} "
                 f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.iface(side)},"
                 f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=1024,qpairs=1")
@@ -344,4 +441,9 @@ def cleanup_names(prefix, names):
                 pass
     for n in ours:
         sh(f"ip netns del {n}", check=False)
+    d = memif_dir(prefix)
+    if os.path.isdir(d):
+        for f in os.listdir(d):
+            if f.endswith(".sock"):
+                os.unlink(os.path.join(d, f))
     return ours

@@ -304,7 +304,14 @@ test_pool_sizing(void)
 	CHECK_EQ(emu_spec_parse(&s, "delay 10ms 5ms distribution normal", msg, sizeof(msg)), 0);
 	lemu_pool_need(&s, 10000000000ull, 1000, 0, &n);
 	CHECK_EQ(n.max_delay_ns, 30000000);
-	/* a huge BDP is capped */
+	/* the packet rate: 10 ms at 10 Gbit/s of 60 B frames (84 B on the wire) */
+	CHECK_EQ(emu_spec_parse(&s, "delay 10ms", msg, sizeof(msg)), 0);
+	lemu_pool_need(&s, 10000000000ull, 60 + LEMU_WIRE_OVERHEAD, 0, &n);
+	CHECK_EQ(n.line_bytes, 12500000);
+	CHECK_EQ(n.line_pkts, (12500000 + 83) / 84);
+	CHECK_EQ(n.mbufs, (12500000 + 83) / 84);
+	CHECK(!n.capped);
+	/* a huge BDP is capped (lossy-emu refuses it) */
 	CHECK_EQ(emu_spec_parse(&s, "delay 10s", msg, sizeof(msg)), 0);
 	lemu_pool_need(&s, 100000000000ull, 1000, 0, &n);
 	CHECK(n.capped && n.mbufs == LEMU_MBUFS_MAX);
