@@ -100,8 +100,10 @@ enum roce_opcode_num {
 	ROCE_XOP_SEND_LAST_IMM = 0xc7,     /**< SEND LAST with immediate + SPETH */
 	ROCE_XOP_SEND_ONLY = 0xc8,         /**< SEND ONLY + SPETH */
 	ROCE_XOP_SEND_ONLY_IMM = 0xc9,     /**< SEND ONLY with immediate + SPETH */
+	ROCE_XOP_VRP_ACK = 0xe0,           /**< VRP cumulative + single ACK (AETH, NTETH) */
+	ROCE_XOP_VRP_NACK = 0xe1,          /**< VRP NACK of an intolerable loss (AETH, NTETH) */
 	/* 0xca-0xcf: selective recovery (reserved); 0xd0-0xdf: FEC repair and
-	 * negotiation (reserved); 0xe0-0xef: VRP ACK/NACK (reserved); 0xf0-0xff: free */
+	 * negotiation (reserved); 0xe2-0xef: VRP (reserved); 0xf0-0xff: free */
 };
 
 struct roce_opcode_info {

@@ -34,6 +34,7 @@ enum tr_match {
 	TR_ATOMIC_ACK,
 	TR_RACK,     /**< Go-Back-ONE RACK; the rule's PSN is the one it reports received */
 	TR_SACK,     /**< IRN SACK; likewise */
+	TR_VRP_NACK, /**< VRP NACK; the rule's PSN is the last one it names (NTETH) */
 };
 
 enum tr_action {
