@@ -10,9 +10,10 @@ directory (default results/reproduce-NAME).
     swing.py    Chen et al. (IEEE TPDS 2023), Swing: PFC-Relay buffer, throughput, FCT
     dcqcnp.py   Wang et al. (J. HFUT 2025), DCQCN-p: Fig. 4 recovery rounds
     wancc.py    the four CCs on a 20-40 ms path through a RED/ECN bottleneck (issue 14)
+    vrp.py      Denis (LIP RR-2000-11), VRP: loss-tolerant throughput vs Go-Back-N
 """
-from ..references import DCQCNP, SWING, WANG_BY
-from . import dcqcnp, goback, swing, wancc
+from ..references import DCQCNP, SWING, VRP_BY, WANG_BY
+from . import dcqcnp, goback, swing, vrp, wancc
 
 REPRODUCTIONS = {
     "dcqcn-p-recovery": (dcqcnp.reproduce_recovery,
@@ -27,4 +28,6 @@ REPRODUCTIONS = {
                          f"Swing ({SWING}) eq. (4)/(6): utilisation vs D and alpha"),
     "swing-fct": (swing.reproduce_fct,
                   f"Swing ({SWING}): WebSearch/FB_Hadoop FCT, PFC-Relay vs native PFC"),
+    "vrp": (vrp.reproduce_vrp,
+            f"{VRP_BY}: intact goodput at 0/1/5/10 % tolerated loss vs gbn, 5 % loss, 20 ms"),
 }
