@@ -109,9 +109,10 @@ static const struct rw_opt opts[] = {
 	 "write each retransmitted PSN and, at the receiver, each missing PSN that arrived to FILE "
 	 "(CSV, CLOCK_MONOTONIC ns, as lossy-emu's --drop-log); default: off"},
 	{"recovery", T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0,
-	 "gbn|gbone|irn|fec+gbn|fec+gbone|fec+irn",
+	 "gbn|gbone|irn|vrp|fec+gbn|fec+gbone|fec+irn",
 	 "loss recovery: gbn (IBTA Go-Back-N), gbone (Go-Back-ONE: RACK + receiver bitmap), "
-	 "irn (IRN selective repeat with SACK); an rnic peer must ask for the same mode (negotiated in "
+	 "irn (IRN selective repeat with SACK), vrp (VRP: RDMA WRITEs tolerate the loss --vrp-* "
+	 "allow, zero-filled, docs/vrp.md); an rnic peer must ask for the same mode (negotiated in "
 	 "perftest's version exchange); a standard perftest peer and rc_pingpong get gbn. fec+MODE: "
 	 "LoWAR's FEC (--fec) under MODE, which recovers what the code cannot; only if the peer rnic "
 	 "asks for FEC too, else one line and MODE alone (docs/fec.md)"},
@@ -125,6 +126,18 @@ static const struct rw_opt opts[] = {
 	 "stall the sender"},
 	{"max-ooo", T_NUM, OFF(max_ooo), SZ(max_ooo), "0", 0, 65536, "N",
 	 "gbone/irn: PSNs the receiver places ahead of the expected one (0: --max-inflight, at most 65536)"},
+	{"vrp-loss", T_STR, OFF(vrp_loss), SZ(vrp_loss), "0", 0, 0, "PCT",
+	 "vrp receiver: loss in percent (0..100, e.g. 2.5) a WRITE message may lose over any "
+	 "--vrp-window packets; lost packets read as zeros; 0: reliable"},
+	{"vrp-window", T_NUM, OFF(vrp_window), SZ(vrp_window), "64", 1, 65536, "N",
+	 "vrp receiver: the history window of --vrp-loss in packets (VRP's default 64; a shorter "
+	 "message is judged over its own length)"},
+	{"vrp-max-burst", T_STR, OFF(vrp_max_burst), SZ(vrp_max_burst), "", 0, 0, "BYTES",
+	 "vrp receiver: most consecutive bytes a message may lose (e.g. 4096, 8k; whole MTU packets, "
+	 "rounded down); default: no bound"},
+	{"vrp-critical", T_STR, OFF(vrp_critical), SZ(vrp_critical), "", 0, 0, "OFF:LEN[,...]",
+	 "vrp receiver: byte ranges of every WRITE message never lost (at most 14; the first and last "
+	 "packets are always critical); default: none"},
 	{"rto-low", T_NUM, OFF(rto_low_us), SZ(rto_low_us), "0", 0, 100000000, "N",
 	 "irn: RTO_low in us, while fewer than 3 packets are outstanding; with --link-rate also the RTT "
 	 "of IRN's one-BDP in-flight cap (0: from the measured RTT, RTT + 4 D, and the cap from the "
@@ -465,6 +478,54 @@ parse_rto(struct rnic_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* --vrp-*: the receiver's loss tolerance (vrp.h), checked as lib/vrp would. */
+static int
+parse_vrp(struct rnic_params *p, char *err, size_t errlen)
+{
+	struct vrp_tolerance *t = &p->vrp;
+	char *end, buf[sizeof(p->vrp_critical)], *save = NULL;
+	double pct = strtod(p->vrp_loss, &end);
+
+	memset(t, 0, sizeof(*t));
+	if (!p->vrp_loss[0] || *end || !(pct >= 0 && pct <= 100)) {
+		snprintf(err, errlen, "option --vrp-loss: \"%s\" is not a percentage 0..100 (e.g. 2.5)",
+			 p->vrp_loss);
+		return -EINVAL;
+	}
+	t->loss_bp = (uint32_t)(pct * 100.0 + 0.5);
+	t->window = p->vrp_window;
+	t->max_burst = VRP_BURST_UNLIMITED;
+	if (p->vrp_max_burst[0] && emu_parse_size(p->vrp_max_burst, &t->max_burst) < 0) {
+		snprintf(err, errlen, "option --vrp-max-burst: \"%s\" is not a size in bytes (e.g. 4096, 8k)",
+			 p->vrp_max_burst);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", p->vrp_critical);
+	for (char *r = strtok_r(buf, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(r, ':');
+		struct vrp_range *c = &t->critical[t->n_critical];
+
+		if (t->n_critical >= VRP_CRITICAL_MAX - 2) {
+			snprintf(err, errlen, "option --vrp-critical: more than %d ranges",
+				 VRP_CRITICAL_MAX - 2);
+			return -EINVAL;
+		}
+		if (!colon || (*colon = 0, emu_parse_size(r, &c->off) < 0) ||
+		    emu_parse_size(colon + 1, &c->len) < 0 || c->len == 0) {
+			snprintf(err, errlen, "option --vrp-critical: \"%s\" is not OFF:LEN[,...] with LEN "
+				 "> 0 (e.g. 0:64,4096:128)", p->vrp_critical);
+			return -EINVAL;
+		}
+		t->n_critical++;
+	}
+	if (strcmp(p->recovery, "vrp") != 0 &&
+	    (t->loss_bp || p->vrp_max_burst[0] || t->n_critical || p->vrp_window != 64)) {
+		snprintf(err, errlen, "options --vrp-*: need --recovery vrp");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int
 configure_flows(struct rnic_params *p, char *err, size_t errlen)
 {
@@ -634,6 +695,8 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 		return -EINVAL;
 	if (configure_fec(p, err, errlen) < 0)
 		return -EINVAL;
+	if (parse_vrp(p, err, errlen) < 0)
+		return -EINVAL;
 	if (parse_rto(p, err, errlen) < 0)
 		return -EINVAL;
 	p->pfc_link_gbps = p->link_gbps; /* only an explicit --link-rate times PFC quanta */
@@ -702,6 +765,10 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_str(w, "fec", p->fec_on ? p->fec : NULL);
 	rw_uint(w, "fec_hold_ns", p->fec_hold_ns);
 	rw_uint(w, "max_ooo", p->max_ooo);
+	rw_uint(w, "vrp_loss_bp", p->vrp.loss_bp);
+	rw_uint(w, "vrp_window", p->vrp_window);
+	rw_str(w, "vrp_max_burst", p->vrp_max_burst[0] ? p->vrp_max_burst : NULL);
+	rw_str(w, "vrp_critical", p->vrp_critical[0] ? p->vrp_critical : NULL);
 	rw_uint(w, "rto_low_us", p->rto_low_us);
 	rw_uint(w, "rto_high_us", p->rto_high_us);
 	rw_str(w, "cc", p->cc);

@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "vrp.h"
 #include <stdio.h>
 
 #include "rnic_cdf.h"
@@ -90,6 +92,11 @@ struct rnic_params {
 	char fec_hold[16];      /**< --fec-hold TIME */
 	uint64_t fec_hold_ns;
 	uint32_t max_ooo;       /**< --max-ooo (gbone/irn), 0 = the window */
+	char vrp_loss[16];      /**< --vrp-loss PCT as given */
+	uint32_t vrp_window;    /**< --vrp-window N packets */
+	char vrp_max_burst[24]; /**< --vrp-max-burst BYTES as given ("" = unlimited) */
+	char vrp_critical[256]; /**< --vrp-critical OFF:LEN[,...] as given */
+	struct vrp_tolerance vrp; /**< the four parsed (vrp.h) */
 	uint32_t rto_low_us;    /**< --rto-low (irn), 0 = RTO_high */
 	uint32_t rto_high_us;   /**< --rto-high (irn), 0 = the -u timer */
 	char cc[16];            /**< --cc */

@@ -216,6 +216,7 @@ setup_port(struct rnic_ctx *c)
 	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery_base);
 	dc.fec_hold_ns = c->prm.fec_hold_ns;
 	dc.max_ooo = c->prm.max_ooo;
+	dc.vrp = c->prm.vrp;
 	dc.rto_low_ns = (uint64_t)c->prm.rto_low_us * 1000u;
 	dc.rto_high_ns = (uint64_t)c->prm.rto_high_us * 1000u;
 	/*
@@ -927,6 +928,21 @@ main(int argc, char **argv)
 		fprintf(stderr, "rnic: %" PRIu64 " completion error(s), first: %s\n", c.run.res.errors,
 			roce_wc_status_str(c.run.res.first_error));
 	print_counters(&c, &st);
+	if (strcmp(c.run.caps.recovery, "vrp") == 0 && st.v[ROCE_STAT_RX_VRP_MSGS]) {
+		/* VRP goodput: the bytes delivered intact, zero-filled ones excluded (docs/vrp.md) */
+		uint64_t total = st.v[ROCE_STAT_RX_REQ_BYTES] + st.v[ROCE_STAT_RX_VRP_ZERO_BYTES];
+		double lost = total ? (double)st.v[ROCE_STAT_RX_VRP_ZERO_BYTES] / (double)total : 0;
+
+		printf(" VRP received    : %" PRIu64 " WRITE messages, %" PRIu64 " packets lost (%" PRIu64
+		       " bytes zero-filled, %.3f %% of the bytes), %" PRIu64 " NACKed\n",
+		       st.v[ROCE_STAT_RX_VRP_MSGS], st.v[ROCE_STAT_RX_VRP_TOLERATED],
+		       st.v[ROCE_STAT_RX_VRP_ZERO_BYTES], 100.0 * lost, st.v[ROCE_STAT_RX_VRP_NACKED]);
+		if (c.run.bench.server && rnic_mode_is_bw(c.prm.mode))
+			printf(" VRP intact BW   : %.2f %s (the row's average less the zero-filled share)\n",
+			       c.run.res.bw_avg_mbps * (1.0 - lost) *
+				   (c.prm.report_gbits ? 8.0 * 1048576.0 / 1e9 : 1.0),
+			       c.prm.report_gbits ? "Gb/sec" : "MB/sec");
+	}
 	if (c.prm.json[0])
 		write_json(&c, &st, NULL);
 	if (rnic_trace_close() < 0)

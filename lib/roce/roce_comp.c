@@ -440,15 +440,26 @@ static enum comp_state
 comp_notice(struct comp_ctx *c)
 {
 	struct roce_qp *qp = c->qp;
-	bool rack = c->rx->pkt.h.bth.opcode == ROCE_XOP_RACK;
+	uint8_t op = c->rx->pkt.h.bth.opcode;
+	bool vrp = op == ROCE_XOP_VRP_ACK || op == ROCE_XOP_VRP_NACK;
 	uint32_t upto = roce_psn_add(c->psn, 1);
 
-	roce_qp_stat(qp, rack ? ROCE_STAT_RX_RACKS : ROCE_STAT_RX_SACKS, 1);
+	roce_qp_stat(qp,
+		     op == ROCE_XOP_RACK       ? ROCE_STAT_RX_RACKS
+		     : op == ROCE_XOP_SACK     ? ROCE_STAT_RX_SACKS
+		     : op == ROCE_XOP_VRP_ACK ? ROCE_STAT_RX_VRP_ACKS
+					       : ROCE_STAT_RX_VRP_NACKS,
+		     1);
 	if (!qp->rec->tx_notice)
 		return comp_bad_response(c, "RACK/SACK for a QP without selective recovery");
+	if (vrp != ((qp->rec->flags & ROCE_REC_F_TOLERATE) != 0))
+		return comp_bad_response(c, "VRP ACK/NACK and the QP's recovery disagree");
 	if (roce_psn_cmp(upto, qp->req.psn) > 0)
 		return comp_bad_response(c, "PSN was never sent");
-	c->notice = rack ? ROCE_NOTICE_RACK : ROCE_NOTICE_SACK;
+	c->notice = op == ROCE_XOP_RACK	     ? ROCE_NOTICE_RACK
+		    : op == ROCE_XOP_SACK    ? ROCE_NOTICE_SACK
+		    : op == ROCE_XOP_VRP_ACK ? ROCE_NOTICE_VRP_ACK
+					     : ROCE_NOTICE_VRP_NACK;
 	c->notice_epsn = upto;
 	/*
 	 * Everything before the receiver's ePSN was executed. A READ/atomic

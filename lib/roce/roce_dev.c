@@ -40,6 +40,7 @@ roce_dev_cfg_init(struct roce_dev_cfg *cfg)
 	cfg->rto_min_ns = ROCE_DEFAULT_RTO_MIN_NS;
 	cfg->rto_max_ns = ROCE_DEFAULT_RTO_MAX_NS;
 	snprintf(cfg->recovery, sizeof(cfg->recovery), "%s", roce_recovery_gbn.name);
+	cfg->vrp.max_burst = VRP_BURST_UNLIMITED; /* with 0 % loss: reliable */
 	snprintf(cfg->cc, sizeof(cfg->cc), "%s", roce_cc_none.name);
 	cfg->log_level = ROCE_LOG_DEBUG;
 }

@@ -243,6 +243,9 @@ struct roce_resp_state {
 	/* --trace (roce_trace.h RX_LATE): a PSN after epsn arrived; PSNs below late_hi are late */
 	bool late_gap;
 	uint32_t late_hi;
+	/* --recovery vrp: losses of the WRITE in progress, and of the last one ended */
+	struct roce_vrp_loss vrp_cur, vrp_last;
+	bool vrp_have_last;
 };
 
 /**
@@ -317,6 +320,7 @@ struct roce_qp {
 	struct roce_resp_state resp;
 	const struct roce_recovery_ops *rec;
 	void *rec_priv;
+	struct vrp_tolerance vrp_tol; /**< --recovery vrp: tolerance of received WRITEs */
 	struct roce_ooo_desc *ooo; /**< selective recovery: ooo_size descriptors, or NULL */
 	uint32_t ooo_size;         /**< power of two */
 	uint32_t max_ooo;          /**< out-of-order span the receiver accepts (PSNs) */

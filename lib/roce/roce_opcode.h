@@ -101,10 +101,12 @@ enum roce_opcode_num {
 	ROCE_XOP_SEND_LAST_IMM = 0xc7,     /**< SEND LAST with immediate + SPETH */
 	ROCE_XOP_SEND_ONLY = 0xc8,         /**< SEND ONLY + SPETH */
 	ROCE_XOP_SEND_ONLY_IMM = 0xc9,     /**< SEND ONLY with immediate + SPETH */
-	/* 0xca-0xcf: selective recovery (reserved) */
 	ROCE_XOP_FEC_REPAIR = 0xd0,    /**< FEC repair: FRH + coded payload (docs/fec.md) */
 	ROCE_XOP_FEC_NEGOTIATE = 0xd1, /**< FEC negotiation (PROPOSE / COMMIT): FRH only */
-	/* 0xd2-0xdf: FEC (reserved); 0xe0-0xef: VRP ACK/NACK (reserved); 0xf0-0xff: free */
+	ROCE_XOP_VRP_ACK = 0xe0,       /**< VRP cumulative + single ACK (AETH, NTETH) */
+	ROCE_XOP_VRP_NACK = 0xe1,      /**< VRP NACK of an intolerable loss (AETH, NTETH) */
+	/* 0xca-0xcf: selective recovery (reserved); 0xd2-0xdf: FEC (reserved);
+	 * 0xe2-0xef: VRP (reserved); 0xf0-0xff: free */
 };
 
 struct roce_opcode_info {

@@ -112,7 +112,7 @@ roce_qp_cc_info(const struct roce_qp *qp, struct roce_cc_info *out)
 /* ---- registries ---- */
 
 static const struct roce_recovery_ops *recovery_tbl[ROCE_MAX_PLUGINS] = {
-	&roce_recovery_gbn, &roce_recovery_gbone, &roce_recovery_irn};
+	&roce_recovery_gbn, &roce_recovery_gbone, &roce_recovery_irn, &roce_recovery_vrp};
 static const struct roce_cc_ops *cc_tbl[ROCE_MAX_PLUGINS] = {&roce_cc_none};
 
 int
@@ -187,6 +187,7 @@ roce_recovery_env(const struct roce_qp *qp, struct roce_recovery_env *env)
 	env->link_bps = cfg->link_bps;
 	env->rto_low_ns = cfg->rto_low_ns;
 	env->rto_high_ns = cfg->rto_high_ns;
+	env->vrp = &qp->vrp_tol;
 }
 
 void

@@ -154,6 +154,7 @@ qp_plugins_alloc(struct roce_qp *qp)
 	const struct roce_dev_cfg *cfg = &qp->dev->cfg;
 
 	qp->rec = roce_recovery_find(cfg->recovery);
+	qp->vrp_tol = cfg->vrp;
 	qp->cc = roce_cc_find(cfg->cc);
 	qp->rec_priv = calloc(1, qp->rec->priv_size ? qp->rec->priv_size : 1);
 	qp->cc_priv = calloc(1, qp->cc->priv_size ? qp->cc->priv_size : 1);
@@ -792,6 +793,36 @@ roce_qp_set_recovery(struct roce_qp *qp, const char *name)
 	if (qp_swap_priv(&qp->rec_priv, ops->priv_size) < 0)
 		return -ENOMEM;
 	qp->rec = ops;
+	return 0;
+}
+
+int
+roce_qp_set_vrp(struct roce_qp *qp, const struct vrp_tolerance *tol, const char **err)
+{
+	uint8_t cell[2];
+	struct vrp_params p;
+
+	*err = NULL;
+	if (!tol || tol->n_critical + 2 > VRP_CRITICAL_MAX) {
+		*err = "at most 14 critical ranges (the first and last packets are critical too)";
+		return -EINVAL;
+	}
+	/* the per-message checks (ranges inside the message) come when a message arrives */
+	struct vrp_tolerance t = *tol;
+
+	t.n_critical = 0;
+	if (vrp_tolerance_to_params(&t, 1, qp->mtu ? qp->mtu : 1, &p, cell, err) < 0)
+		return -EINVAL;
+	qp->vrp_tol = *tol;
+	return 0;
+}
+
+int
+roce_qp_vrp_loss(const struct roce_qp *qp, struct roce_vrp_loss *out)
+{
+	if (!qp->resp.vrp_have_last)
+		return -ENOENT;
+	*out = qp->resp.vrp_last;
 	return 0;
 }
 

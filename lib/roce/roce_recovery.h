@@ -46,6 +46,7 @@
 #include "roce_stats.h"
 
 struct roce_qp;
+struct vrp_tolerance;
 
 /** Why PSNs are considered lost. */
 enum roce_loss_kind {
@@ -69,11 +70,20 @@ enum roce_rx_notice {
 	ROCE_NOTICE_NONE = 0,
 	ROCE_NOTICE_RACK, /**< Go-Back-ONE RACK (opcode 0xC0) */
 	ROCE_NOTICE_SACK, /**< IRN SACK (opcode 0xC1) */
+	ROCE_NOTICE_VRP_ACK,  /**< VRP cumulative + single ACK (opcode 0xE0) */
+	ROCE_NOTICE_VRP_NACK, /**< VRP NACK: the PSNs psn - run .. psn must arrive (opcode 0xE1) */
 };
 
 /** roce_recovery_ops.flags */
 enum roce_recovery_flags {
 	ROCE_REC_F_PLACE = 1 << 0, /**< receiver places out of order: send self-placing opcodes */
+	/**
+	 * With ROCE_REC_F_PLACE: the receiver may give up a missing PSN of an
+	 * RDMA WRITE (VRP's tolerated loss): when ePSN reaches a PSN the mode
+	 * calls tolerated (rx_tolerated), the engine zero-fills its bytes in the
+	 * target memory, counts them lost and moves on (docs/vrp.md).
+	 */
+	ROCE_REC_F_TOLERATE = 1 << 1,
 };
 
 struct roce_recovery_ops {
@@ -147,6 +157,24 @@ struct roce_recovery_ops {
 	uint64_t (*tx_rto)(struct roce_qp *qp, void *priv, uint32_t outstanding, uint64_t dflt_ns);
 	/** Sender, optional: the in-flight cap in packets for new data now (0: no cap). */
 	uint32_t (*tx_cap)(struct roce_qp *qp, void *priv);
+
+	/* ---- loss-tolerant modes (flags & ROCE_REC_F_TOLERATE); NULL otherwise ---- */
+	/**
+	 * Receiver: the RDMA WRITE message starting at @p first_psn, @p len
+	 * bytes, was seen (its FIRST/ONLY executed in order or placed); @p epsn
+	 * is the expected PSN. Called after rx_packet / rx_placed for that packet.
+	 */
+	void (*rx_msg)(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t first_psn,
+		       uint64_t len);
+	/** Receiver: is @p psn (== ePSN, not placed) a loss the mode tolerated? */
+	bool (*rx_tolerated)(struct roce_qp *qp, void *priv, uint32_t psn);
+	/**
+	 * Receiver: the next NACK to send, if any: the PSNs from @p *psn - @p *run
+	 * to @p *psn must be retransmitted. The engine asks after every packet
+	 * until it returns false.
+	 */
+	bool (*rx_nack)(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t *psn,
+			uint32_t *run);
 };
 
 /** What a mode may know of its QP (roce_recovery_env). */
@@ -158,6 +186,7 @@ struct roce_recovery_env {
 	uint32_t una, nxt;  /**< sender: oldest unacknowledged and next new PSN */
 	uint64_t link_bps;  /**< roce_dev_cfg.link_bps (0: unknown) */
 	uint64_t rto_low_ns, rto_high_ns; /**< roce_dev_cfg.rto_low_ns / rto_high_ns (0: mode default) */
+	const struct vrp_tolerance *vrp; /**< the QP's VRP loss tolerance (roce_qp_set_vrp) */
 };
 
 /** Fill @p env for @p qp (from any callback). */
@@ -178,5 +207,7 @@ extern const struct roce_recovery_ops roce_recovery_gbn;
 extern const struct roce_recovery_ops roce_recovery_gbone;
 /** IRN selective repeat (Swing paper section 2.1), "irn". */
 extern const struct roce_recovery_ops roce_recovery_irn;
+/** VRP loss-tolerant delivery (Denis, LIP RR-2000-11), "vrp". */
+extern const struct roce_recovery_ops roce_recovery_vrp;
 
 #endif /* ROCE_RECOVERY_H */

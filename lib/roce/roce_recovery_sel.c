@@ -45,31 +45,14 @@
 #include "roce_psn_bitmap.h"
 #include "roce_recovery.h"
 #include "roce_rtt.h"
+#include "roce_recovery_sel.h"
 
 /* IRN: flows with fewer than this many packets outstanding use RTO_low (Swing paper 2.1) */
 #define IRN_LOW_PKTS 3u
 /* a hole is lost once a notice names a PSN this many - 1 past it (RFC 5681's 3 duplicate ACKs) */
 #define SEL_REORDER 3u
 
-struct sel {
-	/* sender */
-	bool tx_init;
-	struct roce_psn_bitmap rcvd;  /* reported received by a RACK/SACK (base = una) */
-	struct roce_psn_bitmap queue; /* retransmit queue (base = una) */
-	struct roce_psn_bitmap retxd; /* irn: retransmitted in this recovery */
-	uint32_t queued;	      /* bits set in queue */
-	bool have_rack;
-	uint32_t frontier; /* holes before it were considered (Algorithm 1 m_crtRACK) */
-	uint32_t retx_nxt; /* irn: snd_nxt when the latest retransmission left */
-	bool retx_any;
-	bool implied; /* a READ re-request for implied_psn is queued or sent */
-	uint32_t implied_psn;
-	/* receiver */
-	bool rx_init;
-	struct roce_psn_bitmap ooo; /* placed ahead of ePSN (base = ePSN) */
-};
-
-static void
+void
 sel_init(struct roce_qp *qp, void *priv)
 {
 	struct sel *s = priv;
@@ -92,8 +75,8 @@ tx_span(uint32_t una, uint32_t nxt)
 	return n > ROCE_PSN_BITMAP_BITS ? ROCE_PSN_BITMAP_BITS : n;
 }
 
-static void
-tx_sync(struct sel *s, uint32_t una)
+void
+sel_tx_sync(struct sel *s, uint32_t una)
 {
 	if (!s->tx_init) {
 		roce_psn_bitmap_init(&s->rcvd, una);
@@ -114,8 +97,8 @@ tx_sync(struct sel *s, uint32_t una)
 	}
 }
 
-static void
-tx_queue(struct roce_qp *qp, struct sel *s, uint32_t psn)
+void
+sel_tx_queue(struct roce_qp *qp, struct sel *s, uint32_t psn)
 {
 	if (roce_psn_bitmap_test(&s->queue, psn) || roce_psn_bitmap_test(&s->rcvd, psn))
 		return;
@@ -142,13 +125,13 @@ tx_queue_missing(struct roce_qp *qp, struct sel *s, uint32_t from, uint32_t to, 
 		i += k + 1;
 		if (skip_retxd && roce_psn_bitmap_test(&s->retxd, psn))
 			continue;
-		tx_queue(qp, s, psn);
+		sel_tx_queue(qp, s, psn);
 		any = true;
 	}
 	return any;
 }
 
-static void
+void
 sel_tx_sent(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t next, bool retx)
 {
 	struct sel *s = priv;
@@ -158,7 +141,7 @@ sel_tx_sent(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t next, bool re
 	if (!retx || !s->tx_init)
 		return;
 	roce_recovery_env(qp, &env);
-	tx_sync(s, env.una);
+	sel_tx_sync(s, env.una);
 	if (!roce_psn_in_window(psn, s->queue.base, ROCE_PSN_BITMAP_BITS))
 		return;
 	/* a READ request resends all its response PSNs at once */
@@ -178,24 +161,24 @@ sel_tx_sent(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t next, bool re
 	s->retx_any = true;
 }
 
-static void
+void
 sel_tx_acked(struct roce_qp *qp, void *priv, uint32_t una)
 {
 	struct sel *s = priv;
 
 	(void)qp;
-	tx_sync(s, una);
+	sel_tx_sync(s, una);
 	if (s->implied && roce_psn_cmp(una, s->implied_psn) > 0)
 		s->implied = false;
 }
 
-static bool
+bool
 sel_tx_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt, enum roce_loss_kind kind)
 {
 	struct sel *s = priv;
 	uint32_t end;
 
-	tx_sync(s, psn);
+	sel_tx_sync(s, psn);
 	if (kind == ROCE_LOSS_IMPLIED) {
 		/* READ responses lost: ask again from the first missing one, once per gap */
 		if (s->implied && s->implied_psn == psn)
@@ -203,7 +186,7 @@ sel_tx_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt, enum roc
 		s->implied = true;
 		s->implied_psn = psn;
 		roce_psn_bitmap_clear(&s->retxd, psn);
-		tx_queue(qp, s, psn);
+		sel_tx_queue(qp, s, psn);
 		return true;
 	}
 	/* timeout, RNR, sequence NAK: everything outstanding that no notice reported */
@@ -214,7 +197,7 @@ sel_tx_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt, enum roc
 	return tx_queue_missing(qp, s, psn, end, false) || roce_psn_cmp(psn, nxt) < 0;
 }
 
-static bool
+bool
 sel_tx_next(struct roce_qp *qp, void *priv, uint32_t una, uint32_t nxt, uint32_t *psn)
 {
 	struct sel *s = priv;
@@ -223,7 +206,7 @@ sel_tx_next(struct roce_qp *qp, void *priv, uint32_t una, uint32_t nxt, uint32_t
 	(void)qp;
 	if (!s->tx_init || !s->queued)
 		return false;
-	tx_sync(s, una);
+	sel_tx_sync(s, una);
 	n = tx_span(una, nxt);
 	k = roce_psn_bitmap_find(&s->queue, una, n, true);
 	if (k == n)
@@ -247,7 +230,7 @@ irn_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn)
 
 		if (roce_psn_bitmap_test(&s->retxd, p) && !roce_psn_bitmap_test(&s->rcvd, p)) {
 			roce_psn_bitmap_clear(&s->retxd, p);
-			tx_queue(qp, s, p);
+			sel_tx_queue(qp, s, p);
 			lost++;
 		}
 	}
@@ -277,7 +260,7 @@ sel_notice(struct roce_qp *qp, struct sel *s, uint32_t una, uint32_t epsn, uint3
 {
 	uint32_t limit, from;
 
-	tx_sync(s, una);
+	sel_tx_sync(s, una);
 	if (!roce_psn_in_window(psn, una, ROCE_PSN_BITMAP_BITS))
 		return; /* names nothing outstanding */
 	/* the PSN received, and the run right before it (what a lost notice said) */
@@ -395,7 +378,7 @@ irn_tx_cap(struct roce_qp *qp, void *priv)
 
 /* ---- receiver (both) ---- */
 
-static enum roce_rx_verdict
+enum roce_rx_verdict
 sel_rx_packet(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t psn)
 {
 	struct sel *s = priv;

@@ -554,6 +554,8 @@ ud_place_grh(struct resp_ctx *c)
 
 static void resp_queue_nak(struct roce_qp *qp, enum roce_aeth_type type, uint8_t value,
 			   uint32_t psn);
+static void resp_vrp_nacks(struct roce_qp *qp);
+static uint32_t ooo_advance(struct roce_qp *qp);
 static uint8_t ack_syndrome(void);
 
 static struct roce_ooo_desc *
@@ -700,7 +702,10 @@ resp_notice(struct roce_qp *qp, enum roce_rx_notice n, uint32_t psn)
 		run++;
 	}
 
-	roce_bth_init(qp, &p, rack ? ROCE_XOP_RACK : ROCE_XOP_SACK,
+	roce_bth_init(qp, &p,
+		      rack			    ? ROCE_XOP_RACK
+		      : n == ROCE_NOTICE_VRP_ACK ? ROCE_XOP_VRP_ACK
+						 : ROCE_XOP_SACK,
 		      roce_psn_add(qp->resp.epsn, ROCE_PSN_MASK));
 	p.h.aeth.syndrome = ack_syndrome();
 	p.h.aeth.msn = qp->resp.msn;
@@ -708,7 +713,37 @@ resp_notice(struct roce_qp *qp, enum roce_rx_notice n, uint32_t psn)
 	p.h.nt_run = (uint8_t)run;
 	/* refused by the port: the next notice or the sender's timer covers it */
 	if (roce_tx_pkt(qp, &p, 0, false) == 0)
-		roce_qp_stat(qp, rack ? ROCE_STAT_TX_RACKS : ROCE_STAT_TX_SACKS, 1);
+		roce_qp_stat(qp,
+			     rack			 ? ROCE_STAT_TX_RACKS
+			     : n == ROCE_NOTICE_VRP_ACK ? ROCE_STAT_TX_VRP_ACKS
+							: ROCE_STAT_TX_SACKS,
+			     1);
+}
+
+/*
+ * VRP: send the NACKs the mode has pending (VRP §3.1, the NACK tag): each
+ * names a PSN and the run of PSNs right before it that must be resent, with
+ * the cumulative ACK (ePSN - 1) in the BTH, as a VRP ACK. A NACK the port
+ * refuses or the path loses is made good by the sender's timer.
+ */
+static void
+resp_vrp_nacks(struct roce_qp *qp)
+{
+	uint32_t psn, run;
+
+	if (!(qp->rec->flags & ROCE_REC_F_TOLERATE))
+		return;
+	while (qp->rec->rx_nack(qp, qp->rec_priv, qp->resp.epsn, &psn, &run)) {
+		struct roce_pkt p = qp->tmpl;
+
+		roce_bth_init(qp, &p, ROCE_XOP_VRP_NACK, roce_psn_add(qp->resp.epsn, ROCE_PSN_MASK));
+		p.h.aeth.syndrome = ack_syndrome();
+		p.h.aeth.msn = qp->resp.msn;
+		p.h.nt_psn = psn;
+		p.h.nt_run = (uint8_t)run;
+		if (roce_tx_pkt(qp, &p, 0, false) == 0)
+			roce_qp_stat(qp, ROCE_STAT_TX_VRP_NACKS, 1);
+	}
 }
 
 static enum resp_state
@@ -722,9 +757,89 @@ resp_place(struct resp_ctx *c)
 	n = qp->rec->rx_placed ? qp->rec->rx_placed(qp, qp->rec_priv, qp->resp.epsn, c->rx->psn,
 						     placed)
 			       : ROCE_NOTICE_NONE;
+	if (qp->rec->flags & ROCE_REC_F_TOLERATE) {
+		/* VRP: a WRITE's first packet makes its message known; tolerated holes complete */
+		if (placed && (c->f & ROCE_OPF_WRITE) && (c->f & ROCE_OPF_FIRST))
+			qp->rec->rx_msg(qp, qp->rec_priv, qp->resp.epsn, c->rx->psn,
+					c->h->reth.dlen);
+		ooo_advance(qp);
+	}
 	if (n != ROCE_NOTICE_NONE)
 		resp_notice(qp, n, c->rx->psn);
+	resp_vrp_nacks(qp);
 	return RESP_DONE;
+}
+
+/*
+ * VRP (ROCE_REC_F_TOLERATE): a WRITE message ended. Publish its loss record
+ * (roce_qp_vrp_loss) and count it in the per-message loss histogram.
+ */
+static void
+vrp_msg_end(struct roce_qp *qp)
+{
+	struct roce_resp_state *r = &qp->resp;
+	uint32_t n = r->vrp_cur.lost_pkts;
+
+	if (!(qp->rec->flags & ROCE_REC_F_TOLERATE))
+		return;
+	r->vrp_cur.msn = r->msn;
+	r->vrp_cur.len = r->wr_len;
+	r->vrp_last = r->vrp_cur;
+	r->vrp_have_last = true;
+	memset(&r->vrp_cur, 0, sizeof(r->vrp_cur));
+	roce_qp_stat(qp, ROCE_STAT_RX_VRP_MSGS, 1);
+	roce_qp_stat(qp,
+		     n == 0   ? ROCE_STAT_RX_VRP_HIST_0
+		     : n == 1 ? ROCE_STAT_RX_VRP_HIST_1
+		     : n < 4  ? ROCE_STAT_RX_VRP_HIST_2
+		     : n < 16 ? ROCE_STAT_RX_VRP_HIST_4
+			      : ROCE_STAT_RX_VRP_HIST_16,
+		     1);
+}
+
+/*
+ * VRP: ePSN reached a loss the mode tolerated. It belongs to the WRITE in
+ * progress (its first packet is critical, so the engine knows the message):
+ * zero-fill its bytes in the target memory (overwriting what was there,
+ * docs/vrp.md), count them and record the hole. False: not a WRITE in
+ * progress or outside it (a broken stream), the caller fails the QP.
+ */
+static bool
+vrp_fill_hole(struct roce_qp *qp)
+{
+	static const uint8_t zeros[ROCE_MAX_MTU];
+	struct roce_resp_state *r = &qp->resp;
+	struct roce_vrp_loss *l = &r->vrp_cur;
+	uint32_t len;
+	uint8_t *dst;
+
+	if (r->msg != ROCE_MSG_WRITE || r->wr_off >= r->wr_len)
+		return false;
+	len = r->wr_len - r->wr_off < qp->mtu ? r->wr_len - r->wr_off : qp->mtu;
+	dst = roce_mr_remote(qp->pd, r->wr_rkey, r->wr_va + r->wr_off, len, IBV_ACCESS_REMOTE_WRITE);
+	if (!dst)
+		return false;
+	if (r->ooo_n)
+		ooo_write_guarded(qp, dst, zeros, len, roce_psn_add(r->epsn, 1));
+	else
+		memset(dst, 0, len);
+	if (l->n_holes && l->holes[l->n_holes - 1].off + l->holes[l->n_holes - 1].len == r->wr_off)
+		l->holes[l->n_holes - 1].len += len;
+	else if (l->n_holes < ROCE_VRP_HOLES)
+		l->holes[l->n_holes++] = (struct roce_vrp_hole){r->wr_off, len};
+	else
+		l->holes_truncated = true;
+	l->lost_pkts++;
+	l->lost_bytes += len;
+	r->wr_off += len;
+	roce_qp_stat(qp, ROCE_STAT_RX_VRP_TOLERATED, 1);
+	roce_qp_stat(qp, ROCE_STAT_RX_VRP_ZERO_BYTES, len);
+	if (r->wr_off == r->wr_len) { /* not reached: the last packet is critical */
+		r->msn = roce_psn_add(r->msn, 1);
+		r->msg = ROCE_MSG_NONE;
+		vrp_msg_end(qp);
+	}
+	return true;
 }
 
 /* Complete one placed packet in order (the checks of CHECK_OP_SEQ and RKEY, then COMPLETE). */
@@ -761,6 +876,8 @@ ooo_complete(struct roce_qp *qp, const struct roce_ooo_desc *d)
 	r->msg = (d->f & ROCE_OPF_LAST) ? ROCE_MSG_NONE : kind;
 	if (d->f & ROCE_OPF_LAST) {
 		r->msn = roce_psn_add(r->msn, 1);
+		if (kind == ROCE_MSG_WRITE)
+			vrp_msg_end(qp);
 		if (kind == ROCE_MSG_SEND) {
 			struct ibv_wc wc;
 			bool imm = d->f & ROCE_OPF_IMM;
@@ -795,6 +912,20 @@ ooo_advance(struct roce_qp *qp)
 	for (i = 0; i < n; i++) {
 		struct roce_ooo_desc *d = ooo_desc(qp, r->epsn);
 
+		if ((!d->valid || d->psn != r->epsn) && (qp->rec->flags & ROCE_REC_F_TOLERATE) &&
+		    qp->rec->rx_tolerated(qp, qp->rec_priv, r->epsn)) {
+			/* VRP: a tolerated loss, zero-filled (no descriptor to forget) */
+			if (!vrp_fill_hole(qp)) {
+				qp_log(qp, ROCE_LOG_WARNING,
+				       "PSN 0x%06x: a tolerated loss outside an RDMA WRITE", r->epsn);
+				roce_qp_stat(qp, ROCE_STAT_RX_INV_REQ, 1);
+				resp_queue_nak(qp, ROCE_AETH_NAK, ROCE_NAK_INVALID_REQ, r->epsn);
+				r->fatal = true;
+				break;
+			}
+			r->epsn = roce_psn_add(r->epsn, 1);
+			continue;
+		}
 		if (!d->valid || d->psn != r->epsn || !ooo_complete(qp, d)) {
 			/* placed out of order, but out of the opcode sequence in order */
 			qp_log(qp, ROCE_LOG_WARNING,
@@ -978,11 +1109,17 @@ resp_complete(struct resp_ctx *c)
 		r->msn = roce_psn_add(r->msn, 1);
 		if ((f & ROCE_OPF_SEND) || (f & ROCE_OPF_IMM))
 			resp_recv_done(c);
+		if (f & ROCE_OPF_WRITE)
+			vrp_msg_end(qp);
 	}
 	if (!is_rc(c))
 		return RESP_DONE;
+	/* VRP: a WRITE's first packet makes its message known (before the hole after it completes) */
+	if ((qp->rec->flags & ROCE_REC_F_TOLERATE) && (f & ROCE_OPF_WRITE) && (f & ROCE_OPF_FIRST))
+		qp->rec->rx_msg(qp, qp->rec_priv, r->epsn, c->rx->psn, c->h->reth.dlen);
 	if (ooo_advance(qp))
 		r->ack_now = true; /* a gap closed: tell the sender at once */
+	resp_vrp_nacks(qp);
 	return RESP_ACK;
 }
 

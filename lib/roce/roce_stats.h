@@ -77,6 +77,25 @@
 	X(RX_SPURIOUS, "spurious_retransmits", "request packets whose PSN had already arrived (selective modes)") \
 	X(RETX_QUEUE_HWM, "retx_queue_hwm", "high-water mark of the retransmit queue (PSNs)") \
 	X(RETX_LOST_DETECT, "retx_lost_detected", "IRN: retransmissions found lost before the timeout (beyond the paper)") \
+	/* VRP loss-tolerant delivery (--recovery vrp, docs/vrp.md) */                       \
+	X(TX_VRP_ACKS, "vrp_acks_sent", "VRP ACKs sent (cumulative + single)")           \
+	X(RX_VRP_ACKS, "vrp_acks_received", "VRP ACKs received")                           \
+	X(TX_VRP_NACKS, "vrp_nacks_sent", "VRP NACK packets sent")                          \
+	X(RX_VRP_NACKS, "vrp_nacks_received", "VRP NACK packets received")                  \
+	X(RX_VRP_NACKED, "vrp_nacked_pkts", "PSNs the VRP receiver NACKed (all reasons)")   \
+	X(RX_VRP_NACK_CRIT, "vrp_nack_critical", "VRP NACKs: a critical packet (first, last, --vrp-critical)") \
+	X(RX_VRP_NACK_CONS, "vrp_nack_consecutive", "VRP NACKs: the consecutive-loss bound") \
+	X(RX_VRP_NACK_RATE, "vrp_nack_rate", "VRP NACKs: the window loss bound")          \
+	X(RX_VRP_NACK_UNKNOWN, "vrp_nack_unknown", "VRP NACKs: a PSN of no known WRITE message (SEND, lost FIRST, untracked)") \
+	X(RX_VRP_TOLERATED, "vrp_tolerated_pkts", "VRP losses tolerated (packets zero-filled)") \
+	X(RX_VRP_ZERO_BYTES, "vrp_zero_filled_bytes", "bytes zero-filled for tolerated losses") \
+	X(RX_VRP_UNTRACKED, "vrp_untracked_msgs", "WRITE messages delivered reliably: too large or too many in flight") \
+	X(RX_VRP_MSGS, "vrp_msgs", "WRITE messages ended under VRP")                       \
+	X(RX_VRP_HIST_0, "vrp_msgs_loss_0", "VRP messages that lost no packet")            \
+	X(RX_VRP_HIST_1, "vrp_msgs_loss_1", "VRP messages that lost 1 packet")             \
+	X(RX_VRP_HIST_2, "vrp_msgs_loss_2_3", "VRP messages that lost 2-3 packets")        \
+	X(RX_VRP_HIST_4, "vrp_msgs_loss_4_15", "VRP messages that lost 4-15 packets")      \
+	X(RX_VRP_HIST_16, "vrp_msgs_loss_16p", "VRP messages that lost 16 packets or more") \
 	/* responder */                                                                      \
 	X(RX_REQ_PKTS, "rx_req_packets", "request packets accepted in order")             \
 	X(RX_REQ_BYTES, "rx_req_bytes", "payload bytes of request packets accepted in order") \

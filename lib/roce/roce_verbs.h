@@ -38,6 +38,7 @@
 #include "roce_params.h"
 #include "roce_rtt.h"
 #include "roce_stats.h"
+#include "vrp.h"
 
 struct roce_dev;
 struct roce_pd;
@@ -125,6 +126,13 @@ struct roce_dev_cfg {
 	 * loss signal is withheld for its repair (0: ROCE_DEFAULT_FEC_HOLD_NS).
 	 */
 	uint64_t fec_hold_ns;
+	/**
+	 * --recovery vrp: the loss tolerance of every RDMA WRITE message a QP
+	 * receives (default 0 %: reliable); per QP with roce_qp_set_vrp().
+	 * At most VRP_CRITICAL_MAX - 2 critical ranges (the first and the last
+	 * packet of a message are always critical, docs/vrp.md).
+	 */
+	struct vrp_tolerance vrp;
 };
 
 /**
@@ -354,6 +362,39 @@ int roce_qp_set_cc(struct roce_qp *qp, const char *name);
 int roce_qp_set_window(struct roce_qp *qp, uint32_t pkts);
 /** Copy the QP's counters. */
 void roce_qp_stats(const struct roce_qp *qp, struct roce_stats *out);
+
+/**
+ * --recovery vrp: set the loss tolerance of the RDMA WRITE messages this QP
+ * receives from now on (any state). -EINVAL (and one line in *err) for a
+ * tolerance lib/vrp refuses or with more than VRP_CRITICAL_MAX - 2 ranges.
+ */
+int roce_qp_set_vrp(struct roce_qp *qp, const struct vrp_tolerance *tol, const char **err);
+
+#define ROCE_VRP_HOLES 8 /**< holes kept per message loss record */
+
+/** A tolerated hole of a message: bytes [off, off + len), zero-filled. */
+struct roce_vrp_hole {
+	uint64_t off, len;
+};
+
+/** What one RDMA WRITE message lost under --recovery vrp (zero-filled in the target). */
+struct roce_vrp_loss {
+	uint32_t msn;	      /**< the responder's MSN after the message */
+	uint32_t len;	      /**< message length (bytes) */
+	uint32_t lost_pkts;   /**< packets given up */
+	uint64_t lost_bytes;  /**< bytes zero-filled */
+	uint32_t n_holes;     /**< entries in holes[] (merged runs) */
+	bool holes_truncated; /**< more holes than ROCE_VRP_HOLES */
+	struct roce_vrp_hole holes[ROCE_VRP_HOLES];
+};
+
+/**
+ * The loss record of the last RDMA WRITE message this QP received under
+ * --recovery vrp (the receiver application's view of a plain WRITE, and of
+ * a WRITE with immediate once its completion is polled). -ENOENT before the
+ * first one.
+ */
+int roce_qp_vrp_loss(const struct roce_qp *qp, struct roce_vrp_loss *out);
 
 /**
  * Post a chain of send WRs. Opcodes: SEND, SEND_WITH_IMM, RDMA_WRITE,

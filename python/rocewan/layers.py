@@ -107,7 +107,9 @@ class SPETH(_ExtHeader):
 class NTETH(_ExtHeader):
     """rocewan notice header of a RACK (Go-Back-ONE) or SACK (IRN): the PSN
     the receiver got out of order, and how many PSNs right before it it has
-    too (``run``, so one lost notice costs no retransmission; docs/wire.md)."""
+    too (``run``, so one lost notice costs no retransmission; docs/wire.md).
+    In a VRP ACK (0xE0) the same (VRP's SINGLE_ACK); in a VRP NACK (0xE1)
+    the last PSN that must be resent and how many right before it too."""
     name = ops.NTETH
     fields_desc = [ByteField("run", 0), BitField("psn", 0, 24)]
 

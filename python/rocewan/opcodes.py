@@ -95,23 +95,28 @@ _RC_ONLY_OPS = {
 }
 
 # rocewan extension registry (docs/wire.md): opcode -> (name, exts, payload,
-# request, modes that send it). Leave 0xD0-0xDF to FEC, 0xE0-0xEF to VRP.
+# request, modes that send it). Leave 0xD0-0xDF to FEC, 0xE2-0xEF to VRP.
 EXT_OPS = {
     0xc0: ("RC_X_RACK", (AETH, NTETH), False, False, ("gbone",)),
     0xc1: ("RC_X_SACK", (AETH, NTETH), False, False, ("irn",)),
-    0xc2: ("RC_X_RDMA_WRITE_MIDDLE_PLACED", (RETH,), True, True, ("gbone", "irn")),
-    0xc3: ("RC_X_RDMA_WRITE_LAST_PLACED", (RETH,), True, True, ("gbone", "irn")),
-    0xc4: ("RC_X_SEND_FIRST_PLACED", (SPETH,), True, True, ("gbone", "irn")),
-    0xc5: ("RC_X_SEND_MIDDLE_PLACED", (SPETH,), True, True, ("gbone", "irn")),
-    0xc6: ("RC_X_SEND_LAST_PLACED", (SPETH,), True, True, ("gbone", "irn")),
+    0xc2: ("RC_X_RDMA_WRITE_MIDDLE_PLACED", (RETH,), True, True, ("gbone", "irn", "vrp")),
+    0xc3: ("RC_X_RDMA_WRITE_LAST_PLACED", (RETH,), True, True, ("gbone", "irn", "vrp")),
+    0xc4: ("RC_X_SEND_FIRST_PLACED", (SPETH,), True, True, ("gbone", "irn", "vrp")),
+    0xc5: ("RC_X_SEND_MIDDLE_PLACED", (SPETH,), True, True, ("gbone", "irn", "vrp")),
+    0xc6: ("RC_X_SEND_LAST_PLACED", (SPETH,), True, True, ("gbone", "irn", "vrp")),
     0xc7: ("RC_X_SEND_LAST_WITH_IMMEDIATE_PLACED", (IMMDT, SPETH), True, True,
-           ("gbone", "irn")),
-    0xc8: ("RC_X_SEND_ONLY_PLACED", (SPETH,), True, True, ("gbone", "irn")),
+           ("gbone", "irn", "vrp")),
+    0xc8: ("RC_X_SEND_ONLY_PLACED", (SPETH,), True, True, ("gbone", "irn", "vrp")),
     0xc9: ("RC_X_SEND_ONLY_WITH_IMMEDIATE_PLACED", (IMMDT, SPETH), True, True,
-           ("gbone", "irn")),
+           ("gbone", "irn", "vrp")),
+    # VRP (Denis, LIP RR-2000-11, section 3.1 ACK / SINGLE_ACK / NACK tags)
+    0xe0: ("RC_X_VRP_ACK", (AETH, NTETH), False, False, ("vrp",)),
+    0xe1: ("RC_X_VRP_NACK", (AETH, NTETH), False, False, ("vrp",)),
 }
 RACK_OPCODE = 0xc0
 SACK_OPCODE = 0xc1
+VRP_ACK_OPCODE = 0xe0
+VRP_NACK_OPCODE = 0xe1
 
 _UD_OPS = {
     0x04: ("SEND_ONLY", (DETH,), True),

@@ -6,7 +6,9 @@ the PSN of every request stream (gaps and retransmissions are counted, not
 failures); and it counts CNPs, ECN-CE marks and 802.3 MAC Control frames
 (PAUSE, PFC). lib/fec's repair and negotiation frames (opcodes 0xD0/0xD1,
 docs/fec.md) are checked too: ICRC, FRH ranges, and each repair against the
-XOR / Reed-Solomon code of its members when they are in the capture. A capture
+XOR / Reed-Solomon code of its members when they are in the capture. VRP
+ACKs and NACKs (opcodes 0xE0/0xE1, docs/vrp.md) are checked against the
+requests of their stream in the capture (:class:`VrpChecker`). A capture
 fails when any RoCEv2 frame fails a check.
 """
 
@@ -30,7 +32,61 @@ ECN_CE = 3
 FEC_ERR_TEXT = {
     "FEC_BAD_FRH": "FEC frame with an FRH out of range or a bad length",
     "FEC_MISMATCH": "FEC repair differs from the code of its captured members",
+    "VRP_BAD_ACK": "VRP ACK names a PSN no request of its stream arrived with",
+    "VRP_BAD_NACK": "VRP NACK names a PSN that had arrived already",
 }
+
+
+class VrpChecker:
+    """VRP ACK/NACK logic against the data seen (docs/vrp.md, docs/wire.md).
+
+    The receiver ACKs (single ACK: the NTETH PSN and the ``run`` PSNs right
+    before it) only PSNs it received, and NACKs only PSNs it has not. So in
+    a capture taken where the receiver is (``testbed capture`` records each
+    rnic's incoming frames), a VRP ACK naming a PSN that no request of its
+    stream carried before it, or a VRP NACK naming a PSN that did, is wrong.
+    The stream is the requests in the opposite direction between the same
+    two addresses; with more than one destination QP there the notice is
+    counted unchecked. A NACKed PSN that arrives later is counted repaired.
+    """
+
+    def __init__(self):
+        self.seen = {}       # (req src, req dst) -> {dqpn: set of PSNs}
+        self.pending = {}    # (req src, req dst) -> NACKed PSNs not yet seen
+        self.counts = {"vrp_acks": 0, "vrp_nacks": 0, "vrp_nacked_psns": 0,
+                       "vrp_nacks_repaired": 0, "vrp_unchecked": 0}
+
+    def add_request(self, rec):
+        key = (rec["ip"]["src"], rec["ip"]["dst"])
+        psn = rec["bth"]["psn"]
+        self.seen.setdefault(key, {}).setdefault(rec["bth"]["dqpn"], set()).add(psn)
+        pend = self.pending.get(key)
+        if pend and psn in pend:
+            pend.discard(psn)
+            self.counts["vrp_nacks_repaired"] += 1
+
+    def add_notice(self, rec):
+        """A VRP ACK or NACK: the error kind, or None."""
+        nack = rec["bth"]["opcode"] == ops.VRP_NACK_OPCODE
+        self.counts["vrp_nacks" if nack else "vrp_acks"] += 1
+        key = (rec["ip"]["dst"], rec["ip"]["src"])
+        streams = self.seen.get(key, {})
+        psns = [(rec["nteth"]["psn"] - i) & 0xFFFFFF
+                for i in range(rec["nteth"]["run"] + 1)]
+        if nack:
+            self.counts["vrp_nacked_psns"] += len(psns)
+        if len(streams) != 1:
+            self.counts["vrp_unchecked"] += 1
+            return None
+        seen = next(iter(streams.values()))
+        if nack:
+            if any(p in seen for p in psns):
+                return "VRP_BAD_NACK"
+            self.pending.setdefault(key, set()).update(psns)
+            return None
+        if not all(p in seen for p in psns):
+            return "VRP_BAD_ACK"
+        return None
 
 
 class Report:
@@ -51,6 +107,7 @@ class Report:
         self.ecn_ce = 0
         self.psn = PsnTracker()
         self.fec = fec.FecChecker()
+        self.vrp = VrpChecker()
 
     @property
     def failed(self):
@@ -78,9 +135,23 @@ class Report:
             err = self.errors.setdefault(d.err, [0, idx])
             err[0] += 1
             return
+        bad = self._vrp(d.rec)
+        if bad:
+            err = self.errors.setdefault(bad, [0, idx])
+            err[0] += 1
+            return
         self.roce_ok += 1
         self._track_psn(idx, d.rec)
         self.fec.add_data(buf)
+
+    def _vrp(self, rec):
+        op = rec["bth"]["opcode"]
+        if op in (ops.VRP_ACK_OPCODE, ops.VRP_NACK_OPCODE):
+            return self.vrp.add_notice(rec)
+        info = ops.lookup(op)
+        if info is not None and info.request and info.transport == "RC":
+            self.vrp.add_request(rec)
+        return None
 
     def _fec_frame(self, idx, f):
         """A lib/fec repair or negotiation frame (not part of any PSN stream)."""
@@ -147,6 +218,7 @@ class Report:
             "pfc_pkts": self.mac_ctrl["pfc"],
             "mac_ctrl_other_pkts": self.mac_ctrl["other"],
             "fec": dict(self.fec.counts),
+            "vrp": dict(self.vrp.counts),
             "ok": not self.failed,
         }
 
@@ -194,6 +266,12 @@ def summary(rep):
                                     fc["fec_repairs_mismatch"],
                                     fc["fec_repairs_uncheckable"],
                                     fc["fec_negotiation_pkts"]))
+    v = r["vrp"]
+    if v["vrp_acks"] or v["vrp_nacks"]:
+        out.append("  VRP: %d ACKs, %d NACKs naming %d PSNs (%d arrived later), "
+                   "%d unchecked (several QPs between the two addresses)"
+                   % (v["vrp_acks"], v["vrp_nacks"], v["vrp_nacked_psns"],
+                      v["vrp_nacks_repaired"], v["vrp_unchecked"]))
     out.append("RESULT: %s" % ("OK" if r["ok"] else "FAIL"))
     return "\n".join(out)
 

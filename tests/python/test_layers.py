@@ -18,8 +18,8 @@ from rocewan.layers import (AETH, BTH, DETH, EXT_CLASSES, IETH, NTETH, RETH,
 
 
 def test_opcode_table_matches_ibta_shapes():
-    # 23 RC + 12 UC + 2 UD + CNP + 10 rocewan extension opcodes (docs/wire.md)
-    assert len(ops.OPCODES) == 48
+    # 23 RC + 12 UC + 2 UD + CNP + 12 rocewan extension opcodes (docs/wire.md)
+    assert len(ops.OPCODES) == 50
     assert 0x15 not in ops.OPCODES          # reserved
     for code in range(0x0c):                # UC has the RC 0x00-0x0b shapes
         rc, uc = ops.OPCODES[code], ops.OPCODES[0x20 + code]
@@ -30,7 +30,7 @@ def test_opcode_table_matches_ibta_shapes():
     for code, exts in shapes.items():
         assert ops.OPCODES[code].exts == exts
     no_payload = {c for c, o in ops.OPCODES.items() if not o.payload}
-    assert no_payload == {0x0c, 0x11, 0x12, 0x13, 0x14, 0x81, 0xc0, 0xc1}
+    assert no_payload == {0x0c, 0x11, 0x12, 0x13, 0x14, 0x81, 0xc0, 0xc1, 0xe0, 0xe1}
 
 
 def test_opcode_numbers_agree_with_scapy_contrib():
@@ -69,9 +69,11 @@ def test_field_layout_on_the_wire():
 
 
 def test_extension_registry_shapes():
-    """docs/wire.md: RACK/SACK = AETH + NTETH, self-placing WRITE = RETH,
-    SENDs = SPETH (ImmDt first when immediate); FEC/VRP ranges left free."""
+    """docs/wire.md: RACK/SACK and VRP ACK/NACK = AETH + NTETH, self-placing
+    WRITE = RETH, SENDs = SPETH (ImmDt first when immediate); the rest of the
+    FEC/VRP ranges left free."""
     shapes = {0xc0: ("AETH", "NTETH"), 0xc1: ("AETH", "NTETH"),
+              0xe0: ("AETH", "NTETH"), 0xe1: ("AETH", "NTETH"),
               0xc2: ("RETH",), 0xc3: ("RETH",), 0xc4: ("SPETH",),
               0xc5: ("SPETH",), 0xc6: ("SPETH",), 0xc7: ("ImmDt", "SPETH"),
               0xc8: ("SPETH",), 0xc9: ("ImmDt", "SPETH")}
@@ -79,7 +81,7 @@ def test_extension_registry_shapes():
     for code, exts in shapes.items():
         op = ops.OPCODES[code]
         assert op.exts == exts and op.transport == "RC", hex(code)
-        assert op.request == (code >= 0xc2)
+        assert op.request == (0xc2 <= code <= 0xc9)
     assert ops.OPCODES[0xc0].hdr_len == 20 and ops.OPCODES[0xc7].hdr_len == 24
 
 

@@ -208,3 +208,49 @@ def test_selective_retransmission_is_no_gap(tmp_path):
             r["psn"]["retransmissions"]) == (1, 1, 1)
     assert r["opcodes_pkts"]["RC_X_RACK"] == 1
     assert decode(rack).rec["nteth"] == {"run": 0, "psn": 4}
+
+
+def _vrp_req(psn):
+    return build_bytes({
+        "vlan": None,
+        "ip": {"ver": 4, "src": "10.0.0.1", "dst": "10.0.0.2", "tos": 0,
+               "ttl": 64},
+        "udp": {"sport": 0xc123},
+        "bth": {"opcode": 0xc2, "dqpn": 0x11, "psn": psn},
+        "reth": {"va": 0x1000 + 1024 * psn, "rkey": 7, "dlen": 12 * 1024},
+        "payload": bytes(1024)})
+
+
+def _vrp_notice(opcode, cum, psn, run=0):
+    return build_bytes({
+        "vlan": None,
+        "ip": {"ver": 4, "src": "10.0.0.2", "dst": "10.0.0.1", "tos": 0,
+               "ttl": 64},
+        "udp": {"sport": 0xc321},
+        "bth": {"opcode": opcode, "dqpn": 0x22, "psn": cum},
+        "aeth": {"syndrome": 0x1f, "msn": 0}, "nteth": {"psn": psn, "run": run}})
+
+
+def test_vrp_ack_nack_logic(tmp_path):
+    """VRP (docs/vrp.md): PSNs 0-9, 3 tolerated (never resent), 5 and 6
+    NACKed in one NACK (PSN 6, run 1) and resent; the ACK after 4 names 4.
+    Then two broken stories: an ACK naming a PSN that never arrived, and a
+    NACK naming one that had."""
+    ack, nack = 0xe0, 0xe1
+    frames = [_vrp_req(p) for p in (0, 1, 2, 4)] + [_vrp_notice(ack, 3, 4)] \
+        + [_vrp_req(p) for p in (7, 8, 9)] + [_vrp_notice(nack, 4, 6, 1)] \
+        + [_vrp_req(5), _vrp_req(6)]
+    r = validate_file(str(_write_pcap(tmp_path, "vrp.pcap", frames))).results()
+    assert r["ok"], r["errors"]
+    assert r["opcodes_pkts"]["RC_X_VRP_ACK"] == 1
+    assert r["opcodes_pkts"]["RC_X_VRP_NACK"] == 1
+    assert r["vrp"] == {"vrp_acks": 1, "vrp_nacks": 1, "vrp_nacked_psns": 2,
+                        "vrp_nacks_repaired": 2, "vrp_unchecked": 0}
+    assert decode(_vrp_notice(nack, 4, 6, 1)).rec["nteth"] == {"run": 1, "psn": 6}
+
+    bad = [_vrp_req(p) for p in (0, 1, 2)] + [_vrp_notice(ack, 2, 3)] \
+        + [_vrp_notice(nack, 2, 1)]
+    r = validate_file(str(_write_pcap(tmp_path, "bad.pcap", bad))).results()
+    assert not r["ok"]
+    assert {k: e["pkts"] for k, e in r["errors"].items()} == \
+        {"VRP_BAD_ACK": 1, "VRP_BAD_NACK": 1}

@@ -89,7 +89,7 @@ test_opcode_table(void)
 		CHECK((o->flags & (ROCE_OPF_MIDDLE)) == 0 ||
 		      (o->flags & (ROCE_OPF_FIRST | ROCE_OPF_LAST)) == 0);
 	}
-	CHECK_EQ(n[ROCE_TR_RC], 23 + 10 + 2); /* + FEC repair, negotiation */
+	CHECK_EQ(n[ROCE_TR_RC], 23 + 10 + 2 + 2); /* + FEC repair, negotiation; VRP ACK/NACK */
 	CHECK_EQ(n[ROCE_TR_UC], 12);
 	CHECK_EQ(n[ROCE_TR_UD], 2);
 	CHECK_EQ(n[ROCE_TR_CNP], 1);

@@ -14,6 +14,7 @@ const char *const perftest_caps_recovery_names[PERFTEST_CAPS_NAMES] = {
     "gbn",   /* IBTA Go-Back-N */
     "gbone", /* Go-Back-ONE (Wang, NJUPT; docs/references.md) */
     "irn",   /* IRN selective repeat (Swing, Chen et al., TPDS 2023, sec. 2.1) */
+    "vrp",   /* VRP loss-tolerant delivery (Denis, LIP RR-2000-11; docs/vrp.md) */
 };
 
 const char *const perftest_caps_cc_names[PERFTEST_CAPS_NAMES] = {

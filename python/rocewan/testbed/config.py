@@ -21,6 +21,7 @@ CDF_DIR = os.path.join(ROOT, "configs", "cdf")
 RECOVERY_MODES = ["gbn", "gbone", "irn"]  # the rnic's --recovery base modes
 # and each under FEC (docs/fec.md): [rnic] recovery = "fec+gbn", code in [rnic] fec
 RECOVERY_CHOICES = RECOVERY_MODES + ["fec+" + m for m in RECOVERY_MODES]
+TOLERANT_MODES = ["vrp"]  # loss-tolerant --recovery choices (docs/vrp.md)
 CC_MODES = ["none", "dcqcn", "dcqcn-p", "dctcp", "timely"]  # the rnic's --cc (lib/cc)
 
 
@@ -137,8 +138,12 @@ SCHEMA = {
     },
     "rnic": {
         "mtu": (4096, _choice([256, 512, 1024, 2048, 4096]), "path MTU"),
-        "recovery": ("gbn", _choice(RECOVERY_CHOICES), "loss recovery (fec+MODE: FEC under MODE)"),
+        "recovery": ("gbn", _choice(RECOVERY_CHOICES + TOLERANT_MODES), "loss recovery (fec+MODE: FEC under MODE)"),
         "fec": ("xor:32,4", _str, "FEC code of a fec+MODE recovery: xor:K,D or rs:K,R (docs/fec.md)"),
+        "vrp_loss": (0.0, lambda v: _vrp_pct(v), "vrp: loss in percent a WRITE may lose over vrp_window "
+                     "packets (--vrp-loss; docs/vrp.md)"),
+        "vrp_window": (64, _int_range(1, 65536), "vrp: history window in packets (--vrp-window)"),
+        "vrp_max_burst": ("", _str, "vrp: most consecutive bytes lost (--vrp-max-burst; empty: no bound)"),
         "cc": ("none", _choice(CC_MODES), "congestion control"),
         "cc_param": ("", _str, "--cc-param of the rnics, e.g. 'profile=wan,timer_us=300' (docs/cc.md)"),
         "loss_window": (True, lambda v: _bool(v), "the loss-reactive window under every CC (--loss-window)"),
@@ -203,6 +208,12 @@ SCHEMA = {
 def _frac(v):
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
         raise ValueError(f"{v!r} is not a fraction in (0, 1]")
+    return float(v)
+
+
+def _vrp_pct(v):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 100:
+        raise ConfigError(f"vrp_loss must be a percentage 0..100, not {v!r}")
     return float(v)
 
 

@@ -44,6 +44,10 @@ def rnic_opts(cfg):
         o += f" --cc-param {r['cc_param']}"
     if r["recovery"].startswith("fec+"):
         o += f" --fec {r['fec']}"
+    if r["recovery"] == "vrp":
+        o += f" --vrp-loss {r['vrp_loss']:g} --vrp-window {r['vrp_window']}"
+        if r["vrp_max_burst"]:
+            o += f" --vrp-max-burst {r['vrp_max_burst']}"
     if not r["loss_window"]:
         o += " --loss-window off"
     elif r["loss_window_init"] != 10:
@@ -189,6 +193,17 @@ def reduce(cfg, docs, spec):
         row["fct_p99_ms"] = f["fct_p99_us"] / 1e3
         row["slowdown_groups"] = model.slowdown_groups(f["records"], rtt, rate)
         row["records"] = f["records"]
+    # VRP (docs/vrp.md): what B gave up and zero-filled; goodput counts intact bytes only
+    zb = qb.get("vrp_zero_filled_bytes", 0)
+    took = qb.get("rx_req_bytes", 0)
+    row["vrp_loss_pct"] = cfg["rnic"]["vrp_loss"] if cfg["rnic"]["recovery"] == "vrp" else None
+    row["vrp_tolerated_pkts"] = qb.get("vrp_tolerated_pkts", 0)
+    row["vrp_zero_filled_bytes"] = zb
+    row["vrp_nacked_pkts"] = qb.get("vrp_nacked_pkts", 0)
+    row["vrp_msgs"] = qb.get("vrp_msgs", 0)
+    row["vrp_msgs_lossy"] = row["vrp_msgs"] - qb.get("vrp_msgs_loss_0", 0)
+    row["residual_loss"] = zb / (took + zb) if took + zb else 0.0
+    row["goodput_intact_gbps"] = row["goodput_gbps"] * (1 - row["residual_loss"])
     # the fraction of the link that carried new data, and of what the pacer allows
     row["link_utilisation"] = row["goodput_gbps"] * 1e9 / rate
     payload_eff = mtu / (mtu + model.ROCE_OVERHEAD)

@@ -38,7 +38,9 @@ rule_matches(const struct tr_rule *r, int dir, const struct roce_pkt *p)
 		return false;
 	/* a RACK/SACK rule names the PSN it reports received (NTETH), not its BTH PSN */
 	if (r->psn >= 0 && (uint32_t)r->psn !=
-			   ((r->match == TR_RACK || r->match == TR_SACK) ? p->h.nt_psn : p->h.bth.psn))
+			   ((r->match == TR_RACK || r->match == TR_SACK || r->match == TR_VRP_NACK)
+				? p->h.nt_psn
+				: p->h.bth.psn))
 		return false;
 	switch (r->match) {
 	case TR_REQ:
@@ -64,6 +66,9 @@ rule_matches(const struct tr_rule *r, int dir, const struct roce_pkt *p)
 		break;
 	case TR_FEC:
 		m = p->h.bth.opcode == ROCE_XOP_FEC_REPAIR;
+		break;
+	case TR_VRP_NACK:
+		m = p->h.bth.opcode == ROCE_XOP_VRP_NACK;
 		break;
 	default:
 		m = true;

@@ -35,6 +35,7 @@ enum tr_match {
 	TR_RACK,     /**< Go-Back-ONE RACK; the rule's PSN is the one it reports received */
 	TR_SACK,     /**< IRN SACK; likewise */
 	TR_FEC,      /**< FEC repair (0xD0); the rule's PSN is its BTH PSN, the block's first member */
+	TR_VRP_NACK, /**< VRP NACK; the rule's PSN is the last one it names (NTETH) */
 };
 
 enum tr_action {

@@ -13,9 +13,10 @@ directory (default results/reproduce-NAME).
     dcqcnp.py   Wang et al. (J. HFUT 2025), DCQCN-p: Fig. 4 recovery rounds
     lowar.py    Zuo et al., LoWAR: XOR FEC (and RS) under Go-Back-N vs gbn / gbone goodput
     wancc.py    the four CCs on a 20-40 ms path through a RED/ECN bottleneck (issue 14)
+    vrp.py      Denis (LIP RR-2000-11), VRP: loss-tolerant throughput vs Go-Back-N
 """
-from ..references import DCQCNP, SWING, WANG_BY
-from . import dcqcnp, goback, lowar, selective, swing, wancc
+from ..references import DCQCNP, SWING, VRP_BY, WANG_BY
+from . import dcqcnp, goback, lowar, selective, swing, vrp, wancc
 
 REPRODUCTIONS = {
     "dcqcn-p-recovery": (dcqcnp.reproduce_recovery,
@@ -38,4 +39,6 @@ REPRODUCTIONS = {
                   f"Swing ({SWING}): WebSearch/FB_Hadoop FCT, PFC-Relay vs native PFC"),
     "lowar": (lowar.reproduce_lowar,
               f"{lowar.LOWAR}: fec+gbn (xor:32,4, rs:32,4) vs gbn / gbone goodput over random loss"),
+    "vrp": (vrp.reproduce_vrp,
+            f"{VRP_BY}: intact goodput at 0/1/5/10 % tolerated loss vs gbn, 5 % loss, 20 ms"),
 }
