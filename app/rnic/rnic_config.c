@@ -597,9 +597,11 @@ configure_fec(struct rnic_params *p, char *err, size_t errlen)
 	p->fec_on = strncmp(p->recovery, pfx, sizeof(pfx) - 1) == 0;
 	snprintf(p->recovery_base, sizeof(p->recovery_base), "%s",
 		 p->recovery + (p->fec_on ? sizeof(pfx) - 1 : 0));
-	if (fec_params_parse(p->fec, &fp, why, sizeof(why)) < 0 || fp.mode == FEC_MODE_OFF) {
+	int bad = fec_params_parse(p->fec, &fp, why, sizeof(why)) < 0;
+
+	if (bad || fp.mode == FEC_MODE_OFF) { /* fp is not set when the parse failed */
 		snprintf(err, errlen, "option --fec: \"%s\": %s (xor:K,D or rs:K,R, e.g. xor:32,4)",
-			 p->fec, fp.mode == FEC_MODE_OFF ? "off is not a code" : why);
+			 p->fec, bad ? why : "off is not a code");
 		return -EINVAL;
 	}
 	if (emu_parse_time(p->fec_hold, &p->fec_hold_ns) < 0 || p->fec_hold_ns == 0 ||
