@@ -44,8 +44,8 @@
 #include "roce_psn.h"
 #include "roce_psn_bitmap.h"
 #include "roce_recovery.h"
-#include "roce_rtt.h"
 #include "roce_recovery_sel.h"
+#include "roce_rtt.h"
 
 /* IRN: flows with fewer than this many packets outstanding use RTO_low (Swing paper 2.1) */
 #define IRN_LOW_PKTS 3u
