@@ -42,7 +42,7 @@ enum {
 	T_CONFIG = RW_OPT_CONFIG,
 	T_HELP = RW_OPT_HELP,
 	T_SPEC = RW_OPT_APP, /* off: the direction, LEMU_NDIR for both */
-	T_SEED,              /* uint64_t that also marks the seed as given */
+	T_SEED,		     /* uint64_t that also marks the seed as given */
 	T_RATE,
 	T_TIME,
 };
@@ -52,53 +52,54 @@ enum {
 
 /* One row per option: the single source of parsing, --help and the JSON dump. */
 static const struct rw_opt opts[] = {
-	{"both", T_SPEC, LEMU_NDIR, 0, NULL, 0, 0, "SPEC",
-	 "impairment SPEC of both directions (tc-netem grammar, see docs/lossy-emu.md; extensions "
-	 "limit-bytes, red, pfc, jitter-no-reorder, corrupt-recompute, ctrl-delay, and the "
-	 "deterministic drops \"drop-psn QPN:PSN[:TIMES]\" (the RoCEv2 packets to QP QPN with PSN "
-	 "PSN, their first TIMES arrivals, default 1; repeatable) and \"drop-nth N\" (every N-th "
-	 "RoCEv2 packet))"},
-	{"a2b", T_SPEC, LEMU_A2B, 0, "", 0, 0, "SPEC",
-	 "SPEC of port A -> port B; replaces what an earlier --both set"},
-	{"b2a", T_SPEC, LEMU_B2A, 0, "", 0, 0, "SPEC",
-	 "SPEC of port B -> port A; replaces what an earlier --both set"},
-	{"seed", T_SEED, OFF(seed), 0, NULL, 0, UINT64_MAX, "N",
-	 "seed of every random draw (same seed + same input = same drops); default: from the clock, printed"},
-	{"json", T_STR, OFF(json), SZ(json), "", 0, 0, "FILE",
-	 "write counters and delay error (rocewan/1) to FILE at exit"},
-	{"drop-log", T_STR, OFF(drop_log), SZ(drop_log), "", 0, 0, "FILE",
-	 "write one CSV line per dropped frame to FILE (CLOCK_MONOTONIC ns, direction, cause, "
-	 "QPN/PSN/opcode of RoCEv2 frames); default: none"},
-	{"config", T_CONFIG, OFF(config), SZ(config), "", 0, 0, "FILE",
-	 "read \"key = value\" lines (keys: these option names) at this point of the command line"},
-	{"busy-poll", T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL,
-	 "never sleep when idle (benchmarks); default: idle back-off bounded by the next release"},
-	{"stall-detect", T_FLAG, OFF(stall_detect), 0, "false", 0, 0, NULL,
-	 "measure each loop iteration's time off the CPU (wall minus thread CPU time, less the "
-	 "sleep it asked for) and report the release error of frames no such host stall "
-	 "delayed beside the total (delay_err_us own_*; benchmarks: one more clock read per loop)"},
-	{"mbuf-size", T_U32, OFF(mbuf_size), 0, "4608", 256, 65000, "BYTES",
-	 "mbuf data room = largest frame forwarded (af_packet framesz=F needs >= F - 32)"},
-	{"min-frame", T_U32, OFF(min_frame), 0, "0", 0, 65000, "BYTES",
-	 "size each pool for a delay line full of frames this small (plus 24 B of preamble, gap "
-	 "and FCS on the wire): the packet rate at --link-rate x the longest delay; 60 sizes it for "
-	 "minimum frames (e.g. a null-port benchmark); 0: frames of --mbuf-size (bulk RoCE)"},
-	{"mbufs", T_U32, OFF(mbufs), 0, "0", 0, LEMU_MBUFS_MAX, "N",
-	 "mbufs per direction (0: sized from the SPEC: delay x rate / mbuf-size + queue limit)"},
-	{"burst", T_U32, OFF(burst), 0, "32", 1, 256, "N", "RX/TX burst size"},
-	{"port-a", T_U32, OFF(port_a), 0, "0", 0, 1023, "ID", "DPDK port of side A"},
-	{"port-b", T_U32, OFF(port_b), 0, "1", 0, 1023, "ID", "DPDK port of side B"},
-	{"rxd", T_U32, OFF(rxd), 0, "1024", 32, 16384, "N", "RX descriptors per port"},
-	{"txd", T_U32, OFF(txd), 0, "1024", 32, 16384, "N", "TX descriptors per port"},
-	{"mtu", T_U32, OFF(mtu), 0, "0", 0, 65000, "BYTES",
-	 "set the ports' MTU (0: leave it; af_packet then follows the interface's MTU)"},
-	{"link-rate", T_RATE, OFF(link_bps), 0, "0", 0, UINT64_MAX, "RATE",
-	 "port rate for mbuf sizing and PFC pause time (0: the port's reported speed, else 10gbit)"},
-	{"tx-coalesce", T_TIME, OFF(coalesce_ns), 0, "20us", 0, 1000000000, "TIME",
-	 "hold released frames up to TIME to send fuller TX bursts under load (0: send at once)"},
-	{"stats-interval", T_U32, OFF(stats_s), 0, "0", 0, 86400, "SECONDS",
-	 "also print the counter table every SECONDS (0: only at exit)"},
-	{"help", T_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and exit"},
+    {"both", T_SPEC, LEMU_NDIR, 0, NULL, 0, 0, "SPEC",
+     "impairment SPEC of both directions (tc-netem grammar, see docs/lossy-emu.md; extensions "
+     "limit-bytes, red, pfc, jitter-no-reorder, corrupt-recompute, ctrl-delay, and the "
+     "deterministic drops \"drop-psn QPN:PSN[:TIMES]\" (the RoCEv2 packets to QP QPN with PSN "
+     "PSN, their first TIMES arrivals, default 1; repeatable) and \"drop-nth N\" (every N-th "
+     "RoCEv2 packet))"},
+    {"a2b", T_SPEC, LEMU_A2B, 0, "", 0, 0, "SPEC",
+     "SPEC of port A -> port B; replaces what an earlier --both set"},
+    {"b2a", T_SPEC, LEMU_B2A, 0, "", 0, 0, "SPEC",
+     "SPEC of port B -> port A; replaces what an earlier --both set"},
+    {"seed", T_SEED, OFF(seed), 0, NULL, 0, UINT64_MAX, "N",
+     "seed of every random draw (same seed + same input = same drops); default: from the clock, "
+     "printed"},
+    {"json", T_STR, OFF(json), SZ(json), "", 0, 0, "FILE",
+     "write counters and delay error (rocewan/1) to FILE at exit"},
+    {"drop-log", T_STR, OFF(drop_log), SZ(drop_log), "", 0, 0, "FILE",
+     "write one CSV line per dropped frame to FILE (CLOCK_MONOTONIC ns, direction, cause, "
+     "QPN/PSN/opcode of RoCEv2 frames); default: none"},
+    {"config", T_CONFIG, OFF(config), SZ(config), "", 0, 0, "FILE",
+     "read \"key = value\" lines (keys: these option names) at this point of the command line"},
+    {"busy-poll", T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL,
+     "never sleep when idle (benchmarks); default: idle back-off bounded by the next release"},
+    {"stall-detect", T_FLAG, OFF(stall_detect), 0, "false", 0, 0, NULL,
+     "measure each loop iteration's time off the CPU (wall minus thread CPU time, less the "
+     "sleep it asked for) and report the release error of frames no such host stall "
+     "delayed beside the total (delay_err_us own_*; benchmarks: one more clock read per loop)"},
+    {"mbuf-size", T_U32, OFF(mbuf_size), 0, "4608", 256, 65000, "BYTES",
+     "mbuf data room = largest frame forwarded (af_packet framesz=F needs >= F - 32)"},
+    {"min-frame", T_U32, OFF(min_frame), 0, "0", 0, 65000, "BYTES",
+     "size each pool for a delay line full of frames this small (plus 24 B of preamble, gap "
+     "and FCS on the wire): the packet rate at --link-rate x the longest delay; 60 sizes it for "
+     "minimum frames (e.g. a null-port benchmark); 0: frames of --mbuf-size (bulk RoCE)"},
+    {"mbufs", T_U32, OFF(mbufs), 0, "0", 0, LEMU_MBUFS_MAX, "N",
+     "mbufs per direction (0: sized from the SPEC: delay x rate / mbuf-size + queue limit)"},
+    {"burst", T_U32, OFF(burst), 0, "32", 1, 256, "N", "RX/TX burst size"},
+    {"port-a", T_U32, OFF(port_a), 0, "0", 0, 1023, "ID", "DPDK port of side A"},
+    {"port-b", T_U32, OFF(port_b), 0, "1", 0, 1023, "ID", "DPDK port of side B"},
+    {"rxd", T_U32, OFF(rxd), 0, "1024", 32, 16384, "N", "RX descriptors per port"},
+    {"txd", T_U32, OFF(txd), 0, "1024", 32, 16384, "N", "TX descriptors per port"},
+    {"mtu", T_U32, OFF(mtu), 0, "0", 0, 65000, "BYTES",
+     "set the ports' MTU (0: leave it; af_packet then follows the interface's MTU)"},
+    {"link-rate", T_RATE, OFF(link_bps), 0, "0", 0, UINT64_MAX, "RATE",
+     "port rate for mbuf sizing and PFC pause time (0: the port's reported speed, else 10gbit)"},
+    {"tx-coalesce", T_TIME, OFF(coalesce_ns), 0, "20us", 0, 1000000000, "TIME",
+     "hold released frames up to TIME to send fuller TX bursts under load (0: send at once)"},
+    {"stats-interval", T_U32, OFF(stats_s), 0, "0", 0, 86400, "SECONDS",
+     "also print the counter table every SECONDS (0: only at exit)"},
+    {"help", T_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and exit"},
 };
 
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
@@ -177,29 +178,29 @@ apply_opt(const struct rw_opt *o, const char *val, void *obj, const char *ctx, c
 }
 
 static const char usage[] =
-	"usage: lossy-emu <EAL args> -- [options]\n"
-	"A two-port DPDK bump-in-the-wire: port A <-> port B, each direction with its own\n"
-	"impairment pipeline: loss/dup/corrupt -> bottleneck queue (rate, limit, RED/ECN,\n"
-	"PFC) -> delay line -> TX. SPEC is tc-netem's grammar plus extensions, e.g.\n"
-	"  --a2b \"delay 20ms 2ms distribution normal loss gemodel 1% 25% rate 1gbit\"\n"
-	"Options (also \"key = value\" lines of --config FILE, applied in order):\n";
+    "usage: lossy-emu <EAL args> -- [options]\n"
+    "A two-port DPDK bump-in-the-wire: port A <-> port B, each direction with its own\n"
+    "impairment pipeline: loss/dup/corrupt -> bottleneck queue (rate, limit, RED/ECN,\n"
+    "PFC) -> delay line -> TX. SPEC is tc-netem's grammar plus extensions, e.g.\n"
+    "  --a2b \"delay 20ms 2ms distribution normal loss gemodel 1% 25% rate 1gbit\"\n"
+    "Options (also \"key = value\" lines of --config FILE, applied in order):\n";
 
 static const char footer[] =
-	"SPEC keywords: limit delay distribution loss (random|gemodel|state) ecn duplicate\n"
-	"  corrupt reorder gap rate seed; extensions: limit-bytes red jitter-no-reorder\n"
-	"  corrupt-recompute pfc. Run-time control: DPDK telemetry /lossy_emu/set \"a2b,SPEC\",\n"
-	"  /lossy_emu/get, /lossy_emu/stats (dpdk-telemetry.py -f PREFIX).\n";
+    "SPEC keywords: limit delay distribution loss (random|gemodel|state) ecn duplicate\n"
+    "  corrupt reorder gap rate seed; extensions: limit-bytes red jitter-no-reorder\n"
+    "  corrupt-recompute pfc. Run-time control: DPDK telemetry /lossy_emu/set \"a2b,SPEC\",\n"
+    "  /lossy_emu/get, /lossy_emu/stats (dpdk-telemetry.py -f PREFIX).\n";
 
 static const struct rw_opts lemu_opts = {
-	.opt = opts,
-	.n = N_OPTS,
-	.apply = apply_opt,
-	.usage = usage,
-	.footer = footer,
-	.help_width = 24,
-	.list_prefix = "",
-	/* a full SPEC plus room for its key; longer lines are refused, not cut */
-	.line_max = EMU_SPEC_MAX_LEN + 254,
+    .opt = opts,
+    .n = N_OPTS,
+    .apply = apply_opt,
+    .usage = usage,
+    .footer = footer,
+    .help_width = 24,
+    .list_prefix = "",
+    /* a full SPEC plus room for its key; longer lines are refused, not cut */
+    .line_max = EMU_SPEC_MAX_LEN + 254,
 };
 
 void
@@ -279,7 +280,10 @@ lemu_params_json(const struct lemu_params *p, struct rw_json *w)
 		const void *f = (const char *)p + o->off;
 
 		/* rates are in bit/s, times in ns */
-		rw_opts_json_key(o, o->type == T_RATE ? "_bps" : o->type == T_TIME ? "_ns" : "",
+		rw_opts_json_key(o,
+				 o->type == T_RATE   ? "_bps"
+				 : o->type == T_TIME ? "_ns"
+						     : "",
 				 key, sizeof(key));
 		switch (o->type) {
 		case T_SPEC:

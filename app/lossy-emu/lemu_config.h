@@ -42,24 +42,24 @@ int lemu_dir_parse(const char *s);
 /** Every setting of one run; defaults come from the option table. */
 struct lemu_params {
 	char spec_text[LEMU_NDIR][EMU_SPEC_MAX_LEN]; /**< as given ("" = no impairment) */
-	struct emu_spec spec[LEMU_NDIR];             /**< parsed, effective values */
+	struct emu_spec spec[LEMU_NDIR];	     /**< parsed, effective values */
 	uint64_t seed;
-	bool seed_set;     /**< --seed given (else lemu_configure() draws one) */
-	char json[256];    /**< --json FILE, "" = none */
+	bool seed_set;	    /**< --seed given (else lemu_configure() draws one) */
+	char json[256];	    /**< --json FILE, "" = none */
 	char drop_log[256]; /**< --drop-log FILE, "" = none */
-	char config[256];  /**< last --config FILE read, for the record */
+	char config[256];   /**< last --config FILE read, for the record */
 	bool busy_poll;
-	bool stall_detect; /**< --stall-detect: release error with host stalls excluded */
+	bool stall_detect;  /**< --stall-detect: release error with host stalls excluded */
 	uint32_t mbuf_size; /**< data room per mbuf = largest frame forwarded */
-	uint32_t mbufs;     /**< mbufs per direction; 0 = sized from the SPEC */
+	uint32_t mbufs;	    /**< mbufs per direction; 0 = sized from the SPEC */
 	uint32_t min_frame; /**< smallest frame the pool sizing assumes (0: --mbuf-size) */
-	uint32_t burst;     /**< RX/TX burst size */
+	uint32_t burst;	    /**< RX/TX burst size */
 	uint32_t port_a, port_b;
-	uint32_t rxd, txd;  /**< descriptors per queue */
-	uint32_t mtu;       /**< port MTU to set; 0 = leave the port's */
-	uint64_t link_bps;  /**< port rate for sizing and PFC quanta; 0 = ask the port */
+	uint32_t rxd, txd;    /**< descriptors per queue */
+	uint32_t mtu;	      /**< port MTU to set; 0 = leave the port's */
+	uint64_t link_bps;    /**< port rate for sizing and PFC quanta; 0 = ask the port */
 	uint64_t coalesce_ns; /**< hold released frames up to this long to fill a TX burst */
-	uint32_t stats_s;   /**< print counters every N seconds; 0 = only at exit */
+	uint32_t stats_s;     /**< print counters every N seconds; 0 = only at exit */
 };
 
 /** Defaults of every option. */
@@ -117,8 +117,8 @@ struct lemu_pool_need {
 	uint64_t line_bytes;   /**< delay line at that rate, bytes on the wire (rate x delay) */
 	uint64_t line_pkts;    /**< delay line at that rate, frames of frame_bytes */
 	uint64_t queue_pkts;   /**< bottleneck queue at its limit */
-	uint32_t mbufs;        /**< total (LEMU_MBUFS_MAX when capped) */
-	bool capped;           /**< above LEMU_MBUFS_MAX: refuse */
+	uint32_t mbufs;	       /**< total (LEMU_MBUFS_MAX when capped) */
+	bool capped;	       /**< above LEMU_MBUFS_MAX: refuse */
 };
 
 #define LEMU_MBUFS_MIN 4096u

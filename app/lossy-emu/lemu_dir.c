@@ -83,8 +83,8 @@ apply_cfg(struct lemu_dir *d, const struct lemu_dir_cfg *c)
 	struct emu_shaper oq = d->q;
 	struct emu_pfcgen op = d->pfc;
 	uint64_t last_exit = d->dist.last_departure_ns;
-	bool first = d->cur == NULL, was_pausing = !first && d->has_pfc &&
-						   emu_pfcgen_state(&op) == EMU_PFC_PAUSING;
+	bool first = d->cur == NULL,
+	     was_pausing = !first && d->has_pfc && emu_pfcgen_state(&op) == EMU_PFC_PAUSING;
 	struct emu_pfcgen_params pp = s->pfc;
 
 	if (!first)
@@ -263,7 +263,8 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 	} else if (d->has_delay) {
 		uint64_t dep = emu_dist_departure(&d->dist, t);
 
-		d->stat[LEMU_ST_DELAY_DRAWN_NS] += dep - t; /* the draw itself: no clamp with reorder */
+		d->stat[LEMU_ST_DELAY_DRAWN_NS] +=
+		    dep - t; /* the draw itself: no clamp with reorder */
 		exit = lemu_dl_push(&d->dl, dep, m);
 	} else if (d->dl.n == 0 && d->ntx < LEMU_TX_MAX) {
 		lemu_hist_add(&d->derr, now > t ? now - t : 0);
@@ -362,7 +363,8 @@ to_queue(struct lemu_dir *d, struct rte_mbuf *m, uint8_t *ip, uint32_t flags, ui
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (d->has_red && ip != NULL && emu_red_decide(&d->red, backlog, ip_ecn(ip)) == EMU_RED_MARK)
+	if (d->has_red && ip != NULL &&
+	    emu_red_decide(&d->red, backlog, ip_ecn(ip)) == EMU_RED_MARK)
 		net_ip_set_ecn(ip, NET_ECN_CE);
 	d->qr[(d->qhead + d->qn) & d->qmask] = (struct lemu_qent){m, dep, len, flags};
 	d->qn++;
@@ -670,8 +672,7 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 				rte_prefetch0(rte_pktmbuf_mtod(rx[i + LEMU_PREFETCH], void *));
 			stage1(d, rx[i], now);
 		}
-	}
-	else if (unlikely(rte_mempool_avail_count(d->pool) < d->burst))
+	} else if (unlikely(rte_mempool_avail_count(d->pool) < d->burst))
 		d->stat[LEMU_ST_RX_POOL_EMPTY]++; /* only on empty polls: not on the busy path */
 	work = n;
 	if (d->has_pfc)

@@ -47,7 +47,7 @@
 #include "lemu_stats.h"
 
 #define LEMU_BURST_MAX 256
-#define LEMU_TX_MAX 512   /**< data frames waiting for the TX port */
+#define LEMU_TX_MAX 512	  /**< data frames waiting for the TX port */
 #define LEMU_CTRL_MAX 128 /**< control frames waiting for the TX port */
 
 /** The emulator's clock (lib/dpdk dp_clock), ns since lemu_clock_init(). */
@@ -85,10 +85,10 @@ struct lemu_dir {
 	uint16_t rx_port, tx_port;
 	uint16_t burst;
 	struct rte_mempool *pool; /**< RX pool of rx_port; duplicates and PFC come from it too */
-	uint64_t link_bps;        /**< rate of rx_port (PFC quanta) */
+	uint64_t link_bps;	  /**< rate of rx_port (PFC quanta) */
 	struct rte_ether_addr rx_mac; /**< source of the PFC frames we generate */
-	struct rte_ring *pfc_out; /**< our PFC frames -> the peer sends them on our rx_port */
-	struct rte_ring *pfc_in;  /**< the peer's PFC frames, sent first on our tx_port */
+	struct rte_ring *pfc_out;     /**< our PFC frames -> the peer sends them on our rx_port */
+	struct rte_ring *pfc_in;      /**< the peer's PFC frames, sent first on our tx_port */
 
 	/* configuration hand-off: control stores want, data path stores applied */
 	const struct lemu_dir_cfg *want;
@@ -101,10 +101,11 @@ struct lemu_dir {
 	struct emu_red red;
 	struct emu_pfcgen pfc;
 	struct emu_dist dist;
-	struct emu_rules rules;         /**< drop-psn / drop-nth of cur (counts restart with a SPEC change) */
+	struct emu_rules
+	    rules; /**< drop-psn / drop-nth of cur (counts restart with a SPEC change) */
 	bool has_rules;
 	bool has_queue, has_red, has_pfc, has_delay, corrupt_recompute;
-	uint64_t ctrl_delay_ns;         /**< ctrl-delay: MAC control frames take this delay (0: bypass) */
+	uint64_t ctrl_delay_ns; /**< ctrl-delay: MAC control frames take this delay (0: bypass) */
 	uint32_t gap;
 
 	/* bottleneck FIFO (power-of-two ring) */

@@ -133,14 +133,16 @@ memory_error(const struct lemu_app *app, const uint64_t need[LEMU_NDIR], const c
 	unsigned big = need[1] > need[0];
 	char adv[320];
 
-	dp_mem_advice(sum / 20 * 21, adv, sizeof(adv)); /* each pool's ring and a little more: 5 % */
+	dp_mem_advice(sum / 20 * 21, adv,
+		      sizeof(adv)); /* each pool's ring and a little more: 5 % */
 	fprintf(stderr,
 		"lossy-emu: EAL memory too small: %s SPEC \"%s\" needs %" PRIu64
 		" MB of mbufs (%u x %" PRIu64 " B)%s%s%s%" PRIu64
 		" MB, and allocating them failed (%s); %s; or lower --mbufs / --mbuf-size\n",
 		lemu_dir_name(big), app->prm.spec_text[big], mb(need[big]), app->pool_mbufs[big],
 		app->mbuf_bytes, need[!big] ? " and " : "", need[!big] ? lemu_dir_name(!big) : "",
-		need[!big] ? " needs " : "; total ", need[!big] ? mb(need[!big]) : mb(sum), why, adv);
+		need[!big] ? " needs " : "; total ", need[!big] ? mb(need[!big]) : mb(sum), why,
+		adv);
 }
 
 /*
@@ -153,14 +155,14 @@ static int
 make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR])
 {
 	static const char *const names[LEMU_NDIR] = {"lemu_a2b", "lemu_b2a"};
-	uint32_t slack = app->prm.rxd + app->prm.txd + LEMU_TX_MAX + LEMU_CTRL_MAX +
-			 LEMU_PFC_RING + 2 * 512 /* mempool caches */;
+	uint32_t slack = app->prm.rxd + app->prm.txd + LEMU_TX_MAX + LEMU_CTRL_MAX + LEMU_PFC_RING +
+			 2 * 512 /* mempool caches */;
 	uint64_t need[LEMU_NDIR];
 	char err[512];
 
 	/* the delay line in packets: frames of --mbuf-size, or the packet rate at --min-frame */
-	uint32_t frame = app->prm.min_frame ? app->prm.min_frame + LEMU_WIRE_OVERHEAD
-					    : app->prm.mbuf_size;
+	uint32_t frame =
+	    app->prm.min_frame ? app->prm.min_frame + LEMU_WIRE_OVERHEAD : app->prm.mbuf_size;
 
 	app->mbuf_bytes = dp_mbuf_footprint(app->prm.mbuf_size);
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
@@ -174,14 +176,17 @@ make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR])
 		if (pn.capped && !app->prm.mbufs) {
 			/* a pool too small for delay x rate would cap the rate silently: refuse */
 			char adv[320];
-			unsigned __int128 full = (unsigned __int128)(pn.line_pkts + pn.queue_pkts + slack) *
-						 app->mbuf_bytes;
+			unsigned __int128 full =
+			    (unsigned __int128)(pn.line_pkts + pn.queue_pkts + slack) *
+			    app->mbuf_bytes;
 
 			dp_mem_advice((uint64_t)full, adv, sizeof(adv));
 			fprintf(stderr,
-				"lossy-emu: %s: the delay line (%" PRIu64 " MB at %.3g Gbit/s x %.3g ms) "
+				"lossy-emu: %s: the delay line (%" PRIu64
+				" MB at %.3g Gbit/s x %.3g ms) "
 				"needs %" PRIu64 " mbufs of frames of %u B, above the limit of %u "
-				"(%" PRIu64 " MB of EAL memory); lower the delay or the rate, or size "
+				"(%" PRIu64
+				" MB of EAL memory); lower the delay or the rate, or size "
 				"for larger frames (--min-frame, --mbuf-size); %s\n",
 				lemu_dir_name(d), mb(pn.line_bytes), (double)pn.rate_bps / 1e9,
 				(double)pn.max_delay_ns / 1e6, pn.line_pkts + pn.queue_pkts + slack,
@@ -271,9 +276,13 @@ main(int argc, char **argv)
 	if (make_pools(app, pool) < 0)
 		goto out;
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
-		struct dp_port_cfg pc = {.port_id = port[d], .nb_queues = 1,
-					 .nb_rxd = (uint16_t)prm->rxd, .nb_txd = (uint16_t)prm->txd,
-					 .mtu = prm->mtu, .promisc = true, .pool = pool[d]};
+		struct dp_port_cfg pc = {.port_id = port[d],
+					 .nb_queues = 1,
+					 .nb_rxd = (uint16_t)prm->rxd,
+					 .nb_txd = (uint16_t)prm->txd,
+					 .mtu = prm->mtu,
+					 .promisc = true,
+					 .pool = pool[d]};
 		struct dp_port_info info;
 
 		if (dp_port_start(&pc, &info, err, sizeof(err)) < 0) {
@@ -304,11 +313,17 @@ main(int argc, char **argv)
 	}
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
 		struct lemu_dir_cfg *c = lemu_cfg_new(app, d, &prm->spec[d]);
-		struct lemu_dir_args a = {
-			.id = d, .rx_port = port[d], .tx_port = port[!d], .burst = (uint16_t)prm->burst,
-			.pool = pool[d], .capacity = app->pool_mbufs[d], .link_bps = app->link_bps[d],
-			.coalesce_ns = prm->coalesce_ns,
-			.pfc_out = ring[d], .pfc_in = ring[!d], .cfg = c};
+		struct lemu_dir_args a = {.id = d,
+					  .rx_port = port[d],
+					  .tx_port = port[!d],
+					  .burst = (uint16_t)prm->burst,
+					  .pool = pool[d],
+					  .capacity = app->pool_mbufs[d],
+					  .link_bps = app->link_bps[d],
+					  .coalesce_ns = prm->coalesce_ns,
+					  .pfc_out = ring[d],
+					  .pfc_in = ring[!d],
+					  .cfg = c};
 
 		if (c == NULL || (rc = lemu_dir_init(&app->dir[d], &a)) < 0) {
 			fprintf(stderr, "lossy-emu: %s: cannot allocate the queue and delay line\n",
@@ -328,7 +343,8 @@ main(int argc, char **argv)
 	/* 5. lcores: one per direction with >= 3, else one worker (or main) for both */
 	memset(wk, 0, sizeof(wk));
 	if (app->lcores >= 3) {
-		RTE_LCORE_FOREACH_WORKER(lcore) {
+		RTE_LCORE_FOREACH_WORKER(lcore)
+		{
 			if (nworkers == LEMU_NDIR)
 				break;
 			wk[nworkers].dirs[0] = &app->dir[nworkers];

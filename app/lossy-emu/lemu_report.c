@@ -130,7 +130,8 @@ lemu_report_table(const struct lemu_app *app, FILE *f)
 			runs += b[d][i];
 			lost += b[d][i] * (i + 1);
 		}
-		fprintf(f, "  %s: delay error p50 %.1f us, p99 %.1f us, max %.1f us (%" PRIu64
+		fprintf(f,
+			"  %s: delay error p50 %.1f us, p99 %.1f us, max %.1f us (%" PRIu64
 			" samples)",
 			lemu_dir_name(d), ns_to_us(lemu_hist_quantile(h, 0.5)),
 			ns_to_us(lemu_hist_quantile(h, 0.99)), ns_to_us(h->max), h->count);

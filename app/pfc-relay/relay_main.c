@@ -29,20 +29,20 @@ make_paths(struct relay_app *app)
 	for (unsigned d = 0; d < RELAY_NPATH; d++) {
 		bool l2r = d == RELAY_L2R;
 		struct relay_path_cfg c = {
-			.slots = app->pool_mbufs,
-			.limit_bytes = l2r ? p->xoff_bytes + p->headroom_bytes : p->eff_buffer_bytes,
-			.rate_bps = l2r ? p->eff_remote_bps : p->eff_local_bps,
-			.burst_ns = p->pace_burst_ns,
-			.lossless = p->lossless,
-			.wd_on = p->wd_on,
-			.wd_detect_ns = p->wd_detect_ns,
-			.wd_restore_ns = p->wd_restore_ns,
-			.wd_action = p->wd_action,
-			.gen_pfc = l2r,
-			.xoff_bytes = p->xoff_bytes,
-			.xon_bytes = p->xon_bytes,
-			.xoff_quanta = (uint16_t)p->pause_quanta,
-			.ingress_bps = l2r ? p->eff_local_bps : p->eff_remote_bps,
+		    .slots = app->pool_mbufs,
+		    .limit_bytes = l2r ? p->xoff_bytes + p->headroom_bytes : p->eff_buffer_bytes,
+		    .rate_bps = l2r ? p->eff_remote_bps : p->eff_local_bps,
+		    .burst_ns = p->pace_burst_ns,
+		    .lossless = p->lossless,
+		    .wd_on = p->wd_on,
+		    .wd_detect_ns = p->wd_detect_ns,
+		    .wd_restore_ns = p->wd_restore_ns,
+		    .wd_action = p->wd_action,
+		    .gen_pfc = l2r,
+		    .xoff_bytes = p->xoff_bytes,
+		    .xon_bytes = p->xon_bytes,
+		    .xoff_quanta = (uint16_t)p->pause_quanta,
+		    .ingress_bps = l2r ? p->eff_local_bps : p->eff_remote_bps,
 		};
 		int rc = relay_path_init(&app->path[d], &c);
 
@@ -112,7 +112,8 @@ main(int argc, char **argv)
 	for (unsigned i = 0; i < RELAY_NPORT; i++)
 		if (!rte_eth_dev_is_valid_port(app->port[i].id)) {
 			fprintf(stderr,
-				"pfc-relay: --%s port %u does not exist (%u ports; give two with --vdev "
+				"pfc-relay: --%s port %u does not exist (%u ports; give two with "
+				"--vdev "
 				"net_af_packet0,iface=IF or PCI addresses)\n",
 				i == RELAY_LOCAL ? "local" : "remote", app->port[i].id,
 				rte_eth_dev_count_avail());
@@ -124,14 +125,17 @@ main(int argc, char **argv)
 	app->pool = dp_pool_create("relay_pool", app->pool_mbufs, (uint16_t)prm->mbuf_size, err,
 				   sizeof(err));
 	if (app->pool == NULL) {
-		fprintf(stderr, "pfc-relay: %s; or lower --mbufs\n",
-			err);
+		fprintf(stderr, "pfc-relay: %s; or lower --mbufs\n", err);
 		goto out;
 	}
 	for (unsigned i = 0; i < RELAY_NPORT; i++) {
-		struct dp_port_cfg pc = {.port_id = app->port[i].id, .nb_queues = 1,
-					 .nb_rxd = (uint16_t)prm->rxd, .nb_txd = (uint16_t)prm->txd,
-					 .mtu = prm->mtu, .promisc = true, .pool = app->pool};
+		struct dp_port_cfg pc = {.port_id = app->port[i].id,
+					 .nb_queues = 1,
+					 .nb_rxd = (uint16_t)prm->rxd,
+					 .nb_txd = (uint16_t)prm->txd,
+					 .mtu = prm->mtu,
+					 .promisc = true,
+					 .pool = app->pool};
 		struct dp_port_info info;
 
 		if (dp_port_start(&pc, &info, err, sizeof(err)) < 0) {
@@ -141,8 +145,9 @@ main(int argc, char **argv)
 		started[i] = true;
 		app->port[i].mac = info.mac;
 		emu_format_rate(sz, sizeof(sz), app->port[i].rate_bps);
-		printf("pfc-relay: %s port %u (%s, %s) at %s\n", i == RELAY_LOCAL ? "Local" : "Remote",
-		       app->port[i].id, info.name, info.driver, sz);
+		printf("pfc-relay: %s port %u (%s, %s) at %s\n",
+		       i == RELAY_LOCAL ? "Local" : "Remote", app->port[i].id, info.name,
+		       info.driver, sz);
 	}
 	if (make_paths(app) < 0)
 		goto out;
@@ -173,7 +178,8 @@ main(int argc, char **argv)
 		uint32_t work = relay_dp_poll(app, &next);
 
 		app->loops++;
-		dp_backoff_until(&b, work, relay_now_ns(), next); /* bounded by the next pacing/pause/refresh deadline */
+		dp_backoff_until(&b, work, relay_now_ns(),
+				 next); /* bounded by the next pacing/pause/refresh deadline */
 		app->sleeps = b.sleeps; /* live in --stats-json too */
 		if (unlikely(prm->stats_json[0] && relay_now_ns() >= next_stats)) {
 			char tmp[300];

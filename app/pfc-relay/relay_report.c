@@ -57,7 +57,8 @@ path_json(struct relay_path *p, unsigned d, uint64_t now, struct rw_json *w)
 		rw_bool(w, "lossless", p->pause.lossless >> n & 1);
 		for (unsigned i = 0; i < RELAY_PS__COUNT; i++) {
 			rw_uint(w, relay_pstat_name(i), v[i]);
-			tot[i] = i == RELAY_PS_HWM_BYTES ? (v[i] > tot[i] ? v[i] : tot[i]) : tot[i] + v[i];
+			tot[i] = i == RELAY_PS_HWM_BYTES ? (v[i] > tot[i] ? v[i] : tot[i])
+							 : tot[i] + v[i];
 		}
 		rw_obj_end(w);
 	}
@@ -65,8 +66,9 @@ path_json(struct relay_path *p, unsigned d, uint64_t now, struct rw_json *w)
 	rw_obj_begin(w, "total");
 	for (unsigned i = 0; i < RELAY_PS__COUNT; i++)
 		rw_uint(w, relay_pstat_name(i), tot[i]);
-	rw_uint(w, "drops", tot[RELAY_PS_DROP_BUFFER_FULL] + tot[RELAY_PS_DROP_HEADROOM_FULL] +
-				    tot[RELAY_PS_DROP_WATCHDOG] + tot[RELAY_PS_DROP_QUEUE_SLOTS]);
+	rw_uint(w, "drops",
+		tot[RELAY_PS_DROP_BUFFER_FULL] + tot[RELAY_PS_DROP_HEADROOM_FULL] +
+		    tot[RELAY_PS_DROP_WATCHDOG] + tot[RELAY_PS_DROP_QUEUE_SLOTS]);
 	rw_obj_end(w);
 	rw_obj_end(w);
 }
@@ -94,8 +96,8 @@ relay_report_json(struct relay_app *app, const char *path, char *err, size_t err
 		path_json(&app->path[d], d, now, &w);
 	rw_obj_begin(&w, "pfc_relay_latency_ns");
 	rw_uint(&w, "samples", app->relay_lat_n);
-	rw_dbl(&w, "mean", app->relay_lat_n ? (double)app->relay_lat_sum_ns /
-						      (double)app->relay_lat_n : 0.);
+	rw_dbl(&w, "mean",
+	       app->relay_lat_n ? (double)app->relay_lat_sum_ns / (double)app->relay_lat_n : 0.);
 	rw_uint(&w, "max", app->relay_lat_max_ns);
 	rw_obj_end(&w);
 	rw_uint(&w, "loops", app->loops);
@@ -117,9 +119,11 @@ relay_report_table(struct relay_app *app, FILE *f)
 	for (unsigned i = 0; i < RELAY_NPORT; i++) {
 		const struct relay_port *pt = &app->port[i];
 
-		fprintf(f, "pfc-relay %-6s rx %" PRIu64 " tx %" PRIu64 " rx_pfc %" PRIu64
+		fprintf(f,
+			"pfc-relay %-6s rx %" PRIu64 " tx %" PRIu64 " rx_pfc %" PRIu64
 			" tx_pfc %" PRIu64 " rx_pfc_bad %" PRIu64 "\n",
-			port_names[i], pt->rx_pkts, pt->tx_pkts, pt->rx_pfc, pt->tx_pfc, pt->rx_pfc_bad);
+			port_names[i], pt->rx_pkts, pt->tx_pkts, pt->rx_pfc, pt->tx_pfc,
+			pt->rx_pfc_bad);
 	}
 	for (unsigned d = 0; d < RELAY_NPATH; d++) {
 		for (unsigned n = 0; n < PFC_NUM_PRIO; n++) {
@@ -138,7 +142,9 @@ relay_report_table(struct relay_app *app, FILE *f)
 		}
 	}
 	if (app->relay_lat_n)
-		fprintf(f, "  PFC relay latency in the relay: mean %.1f us, max %.1f us (%" PRIu64
-			" frames)\n", (double)app->relay_lat_sum_ns / (double)app->relay_lat_n / 1e3,
+		fprintf(f,
+			"  PFC relay latency in the relay: mean %.1f us, max %.1f us (%" PRIu64
+			" frames)\n",
+			(double)app->relay_lat_sum_ns / (double)app->relay_lat_n / 1e3,
 			(double)app->relay_lat_max_ns / 1e3, app->relay_lat_n);
 }

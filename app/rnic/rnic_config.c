@@ -17,11 +17,15 @@
 #include "rw_opts.h"
 
 static const char *const mode_names[RNIC_MODE__COUNT] = {
-	[RNIC_MODE_NONE] = "none",          [RNIC_MODE_WRITE_BW] = "write_bw",
-	[RNIC_MODE_SEND_BW] = "send_bw",    [RNIC_MODE_READ_BW] = "read_bw",
-	[RNIC_MODE_ATOMIC_BW] = "atomic_bw", [RNIC_MODE_WRITE_LAT] = "write_lat",
-	[RNIC_MODE_SEND_LAT] = "send_lat",  [RNIC_MODE_READ_LAT] = "read_lat",
-	[RNIC_MODE_RC_PINGPONG] = "rc_pingpong",
+    [RNIC_MODE_NONE] = "none",
+    [RNIC_MODE_WRITE_BW] = "write_bw",
+    [RNIC_MODE_SEND_BW] = "send_bw",
+    [RNIC_MODE_READ_BW] = "read_bw",
+    [RNIC_MODE_ATOMIC_BW] = "atomic_bw",
+    [RNIC_MODE_WRITE_LAT] = "write_lat",
+    [RNIC_MODE_SEND_LAT] = "send_lat",
+    [RNIC_MODE_READ_LAT] = "read_lat",
+    [RNIC_MODE_RC_PINGPONG] = "rc_pingpong",
 };
 
 const char *
@@ -53,12 +57,12 @@ enum {
 	T_IGNORED = RW_OPT_IGNORED,
 	T_REFUSED = RW_OPT_REFUSED,
 	T_NUM = RW_OPT_APP, /* uint32_t or uint64_t (by size): decimal, 0x hex, 0 octal, K/M/G */
-	T_VLAN,             /* int: T_NUM in min..max, or -1 */
-	T_FLAG,             /* bool: set by its presence, whatever value is attached */
-	T_CHOICE,           /* arg: the "|"-separated names; size 0: enum rnic_conn */
-	T_IP4,              /* uint32_t, host order; --ip also sets the prefix */
-	T_IP6,              /* uint8_t[16]; --ip6 also takes a prefix */
-	T_VERSION,          /* print the version and stop */
+	T_VLAN,		    /* int: T_NUM in min..max, or -1 */
+	T_FLAG,		    /* bool: set by its presence, whatever value is attached */
+	T_CHOICE,	    /* arg: the "|"-separated names; size 0: enum rnic_conn */
+	T_IP4,		    /* uint32_t, host order; --ip also sets the prefix */
+	T_IP6,		    /* uint8_t[16]; --ip6 also takes a prefix */
+	T_VERSION,	    /* print the version and stop */
 };
 
 #define OFF(f) offsetof(struct rnic_params, f)
@@ -70,156 +74,177 @@ enum {
  * argument in --help (NULL: a flag), help, perftest's letter.
  */
 static const struct rw_opt opts[] = {
-	/* identity */
-	{"ip", T_IP4, OFF(ip), 0, NULL, 0, 0, "A.B.C.D/N",
-	 "the rnic's IPv4 address and prefix (GID ::ffff:A.B.C.D); required"},
-	{"ip6", T_IP6, OFF(ip6), 0, NULL, 0, 0, "ADDR[/N]",
-	 "IPv6 address (adds an IPv6 GID) and on-link prefix (default /64)"},
-	{"gw", T_IP4, OFF(gw), 0, NULL, 0, 0, "A.B.C.D", "next hop for peers off the subnet"},
-	{"gw6", T_IP6, OFF(gw6), 0, NULL, 0, 0, "ADDR",
-	 "IPv6 next hop for peers off --ip6's prefix (link-local or in the prefix)"},
-	{"vlan", T_VLAN, OFF(vlan), SZ(vlan), "-1", 0, 4094, "N", "802.1Q VLAN ID for RoCE traffic (-1: untagged)"},
-	{"pcp", T_NUM, OFF(pcp), SZ(pcp), "3", 0, 7, "N", "802.1p priority in the VLAN tag"},
-	{"dscp", T_NUM, OFF(dscp), SZ(dscp), "26", 0, 63, "N", "DSCP of RoCE packets (26 = AF31, priority 3)"},
-	/* perftest */
-	{"size", T_NUM, OFF(size), SZ(size), "65536", 1, 1ull << 31, "N", "message size in bytes", 's'},
-	{"iters", T_NUM, OFF(iters), SZ(iters), "5000", 1, 100000000, "N", "iterations (messages)", 'n'},
-	{"duration", T_NUM, OFF(duration_s), SZ(duration_s), "0", 0, 86400, "N", "run for this many seconds instead of -n", 'D'},
-	{"mtu", T_NUM, OFF(mtu), SZ(mtu), "1024", 256, 4096, "N", "path MTU: 256, 512, 1024, 2048 or 4096", 'm'},
-	{"qp", T_NUM, OFF(num_qps), SZ(num_qps), "1", 1, 1024, "N", "number of QPs", 'q'},
-	{"all", T_FLAG, OFF(all_sizes), 0, NULL, 0, 0, NULL, "run sizes 2 B .. 8 MiB", 'a'},
-	{"tx-depth", T_NUM, OFF(tx_depth), SZ(tx_depth), "128", 1, 65536, "N", "send queue depth", 't'},
-	{"rx-depth", T_NUM, OFF(rx_depth), SZ(rx_depth), "512", 1, 65536, "N", "receive queue depth", 'r'},
-	{"bidirectional", T_FLAG, OFF(bidirectional), 0, NULL, 0, 0, NULL, "bidirectional, as perftest -b: both sides run the requester at once (bandwidth modes); the result row adds both directions, --json has each", 'b'},
-	{"connection", T_CHOICE, OFF(conn), 0, "RC", 0, 0, "RC|UC|UD", "transport", 'c'},
-	{"gid-index", T_NUM, OFF(gid_index), SZ(gid_index), "0", 0, 255, "N",
-	 "GID index (0: IPv4-mapped ::ffff:A.B.C.D, 1: --ip6 if given)", 'x'},
-	{"tclass", T_NUM, OFF(tclass), SZ(tclass), "0", 0, 255, "N", "IP traffic class; nonzero overrides --dscp (DSCP = tclass >> 2)"},
-	{"report_gbits", T_FLAG, OFF(report_gbits), 0, NULL, 0, 0, NULL, "report Gb/s instead of MB/s"},
-	{"port", T_NUM, OFF(tcp_port), SZ(tcp_port), "18515", 1, 65535, "N", "TCP port of perftest's exchange", 'p'},
-	{"outs", T_NUM, OFF(outs), SZ(outs), "16", 1, 256, "N", "outstanding RDMA READs / atomics per QP", 'o'},
-	{"qp-timeout", T_NUM, OFF(qp_timeout), SZ(qp_timeout), "14", 1, 31, "N", "local ACK timeout: 4.096 us * 2^N", 'u'},
-	{"inline_size", T_NUM, OFF(inline_size), SZ(inline_size), "0", 0, 1024, "N", "inline data size", 'I'},
-	{"atomic_type", T_CHOICE, OFF(atomic_type), SZ(atomic_type), "FETCH_AND_ADD", 0, 0,
-	 "CMP_AND_SWAP|FETCH_AND_ADD", "atomic operation for atomic_bw", 'A'},
-	/* project */
-	{"json", T_STR, OFF(json), SZ(json), "", 0, 0, "FILE", "write results (rocewan/1) to FILE"},
-	{"out_json_file", T_STR, OFF(json), SZ(json), NULL, 0, 0, "FILE", "alias of --json (perftest)"},
-	{"trace", T_STR, OFF(trace), SZ(trace), "", 0, 0, "FILE",
-	 "write each retransmitted PSN and, at the receiver, each missing PSN that arrived to FILE "
-	 "(CSV, CLOCK_MONOTONIC ns, as lossy-emu's --drop-log); default: off"},
-	{"recovery", T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0,
-	 "gbn|gbone|irn|vrp|fec+gbn|fec+gbone|fec+irn",
-	 "loss recovery: gbn (IBTA Go-Back-N), gbone (Go-Back-ONE: RACK + receiver bitmap), "
-	 "irn (IRN selective repeat with SACK), vrp (VRP: RDMA WRITEs tolerate the loss --vrp-* "
-	 "allow, zero-filled, docs/vrp.md); an rnic peer must ask for the same mode (negotiated in "
-	 "perftest's version exchange); a standard perftest peer and rc_pingpong get gbn. fec+MODE: "
-	 "LoWAR's FEC (--fec) under MODE, which recovers what the code cannot; only if the peer rnic "
-	 "asks for FEC too, else one line and MODE alone (docs/fec.md)"},
-	{"fec", T_STR, OFF(fec), SZ(fec), "xor:32,4", 0, 0, "CODE",
-	 "FEC code of --recovery fec+MODE: xor:K,D (one XOR repair per K packets, interleaving depth "
-	 "D: a burst of up to D losses is rebuilt) or rs:K,R (Reed-Solomon, any R losses of K); "
-	 "default xor:32,4: 3.1 % overhead (docs/fec.md says why)"},
-	{"fec-hold", T_STR, OFF(fec_hold), SZ(fec_hold), "200us", 0, 0, "TIME",
-	 "FEC: how long past two block-fill times the receiver withholds a hole's loss signal "
-	 "(NAK/RACK/SACK) waiting for its repair, a time (us, ms, s); raise it on a host that may "
-	 "stall the sender"},
-	{"max-ooo", T_NUM, OFF(max_ooo), SZ(max_ooo), "0", 0, 65536, "N",
-	 "gbone/irn: PSNs the receiver places ahead of the expected one (0: --max-inflight, at most 65536)"},
-	{"vrp-loss", T_STR, OFF(vrp_loss), SZ(vrp_loss), "0", 0, 0, "PCT",
-	 "vrp receiver: loss in percent (0..100, e.g. 2.5) a WRITE message may lose over any "
-	 "--vrp-window packets; lost packets read as zeros; 0: reliable"},
-	{"vrp-window", T_NUM, OFF(vrp_window), SZ(vrp_window), "64", 1, 65536, "N",
-	 "vrp receiver: the history window of --vrp-loss in packets (VRP's default 64; a shorter "
-	 "message is judged over its own length)"},
-	{"vrp-max-burst", T_STR, OFF(vrp_max_burst), SZ(vrp_max_burst), "", 0, 0, "BYTES",
-	 "vrp receiver: most consecutive bytes a message may lose (e.g. 4096, 8k; whole MTU packets, "
-	 "rounded down); default: no bound"},
-	{"vrp-critical", T_STR, OFF(vrp_critical), SZ(vrp_critical), "", 0, 0, "OFF:LEN[,...]",
-	 "vrp receiver: byte ranges of every WRITE message never lost (at most 14; the first and last "
-	 "packets are always critical); default: none"},
-	{"rto-low", T_NUM, OFF(rto_low_us), SZ(rto_low_us), "0", 0, 100000000, "N",
-	 "irn: RTO_low in us, while fewer than 3 packets are outstanding; with --link-rate also the RTT "
-	 "of IRN's one-BDP in-flight cap (0: from the measured RTT, RTT + 4 D, and the cap from the "
-	 "least RTT sample; --rto fixed: RTO_high)"},
-	{"rto-high", T_NUM, OFF(rto_high_us), SZ(rto_high_us), "0", 0, 100000000, "N",
-	 "irn: RTO_high in us (0: the engine's timer, adaptive RTT + max(4 D, --rto-min) or the -u "
-	 "timer with --rto fixed)"},
-	{"cc", T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none|dcqcn|dcqcn-p|dctcp|timely",
-	 "congestion control (lib/cc, docs/cc.md): ECN ones mark data ECT(0) and answer CE with "
-	 "CNPs (dcqcn) or BECN-flagged ACKs (dcqcn-p, dctcp); the loss window (--loss-window) is "
-	 "under every one"},
-	{"cc-param", T_STR, OFF(cc_param), SZ(cc_param), "", 0, 0, "LIST",
-	 "name=value,... parameters of --cc, e.g. profile=wan,timer_us=300 (rnic --cc-param help "
-	 "lists each with its default)"},
-	{"rto", T_CHOICE, OFF(rto), SZ(rto), "fixed", 0, 0, "adaptive|fixed",
-	 "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + 4 D, "
-	 "-u gives the first value), fixed = IBTA's 4.096 us * 2^u from every ACK (docs/transport.md)"},
-	{"rto-min", T_STR, OFF(rto_min), SZ(rto_min), "10ms", 0, 0, "TIME",
-	 "adaptive RTO floor, a time (us, ms, s): the least margin above the smoothed RTT "
-	 "(timeout = RTT + max(4 D, this)), above a shared host's scheduler stalls"},
-	{"rto-max", T_STR, OFF(rto_max), SZ(rto_max), "1s", 0, 0, "TIME",
-	 "adaptive RTO ceiling, also caps the doubling after each expiry"},
-	{"max-inflight", T_NUM, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, "N",
-	 "packets in flight per QP (size it for the path's BDP)"},
-	{"loss-window", T_CHOICE, OFF(loss_window), SZ(loss_window), "on", 0, 0, "on|off",
-	 "loss-reactive window under --max-inflight, whatever --cc: halved per loss episode (floored "
-	 "by the delivery of a recent clean round trip), restarted small after a timeout, grown by "
-	 "one packet per window (docs/transport.md)"},
-	{"loss-window-init", T_NUM, OFF(loss_window_init), SZ(loss_window_init), "10", 0, 8388608, "N",
-	 "initial loss-reactive window (packets), grown in slow start until --max-inflight, a "
-	 "loss with a queue signal or the first CNP/ECN echo; 0 starts at --max-inflight (docs/cc.md)"},
-	{"busy-poll", T_FLAG, OFF(busy_poll), 0, NULL, 0, 0, NULL, "never sleep when idle (benchmarks)"},
-	{"own-mac", T_FLAG, OFF(own_mac), 0, NULL, 0, 0, NULL,
-	 "a MAC of its own (the port's, locally administered, last bit flipped), port promiscuous: "
-	 "a kernel sharing the interface (af_packet) drops RoCE frames as not its own at once "
-	 "instead of routing each one"},
-	{"lcores", T_NUM, OFF(lcores), SZ(lcores), "1", 1, 64, "N", "lcores serving QPs in the bw modes (QPs round-robin; each lcore one RX/TX queue: EAL -l with as many lcores, the port as many queues, e.g. af_packet qpairs=N; needs -q >= N)"},
-	{"seed", T_NUM, OFF(seed), SZ(seed), "1", 0, UINT64_MAX, "N", "seed of the initial PSNs (each QP, each side its own) and of the --flows draws (sizes from --flow-cdf, --load arrivals); keys do not depend on it"},
-	{"rate_limit", T_STR, OFF(rate_limit), SZ(rate_limit), "0", 0, 0, "GBPS",
-	 "pace each QP's requests to this many Gb/s of frames (IBV_QP_RATE_LIMIT; 0 = line rate)"},
-	{"chk", T_FLAG, OFF(chk), 0, NULL, 0, 0, NULL,
-	 "rc_pingpong server: check that each received message has 0 at every 4 KiB page start, "
-	 "as ibv_rc_pingpong -c sends (the rnic client always does; it checks every echo itself)"},
-	/* flow workload (write_bw client) */
-	{"flows", T_NUM, OFF(flows), SZ(flows), "0", 0, 10000000, "N",
-	 "write_bw: run N flows (one RDMA WRITE each) and report per-flow completion times"},
-	{"flow-cdf", T_STR, OFF(flow_cdf), SZ(flow_cdf), "", 0, 0, "FILE",
-	 "flow sizes from a CDF file (lines \"SIZE_BYTES PERCENT\", linear interpolation); else -s"},
-	{"load", T_NUM, OFF(load_pct), SZ(load_pct), "0", 0, 100, "N",
-	 "Poisson flow arrivals at this % of --link-rate (0: each flow starts when the last ends)"},
-	{"link-rate", T_STR, OFF(link_rate), SZ(link_rate), "0", 0, 0, "GBPS",
-	 "link rate in Gb/s that --load refers to (default: --rate_limit), PFC pause quanta "
-	 "are timed at (default: the port's reported speed) and irn's one-BDP cap uses (default: "
-	 "no cap)"},
-	/* 802.1Qbb PFC */
-	{"pfc", T_CHOICE, OFF(pfc), SZ(pfc), "on", 0, 0, "on|off",
-	 "obey received PFC: stop sending RoCE frames of a paused lossless priority"},
-	{"lossless", T_STR, OFF(lossless), SZ(lossless), "", 0, 0, "LIST",
-	 "lossless priorities that obey PFC, e.g. 3 or 3,4 (default: the rnic's own priority, "
-	 "--pcp with --vlan, else --dscp >> 3)"},
-	{"pfc-xoff", T_NUM, OFF(pfc_xoff), SZ(pfc_xoff), "0", 0, 1u << 20, "FRAMES",
-	 "send PFC XOFF for the --lossless priorities when the receive backlog reaches FRAMES "
-	 "(0: never send PFC). The backlog is the PMD's RX queue count where it has one, else the "
-	 "frames read in back-to-back full RX bursts (docs/pfc.md)"},
-	{"pfc-xon", T_NUM, OFF(pfc_xon), SZ(pfc_xon), "31", 0, 1u << 20, "FRAMES",
-	 "send XON when the backlog is down to FRAMES (below --pfc-xoff; 31: one RX burst not full)"},
-	{"pfc-quanta", T_NUM, OFF(pfc_quanta), SZ(pfc_quanta), "65535", 1, 65535, "N",
-	 "pause time of each XOFF the rnic sends, in 512-bit quanta at --link-rate; refreshed at half"},
-	{"slow-rx-us", T_NUM, OFF(slow_rx_us), SZ(slow_rx_us), "0", 0, 100000, "N",
-	 "test aid: sleep N us after each RX burst that returned frames, a receive path that falls "
-	 "behind (for --pfc-xoff tests)"},
-	/* perftest options accepted and ignored, and refused ones */
-	{"ib-dev", T_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored: the device is the DPDK port", 'd'},
-	{"ib-port", T_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored", 'i'},
-	{"CPU-freq", T_IGNORED, 0, 0, NULL, 0, 0, NULL, "ignored", 'F'},
-	{"events", T_IGNORED, 0, 0, NULL, 0, 0, NULL, "ignored: the rnic always polls", 'e'},
-	{"post_list", T_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored", 'l'},
-	{"cq-mod", T_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored", 'Q'},
-	{"rdma_cm", T_REFUSED, 0, 0, NULL, 0, 0, NULL,
-	 "refused: RDMA CM is not supported yet; use the default TCP exchange", 'R'},
-	{"version", T_VERSION, 0, 0, NULL, 0, 0, NULL, "print the version and stop", 'V'},
-	{"help", T_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and stop", 'h'},
+    /* identity */
+    {"ip", T_IP4, OFF(ip), 0, NULL, 0, 0, "A.B.C.D/N",
+     "the rnic's IPv4 address and prefix (GID ::ffff:A.B.C.D); required"},
+    {"ip6", T_IP6, OFF(ip6), 0, NULL, 0, 0, "ADDR[/N]",
+     "IPv6 address (adds an IPv6 GID) and on-link prefix (default /64)"},
+    {"gw", T_IP4, OFF(gw), 0, NULL, 0, 0, "A.B.C.D", "next hop for peers off the subnet"},
+    {"gw6", T_IP6, OFF(gw6), 0, NULL, 0, 0, "ADDR",
+     "IPv6 next hop for peers off --ip6's prefix (link-local or in the prefix)"},
+    {"vlan", T_VLAN, OFF(vlan), SZ(vlan), "-1", 0, 4094, "N",
+     "802.1Q VLAN ID for RoCE traffic (-1: untagged)"},
+    {"pcp", T_NUM, OFF(pcp), SZ(pcp), "3", 0, 7, "N", "802.1p priority in the VLAN tag"},
+    {"dscp", T_NUM, OFF(dscp), SZ(dscp), "26", 0, 63, "N",
+     "DSCP of RoCE packets (26 = AF31, priority 3)"},
+    /* perftest */
+    {"size", T_NUM, OFF(size), SZ(size), "65536", 1, 1ull << 31, "N", "message size in bytes", 's'},
+    {"iters", T_NUM, OFF(iters), SZ(iters), "5000", 1, 100000000, "N", "iterations (messages)",
+     'n'},
+    {"duration", T_NUM, OFF(duration_s), SZ(duration_s), "0", 0, 86400, "N",
+     "run for this many seconds instead of -n", 'D'},
+    {"mtu", T_NUM, OFF(mtu), SZ(mtu), "1024", 256, 4096, "N",
+     "path MTU: 256, 512, 1024, 2048 or 4096", 'm'},
+    {"qp", T_NUM, OFF(num_qps), SZ(num_qps), "1", 1, 1024, "N", "number of QPs", 'q'},
+    {"all", T_FLAG, OFF(all_sizes), 0, NULL, 0, 0, NULL, "run sizes 2 B .. 8 MiB", 'a'},
+    {"tx-depth", T_NUM, OFF(tx_depth), SZ(tx_depth), "128", 1, 65536, "N", "send queue depth", 't'},
+    {"rx-depth", T_NUM, OFF(rx_depth), SZ(rx_depth), "512", 1, 65536, "N", "receive queue depth",
+     'r'},
+    {"bidirectional", T_FLAG, OFF(bidirectional), 0, NULL, 0, 0, NULL,
+     "bidirectional, as perftest -b: both sides run the requester at once (bandwidth modes); the "
+     "result row adds both directions, --json has each",
+     'b'},
+    {"connection", T_CHOICE, OFF(conn), 0, "RC", 0, 0, "RC|UC|UD", "transport", 'c'},
+    {"gid-index", T_NUM, OFF(gid_index), SZ(gid_index), "0", 0, 255, "N",
+     "GID index (0: IPv4-mapped ::ffff:A.B.C.D, 1: --ip6 if given)", 'x'},
+    {"tclass", T_NUM, OFF(tclass), SZ(tclass), "0", 0, 255, "N",
+     "IP traffic class; nonzero overrides --dscp (DSCP = tclass >> 2)"},
+    {"report_gbits", T_FLAG, OFF(report_gbits), 0, NULL, 0, 0, NULL, "report Gb/s instead of MB/s"},
+    {"port", T_NUM, OFF(tcp_port), SZ(tcp_port), "18515", 1, 65535, "N",
+     "TCP port of perftest's exchange", 'p'},
+    {"outs", T_NUM, OFF(outs), SZ(outs), "16", 1, 256, "N",
+     "outstanding RDMA READs / atomics per QP", 'o'},
+    {"qp-timeout", T_NUM, OFF(qp_timeout), SZ(qp_timeout), "14", 1, 31, "N",
+     "local ACK timeout: 4.096 us * 2^N", 'u'},
+    {"inline_size", T_NUM, OFF(inline_size), SZ(inline_size), "0", 0, 1024, "N", "inline data size",
+     'I'},
+    {"atomic_type", T_CHOICE, OFF(atomic_type), SZ(atomic_type), "FETCH_AND_ADD", 0, 0,
+     "CMP_AND_SWAP|FETCH_AND_ADD", "atomic operation for atomic_bw", 'A'},
+    /* project */
+    {"json", T_STR, OFF(json), SZ(json), "", 0, 0, "FILE", "write results (rocewan/1) to FILE"},
+    {"out_json_file", T_STR, OFF(json), SZ(json), NULL, 0, 0, "FILE", "alias of --json (perftest)"},
+    {"trace", T_STR, OFF(trace), SZ(trace), "", 0, 0, "FILE",
+     "write each retransmitted PSN and, at the receiver, each missing PSN that arrived to FILE "
+     "(CSV, CLOCK_MONOTONIC ns, as lossy-emu's --drop-log); default: off"},
+    {"recovery", T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0,
+     "gbn|gbone|irn|vrp|fec+gbn|fec+gbone|fec+irn",
+     "loss recovery: gbn (IBTA Go-Back-N), gbone (Go-Back-ONE: RACK + receiver bitmap), "
+     "irn (IRN selective repeat with SACK), vrp (VRP: RDMA WRITEs tolerate the loss --vrp-* "
+     "allow, zero-filled, docs/vrp.md); an rnic peer must ask for the same mode (negotiated in "
+     "perftest's version exchange); a standard perftest peer and rc_pingpong get gbn. fec+MODE: "
+     "LoWAR's FEC (--fec) under MODE, which recovers what the code cannot; only if the peer rnic "
+     "asks for FEC too, else one line and MODE alone (docs/fec.md)"},
+    {"fec", T_STR, OFF(fec), SZ(fec), "xor:32,4", 0, 0, "CODE",
+     "FEC code of --recovery fec+MODE: xor:K,D (one XOR repair per K packets, interleaving depth "
+     "D: a burst of up to D losses is rebuilt) or rs:K,R (Reed-Solomon, any R losses of K); "
+     "default xor:32,4: 3.1 % overhead (docs/fec.md says why)"},
+    {"fec-hold", T_STR, OFF(fec_hold), SZ(fec_hold), "200us", 0, 0, "TIME",
+     "FEC: how long past two block-fill times the receiver withholds a hole's loss signal "
+     "(NAK/RACK/SACK) waiting for its repair, a time (us, ms, s); raise it on a host that may "
+     "stall the sender"},
+    {"max-ooo", T_NUM, OFF(max_ooo), SZ(max_ooo), "0", 0, 65536, "N",
+     "gbone/irn: PSNs the receiver places ahead of the expected one (0: --max-inflight, at most "
+     "65536)"},
+    {"vrp-loss", T_STR, OFF(vrp_loss), SZ(vrp_loss), "0", 0, 0, "PCT",
+     "vrp receiver: loss in percent (0..100, e.g. 2.5) a WRITE message may lose over any "
+     "--vrp-window packets; lost packets read as zeros; 0: reliable"},
+    {"vrp-window", T_NUM, OFF(vrp_window), SZ(vrp_window), "64", 1, 65536, "N",
+     "vrp receiver: the history window of --vrp-loss in packets (VRP's default 64; a shorter "
+     "message is judged over its own length)"},
+    {"vrp-max-burst", T_STR, OFF(vrp_max_burst), SZ(vrp_max_burst), "", 0, 0, "BYTES",
+     "vrp receiver: most consecutive bytes a message may lose (e.g. 4096, 8k; whole MTU packets, "
+     "rounded down); default: no bound"},
+    {"vrp-critical", T_STR, OFF(vrp_critical), SZ(vrp_critical), "", 0, 0, "OFF:LEN[,...]",
+     "vrp receiver: byte ranges of every WRITE message never lost (at most 14; the first and last "
+     "packets are always critical); default: none"},
+    {"rto-low", T_NUM, OFF(rto_low_us), SZ(rto_low_us), "0", 0, 100000000, "N",
+     "irn: RTO_low in us, while fewer than 3 packets are outstanding; with --link-rate also the "
+     "RTT "
+     "of IRN's one-BDP in-flight cap (0: from the measured RTT, RTT + 4 D, and the cap from the "
+     "least RTT sample; --rto fixed: RTO_high)"},
+    {"rto-high", T_NUM, OFF(rto_high_us), SZ(rto_high_us), "0", 0, 100000000, "N",
+     "irn: RTO_high in us (0: the engine's timer, adaptive RTT + max(4 D, --rto-min) or the -u "
+     "timer with --rto fixed)"},
+    {"cc", T_CHOICE, OFF(cc), SZ(cc), "none", 0, 0, "none|dcqcn|dcqcn-p|dctcp|timely",
+     "congestion control (lib/cc, docs/cc.md): ECN ones mark data ECT(0) and answer CE with "
+     "CNPs (dcqcn) or BECN-flagged ACKs (dcqcn-p, dctcp); the loss window (--loss-window) is "
+     "under every one"},
+    {"cc-param", T_STR, OFF(cc_param), SZ(cc_param), "", 0, 0, "LIST",
+     "name=value,... parameters of --cc, e.g. profile=wan,timer_us=300 (rnic --cc-param help "
+     "lists each with its default)"},
+    {"rto", T_CHOICE, OFF(rto), SZ(rto), "fixed", 0, 0, "adaptive|fixed",
+     "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + 4 D, "
+     "-u gives the first value), fixed = IBTA's 4.096 us * 2^u from every ACK (docs/transport.md)"},
+    {"rto-min", T_STR, OFF(rto_min), SZ(rto_min), "10ms", 0, 0, "TIME",
+     "adaptive RTO floor, a time (us, ms, s): the least margin above the smoothed RTT "
+     "(timeout = RTT + max(4 D, this)), above a shared host's scheduler stalls"},
+    {"rto-max", T_STR, OFF(rto_max), SZ(rto_max), "1s", 0, 0, "TIME",
+     "adaptive RTO ceiling, also caps the doubling after each expiry"},
+    {"max-inflight", T_NUM, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, "N",
+     "packets in flight per QP (size it for the path's BDP)"},
+    {"loss-window", T_CHOICE, OFF(loss_window), SZ(loss_window), "on", 0, 0, "on|off",
+     "loss-reactive window under --max-inflight, whatever --cc: halved per loss episode (floored "
+     "by the delivery of a recent clean round trip), restarted small after a timeout, grown by "
+     "one packet per window (docs/transport.md)"},
+    {"loss-window-init", T_NUM, OFF(loss_window_init), SZ(loss_window_init), "10", 0, 8388608, "N",
+     "initial loss-reactive window (packets), grown in slow start until --max-inflight, a "
+     "loss with a queue signal or the first CNP/ECN echo; 0 starts at --max-inflight (docs/cc.md)"},
+    {"busy-poll", T_FLAG, OFF(busy_poll), 0, NULL, 0, 0, NULL,
+     "never sleep when idle (benchmarks)"},
+    {"own-mac", T_FLAG, OFF(own_mac), 0, NULL, 0, 0, NULL,
+     "a MAC of its own (the port's, locally administered, last bit flipped), port promiscuous: "
+     "a kernel sharing the interface (af_packet) drops RoCE frames as not its own at once "
+     "instead of routing each one"},
+    {"lcores", T_NUM, OFF(lcores), SZ(lcores), "1", 1, 64, "N",
+     "lcores serving QPs in the bw modes (QPs round-robin; each lcore one RX/TX queue: EAL -l with "
+     "as many lcores, the port as many queues, e.g. af_packet qpairs=N; needs -q >= N)"},
+    {"seed", T_NUM, OFF(seed), SZ(seed), "1", 0, UINT64_MAX, "N",
+     "seed of the initial PSNs (each QP, each side its own) and of the --flows draws (sizes from "
+     "--flow-cdf, --load arrivals); keys do not depend on it"},
+    {"rate_limit", T_STR, OFF(rate_limit), SZ(rate_limit), "0", 0, 0, "GBPS",
+     "pace each QP's requests to this many Gb/s of frames (IBV_QP_RATE_LIMIT; 0 = line rate)"},
+    {"chk", T_FLAG, OFF(chk), 0, NULL, 0, 0, NULL,
+     "rc_pingpong server: check that each received message has 0 at every 4 KiB page start, "
+     "as ibv_rc_pingpong -c sends (the rnic client always does; it checks every echo itself)"},
+    /* flow workload (write_bw client) */
+    {"flows", T_NUM, OFF(flows), SZ(flows), "0", 0, 10000000, "N",
+     "write_bw: run N flows (one RDMA WRITE each) and report per-flow completion times"},
+    {"flow-cdf", T_STR, OFF(flow_cdf), SZ(flow_cdf), "", 0, 0, "FILE",
+     "flow sizes from a CDF file (lines \"SIZE_BYTES PERCENT\", linear interpolation); else -s"},
+    {"load", T_NUM, OFF(load_pct), SZ(load_pct), "0", 0, 100, "N",
+     "Poisson flow arrivals at this % of --link-rate (0: each flow starts when the last ends)"},
+    {"link-rate", T_STR, OFF(link_rate), SZ(link_rate), "0", 0, 0, "GBPS",
+     "link rate in Gb/s that --load refers to (default: --rate_limit), PFC pause quanta "
+     "are timed at (default: the port's reported speed) and irn's one-BDP cap uses (default: "
+     "no cap)"},
+    /* 802.1Qbb PFC */
+    {"pfc", T_CHOICE, OFF(pfc), SZ(pfc), "on", 0, 0, "on|off",
+     "obey received PFC: stop sending RoCE frames of a paused lossless priority"},
+    {"lossless", T_STR, OFF(lossless), SZ(lossless), "", 0, 0, "LIST",
+     "lossless priorities that obey PFC, e.g. 3 or 3,4 (default: the rnic's own priority, "
+     "--pcp with --vlan, else --dscp >> 3)"},
+    {"pfc-xoff", T_NUM, OFF(pfc_xoff), SZ(pfc_xoff), "0", 0, 1u << 20, "FRAMES",
+     "send PFC XOFF for the --lossless priorities when the receive backlog reaches FRAMES "
+     "(0: never send PFC). The backlog is the PMD's RX queue count where it has one, else the "
+     "frames read in back-to-back full RX bursts (docs/pfc.md)"},
+    {"pfc-xon", T_NUM, OFF(pfc_xon), SZ(pfc_xon), "31", 0, 1u << 20, "FRAMES",
+     "send XON when the backlog is down to FRAMES (below --pfc-xoff; 31: one RX burst not full)"},
+    {"pfc-quanta", T_NUM, OFF(pfc_quanta), SZ(pfc_quanta), "65535", 1, 65535, "N",
+     "pause time of each XOFF the rnic sends, in 512-bit quanta at --link-rate; refreshed at half"},
+    {"slow-rx-us", T_NUM, OFF(slow_rx_us), SZ(slow_rx_us), "0", 0, 100000, "N",
+     "test aid: sleep N us after each RX burst that returned frames, a receive path that falls "
+     "behind (for --pfc-xoff tests)"},
+    /* perftest options accepted and ignored, and refused ones */
+    {"ib-dev", T_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored: the device is the DPDK port", 'd'},
+    {"ib-port", T_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored", 'i'},
+    {"CPU-freq", T_IGNORED, 0, 0, NULL, 0, 0, NULL, "ignored", 'F'},
+    {"events", T_IGNORED, 0, 0, NULL, 0, 0, NULL, "ignored: the rnic always polls", 'e'},
+    {"post_list", T_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored", 'l'},
+    {"cq-mod", T_IGNORED, 0, 0, NULL, 0, 0, "X", "ignored", 'Q'},
+    {"rdma_cm", T_REFUSED, 0, 0, NULL, 0, 0, NULL,
+     "refused: RDMA CM is not supported yet; use the default TCP exchange", 'R'},
+    {"version", T_VERSION, 0, 0, NULL, 0, 0, NULL, "print the version and stop", 'V'},
+    {"help", T_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and stop", 'h'},
 };
 
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
@@ -267,8 +292,8 @@ apply_ip4(const struct rw_opt *o, const char *val, struct rnic_params *p, const 
 					   slash + 1);
 	}
 	if (inet_pton(AF_INET, buf, &a) != 1)
-		return rw_opts_err(err, errlen, "%s: \"%s\" is not an IPv4 address (A.B.C.D%s)", ctx,
-				   val, o->off == OFF(ip) ? "/N" : "");
+		return rw_opts_err(err, errlen, "%s: \"%s\" is not an IPv4 address (A.B.C.D%s)",
+				   ctx, val, o->off == OFF(ip) ? "/N" : "");
 	*(uint32_t *)((char *)p + o->off) = ntohl(a.s_addr);
 	if (o->off == OFF(ip))
 		p->prefix = slash ? (uint8_t)pre : 24;
@@ -287,8 +312,8 @@ apply_ip6(const struct rw_opt *o, const char *val, struct rnic_params *p, const 
 	snprintf(a, sizeof(a), "%.*s", slash ? (int)(slash - val) : (int)strlen(val), val);
 	if (inet_pton(AF_INET6, a, (char *)p + o->off) != 1)
 		return rw_opts_err(err, errlen, "%s: \"%s\" is not an IPv6 address", ctx, val);
-	if (slash && (o->off != OFF(ip6) || !slash[1] ||
-		      (n = strtoul(slash + 1, &end, 10), *end) || n < 1 || n > 128))
+	if (slash && (o->off != OFF(ip6) || !slash[1] || (n = strtoul(slash + 1, &end, 10), *end) ||
+		      n < 1 || n > 128))
 		return rw_opts_err(err, errlen, "%s: \"%s\": %s", ctx, val,
 				   o->off == OFF(ip6) ? "the prefix length after / must be 1..128"
 						      : "give the address alone, without /N");
@@ -320,8 +345,8 @@ apply_opt(const struct rw_opt *o, const char *val, void *obj, const char *ctx, c
 	case T_NUM:
 		if (parse_u64(val, &v) < 0 || v < o->min || v > o->max)
 			return rw_opts_err(err, errlen,
-					   "%s: \"%s\" is not a number in %" PRIu64 "..%" PRIu64, ctx,
-					   val, o->min, o->max);
+					   "%s: \"%s\" is not a number in %" PRIu64 "..%" PRIu64,
+					   ctx, val, o->min, o->max);
 		if (o->type == T_VLAN)
 			p->vlan = (int)v;
 		else if (o->size == sizeof(uint32_t))
@@ -383,9 +408,11 @@ positional(unsigned idx, const char *a, void *obj, char *err, size_t errlen)
 
 	if (idx == 0) {
 		if (parse_mode(a, &p->mode) < 0)
-			return rw_opts_err(err, errlen,
-					   "unknown mode \"%s\" (expected write_bw, send_bw, read_bw, "
-					   "atomic_bw, write_lat, send_lat, read_lat or rc_pingpong)", a);
+			return rw_opts_err(
+			    err, errlen,
+			    "unknown mode \"%s\" (expected write_bw, send_bw, read_bw, "
+			    "atomic_bw, write_lat, send_lat, read_lat or rc_pingpong)",
+			    a);
 		return 0;
 	}
 	if (idx == 1) {
@@ -398,29 +425,30 @@ positional(unsigned idx, const char *a, void *obj, char *err, size_t errlen)
 }
 
 static const char usage[] =
-	"Usage: rnic <EAL args> -- --ip A.B.C.D/N [options] <mode> [server]\n"
-	"A userspace RoCEv2 RNIC on a DPDK port. Modes (perftest-compatible):\n"
-	"  write_bw send_bw read_bw atomic_bw write_lat send_lat read_lat rc_pingpong\n"
-	"With a server address the rnic is the client; without, it waits for one.\n\n"
-	"Options:\n";
+    "Usage: rnic <EAL args> -- --ip A.B.C.D/N [options] <mode> [server]\n"
+    "A userspace RoCEv2 RNIC on a DPDK port. Modes (perftest-compatible):\n"
+    "  write_bw send_bw read_bw atomic_bw write_lat send_lat read_lat rc_pingpong\n"
+    "With a server address the rnic is the client; without, it waits for one.\n\n"
+    "Options:\n";
 
 static const struct rw_opts rnic_opts = {
-	.opt = opts,
-	.n = N_OPTS,
-	.apply = apply_opt,
-	.usage = usage,
-	.help_width = 30,
-	.list_prefix = NULL, /* about 70 names: "(see --help)" */
-	.positional = positional,
-	.ctx_prefix = "option ",
-	.prog = "rnic",
+    .opt = opts,
+    .n = N_OPTS,
+    .apply = apply_opt,
+    .usage = usage,
+    .help_width = 30,
+    .list_prefix = NULL, /* about 70 names: "(see --help)" */
+    .positional = positional,
+    .ctx_prefix = "option ",
+    .prog = "rnic",
 };
 
 void
 rnic_params_defaults(struct rnic_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	/* a numeric row must point at a field of its width (a wider store would corrupt the next) */
+	/* a numeric row must point at a field of its width (a wider store would corrupt the next)
+	 */
 	for (size_t i = 0; i < N_OPTS; i++)
 		if ((opts[i].type == T_NUM || opts[i].type == T_VLAN) &&
 		    opts[i].size != sizeof(uint32_t) && opts[i].size != sizeof(uint64_t))
@@ -448,8 +476,8 @@ parse_gbps(const char *opt, const char *s, double *v, char *err, size_t errlen)
 
 	*v = strtod(s, &end);
 	if (end == s || *end || !(*v >= 0 && *v <= 1000)) {
-		snprintf(err, errlen, "option --%s: \"%s\" is not a rate in Gb/s (0..1000, e.g. 0.95)",
-			 opt, s);
+		snprintf(err, errlen,
+			 "option --%s: \"%s\" is not a rate in Gb/s (0..1000, e.g. 0.95)", opt, s);
 		return -EINVAL;
 	}
 	return 0;
@@ -461,14 +489,18 @@ parse_rto(struct rnic_params *p, char *err, size_t errlen)
 {
 	if (emu_parse_time(p->rto_min, &p->rto_min_ns) < 0 ||
 	    p->rto_min_ns < ROCE_RTO_MIN_LIMIT_NS || p->rto_min_ns > ROCE_RTO_MAX_LIMIT_NS) {
-		snprintf(err, errlen, "option --rto-min: \"%s\" is not a time from 1us to 3600s "
-			 "(e.g. 5ms)", p->rto_min);
+		snprintf(err, errlen,
+			 "option --rto-min: \"%s\" is not a time from 1us to 3600s "
+			 "(e.g. 5ms)",
+			 p->rto_min);
 		return -EINVAL;
 	}
 	if (emu_parse_time(p->rto_max, &p->rto_max_ns) < 0 ||
 	    p->rto_max_ns < ROCE_RTO_MIN_LIMIT_NS || p->rto_max_ns > ROCE_RTO_MAX_LIMIT_NS) {
-		snprintf(err, errlen, "option --rto-max: \"%s\" is not a time from 1us to 3600s "
-			 "(e.g. 1s)", p->rto_max);
+		snprintf(err, errlen,
+			 "option --rto-max: \"%s\" is not a time from 1us to 3600s "
+			 "(e.g. 1s)",
+			 p->rto_max);
 		return -EINVAL;
 	}
 	if (p->rto_min_ns > p->rto_max_ns) {
@@ -488,7 +520,8 @@ parse_vrp(struct rnic_params *p, char *err, size_t errlen)
 
 	memset(t, 0, sizeof(*t));
 	if (!p->vrp_loss[0] || *end || !(pct >= 0 && pct <= 100)) {
-		snprintf(err, errlen, "option --vrp-loss: \"%s\" is not a percentage 0..100 (e.g. 2.5)",
+		snprintf(err, errlen,
+			 "option --vrp-loss: \"%s\" is not a percentage 0..100 (e.g. 2.5)",
 			 p->vrp_loss);
 		return -EINVAL;
 	}
@@ -496,7 +529,8 @@ parse_vrp(struct rnic_params *p, char *err, size_t errlen)
 	t->window = p->vrp_window;
 	t->max_burst = VRP_BURST_UNLIMITED;
 	if (p->vrp_max_burst[0] && emu_parse_size(p->vrp_max_burst, &t->max_burst) < 0) {
-		snprintf(err, errlen, "option --vrp-max-burst: \"%s\" is not a size in bytes (e.g. 4096, 8k)",
+		snprintf(err, errlen,
+			 "option --vrp-max-burst: \"%s\" is not a size in bytes (e.g. 4096, 8k)",
 			 p->vrp_max_burst);
 		return -EINVAL;
 	}
@@ -512,8 +546,10 @@ parse_vrp(struct rnic_params *p, char *err, size_t errlen)
 		}
 		if (!colon || (*colon = 0, emu_parse_size(r, &c->off) < 0) ||
 		    emu_parse_size(colon + 1, &c->len) < 0 || c->len == 0) {
-			snprintf(err, errlen, "option --vrp-critical: \"%s\" is not OFF:LEN[,...] with LEN "
-				 "> 0 (e.g. 0:64,4096:128)", p->vrp_critical);
+			snprintf(err, errlen,
+				 "option --vrp-critical: \"%s\" is not OFF:LEN[,...] with LEN "
+				 "> 0 (e.g. 0:64,4096:128)",
+				 p->vrp_critical);
 			return -EINVAL;
 		}
 		t->n_critical++;
@@ -545,8 +581,10 @@ configure_flows(struct rnic_params *p, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (p->load_pct && p->link_gbps == 0) {
-		snprintf(err, errlen, "--load %u%% needs a link rate: give --link-rate GBPS or --rate_limit GBPS",
-			 p->load_pct);
+		snprintf(
+		    err, errlen,
+		    "--load %u%% needs a link rate: give --link-rate GBPS or --rate_limit GBPS",
+		    p->load_pct);
 		return -EINVAL;
 	}
 	if (p->flow_cdf[0]) {
@@ -556,7 +594,8 @@ configure_flows(struct rnic_params *p, char *err, size_t errlen)
 		}
 		p->flow_max = rnic_cdf_max(&p->cdf);
 		if (p->flow_max > (1ull << 30)) {
-			snprintf(err, errlen, "option --flow-cdf: largest flow %" PRIu64 " B exceeds 1 GiB",
+			snprintf(err, errlen,
+				 "option --flow-cdf: largest flow %" PRIu64 " B exceeds 1 GiB",
 				 p->flow_max);
 			return -EINVAL;
 		}
@@ -571,16 +610,20 @@ configure_pfc(struct rnic_params *p, char *err, size_t errlen)
 	uint32_t dscp = p->tclass ? p->tclass >> 2 : p->dscp;
 
 	p->pfc_on = strcmp(p->pfc, "on") == 0;
-	/* the priority the rnic's frames carry: PCP trust when tagged, else pfc.h's DSCP >> 3 table */
+	/* the priority the rnic's frames carry: PCP trust when tagged, else pfc.h's DSCP >> 3 table
+	 */
 	p->own_prio = (uint8_t)(p->vlan >= 0 ? p->pcp : dscp >> 3);
 	p->lossless_mask = (uint8_t)(1u << p->own_prio);
-	if (p->lossless[0] && pfc_prio_list_parse(p->lossless, &p->lossless_mask, why, sizeof(why)) < 0) {
+	if (p->lossless[0] &&
+	    pfc_prio_list_parse(p->lossless, &p->lossless_mask, why, sizeof(why)) < 0) {
 		snprintf(err, errlen, "option --lossless: %s", why);
 		return -EINVAL;
 	}
 	if (p->pfc_xoff && p->pfc_xon >= p->pfc_xoff) {
-		snprintf(err, errlen, "option --pfc-xon: %u frames must be below --pfc-xoff %u "
-			 "(hysteresis: XON only once the backlog fell under XOFF)", p->pfc_xon, p->pfc_xoff);
+		snprintf(err, errlen,
+			 "option --pfc-xon: %u frames must be below --pfc-xoff %u "
+			 "(hysteresis: XON only once the backlog fell under XOFF)",
+			 p->pfc_xon, p->pfc_xoff);
 		return -EINVAL;
 	}
 	return 0;
@@ -606,12 +649,15 @@ configure_fec(struct rnic_params *p, char *err, size_t errlen)
 	}
 	if (emu_parse_time(p->fec_hold, &p->fec_hold_ns) < 0 || p->fec_hold_ns == 0 ||
 	    p->fec_hold_ns > ROCE_MAX_FEC_HOLD_NS) {
-		snprintf(err, errlen, "option --fec-hold: \"%s\" is not a time from 1us to 10s "
-			 "(e.g. 200us)", p->fec_hold);
+		snprintf(err, errlen,
+			 "option --fec-hold: \"%s\" is not a time from 1us to 10s "
+			 "(e.g. 200us)",
+			 p->fec_hold);
 		return -EINVAL;
 	}
 	if (p->fec_on && p->conn != RNIC_CONN_RC) {
-		snprintf(err, errlen, "--recovery %s needs -c RC (FEC rides on RC's PSNs)", p->recovery);
+		snprintf(err, errlen, "--recovery %s needs -c RC (FEC rides on RC's PSNs)",
+			 p->recovery);
 		return -EINVAL;
 	}
 	return 0;
@@ -621,8 +667,9 @@ int
 rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 {
 	if (p->mode == RNIC_MODE_NONE) {
-		snprintf(err, errlen, "no mode given (write_bw, send_bw, read_bw, atomic_bw, write_lat, "
-				      "send_lat, read_lat, rc_pingpong)");
+		snprintf(err, errlen,
+			 "no mode given (write_bw, send_bw, read_bw, atomic_bw, write_lat, "
+			 "send_lat, read_lat, rc_pingpong)");
 		return -EINVAL;
 	}
 	if (p->ip == 0) {
@@ -630,11 +677,13 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (p->mtu & (p->mtu - 1)) {
-		snprintf(err, errlen, "option --mtu: %u is not one of 256, 512, 1024, 2048, 4096", p->mtu);
+		snprintf(err, errlen, "option --mtu: %u is not one of 256, 512, 1024, 2048, 4096",
+			 p->mtu);
 		return -EINVAL;
 	}
 	if (p->gw && !net_same_subnet(p->ip, p->gw, p->prefix)) {
-		snprintf(err, errlen, "option --gw: next hop is not inside --ip's /%u subnet", p->prefix);
+		snprintf(err, errlen, "option --gw: next hop is not inside --ip's /%u subnet",
+			 p->prefix);
 		return -EINVAL;
 	}
 	if (p->has_gw6 && !p->has_ip6) {
@@ -646,8 +695,10 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 
 		inet_ntop(AF_INET6, p->gw6, g, sizeof(g));
 		inet_ntop(AF_INET6, p->ip6, a, sizeof(a));
-		snprintf(err, errlen, "--gw6 %s is not on-link: it must be link-local (fe80::/10) or "
-			 "in --ip6 %s/%u", g, a, p->ip6_prefix);
+		snprintf(err, errlen,
+			 "--gw6 %s is not on-link: it must be link-local (fe80::/10) or "
+			 "in --ip6 %s/%u",
+			 g, a, p->ip6_prefix);
 		return -EINVAL;
 	}
 	if (p->gid_index > (p->has_ip6 ? 1u : 0u)) {
@@ -655,38 +706,48 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 			 p->gid_index, p->has_ip6 ? ", 1 = --ip6" : "; give --ip6 for index 1");
 		return -EINVAL;
 	}
-	if (p->conn == RNIC_CONN_UD && p->mode != RNIC_MODE_SEND_BW && p->mode != RNIC_MODE_SEND_LAT) {
+	if (p->conn == RNIC_CONN_UD && p->mode != RNIC_MODE_SEND_BW &&
+	    p->mode != RNIC_MODE_SEND_LAT) {
 		snprintf(err, errlen, "-c UD works with send_bw and send_lat only (%s needs RC%s)",
 			 rnic_mode_name(p->mode),
-			 p->mode == RNIC_MODE_WRITE_BW || p->mode == RNIC_MODE_WRITE_LAT ? " or UC" : "");
+			 p->mode == RNIC_MODE_WRITE_BW || p->mode == RNIC_MODE_WRITE_LAT ? " or UC"
+											 : "");
 		return -EINVAL;
 	}
-	if (p->conn == RNIC_CONN_UC && (p->mode == RNIC_MODE_READ_BW || p->mode == RNIC_MODE_READ_LAT ||
-					p->mode == RNIC_MODE_ATOMIC_BW)) {
-		snprintf(err, errlen, "-c UC cannot do %s (UC has no READ or atomics)", rnic_mode_name(p->mode));
+	if (p->conn == RNIC_CONN_UC &&
+	    (p->mode == RNIC_MODE_READ_BW || p->mode == RNIC_MODE_READ_LAT ||
+	     p->mode == RNIC_MODE_ATOMIC_BW)) {
+		snprintf(err, errlen, "-c UC cannot do %s (UC has no READ or atomics)",
+			 rnic_mode_name(p->mode));
 		return -EINVAL;
 	}
 	if (p->conn == RNIC_CONN_UD && p->size > p->mtu) {
-		snprintf(err, errlen, "-c UD: message size %" PRIu64 " exceeds the MTU %u", p->size, p->mtu);
+		snprintf(err, errlen, "-c UD: message size %" PRIu64 " exceeds the MTU %u", p->size,
+			 p->mtu);
 		return -EINVAL;
 	}
 	if (p->chk && p->mode != RNIC_MODE_RC_PINGPONG) {
-		snprintf(err, errlen, "--chk is an rc_pingpong option (%s checks nothing per message)",
+		snprintf(err, errlen,
+			 "--chk is an rc_pingpong option (%s checks nothing per message)",
 			 rnic_mode_name(p->mode));
 		return -EINVAL;
 	}
 	if (p->bidirectional && !rnic_mode_is_bw(p->mode)) {
-		snprintf(err, errlen, "-b runs in the bandwidth modes (write_bw, send_bw, read_bw, "
-			 "atomic_bw), as perftest's -b; not in %s", rnic_mode_name(p->mode));
+		snprintf(err, errlen,
+			 "-b runs in the bandwidth modes (write_bw, send_bw, read_bw, "
+			 "atomic_bw), as perftest's -b; not in %s",
+			 rnic_mode_name(p->mode));
 		return -EINVAL;
 	}
 	if (p->bidirectional && p->flows) {
-		snprintf(err, errlen, "-b with --flows: the flow workload runs one way (client to "
+		snprintf(err, errlen,
+			 "-b with --flows: the flow workload runs one way (client to "
 			 "server); drop -b");
 		return -EINVAL;
 	}
 	if (p->bidirectional && p->mode == RNIC_MODE_SEND_BW && p->duration_s) {
-		snprintf(err, errlen, "send_bw -b counts -n messages each way (each side must know "
+		snprintf(err, errlen,
+			 "send_bw -b counts -n messages each way (each side must know "
 			 "how many receives to expect); use -n instead of -D");
 		return -EINVAL;
 	}

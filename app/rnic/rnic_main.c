@@ -12,12 +12,12 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 
 #include <rte_cycles.h>
@@ -143,24 +143,31 @@ static void
 setup_port(struct rnic_ctx *c)
 {
 	/* IP MTU for the largest RoCE frame: IPv6 + UDP + BTH + RETH/ImmDt + payload + ICRC */
-	struct dp_port_cfg pc = {.port_id = 0, .nb_queues = (uint16_t)c->prm.lcores, .mtu = c->prm.mtu + 40 + 8 + 12 + 20 + 4};
+	struct dp_port_cfg pc = {.port_id = 0,
+				 .nb_queues = (uint16_t)c->prm.lcores,
+				 .mtu = c->prm.mtu + 40 + 8 + 12 + 20 + 4};
 	struct dp_port_info info;
 	char err[512];
 	struct roce_dev_cfg dc;
 
 	if (rte_eth_dev_count_avail() == 0)
-		die("no DPDK port: give one with --vdev (e.g. net_af_packet0,iface=veth0) or a PCI address");
+		die("no DPDK port: give one with --vdev (e.g. net_af_packet0,iface=veth0) or a PCI "
+		    "address");
 	bool jumbo = c->prm.mtu > 2048;
 	struct rte_eth_dev_info di;
 	/* AF_XDP hands the mempool to the kernel as UMEM: its chunks are at most 4 KiB */
 	bool xdp = rte_eth_dev_info_get(0, &di) == 0 && di.driver_name &&
 		   strcmp(di.driver_name, "net_af_xdp") == 0;
 	if (xdp && jumbo)
-		die("-m %u: an af_xdp port carries frames of at most ~3.5 KB (UMEM chunks are 4 KiB); "
-		    "use -m 2048 or less, or net_af_packet with framesz=8192 for MTU 4096", c->prm.mtu);
+		die("-m %u: an af_xdp port carries frames of at most ~3.5 KB (UMEM chunks are 4 "
+		    "KiB); "
+		    "use -m 2048 or less, or net_af_packet with framesz=8192 for MTU 4096",
+		    c->prm.mtu);
 	pc.pool = dp_pool_create("rnic_pool", jumbo ? POOL_MBUFS_JUMBO : POOL_MBUFS_SMALL,
-				 jumbo ? MBUF_DATA_JUMBO : xdp ? MBUF_DATA_XDP : MBUF_DATA_SMALL, err,
-				 sizeof(err));
+				 jumbo ? MBUF_DATA_JUMBO
+				 : xdp ? MBUF_DATA_XDP
+				       : MBUF_DATA_SMALL,
+				 err, sizeof(err));
 	if (!pc.pool)
 		die("%s", err);
 	pc.promisc = c->prm.own_mac; /* frames to a MAC the interface does not own */
@@ -176,7 +183,8 @@ setup_port(struct rnic_ctx *c)
 	c->port.ip = c->prm.ip;
 	c->port.prefix = c->prm.prefix;
 	c->port.gw = c->prm.gw;
-	c->port.vlan_tci = c->prm.vlan < 0 ? -1 : (int)net_vlan_tci(c->prm.pcp, (uint16_t)c->prm.vlan);
+	c->port.vlan_tci =
+	    c->prm.vlan < 0 ? -1 : (int)net_vlan_tci(c->prm.pcp, (uint16_t)c->prm.vlan);
 	c->port.has_ip6 = c->prm.has_ip6;
 	memcpy(c->port.ip6, c->prm.ip6, 16);
 	c->port.ip6_prefix = c->prm.ip6_prefix;
@@ -186,8 +194,9 @@ setup_port(struct rnic_ctx *c)
 	memcpy(c->port.mac, info.mac.addr_bytes, 6);
 	net_neigh_init(&c->port.neigh);
 	/* PFC quanta are 512 bit times at the link rate: --link-rate, else the PMD's speed */
-	uint64_t pfc_bps = c->prm.pfc_link_gbps > 0 ? (uint64_t)(c->prm.pfc_link_gbps * 1e9) :
-			   info.speed_mbps ? (uint64_t)info.speed_mbps * 1000000u : 10000000000ull;
+	uint64_t pfc_bps = c->prm.pfc_link_gbps > 0 ? (uint64_t)(c->prm.pfc_link_gbps * 1e9)
+			   : info.speed_mbps	    ? (uint64_t)info.speed_mbps * 1000000u
+						    : 10000000000ull;
 	rnic_port_pfc_init(&c->port, c->prm.pfc_on, c->prm.lossless_mask, pfc_bps, c->prm.own_prio);
 	/* lib/cc rates are fractions of the link: --link-rate, else the PMD's speed */
 	rw_cc_set_line_rate(pfc_bps);
@@ -228,7 +237,8 @@ setup_port(struct rnic_ctx *c)
 	 */
 	dc.link_bps = (uint64_t)(c->prm.pfc_link_gbps * 1e9);
 	snprintf(dc.cc, sizeof(dc.cc), "%s", c->prm.cc);
-	/* EAL --log-level=rnic.roce:debug: every responder / completer transition (ROCE_LOG_TRACE) */
+	/* EAL --log-level=rnic.roce:debug: every responder / completer transition (ROCE_LOG_TRACE)
+	 */
 	int roce_lt = rte_log_register_type_and_pick_level("rnic.roce", RTE_LOG_INFO);
 	struct roce_dev_ops ops = rnic_port_ops;
 
@@ -244,7 +254,8 @@ setup_port(struct rnic_ctx *c)
 	}
 	c->port.dev = roce_dev_create(&dc, &ops, &c->port);
 	if (!c->port.dev)
-		die("cannot create the RoCE device (MTU %u, window %u packets)", dc.mtu, dc.window_pkts);
+		die("cannot create the RoCE device (MTU %u, window %u packets)", dc.mtu,
+		    dc.window_pkts);
 	c->nl = c->prm.lcores;
 	c->lport[0] = &c->port;
 	if (c->nl > 1) {
@@ -255,7 +266,8 @@ setup_port(struct rnic_ctx *c)
 			char rn[32];
 
 			if (l) {
-				*lp = c->port; /* same addresses and PFC set-up; nothing owned yet */
+				*lp =
+				    c->port; /* same addresses and PFC set-up; nothing owned yet */
 				memset(&lp->cnt, 0, sizeof(lp->cnt));
 				lp->queue = (uint16_t)l;
 				dc.first_qpn = ROCE_FIRST_QPN + l * RNIC_QPN_SPAN;
@@ -264,7 +276,8 @@ setup_port(struct rnic_ctx *c)
 					die("cannot create the RoCE device of lcore %u", l);
 			}
 			snprintf(rn, sizeof(rn), "rnic_steer%u", l);
-			c->steer.ring[l] = rte_ring_create(rn, 4096, (int)rte_socket_id(), RING_F_SC_DEQ);
+			c->steer.ring[l] =
+			    rte_ring_create(rn, 4096, (int)rte_socket_id(), RING_F_SC_DEQ);
 			if (!c->steer.ring[l])
 				die("cannot create the dispatch ring of lcore %u: %s", l,
 				    rte_strerror(rte_errno));
@@ -302,10 +315,13 @@ setup_objects(struct rnic_ctx *c)
 		struct roce_dev *dev = c->lport[l]->dev;
 
 		c->lpd[l] = roce_pd_alloc(dev);
-		c->lcq[l] = roce_create_cq(dev, (int)((p->tx_depth + p->rx_depth) * p->num_qps + 64));
-		c->lmr[l] = c->lpd[l] ? roce_reg_mr(c->lpd[l], c->buf, c->buf_size,
-						    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-						    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC) : NULL;
+		c->lcq[l] =
+		    roce_create_cq(dev, (int)((p->tx_depth + p->rx_depth) * p->num_qps + 64));
+		c->lmr[l] = c->lpd[l]
+				? roce_reg_mr(c->lpd[l], c->buf, c->buf_size,
+					      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+						  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
+				: NULL;
 		if (!c->lpd[l] || !c->lcq[l] || !c->lmr[l])
 			die("cannot create PD/CQ/MR (%zu-byte buffer)", c->buf_size);
 	}
@@ -337,7 +353,9 @@ setup_objects(struct rnic_ctx *c)
 		d->rkey = c->lmr[l]->rkey;
 		d->vaddr = c->lmr[l]->iova;
 		d->out_reads = (p->mode == RNIC_MODE_READ_BW || p->mode == RNIC_MODE_READ_LAT ||
-				p->mode == RNIC_MODE_ATOMIC_BW) ? p->outs : 1;
+				p->mode == RNIC_MODE_ATOMIC_BW)
+				   ? p->outs
+				   : 1;
 		if (p->gid_index == 1)
 			memcpy(d->gid, p->ip6, 16);
 		else
@@ -374,9 +392,10 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 	int rc;
 
 	if (net_mapped_to_ip4(remote->gid, &peer_ip) != (p->gid_index == 0))
-		die("the peer's GID %s is %s but ours (-x %u) is %s: use the same family on both sides "
-		    "(rnic -x 0 = IPv4-mapped, -x 1 = --ip6)", gid_str(remote->gid),
-		    p->gid_index ? "IPv4-mapped" : "IPv6", p->gid_index,
+		die("the peer's GID %s is %s but ours (-x %u) is %s: use the same family on both "
+		    "sides "
+		    "(rnic -x 0 = IPv4-mapped, -x 1 = --ip6)",
+		    gid_str(remote->gid), p->gid_index ? "IPv4-mapped" : "IPv6", p->gid_index,
 		    p->gid_index ? "IPv6" : "IPv4-mapped");
 	if (p->gid_index == 0) {
 		rc = rnic_port_resolve(&c->port, peer_ip, mac, 3000);
@@ -386,11 +405,14 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 			snprintf(peer, sizeof(peer), "%s", ip4_str(peer_ip));
 			if (c->port.gw && !net_same_subnet(peer_ip, c->port.ip, c->port.prefix)) {
 				snprintf(via, sizeof(via), "%s", ip4_str(c->port.gw));
-				die("the gateway %s (--gw, next hop to peer %s) does not answer ARP on "
-				    "the DPDK port (3 s)", via, peer);
+				die("the gateway %s (--gw, next hop to peer %s) does not answer "
+				    "ARP on "
+				    "the DPDK port (3 s)",
+				    via, peer);
 			}
 			if (!net_same_subnet(peer_ip, c->port.ip, c->port.prefix))
-				die("peer %s is not in our subnet (--ip %s/%u) and does not answer ARP "
+				die("peer %s is not in our subnet (--ip %s/%u) and does not answer "
+				    "ARP "
 				    "on the DPDK port (3 s): give --gw with the next hop's address",
 				    peer, ip4_str(c->port.ip), c->port.prefix);
 			die("peer %s does not answer ARP on the DPDK port (3 s)", peer);
@@ -401,13 +423,18 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 
 		snprintf(peer, sizeof(peer), "%s", gid_str(remote->gid));
 		if (!on_link && c->port.has_gw6)
-			die("the gateway %s (--gw6, next hop to peer %s) does not answer IPv6 neighbour "
-			    "solicitations on the DPDK port (3 s)", gid_str(c->port.gw6), peer);
+			die("the gateway %s (--gw6, next hop to peer %s) does not answer IPv6 "
+			    "neighbour "
+			    "solicitations on the DPDK port (3 s)",
+			    gid_str(c->port.gw6), peer);
 		if (!on_link)
-			die("peer %s is not on-link (--ip6 %s/%u) and does not answer IPv6 neighbour "
-			    "solicitations on the DPDK port (3 s): give --gw6 with the next hop's address",
+			die("peer %s is not on-link (--ip6 %s/%u) and does not answer IPv6 "
+			    "neighbour "
+			    "solicitations on the DPDK port (3 s): give --gw6 with the next hop's "
+			    "address",
 			    peer, gid_str(c->port.ip6), c->port.ip6_prefix);
-		die("peer %s does not answer IPv6 neighbour solicitations on the DPDK port (3 s)", peer);
+		die("peer %s does not answer IPv6 neighbour solicitations on the DPDK port (3 s)",
+		    peer);
 	}
 	/* the recovery negotiated in the version step (rnic_oob.c), gbn against a standard peer */
 	if (p->conn == RNIC_CONN_RC && c->run.caps.recovery[0] &&
@@ -426,9 +453,11 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
 	a.qkey = RNIC_UD_QKEY;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-	rc = roce_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-					       (p->conn == RNIC_CONN_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
+	a.qp_access_flags =
+	    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	rc = roce_modify_qp(qp, &a,
+			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				(p->conn == RNIC_CONN_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
 	if (rc)
 		die("QP RESET->INIT failed: %s", strerror(rc > 0 ? rc : -rc));
 	memset(&a, 0, sizeof(a));
@@ -476,7 +505,8 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 	a.rate_limit = (uint32_t)(p->rate_gbps * 1e6); /* verbs: kbit/s */
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN | (a.rate_limit ? IBV_QP_RATE_LIMIT : 0);
 	if (p->conn == RNIC_CONN_RC)
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+		mask |=
+		    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
 	rc = roce_modify_qp(qp, &a, mask);
 	if (rc)
 		die("QP RTR->RTS failed: %s", strerror(rc > 0 ? rc : -rc));
@@ -527,7 +557,8 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 		rw_dbl(&w, "msg_rate_mpps", c->run.peer_report.msg_rate_avg);
 		rw_obj_end(&w);
 		if (c->prm.mode == RNIC_MODE_SEND_BW) {
-			rw_obj_begin(&w, "received"); /* our receive completions of the peer's SENDs */
+			rw_obj_begin(&w,
+				     "received"); /* our receive completions of the peer's SENDs */
 			rw_uint(&w, "iters", c->run.res_rx.iters);
 			rw_uint(&w, "bytes", c->run.res_rx.iters * c->run.res_rx.size);
 			rw_dbl(&w, "bw_avg_mbps", c->run.res_rx.bw_avg_mbps);
@@ -548,7 +579,8 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 	if (c->run.flows.rec)
 		rnic_flows_json(&c->run.flows, &w);
 	if (c->run.nsamples > 1) {
-		/* [seconds since the first sample, Gb/s of in-order request payload over the interval] */
+		/* [seconds since the first sample, Gb/s of in-order request payload over the
+		 * interval] */
 		rw_arr_begin(&w, "rx_goodput_samples");
 		for (uint32_t i = 1; i < c->run.nsamples; i++) {
 			double dt = (c->run.samples[i].t_ns - c->run.samples[i - 1].t_ns) / 1e9;
@@ -635,8 +667,9 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 		rnic_port_counters_add(&pcs, c->lport[l]);
 		roce_dev_stats(c->lport[l]->dev, &one);
 		for (int i = 0; i < ROCE_STAT__COUNT; i++)
-			ds.v[i] = i == ROCE_STAT_RETX_QUEUE_HWM ? (ds.v[i] > one.v[i] ? ds.v[i] : one.v[i])
-							     : ds.v[i] + one.v[i]; /* a high-water mark: the max */
+			ds.v[i] = i == ROCE_STAT_RETX_QUEUE_HWM
+				      ? (ds.v[i] > one.v[i] ? ds.v[i] : one.v[i])
+				      : ds.v[i] + one.v[i]; /* a high-water mark: the max */
 	}
 	rw_obj_begin(&w, "device_counters");
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
@@ -659,7 +692,8 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 		rw_uint(&w, "oerrors", es.oerrors);
 		rw_obj_end(&w);
 	}
-	/* the process as the kernel saw it: involuntary switches and faults explain poll_gap_max_ns */
+	/* the process as the kernel saw it: involuntary switches and faults explain poll_gap_max_ns
+	 */
 	struct rusage ru;
 
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
@@ -691,7 +725,8 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 				rw_uint(&w, NULL, roce_qp_num(c->qp[q]));
 			rw_arr_end(&w);
 			rw_uint(&w, "iters", c->lc.w[l].res.iters);
-			/* handed over after the owner stopped polling (rx_from_ring + this = handoffs) */
+			/* handed over after the owner stopped polling (rx_from_ring + this =
+			 * handoffs) */
 			rw_uint(&w, "ring_left", rte_ring_count(c->steer.ring[l]));
 			rw_obj_begin(&w, "port_counters");
 #define RNIC_CNT_JSON(name, help) rw_uint(&w, #name, lp->cnt.name);
@@ -734,9 +769,11 @@ print_counters(struct rnic_ctx *c, struct roce_stats *st)
 
 		memset(&sum.cnt, 0, sizeof(sum.cnt));
 		for (unsigned int l = 0; l < c->nl; l++) {
-			fprintf(stderr, "  lcore %u (queue %u): rx_frames %" PRIu64 " rx_roce %" PRIu64
-				" tx_frames %" PRIu64 " handed over %" PRIu64 " taken from ring %" PRIu64
-				"\n", l, c->lport[l]->queue, c->lport[l]->cnt.rx_frames,
+			fprintf(stderr,
+				"  lcore %u (queue %u): rx_frames %" PRIu64 " rx_roce %" PRIu64
+				" tx_frames %" PRIu64 " handed over %" PRIu64
+				" taken from ring %" PRIu64 "\n",
+				l, c->lport[l]->queue, c->lport[l]->cnt.rx_frames,
 				c->lport[l]->cnt.rx_roce, c->lport[l]->cnt.tx_frames,
 				c->lport[l]->cnt.rx_handoff, c->lport[l]->cnt.rx_from_ring);
 			rnic_port_counters_add(&sum.cnt, c->lport[l]);
@@ -747,24 +784,27 @@ print_counters(struct rnic_ctx *c, struct roce_stats *st)
 
 			roce_dev_stats(c->lport[l]->dev, &ds);
 			for (int i = 0; i < ROCE_STAT__COUNT; i++)
-				if (ds.v[i] && strncmp(roce_stat_name((enum roce_stat)i), "rx_drop_", 8) == 0)
-					fprintf(stderr, "  lcore %u device %-15s %12" PRIu64 "\n", l,
-						roce_stat_name((enum roce_stat)i), ds.v[i]);
+				if (ds.v[i] &&
+				    strncmp(roce_stat_name((enum roce_stat)i), "rx_drop_", 8) == 0)
+					fprintf(stderr, "  lcore %u device %-15s %12" PRIu64 "\n",
+						l, roce_stat_name((enum roce_stat)i), ds.v[i]);
 		}
 	} else {
 		rnic_port_print_counters(&c->port, stderr);
 	}
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
 		if (st->v[i])
-			fprintf(stderr, "  %-22s %12" PRIu64 "  %s\n", roce_stat_name((enum roce_stat)i),
-				st->v[i], roce_stat_desc((enum roce_stat)i));
+			fprintf(stderr, "  %-22s %12" PRIu64 "  %s\n",
+				roce_stat_name((enum roce_stat)i), st->v[i],
+				roce_stat_desc((enum roce_stat)i));
 	if (c->prm.conn == RNIC_CONN_RC) {
 		struct rnic_rtt_sum rs;
 
 		rnic_rtt_summary(c->qp, c->prm.num_qps, &rs);
-		fprintf(stderr, "  rtt (--rto %s): srtt %.1f us, rttvar %.1f us (mean of %u sampled QPs), "
-			"rto %.1f us (largest)\n", c->prm.rto, rs.srtt_us, rs.rttvar_us, rs.sampled,
-			rs.rto_us);
+		fprintf(stderr,
+			"  rtt (--rto %s): srtt %.1f us, rttvar %.1f us (mean of %u sampled QPs), "
+			"rto %.1f us (largest)\n",
+			c->prm.rto, rs.srtt_us, rs.rttvar_us, rs.sampled, rs.rto_us);
 	}
 }
 
@@ -782,7 +822,8 @@ main(int argc, char **argv)
 	for (int i = n; i < argc; i++) {
 		/* rnic -- --cc-param help: every lib/cc parameter with its default */
 		if ((strcmp(argv[i], "--cc-param") == 0 && i + 1 < argc &&
-		     strcmp(argv[i + 1], "help") == 0) || strcmp(argv[i], "--cc-param=help") == 0) {
+		     strcmp(argv[i + 1], "help") == 0) ||
+		    strcmp(argv[i], "--cc-param=help") == 0) {
 			rw_cc_params_help(stdout);
 			return 0;
 		}
@@ -808,51 +849,65 @@ main(int argc, char **argv)
 		}
 		if (c.prm.lcores > 1 && (!rnic_mode_is_bw(c.prm.mode) || c.prm.flows ||
 					 c.prm.all_sizes || c.prm.bidirectional)) {
-			fprintf(stderr, "rnic: option --lcores %u: several lcores run the bandwidth "
-					"modes (write_bw, send_bw, read_bw, atomic_bw) without --flows, "
-					"-a or -b; this run needs --lcores 1\n", c.prm.lcores);
+			fprintf(stderr,
+				"rnic: option --lcores %u: several lcores run the bandwidth "
+				"modes (write_bw, send_bw, read_bw, atomic_bw) without --flows, "
+				"-a or -b; this run needs --lcores 1\n",
+				c.prm.lcores);
 			return 2;
 		}
 		if (c.prm.lcores > RNIC_MAX_LCORES || c.prm.lcores > c.prm.num_qps) {
-			fprintf(stderr, "rnic: option --lcores %u: at most %d lcores and at most one "
-					"per QP (-q %u; allowed: 1..%u)\n", c.prm.lcores, RNIC_MAX_LCORES,
-				c.prm.num_qps, c.prm.num_qps < RNIC_MAX_LCORES ? c.prm.num_qps :
-				RNIC_MAX_LCORES);
+			fprintf(stderr,
+				"rnic: option --lcores %u: at most %d lcores and at most one "
+				"per QP (-q %u; allowed: 1..%u)\n",
+				c.prm.lcores, RNIC_MAX_LCORES, c.prm.num_qps,
+				c.prm.num_qps < RNIC_MAX_LCORES ? c.prm.num_qps : RNIC_MAX_LCORES);
 			return 2;
 		}
 		if (c.prm.num_qps > 1 && (!rnic_mode_is_bw(c.prm.mode) || c.prm.flows)) {
-			fprintf(stderr, "rnic: option -q %u: several QPs run in the bandwidth modes "
-					"(write_bw, send_bw, read_bw, atomic_bw) without --flows; %s "
-					"runs one (allowed: 1)\n", c.prm.num_qps,
+			fprintf(stderr,
+				"rnic: option -q %u: several QPs run in the bandwidth modes "
+				"(write_bw, send_bw, read_bw, atomic_bw) without --flows; %s "
+				"runs one (allowed: 1)\n",
+				c.prm.num_qps,
 				c.prm.flows ? "--flows" : rnic_mode_name(c.prm.mode));
 			return 2;
 		}
 		if (c.prm.num_qps > RNIC_MAX_QPS) {
-			fprintf(stderr, "rnic: option -q %u: at most %d QPs (perftest's limit too)\n",
+			fprintf(stderr,
+				"rnic: option -q %u: at most %d QPs (perftest's limit too)\n",
 				c.prm.num_qps, RNIC_MAX_QPS);
 			return 2;
 		}
 	} else {
-		fprintf(stderr, "rnic: missing \"--\" between EAL arguments and rnic options "
-				"(rnic <EAL args> -- --ip A.B.C.D/N <mode> [server]; see -- --help)\n");
+		fprintf(stderr,
+			"rnic: missing \"--\" between EAL arguments and rnic options "
+			"(rnic <EAL args> -- --ip A.B.C.D/N <mode> [server]; see -- --help)\n");
 		return 2;
 	}
 	if (rte_eal_init(n, argv) < 0)
 		die("EAL initialisation failed: %s", rte_strerror(rte_errno));
 	if (rte_lcore_count() < c.prm.lcores)
-		die("--lcores %u needs %u EAL lcores, the EAL has %u (give e.g. -l 0-%u)", c.prm.lcores,
-		    c.prm.lcores, rte_lcore_count(), c.prm.lcores - 1);
+		die("--lcores %u needs %u EAL lcores, the EAL has %u (give e.g. -l 0-%u)",
+		    c.prm.lcores, c.prm.lcores, rte_lcore_count(), c.prm.lcores - 1);
 	dp_signals_install();
-	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* 1 us: idle sleeps end on time (pacing, ACKs) */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0,
+	      0); /* 1 us: idle sleeps end on time (pacing, ACKs) */
 	setup_port(&c);
 	if (rnic_tel_register(&c.port) < 0)
 		fprintf(stderr, "rnic: warning: telemetry commands not registered\n");
 	setup_objects(&c);
 
 	/* out-of-band: perftest's TCP exchange (kernel network stack), then the traffic */
-	c.run.bench = (struct rnic_bench){.port = &c.port, .prm = &c.prm, .cq = c.cq, .qp = c.qp[0],
-					  .mr = c.mr, .buf = c.buf, .buf_size = c.buf_size,
-					  .server = !c.prm.server[0], .nqps = c.prm.num_qps};
+	c.run.bench = (struct rnic_bench){.port = &c.port,
+					  .prm = &c.prm,
+					  .cq = c.cq,
+					  .qp = c.qp[0],
+					  .mr = c.mr,
+					  .buf = c.buf,
+					  .buf_size = c.buf_size,
+					  .server = !c.prm.server[0],
+					  .nqps = c.prm.num_qps};
 	for (unsigned int i = 0; i < c.prm.num_qps; i++) {
 		c.run.bench.q[i].qp = c.qp[i];
 		c.run.bench.q[i].mr = c.lmr[i % c.nl];
@@ -870,10 +925,15 @@ main(int argc, char **argv)
 		c.lc.n = c.nl;
 		c.lc.steer = &c.steer;
 		for (unsigned int l = 0; l < c.nl; l++)
-			c.lc.w[l].bench = (struct rnic_bench){
-				.port = c.lport[l], .prm = &c.prm, .cq = c.lcq[l], .mr = c.lmr[l],
-				.buf = c.buf, .buf_size = c.buf_size, .server = !c.prm.server[0],
-				.nqps = (c.prm.num_qps - l + c.nl - 1) / c.nl};
+			c.lc.w[l].bench =
+			    (struct rnic_bench){.port = c.lport[l],
+						.prm = &c.prm,
+						.cq = c.lcq[l],
+						.mr = c.lmr[l],
+						.buf = c.buf,
+						.buf_size = c.buf_size,
+						.server = !c.prm.server[0],
+						.nqps = (c.prm.num_qps - l + c.nl - 1) / c.nl};
 		c.run.lc = &c.lc;
 	}
 	if (c.prm.mode == RNIC_MODE_RC_PINGPONG) {
@@ -893,7 +953,8 @@ main(int argc, char **argv)
 	}
 	c.local_res = c.run.res;
 	if (c.prm.bidirectional && rnic_mode_is_bw(c.prm.mode)) {
-		/* perftest -b (print_full_bw_report): one row, this side's figures plus the peer's */
+		/* perftest -b (print_full_bw_report): one row, this side's figures plus the peer's
+		 */
 		double k = c.prm.report_gbits ? 1e9 / 8 / 1048576.0 : 1.0;
 
 		c.run.res.bw_peak_mbps += c.run.peer_report.bw_peak * k;
@@ -916,29 +977,37 @@ main(int argc, char **argv)
 		rnic_bench_print_footer(stdout);
 	}
 	if (c.prm.bidirectional && rnic_mode_is_bw(c.prm.mode))
-		fprintf(stderr, "rnic: -b: this side sent %" PRIu64 " messages (%.2f MB/s), the peer "
-			"reports %" PRIu64 " (%.2f MB/s)%s\n", c.local_res.iters, c.local_res.bw_avg_mbps,
+		fprintf(stderr,
+			"rnic: -b: this side sent %" PRIu64 " messages (%.2f MB/s), the peer "
+			"reports %" PRIu64 " (%.2f MB/s)%s\n",
+			c.local_res.iters, c.local_res.bw_avg_mbps,
 			(uint64_t)c.run.peer_report.iters,
 			c.run.peer_report.bw_avg * (c.prm.report_gbits ? 1e9 / 8 / 1048576.0 : 1.0),
 			c.prm.mode == RNIC_MODE_SEND_BW ? "" : "; the row adds both");
 	if (c.prm.bidirectional && c.prm.mode == RNIC_MODE_SEND_BW)
-		fprintf(stderr, "rnic: -b: this side received %" PRIu64 " messages; the row adds "
-			"both sides' sending\n", c.run.res_rx.iters);
+		fprintf(stderr,
+			"rnic: -b: this side received %" PRIu64 " messages; the row adds "
+			"both sides' sending\n",
+			c.run.res_rx.iters);
 	if (c.run.res.errors)
-		fprintf(stderr, "rnic: %" PRIu64 " completion error(s), first: %s\n", c.run.res.errors,
-			roce_wc_status_str(c.run.res.first_error));
+		fprintf(stderr, "rnic: %" PRIu64 " completion error(s), first: %s\n",
+			c.run.res.errors, roce_wc_status_str(c.run.res.first_error));
 	print_counters(&c, &st);
 	if (strcmp(c.run.caps.recovery, "vrp") == 0 && st.v[ROCE_STAT_RX_VRP_MSGS]) {
-		/* VRP goodput: the bytes delivered intact, zero-filled ones excluded (docs/vrp.md) */
+		/* VRP goodput: the bytes delivered intact, zero-filled ones excluded (docs/vrp.md)
+		 */
 		uint64_t total = st.v[ROCE_STAT_RX_REQ_BYTES] + st.v[ROCE_STAT_RX_VRP_ZERO_BYTES];
 		double lost = total ? (double)st.v[ROCE_STAT_RX_VRP_ZERO_BYTES] / (double)total : 0;
 
-		printf(" VRP received    : %" PRIu64 " WRITE messages, %" PRIu64 " packets lost (%" PRIu64
+		printf(" VRP received    : %" PRIu64 " WRITE messages, %" PRIu64
+		       " packets lost (%" PRIu64
 		       " bytes zero-filled, %.3f %% of the bytes), %" PRIu64 " NACKed\n",
 		       st.v[ROCE_STAT_RX_VRP_MSGS], st.v[ROCE_STAT_RX_VRP_TOLERATED],
-		       st.v[ROCE_STAT_RX_VRP_ZERO_BYTES], 100.0 * lost, st.v[ROCE_STAT_RX_VRP_NACKED]);
+		       st.v[ROCE_STAT_RX_VRP_ZERO_BYTES], 100.0 * lost,
+		       st.v[ROCE_STAT_RX_VRP_NACKED]);
 		if (c.run.bench.server && rnic_mode_is_bw(c.prm.mode))
-			printf(" VRP intact BW   : %.2f %s (the row's average less the zero-filled share)\n",
+			printf(" VRP intact BW   : %.2f %s (the row's average less the zero-filled "
+			       "share)\n",
 			       c.run.res.bw_avg_mbps * (1.0 - lost) *
 				   (c.prm.report_gbits ? 8.0 * 1048576.0 / 1e9 : 1.0),
 			       c.prm.report_gbits ? "Gb/sec" : "MB/sec");

@@ -42,56 +42,65 @@ struct rte_ring;
 #define RNIC_RX_EARLY (4 * RNIC_BURST) /**< frames the pre-TX RX check may set aside */
 
 /* X(name, help): port-level counters beside the engine's own (roce_stats.h). */
-#define RNIC_PORT_COUNTERS(X)                                                        \
-	X(polls, "data-path poll iterations")                                        \
-	X(poll_gap_max_ns, "longest time between two polls (ns): back-off sleeps, and the stalls a loaded host imposes") \
-	X(poll_busy_max_ns, "longest single poll (ns)")                                \
-	X(rx_frames, "frames received on the port")                                  \
-	X(rx_bursts, "RX bursts that returned frames (rx_frames / rx_bursts = mean burst)") \
-	X(rx_roce, "RoCEv2 frames handed to the engine")                             \
-	X(rx_arp_req, "ARP requests for our address answered")                       \
-	X(rx_arp_reply, "ARP replies learned")                                       \
-	X(rx_arp_other, "ARP frames not for us")                                     \
-	X(rx_icmp_echo, "ICMP echo requests answered")                               \
-	X(rx_icmp6_echo, "ICMPv6 echo requests answered (--ip6)")                     \
-	X(rx_pfc, "PFC / PAUSE frames received")                                     \
-	X(rx_not_for_us, "IPv4/IPv6 frames to another address or protocol")          \
-	X(rx_other, "frames of another EtherType")                                   \
-	X(rx_multiseg, "multi-segment frames dropped (MTU larger than the mbufs)")   \
-	X(tx_frames, "frames sent")                                                  \
-	X(tx_bursts, "TX flushes that sent frames (tx_frames / tx_bursts = mean burst)") \
-	X(tx_drop_nombuf, "frames dropped: mempool empty")                           \
-	X(tx_drop_full, "control frames (ARP, ND, ICMP, PFC) dropped: TX ring full (RoCE frames are held instead)") \
-	X(tx_ring_full, "flushes that left frames batched because the TX ring was full (sent later, never dropped)") \
-	X(tx_ring_held, "times the engine was told to hold a frame because the TX ring was full (back-pressure)") \
-	X(arp_requests_sent, "ARP requests sent to resolve peers")                    \
-	X(rx_nd_solicit, "IPv6 neighbour solicitations for our address answered")     \
-	X(rx_nd_advert, "IPv6 neighbour advertisements learned")                      \
-	X(rx_nd_other, "ICMPv6 frames not handled (other types, not for us, invalid)") \
-	X(nd_solicits_sent, "IPv6 neighbour solicitations sent to resolve peers")          \
-	X(pfc_rx_xoff, "PFC frames that paused or re-paused a lossless priority")      \
-	X(pfc_rx_xon, "PFC frames that resumed a lossless priority (time 0)")          \
-	X(pfc_rx_ignored, "PFC/PAUSE frames ignored (lossy priorities only, PAUSE, --pfc off)") \
-	X(pfc_rx_bad, "MAC control frames that are not valid PFC/PAUSE")              \
-	X(pfc_pauses, "pauses started (a priority went from running to paused)")       \
-	X(pfc_rx_early, "PFC frames found by the RX check before a TX burst")           \
-	X(pfc_fanout, "--lcores: PFC frames handed to the other lcores' transmit gates") \
-	X(tx_paused_ns, "time the rnic's own priority was paused by PFC (ns)")         \
-	X(tx_pfc_held, "times the engine was told to hold a frame (its priority paused)") \
-	X(tx_rx_behind_held, "lossless frames held because the pre-TX RX check had no room left") \
-	X(pfc_overshoot_bytes, "data bytes of a paused priority handed to the PMD after the XOFF was read (committed)") \
-	X(pfc_overshoot_frames, "data frames of a paused priority handed to the PMD after the XOFF was read") \
-	X(pfc_overshoot_max_bytes, "largest overshoot of a single pause (bytes)")      \
-	X(pfc_overshoot_max_frames, "largest overshoot of a single pause (frames)")    \
-	X(pfc_xoff_window_bytes, "data handed to the PMD between the RX check before an XOFF and the one that read it") \
-	X(pfc_xoff_window_max_frames, "largest such window of a single pause (frames)") \
-	X(pfc_sent_xoff, "--pfc-xoff: XOFF frames sent (the receive backlog reached --pfc-xoff)") \
-	X(pfc_sent_refresh, "--pfc-xoff: XOFF frames re-sent at half the pause time while still behind") \
-	X(pfc_sent_xon, "--pfc-xoff: XON frames sent (the backlog fell to --pfc-xon)")  \
-	X(rx_backlog_max, "--pfc-xoff: largest receive backlog seen (frames)")          \
-	X(rx_slow_sleeps, "--slow-rx-us: sleeps after an RX burst (test aid)")          \
-	X(rx_handoff, "--lcores: frames from this lcore's RX queue handed to another lcore's ring") \
-	X(rx_handoff_drop, "--lcores: frames dropped because the owner's ring was full") \
+#define RNIC_PORT_COUNTERS(X)                                                                      \
+	X(polls, "data-path poll iterations")                                                      \
+	X(poll_gap_max_ns, "longest time between two polls (ns): back-off sleeps, and the stalls " \
+			   "a loaded host imposes")                                                \
+	X(poll_busy_max_ns, "longest single poll (ns)")                                            \
+	X(rx_frames, "frames received on the port")                                                \
+	X(rx_bursts, "RX bursts that returned frames (rx_frames / rx_bursts = mean burst)")        \
+	X(rx_roce, "RoCEv2 frames handed to the engine")                                           \
+	X(rx_arp_req, "ARP requests for our address answered")                                     \
+	X(rx_arp_reply, "ARP replies learned")                                                     \
+	X(rx_arp_other, "ARP frames not for us")                                                   \
+	X(rx_icmp_echo, "ICMP echo requests answered")                                             \
+	X(rx_icmp6_echo, "ICMPv6 echo requests answered (--ip6)")                                  \
+	X(rx_pfc, "PFC / PAUSE frames received")                                                   \
+	X(rx_not_for_us, "IPv4/IPv6 frames to another address or protocol")                        \
+	X(rx_other, "frames of another EtherType")                                                 \
+	X(rx_multiseg, "multi-segment frames dropped (MTU larger than the mbufs)")                 \
+	X(tx_frames, "frames sent")                                                                \
+	X(tx_bursts, "TX flushes that sent frames (tx_frames / tx_bursts = mean burst)")           \
+	X(tx_drop_nombuf, "frames dropped: mempool empty")                                         \
+	X(tx_drop_full, "control frames (ARP, ND, ICMP, PFC) dropped: TX ring full (RoCE frames "  \
+			"are held instead)")                                                       \
+	X(tx_ring_full, "flushes that left frames batched because the TX ring was full (sent "     \
+			"later, never dropped)")                                                   \
+	X(tx_ring_held, "times the engine was told to hold a frame because the TX ring was full "  \
+			"(back-pressure)")                                                         \
+	X(arp_requests_sent, "ARP requests sent to resolve peers")                                 \
+	X(rx_nd_solicit, "IPv6 neighbour solicitations for our address answered")                  \
+	X(rx_nd_advert, "IPv6 neighbour advertisements learned")                                   \
+	X(rx_nd_other, "ICMPv6 frames not handled (other types, not for us, invalid)")             \
+	X(nd_solicits_sent, "IPv6 neighbour solicitations sent to resolve peers")                  \
+	X(pfc_rx_xoff, "PFC frames that paused or re-paused a lossless priority")                  \
+	X(pfc_rx_xon, "PFC frames that resumed a lossless priority (time 0)")                      \
+	X(pfc_rx_ignored, "PFC/PAUSE frames ignored (lossy priorities only, PAUSE, --pfc off)")    \
+	X(pfc_rx_bad, "MAC control frames that are not valid PFC/PAUSE")                           \
+	X(pfc_pauses, "pauses started (a priority went from running to paused)")                   \
+	X(pfc_rx_early, "PFC frames found by the RX check before a TX burst")                      \
+	X(pfc_fanout, "--lcores: PFC frames handed to the other lcores' transmit gates")           \
+	X(tx_paused_ns, "time the rnic's own priority was paused by PFC (ns)")                     \
+	X(tx_pfc_held, "times the engine was told to hold a frame (its priority paused)")          \
+	X(tx_rx_behind_held, "lossless frames held because the pre-TX RX check had no room left")  \
+	X(pfc_overshoot_bytes,                                                                     \
+	  "data bytes of a paused priority handed to the PMD after the XOFF was read (committed)") \
+	X(pfc_overshoot_frames,                                                                    \
+	  "data frames of a paused priority handed to the PMD after the XOFF was read")            \
+	X(pfc_overshoot_max_bytes, "largest overshoot of a single pause (bytes)")                  \
+	X(pfc_overshoot_max_frames, "largest overshoot of a single pause (frames)")                \
+	X(pfc_xoff_window_bytes,                                                                   \
+	  "data handed to the PMD between the RX check before an XOFF and the one that read it")   \
+	X(pfc_xoff_window_max_frames, "largest such window of a single pause (frames)")            \
+	X(pfc_sent_xoff, "--pfc-xoff: XOFF frames sent (the receive backlog reached --pfc-xoff)")  \
+	X(pfc_sent_refresh,                                                                        \
+	  "--pfc-xoff: XOFF frames re-sent at half the pause time while still behind")             \
+	X(pfc_sent_xon, "--pfc-xoff: XON frames sent (the backlog fell to --pfc-xon)")             \
+	X(rx_backlog_max, "--pfc-xoff: largest receive backlog seen (frames)")                     \
+	X(rx_slow_sleeps, "--slow-rx-us: sleeps after an RX burst (test aid)")                     \
+	X(rx_handoff,                                                                              \
+	  "--lcores: frames from this lcore's RX queue handed to another lcore's ring")            \
+	X(rx_handoff_drop, "--lcores: frames dropped because the owner's ring was full")           \
 	X(rx_from_ring, "--lcores: frames other lcores handed to this one")
 
 struct rnic_port_counters {
@@ -101,7 +110,8 @@ struct rnic_port_counters {
 };
 
 #define RNIC_MAX_LCORES 16
-#define RNIC_QPN_SPAN 0x1000u /**< QPNs per lcore's device: lcore l owns ROCE_FIRST_QPN + l * span .. */
+#define RNIC_QPN_SPAN                                                                              \
+	0x1000u /**< QPNs per lcore's device: lcore l owns ROCE_FIRST_QPN + l * span .. */
 
 /**
  * --lcores > 1: one rnic_port (RX/TX queue, roce_dev) per lcore over the same
@@ -110,9 +120,9 @@ struct rnic_port_counters {
  * read from another lcore's queue goes through the owner's ring.
  */
 struct rnic_steer {
-	unsigned int n;                          /**< lcores */
+	unsigned int n; /**< lcores */
 	struct rnic_port *port[RNIC_MAX_LCORES];
-	struct rte_ring *ring[RNIC_MAX_LCORES];  /**< frames for lcore l (MP enqueue, SC dequeue) */
+	struct rte_ring *ring[RNIC_MAX_LCORES]; /**< frames for lcore l (MP enqueue, SC dequeue) */
 	/**
 	 * false while only the main lcore runs (bring-up): then lcore 0's poll
 	 * also polls the other lcores' queues, rings and engines itself.
@@ -126,18 +136,18 @@ struct rnic_port {
 	void (*tick)(void *arg);
 	void *tick_arg;
 	struct rnic_steer *steer; /**< NULL with one lcore */
-	unsigned int lcore_idx;   /**< index in steer */
+	unsigned int lcore_idx;	  /**< index in steer */
 	uint16_t queue;
 	struct rte_mempool *pool;
 	struct roce_dev *dev;
 	uint8_t mac[6];
-	uint32_t ip;       /**< host order */
+	uint32_t ip; /**< host order */
 	uint8_t prefix;
-	uint32_t gw;       /**< next hop, 0 = none */
-	int vlan_tci;      /**< -1 untagged */
+	uint32_t gw;  /**< next hop, 0 = none */
+	int vlan_tci; /**< -1 untagged */
 	struct net_neigh neigh;
 	uint64_t last_arp_ns;
-	uint8_t ip6[16];   /**< --ip6 (GID index 1), valid if has_ip6 */
+	uint8_t ip6[16]; /**< --ip6 (GID index 1), valid if has_ip6 */
 	bool has_ip6;
 	uint8_t ip6_prefix; /**< on-link prefix of ip6 */
 	uint8_t gw6[16];    /**< --gw6, valid if has_gw6 */
@@ -152,16 +162,17 @@ struct rnic_port {
 	/* 802.1Qbb (docs/pfc.md): received PFC holds the engine's frames of a paused priority */
 	struct pfc_classifier pfc_cls; /**< priority of a RoCE frame (PCP with --vlan, else DSCP) */
 	struct pfc_tx pfc;
-	uint8_t own_prio;          /**< the priority of the rnic's RoCE traffic */
+	uint8_t own_prio; /**< the priority of the rnic's RoCE traffic */
 	/* --pfc-xoff: the rnic sends PFC when its own receive path falls behind (docs/pfc.md) */
 	struct pfc_gen pfc_gen;
 	bool pfc_send;
-	uint8_t pfc_send_mask;     /**< priorities the rnic's XOFF/XON name (--lossless) */
-	bool rxq_count;            /**< the PMD reports its RX queue's fill level */
-	uint32_t rx_run;           /**< frames read in back-to-back full RX bursts */
-	uint32_t rx_level_pub;     /**< --lcores: this lcore's backlog, read by lcore 0 */
-	uint32_t slow_rx_us;       /**< --slow-rx-us (test aid) */
-	struct rte_mbuf *rx_early[RNIC_RX_EARLY]; /**< frames taken by the RX check before a TX burst */
+	uint8_t pfc_send_mask; /**< priorities the rnic's XOFF/XON name (--lossless) */
+	bool rxq_count;	       /**< the PMD reports its RX queue's fill level */
+	uint32_t rx_run;       /**< frames read in back-to-back full RX bursts */
+	uint32_t rx_level_pub; /**< --lcores: this lcore's backlog, read by lcore 0 */
+	uint32_t slow_rx_us;   /**< --slow-rx-us (test aid) */
+	struct rte_mbuf
+	    *rx_early[RNIC_RX_EARLY]; /**< frames taken by the RX check before a TX burst */
 	unsigned int nrx_early;
 	uint64_t last_poll_end_ns; /**< for poll_gap_max_ns */
 	struct rnic_port_counters cnt;

@@ -80,7 +80,8 @@ dp_port_start(const struct dp_port_cfg *cfg, struct dp_port_info *info, char *er
 
 	memset(info, 0, sizeof(*info));
 	if (!rte_eth_dev_is_valid_port(cfg->port_id)) {
-		ERR("port %u does not exist (%u ports found; give them with --vdev or a PCI address)",
+		ERR("port %u does not exist (%u ports found; give them with --vdev or a PCI "
+		    "address)",
 		    cfg->port_id, rte_eth_dev_count_avail());
 		return -ENODEV;
 	}
@@ -102,8 +103,8 @@ dp_port_start(const struct dp_port_cfg *cfg, struct dp_port_info *info, char *er
 	memset(&conf, 0, sizeof(conf));
 	if (nq > 1 && di.flow_type_rss_offloads) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = di.flow_type_rss_offloads &
-						   (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP);
+		conf.rx_adv_conf.rss_conf.rss_hf =
+		    di.flow_type_rss_offloads & (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP);
 	}
 	rc = rte_eth_dev_configure(cfg->port_id, nq, nq, &conf);
 	if (rc < 0) {
@@ -143,23 +144,26 @@ dp_port_start(const struct dp_port_cfg *cfg, struct dp_port_info *info, char *er
 			if (rc == -ENOTSUP && strcmp(di.driver_name, "net_memif") == 0)
 				rc = 0;
 			if (rc < 0) {
-				ERR("port %u (%s): MTU %u is needed but the port has %u and refused to "
-				    "raise it (%s); raise the interface MTU (e.g. ip link set IF mtu %u)",
-				    cfg->port_id, info->name, cfg->mtu, cur, strerror(-rc), cfg->mtu);
+				ERR("port %u (%s): MTU %u is needed but the port has %u and "
+				    "refused to "
+				    "raise it (%s); raise the interface MTU (e.g. ip link set IF "
+				    "mtu %u)",
+				    cfg->port_id, info->name, cfg->mtu, cur, strerror(-rc),
+				    cfg->mtu);
 				return -EMSGSIZE;
 			}
 		}
 	}
 	for (q = 0; q < nq; q++) {
-		rc = rte_eth_rx_queue_setup(cfg->port_id, q, nrx, rte_eth_dev_socket_id(cfg->port_id),
-					    NULL, cfg->pool);
+		rc = rte_eth_rx_queue_setup(cfg->port_id, q, nrx,
+					    rte_eth_dev_socket_id(cfg->port_id), NULL, cfg->pool);
 		if (rc < 0) {
 			ERR("port %u (%s): RX queue %u setup failed: %s", cfg->port_id, info->name,
 			    q, strerror(-rc));
 			return rc;
 		}
-		rc = rte_eth_tx_queue_setup(cfg->port_id, q, ntx, rte_eth_dev_socket_id(cfg->port_id),
-					    NULL);
+		rc = rte_eth_tx_queue_setup(cfg->port_id, q, ntx,
+					    rte_eth_dev_socket_id(cfg->port_id), NULL);
 		if (rc < 0) {
 			ERR("port %u (%s): TX queue %u setup failed: %s", cfg->port_id, info->name,
 			    q, strerror(-rc));
@@ -232,8 +236,8 @@ dp_mem_advice(uint64_t need_bytes, char *buf, size_t len)
 	memset(&st, 0, sizeof(st));
 	rte_malloc_get_socket_stats((int)rte_socket_id(), &st);
 	/* what the heap has, what is missing, 32 MB of headroom, rounded up to 64 MB */
-	m = st.heap_totalsz_bytes + (need_bytes > st.heap_freesz_bytes ?
-				     need_bytes - st.heap_freesz_bytes : 0);
+	m = st.heap_totalsz_bytes +
+	    (need_bytes > st.heap_freesz_bytes ? need_bytes - st.heap_freesz_bytes : 0);
 	m = (mb_up(m) + 32 + 63) / 64 * 64;
 	if (!rte_eal_has_hugepages()) {
 		snprintf(buf, len,
@@ -244,8 +248,10 @@ dp_mem_advice(uint64_t need_bytes, char *buf, size_t len)
 	}
 	host_hugepages(&pages, &page_bytes);
 	if (page_bytes == 0) {
-		snprintf(buf, len, "EAL runs on hugepages: reserve more (scripts/hugepages.sh), "
-			 "or run with --no-huge -m %" PRIu64, m);
+		snprintf(buf, len,
+			 "EAL runs on hugepages: reserve more (scripts/hugepages.sh), "
+			 "or run with --no-huge -m %" PRIu64,
+			 m);
 		return;
 	}
 	snprintf(buf, len,
@@ -263,8 +269,8 @@ dp_pool_create(const char *name, uint32_t n, uint16_t data_room, char *err, size
 	struct rte_mempool *mp;
 	uint32_t cache = n >= 4096 ? 256 : 32;
 
-	mp = rte_pktmbuf_pool_create(name, n, cache, 0, (uint16_t)(data_room + RTE_PKTMBUF_HEADROOM),
-				     (int)rte_socket_id());
+	mp = rte_pktmbuf_pool_create(
+	    name, n, cache, 0, (uint16_t)(data_room + RTE_PKTMBUF_HEADROOM), (int)rte_socket_id());
 	if (!mp) {
 		uint64_t need = (uint64_t)n * dp_mbuf_footprint(data_room);
 		int e = rte_errno;
@@ -272,8 +278,8 @@ dp_pool_create(const char *name, uint32_t n, uint16_t data_room, char *err, size
 
 		dp_mem_advice(need, adv, sizeof(adv));
 		ERR("cannot allocate mempool \"%s\": %u mbufs of %u bytes need %" PRIu64
-		    " MB of EAL memory (%s); %s", name, n, data_room, mb_up(need), rte_strerror(e),
-		    adv);
+		    " MB of EAL memory (%s); %s",
+		    name, n, data_room, mb_up(need), rte_strerror(e), adv);
 	}
 	return mp;
 }

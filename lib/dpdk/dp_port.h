@@ -17,11 +17,11 @@
 /** Port configuration; zeroed fields take the defaults shown. */
 struct dp_port_cfg {
 	uint16_t port_id;
-	uint16_t nb_queues;   /**< RX = TX queues, one per lcore (1) */
-	uint16_t nb_rxd;      /**< RX descriptors (1024) */
-	uint16_t nb_txd;      /**< TX descriptors (1024) */
-	uint32_t mtu;         /**< L3 MTU to request (0: leave the PMD's default) */
-	bool promisc;         /**< promiscuous mode (a bump-in-the-wire needs it) */
+	uint16_t nb_queues;	  /**< RX = TX queues, one per lcore (1) */
+	uint16_t nb_rxd;	  /**< RX descriptors (1024) */
+	uint16_t nb_txd;	  /**< TX descriptors (1024) */
+	uint32_t mtu;		  /**< L3 MTU to request (0: leave the PMD's default) */
+	bool promisc;		  /**< promiscuous mode (a bump-in-the-wire needs it) */
 	struct rte_mempool *pool; /**< RX mempool (required) */
 };
 
@@ -78,7 +78,7 @@ struct dp_backoff {
 	uint32_t min_us;
 	uint32_t max_us;
 	bool busy_poll;
-	uint64_t sleeps; /**< counter: how often the loop slept */
+	uint64_t sleeps;   /**< counter: how often the loop slept */
 	uint32_t slept_us; /**< the sleep the last step asked for (0: it did not sleep) */
 };
 

@@ -73,12 +73,13 @@ struct roce_cc_ops {
 
 /** A CC's current state (roce_qp_cc_info). Fields an algorithm lacks are 0. */
 struct roce_cc_info {
-	double rate_bps;    /**< pacing rate (0: not rate based or line rate) */
-	uint32_t window;    /**< window in packets (0: not window based) */
-	double alpha;       /**< DCQCN/DCTCP alpha */
-	uint64_t rtt_ns;    /**< last RTT sample (TIMELY) */
-	double target_bps;  /**< DCQCN target rate */
-	uint32_t loss_window; /**< the RC in-flight limit now: QP window and loss window (roce_lwin.h) */
+	double rate_bps;   /**< pacing rate (0: not rate based or line rate) */
+	uint32_t window;   /**< window in packets (0: not window based) */
+	double alpha;	   /**< DCQCN/DCTCP alpha */
+	uint64_t rtt_ns;   /**< last RTT sample (TIMELY) */
+	double target_bps; /**< DCQCN target rate */
+	uint32_t
+	    loss_window; /**< the RC in-flight limit now: QP window and loss window (roce_lwin.h) */
 };
 
 /** Count a rate/window decrease (or increase) of the QP's CC (roce_stats). */

@@ -99,7 +99,7 @@ roce_comp_flush(struct roce_qp *qp)
 	while (qp->sq.cons != qp->sq.prod) {
 		struct roce_send_wqe *wqe = &qp->sq.wqe[qp->sq.cons & (qp->sq.size - 1)];
 		enum ibv_wc_status st =
-			wqe->err ? (enum ibv_wc_status)wqe->err : IBV_WC_WR_FLUSH_ERR;
+		    wqe->err ? (enum ibv_wc_status)wqe->err : IBV_WC_WR_FLUSH_ERR;
 
 		if (st == IBV_WC_WR_FLUSH_ERR)
 			roce_qp_stat(qp, ROCE_STAT_FLUSHED_WQES, 1);
@@ -147,31 +147,28 @@ comp_ack_until(struct roce_qp *qp, uint32_t upto)
 /* ------------------------------------------------------------------------- */
 
 enum comp_state {
-	COMP_CHECK_PSN,    /* response PSN within [una, nxt) */
-	COMP_CLASSIFY,     /* opcode and AETH syndrome */
-	COMP_ACK,          /* cumulative ACK of everything up to its PSN */
-	COMP_READ,         /* READ response for una: place the data */
-	COMP_ATOMIC,       /* ATOMIC ACKNOWLEDGE for una: return the original value */
-	COMP_NAK_SEQ,      /* NAK PSN sequence error: resend from its PSN */
-	COMP_NAK_RNR,      /* RNR NAK: wait the RNR timer, then resend */
-	COMP_NAK_FATAL,    /* invalid request / remote access / remote operational error */
-	COMP_PROGRESS,     /* una advanced: reset retry budgets, rearm, tell recovery and CC */
-	COMP_RETRY,        /* report a loss to the recovery and charge retry_cnt */
-	COMP_RNR_WAIT,     /* charge rnr_retry and start the RNR timer */
-	COMP_ERROR,        /* complete the oldest WQE in error, QP to ERR */
-	COMP_NOTICE,       /* RACK / SACK: cumulative ACK, then the PSN received to the recovery */
+	COMP_CHECK_PSN, /* response PSN within [una, nxt) */
+	COMP_CLASSIFY,	/* opcode and AETH syndrome */
+	COMP_ACK,	/* cumulative ACK of everything up to its PSN */
+	COMP_READ,	/* READ response for una: place the data */
+	COMP_ATOMIC,	/* ATOMIC ACKNOWLEDGE for una: return the original value */
+	COMP_NAK_SEQ,	/* NAK PSN sequence error: resend from its PSN */
+	COMP_NAK_RNR,	/* RNR NAK: wait the RNR timer, then resend */
+	COMP_NAK_FATAL, /* invalid request / remote access / remote operational error */
+	COMP_PROGRESS,	/* una advanced: reset retry budgets, rearm, tell recovery and CC */
+	COMP_RETRY,	/* report a loss to the recovery and charge retry_cnt */
+	COMP_RNR_WAIT,	/* charge rnr_retry and start the RNR timer */
+	COMP_ERROR,	/* complete the oldest WQE in error, QP to ERR */
+	COMP_NOTICE,	/* RACK / SACK: cumulative ACK, then the PSN received to the recovery */
 	COMP_DONE,
 };
 
 static const char *const comp_state_names[] = {
-	[COMP_CHECK_PSN] = "CHECK_PSN", [COMP_CLASSIFY] = "CLASSIFY",
-	[COMP_ACK] = "ACK",             [COMP_READ] = "READ",
-	[COMP_ATOMIC] = "ATOMIC",       [COMP_NAK_SEQ] = "NAK_SEQ",
-	[COMP_NAK_RNR] = "NAK_RNR",     [COMP_NAK_FATAL] = "NAK_FATAL",
-	[COMP_PROGRESS] = "PROGRESS",   [COMP_RETRY] = "RETRY",
-	[COMP_RNR_WAIT] = "RNR_WAIT",   [COMP_ERROR] = "ERROR",
-	[COMP_NOTICE] = "NOTICE",
-	[COMP_DONE] = "DONE",
+    [COMP_CHECK_PSN] = "CHECK_PSN", [COMP_CLASSIFY] = "CLASSIFY",   [COMP_ACK] = "ACK",
+    [COMP_READ] = "READ",	    [COMP_ATOMIC] = "ATOMIC",	    [COMP_NAK_SEQ] = "NAK_SEQ",
+    [COMP_NAK_RNR] = "NAK_RNR",	    [COMP_NAK_FATAL] = "NAK_FATAL", [COMP_PROGRESS] = "PROGRESS",
+    [COMP_RETRY] = "RETRY",	    [COMP_RNR_WAIT] = "RNR_WAIT",   [COMP_ERROR] = "ERROR",
+    [COMP_NOTICE] = "NOTICE",	    [COMP_DONE] = "DONE",
 };
 
 static const char *
@@ -185,13 +182,13 @@ struct comp_ctx {
 	const struct roce_rx *rx; /* NULL for timer-driven runs */
 	uint32_t psn;
 	uint32_t old_una;
-	bool loss;                /* a loss to report after PROGRESS */
+	bool loss; /* a loss to report after PROGRESS */
 	enum roce_loss_kind loss_kind;
-	bool rnr;                 /* an RNR wait to start after PROGRESS */
+	bool rnr;		    /* an RNR wait to start after PROGRESS */
 	enum roce_rx_notice notice; /* a RACK/SACK to hand the recovery after PROGRESS */
-	uint32_t notice_epsn;     /* the PSN its receiver expects */
-	enum ibv_wc_status status; /* for COMP_ERROR */
-	bool sample;              /* an ACK / READ response / ATOMIC ACK: may give an RTT sample */
+	uint32_t notice_epsn;	    /* the PSN its receiver expects */
+	enum ibv_wc_status status;  /* for COMP_ERROR */
+	bool sample; /* an ACK / READ response / ATOMIC ACK: may give an RTT sample */
 };
 
 static enum comp_state
@@ -225,10 +222,10 @@ comp_classify_nak(struct comp_ctx *c, uint8_t code)
 		enum roce_stat stat;
 		enum ibv_wc_status status;
 	} fatal[] = {
-		[ROCE_NAK_INVALID_REQ] = {ROCE_STAT_RX_NAK_INV_REQ, IBV_WC_REM_INV_REQ_ERR},
-		[ROCE_NAK_REMOTE_ACCESS] = {ROCE_STAT_RX_NAK_ACCESS, IBV_WC_REM_ACCESS_ERR},
-		[ROCE_NAK_REMOTE_OP] = {ROCE_STAT_RX_NAK_REM_OP, IBV_WC_REM_OP_ERR},
-		[ROCE_NAK_INVALID_RD_REQ] = {ROCE_STAT_RX_NAK_INV_REQ, IBV_WC_REM_INV_RD_REQ_ERR},
+	    [ROCE_NAK_INVALID_REQ] = {ROCE_STAT_RX_NAK_INV_REQ, IBV_WC_REM_INV_REQ_ERR},
+	    [ROCE_NAK_REMOTE_ACCESS] = {ROCE_STAT_RX_NAK_ACCESS, IBV_WC_REM_ACCESS_ERR},
+	    [ROCE_NAK_REMOTE_OP] = {ROCE_STAT_RX_NAK_REM_OP, IBV_WC_REM_OP_ERR},
+	    [ROCE_NAK_INVALID_RD_REQ] = {ROCE_STAT_RX_NAK_INV_REQ, IBV_WC_REM_INV_RD_REQ_ERR},
 	};
 
 	if (code == ROCE_NAK_PSN_SEQ_ERR) {
@@ -244,10 +241,11 @@ comp_classify_nak(struct comp_ctx *c, uint8_t code)
 	}
 	/* one line naming the rule the peer says we broke (interop tests quote it) */
 	qp_log(c->qp, ROCE_LOG_ERR, "peer sent NAK: %s (code %u) at PSN 0x%06x",
-	       code == ROCE_NAK_INVALID_REQ	 ? "invalid request" :
-	       code == ROCE_NAK_REMOTE_ACCESS	 ? "remote access error" :
-	       code == ROCE_NAK_REMOTE_OP	 ? "remote operational error" :
-	       code == ROCE_NAK_INVALID_RD_REQ ? "invalid RD request" : "reserved code",
+	       code == ROCE_NAK_INVALID_REQ	 ? "invalid request"
+	       : code == ROCE_NAK_REMOTE_ACCESS	 ? "remote access error"
+	       : code == ROCE_NAK_REMOTE_OP	 ? "remote operational error"
+	       : code == ROCE_NAK_INVALID_RD_REQ ? "invalid RD request"
+						 : "reserved code",
 	       code, c->psn);
 	return COMP_NAK_FATAL;
 }
@@ -329,7 +327,8 @@ comp_read_ooo(struct comp_ctx *c)
 
 	if (!wqe || wqe->opcode != IBV_WR_RDMA_READ ||
 	    !roce_psn_in_window(c->psn, qp->comp.una,
-				(uint32_t)roce_psn_diff(roce_wqe_last_psn(wqe), qp->comp.una) + 1) ||
+				(uint32_t)roce_psn_diff(roce_wqe_last_psn(wqe), qp->comp.una) +
+				    1) ||
 	    roce_psn_diff(c->psn, qp->comp.una) >= (int32_t)ROCE_PSN_BITMAP_BITS ||
 	    roce_psn_bitmap_test(qp->rd_ooo, c->psn))
 		return;
@@ -359,7 +358,8 @@ comp_read_advance(struct roce_qp *qp, const struct roce_send_wqe *wqe)
 	n = roce_psn_bitmap_find(qp->rd_ooo, qp->comp.una, left, false);
 	qp->comp.una = roce_psn_add(qp->comp.una, n);
 	roce_psn_bitmap_advance(qp->rd_ooo, qp->comp.una);
-	return n < left && roce_psn_bitmap_find(qp->rd_ooo, qp->comp.una, left - n, true) < left - n;
+	return n < left &&
+	       roce_psn_bitmap_find(qp->rd_ooo, qp->comp.una, left - n, true) < left - n;
 }
 
 static enum comp_state
@@ -445,10 +445,10 @@ comp_notice(struct comp_ctx *c)
 	uint32_t upto = roce_psn_add(c->psn, 1);
 
 	roce_qp_stat(qp,
-		     op == ROCE_XOP_RACK       ? ROCE_STAT_RX_RACKS
-		     : op == ROCE_XOP_SACK     ? ROCE_STAT_RX_SACKS
+		     op == ROCE_XOP_RACK      ? ROCE_STAT_RX_RACKS
+		     : op == ROCE_XOP_SACK    ? ROCE_STAT_RX_SACKS
 		     : op == ROCE_XOP_VRP_ACK ? ROCE_STAT_RX_VRP_ACKS
-					       : ROCE_STAT_RX_VRP_NACKS,
+					      : ROCE_STAT_RX_VRP_NACKS,
 		     1);
 	if (!qp->rec->tx_notice)
 		return comp_bad_response(c, "RACK/SACK for a QP without selective recovery");
@@ -516,8 +516,8 @@ comp_progress(struct comp_ctx *c)
 		} else if (run > (uint32_t)roce_psn_diff(got, qp->comp.una)) {
 			run = (uint32_t)roce_psn_diff(got, qp->comp.una);
 		}
-		uint32_t epsn = roce_psn_cmp(c->notice_epsn, qp->comp.una) > 0 ? c->notice_epsn
-										: qp->comp.una;
+		uint32_t epsn =
+		    roce_psn_cmp(c->notice_epsn, qp->comp.una) > 0 ? c->notice_epsn : qp->comp.una;
 
 		qp->rec->tx_notice(qp, qp->rec_priv, c->notice, qp->comp.una, epsn, got, run,
 				   qp->req.psn);
@@ -657,8 +657,8 @@ comp_run(struct comp_ctx *c, enum comp_state s)
 			break;
 		}
 		if (roce_tracing(c->qp))
-			roce_trace(c->qp, "completer", c->rx ? c->psn : c->old_una, comp_state_name(from),
-				   comp_state_name(s));
+			roce_trace(c->qp, "completer", c->rx ? c->psn : c->old_una,
+				   comp_state_name(from), comp_state_name(s));
 	}
 }
 
@@ -680,7 +680,8 @@ roce_comp_rx(struct roce_qp *qp, const struct roce_rx *rx)
 		roce_qp_stat(qp, ROCE_STAT_RX_BECN_ACKS, 1);
 		roce_lwin_on_ecn(&qp->lwin);
 		if (qp->cc->on_becn)
-			qp->cc->on_becn(qp, qp->cc_priv, qp->dev->now, acked > 0 ? (uint32_t)acked : 0);
+			qp->cc->on_becn(qp, qp->cc_priv, qp->dev->now,
+					acked > 0 ? (uint32_t)acked : 0);
 		else
 			qp->cc->on_cnp(qp, qp->cc_priv, qp->dev->now);
 	}

@@ -85,12 +85,12 @@ mtu_valid(uint32_t mtu)
 	return mtu >= ROCE_MIN_MTU && mtu <= ROCE_MAX_MTU && (mtu & (mtu - 1)) == 0;
 }
 
-#define CFG_CHECK(dev, cond, ...)                                                            \
-	do {                                                                                 \
-		if (!(cond)) {                                                               \
-			roce_log((dev), ROCE_LOG_ERR, "roce_dev_cfg: " __VA_ARGS__);          \
-			return -EINVAL;                                                      \
-		}                                                                            \
+#define CFG_CHECK(dev, cond, ...)                                                                  \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			roce_log((dev), ROCE_LOG_ERR, "roce_dev_cfg: " __VA_ARGS__);               \
+			return -EINVAL;                                                            \
+		}                                                                                  \
 	} while (0)
 
 /* Validate everything before anything is allocated from it. */
@@ -108,7 +108,8 @@ dev_cfg_check(struct roce_dev *dev, const struct roce_dev_cfg *c)
 	CFG_CHECK(dev, c->max_qp >= 1 && c->max_qp <= ROCE_MAX_QP, "max_qp %u not in 1..%u",
 		  c->max_qp, ROCE_MAX_QP);
 	CFG_CHECK(dev, c->first_qpn >= 2 && c->first_qpn + c->max_qp - 1 < 0xffffffu,
-		  "first_qpn %u: QPNs first_qpn..first_qpn+max_qp-1 must lie in 2..0xfffffe", c->first_qpn);
+		  "first_qpn %u: QPNs first_qpn..first_qpn+max_qp-1 must lie in 2..0xfffffe",
+		  c->first_qpn);
 	CFG_CHECK(dev, c->max_mr >= 1 && c->max_mr <= ROCE_MAX_MR, "max_mr %u not in 1..%u",
 		  c->max_mr, ROCE_MAX_MR);
 	CFG_CHECK(dev, c->max_cq >= 1 && c->max_pd >= 1 && c->max_ah >= 1,
@@ -124,8 +125,9 @@ dev_cfg_check(struct roce_dev *dev, const struct roce_dev_cfg *c)
 	CFG_CHECK(dev, roce_cc_find(c->cc) != NULL, "unknown cc \"%.16s\"", c->cc);
 	CFG_CHECK(dev, c->rto_mode == ROCE_RTO_ADAPTIVE || c->rto_mode == ROCE_RTO_FIXED,
 		  "rto_mode %u is not adaptive (0) or fixed (1)", c->rto_mode);
-	CFG_CHECK(dev, c->rto_min_ns >= ROCE_RTO_MIN_LIMIT_NS && c->rto_max_ns <= ROCE_RTO_MAX_LIMIT_NS &&
-			       c->rto_min_ns <= c->rto_max_ns,
+	CFG_CHECK(dev,
+		  c->rto_min_ns >= ROCE_RTO_MIN_LIMIT_NS &&
+		      c->rto_max_ns <= ROCE_RTO_MAX_LIMIT_NS && c->rto_min_ns <= c->rto_max_ns,
 		  "rto_min_ns %llu / rto_max_ns %llu: need %llu <= min <= max <= %llu",
 		  (unsigned long long)c->rto_min_ns, (unsigned long long)c->rto_max_ns,
 		  ROCE_RTO_MIN_LIMIT_NS, ROCE_RTO_MAX_LIMIT_NS);

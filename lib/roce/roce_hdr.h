@@ -30,7 +30,7 @@
 /* Vendor extension headers of the manufacturer-specific opcodes (docs/wire.md registry) */
 #define ROCE_SPETH_LEN 8 /**< SEND placement: receive-WQE sequence number | byte offset */
 #define ROCE_NTETH_LEN 4 /**< RACK/SACK notice: run (8 bit) | PSN the receiver got (24 bit) */
-#define ROCE_FRH_LEN 28 /**< FEC Repair Header (lib/fec, docs/wire.md): LoWAR's RH fields */
+#define ROCE_FRH_LEN 28	 /**< FEC Repair Header (lib/fec, docs/wire.md): LoWAR's RH fields */
 
 /** BTH (IBTA 9.2): opcode | SE M Pad(2) TVer(4) | P_Key | F B resv6 | DestQP | A resv7 | PSN */
 struct roce_bth {
@@ -129,13 +129,13 @@ struct roce_hdrs {
 	struct roce_reth reth;
 	struct roce_aeth aeth;
 	struct roce_deth deth;
-	uint32_t imm;       /**< ImmDt, as the 32-bit big-endian value read in host order */
+	uint32_t imm;	    /**< ImmDt, as the 32-bit big-endian value read in host order */
 	uint32_t ieth_rkey; /**< IETH: R_Key to invalidate */
 	struct roce_atomiceth atomic;
-	uint64_t atomic_orig; /**< AtomicAckETH: original remote data */
+	uint64_t atomic_orig;	 /**< AtomicAckETH: original remote data */
 	struct roce_speth speth; /**< SPETH (extension opcodes) */
-	uint32_t nt_psn;      /**< NTETH: the PSN a RACK/SACK reports received (24 bit) */
-	uint8_t nt_run;       /**< NTETH: how many PSNs right before nt_psn the receiver has too */
+	uint32_t nt_psn;	 /**< NTETH: the PSN a RACK/SACK reports received (24 bit) */
+	uint8_t nt_run; /**< NTETH: how many PSNs right before nt_psn the receiver has too */
 };
 
 #endif /* ROCE_HDR_H */

@@ -16,7 +16,8 @@
 #define ROCE_INT_H
 
 #ifdef ROCE_RECOVERY_PLUGIN
-#error "a recovery plug-in compiles against the public headers only (roce_recovery.h, roce_psn.h, roce_rtt.h)"
+#error                                                                                             \
+    "a recovery plug-in compiles against the public headers only (roce_recovery.h, roce_psn.h, roce_rtt.h)"
 #endif
 
 #include <stdbool.h>
@@ -70,7 +71,7 @@ roce_list_del(struct roce_list *n)
 	n->prev = n->next = n;
 }
 
-#define roce_container_of(ptr, type, member)                                                 \
+#define roce_container_of(ptr, type, member)                                                       \
 	((type *)(void *)((char *)(ptr) - __builtin_offsetof(type, member)))
 
 /* ------------------------------------------------------------------------- */
@@ -110,30 +111,30 @@ struct roce_cq {
 enum roce_wqe_state {
 	ROCE_WQE_POSTED = 0, /**< no PSN assigned yet */
 	ROCE_WQE_STARTED,    /**< first_psn assigned, some packets sent */
-	ROCE_WQE_SENT,       /**< every packet sent at least once */
+	ROCE_WQE_SENT,	     /**< every packet sent at least once */
 };
 
 struct roce_send_wqe {
 	uint64_t wr_id;
-	uint8_t opcode;      /**< enum ibv_wr_opcode */
-	uint8_t state;       /**< enum roce_wqe_state */
+	uint8_t opcode; /**< enum ibv_wr_opcode */
+	uint8_t state;	/**< enum roce_wqe_state */
 	bool is_inline;
-	unsigned int flags;  /**< enum ibv_send_flags */
-	uint32_t imm;        /**< immediate data as the wire carries it, read host order */
-	uint32_t length;     /**< message bytes */
+	unsigned int flags; /**< enum ibv_send_flags */
+	uint32_t imm;	    /**< immediate data as the wire carries it, read host order */
+	uint32_t length;    /**< message bytes */
 	uint32_t num_sge;
 	struct ibv_sge *sge; /**< this slot's SGEs (or NULL when inline) */
-	uint8_t *inl;        /**< this slot's inline buffer */
+	uint8_t *inl;	     /**< this slot's inline buffer */
 	uint64_t remote_addr;
 	uint32_t rkey;
 	uint64_t compare_add, swap;
-	struct roce_ah *ah;  /**< UD */
+	struct roce_ah *ah;	   /**< UD */
 	uint32_t remote_qpn, qkey; /**< UD */
-	uint8_t err;         /**< enum ibv_wc_status to report instead of a flush error */
-	uint32_t first_psn;  /**< valid from STARTED */
-	uint32_t npkts;      /**< PSNs the message uses (READ: response packets) */
-	uint32_t sent;       /**< packets transmitted at least once */
-	uint32_t rwqe_seq;   /**< SEND / WRITE with immediate: receive WQE it consumes (SPETH) */
+	uint8_t err;		   /**< enum ibv_wc_status to report instead of a flush error */
+	uint32_t first_psn;	   /**< valid from STARTED */
+	uint32_t npkts;		   /**< PSNs the message uses (READ: response packets) */
+	uint32_t sent;		   /**< packets transmitted at least once */
+	uint32_t rwqe_seq; /**< SEND / WRITE with immediate: receive WQE it consumes (SPETH) */
 };
 
 struct roce_recv_wqe {
@@ -146,11 +147,11 @@ struct roce_recv_wqe {
 struct roce_sq {
 	struct roce_send_wqe *wqe;
 	struct ibv_sge *sge; /**< size * max_sge */
-	uint8_t *inl;        /**< size * max_inline */
-	uint32_t size;       /**< power of two */
+	uint8_t *inl;	     /**< size * max_inline */
+	uint32_t size;	     /**< power of two */
 	uint32_t max_wr, max_sge, max_inline;
-	uint32_t prod;       /**< next slot to post */
-	uint32_t cons;       /**< oldest WQE not completed */
+	uint32_t prod; /**< next slot to post */
+	uint32_t cons; /**< oldest WQE not completed */
 };
 
 struct roce_rq {
@@ -162,24 +163,24 @@ struct roce_rq {
 
 /** Requester (roce_req.c) state. */
 struct roce_req_state {
-	uint32_t psn;         /**< next new PSN (snd_nxt) */
-	uint32_t next;        /**< SQ index of the first WQE not fully sent */
-	uint32_t rd_atomic;   /**< READ/atomic WQEs started and not completed */
-	uint32_t ackreq_cnt;  /**< packets since the last AckReq bit */
-	uint32_t hint;        /**< SQ index cache for PSN -> WQE lookups */
-	uint64_t wake_at;     /**< CC pacing deadline (0: none) */
-	uint64_t pace_at;     /**< IBV_QP_RATE_LIMIT: earliest time of the next packet (ns) */
-	uint64_t rto_at;      /**< retransmit deadline (0: disarmed) */
-	bool rto_defer;       /**< adaptive RTO: una advanced since the last poll, check next poll */
-	uint64_t rnr_at;      /**< RNR wait deadline (0: not waiting) */
-	bool blocked;         /**< the last run stopped on window/CC/rd_atomic/fence/SQD */
-	int stall;            /**< counter of the current stall (-1: none), counted once */
-	uint32_t rwqe_seq;    /**< messages started that consume a receive WQE (SPETH) */
+	uint32_t psn;	     /**< next new PSN (snd_nxt) */
+	uint32_t next;	     /**< SQ index of the first WQE not fully sent */
+	uint32_t rd_atomic;  /**< READ/atomic WQEs started and not completed */
+	uint32_t ackreq_cnt; /**< packets since the last AckReq bit */
+	uint32_t hint;	     /**< SQ index cache for PSN -> WQE lookups */
+	uint64_t wake_at;    /**< CC pacing deadline (0: none) */
+	uint64_t pace_at;    /**< IBV_QP_RATE_LIMIT: earliest time of the next packet (ns) */
+	uint64_t rto_at;     /**< retransmit deadline (0: disarmed) */
+	bool rto_defer;	     /**< adaptive RTO: una advanced since the last poll, check next poll */
+	uint64_t rnr_at;     /**< RNR wait deadline (0: not waiting) */
+	bool blocked;	     /**< the last run stopped on window/CC/rd_atomic/fence/SQD */
+	int stall;	     /**< counter of the current stall (-1: none), counted once */
+	uint32_t rwqe_seq;   /**< messages started that consume a receive WQE (SPETH) */
 };
 
 /** Completer (roce_comp.c) state. */
 struct roce_comp_state {
-	uint32_t una;       /**< oldest unacknowledged PSN (snd_una) */
+	uint32_t una;	    /**< oldest unacknowledged PSN (snd_una) */
 	uint8_t retry_left; /**< retries left before IBV_WC_RETRY_EXC_ERR */
 	uint8_t rnr_left;   /**< RNR retries left (ignored when rnr_retry == 7) */
 };
@@ -192,19 +193,19 @@ enum roce_res_type {
 };
 
 struct roce_resp_res {
-	uint8_t type;       /**< enum roce_res_type */
-	bool pending;       /**< responses still to transmit */
-	bool replay;        /**< they answer a duplicate request (may yield to a new one) */
+	uint8_t type; /**< enum roce_res_type */
+	bool pending; /**< responses still to transmit */
+	bool replay;  /**< they answer a duplicate request (may yield to a new one) */
 	uint32_t first_psn, last_psn; /**< PSNs of the original request */
-	uint64_t seq;       /**< allocation order */
+	uint64_t seq;		      /**< allocation order */
 	/* READ: the (re)execution being transmitted */
 	uint64_t va;
 	uint32_t rkey;
-	uint32_t len;       /**< bytes of this execution */
+	uint32_t len;	    /**< bytes of this execution */
 	uint32_t start_psn; /**< PSN of its first response */
 	uint32_t cur_psn;   /**< next response to transmit */
 	/* ATOMIC */
-	uint64_t orig;      /**< value returned (and replayed): never re-executed */
+	uint64_t orig; /**< value returned (and replayed): never re-executed */
 };
 
 /** Message being received (multi-packet SEND or WRITE). */
@@ -216,30 +217,30 @@ enum roce_resp_msg {
 
 /** Responder (roce_resp.c) state. */
 struct roce_resp_state {
-	uint32_t epsn;      /**< expected PSN */
-	uint32_t msn;       /**< message sequence number (24 bit) */
-	uint32_t ack_psn;   /**< PSN an ACK carries: last in-order SEND/WRITE packet */
-	uint8_t msg;        /**< enum roce_resp_msg */
-	uint32_t recv_off;  /**< SEND: bytes placed in the head receive WQE */
-	uint64_t wr_va;     /**< WRITE: RETH of the message in progress */
+	uint32_t epsn;	   /**< expected PSN */
+	uint32_t msn;	   /**< message sequence number (24 bit) */
+	uint32_t ack_psn;  /**< PSN an ACK carries: last in-order SEND/WRITE packet */
+	uint8_t msg;	   /**< enum roce_resp_msg */
+	uint32_t recv_off; /**< SEND: bytes placed in the head receive WQE */
+	uint64_t wr_va;	   /**< WRITE: RETH of the message in progress */
 	uint32_t wr_rkey, wr_len, wr_off;
 	struct roce_resp_res res[ROCE_MAX_RD_ATOMIC];
-	uint32_t nres;      /**< slots in use: max(1, max_dest_rd_atomic) */
+	uint32_t nres; /**< slots in use: max(1, max_dest_rd_atomic) */
 	uint64_t res_seq;
 	/* pending ACK / NAK */
-	uint32_t unacked;   /**< packets accepted since the last ACK */
+	uint32_t unacked; /**< packets accepted since the last ACK */
 	bool ack_now;
-	uint64_t ack_at;    /**< delayed ACK deadline (0: none) */
+	uint64_t ack_at; /**< delayed ACK deadline (0: none) */
 	bool nak_pending;
 	uint8_t nak_syndrome;
 	uint32_t nak_psn;
-	bool fatal;         /**< a fatal NAK is queued: drop requests, go to ERR after it */
+	bool fatal; /**< a fatal NAK is queued: drop requests, go to ERR after it */
 	bool cnp_pending;
-	bool becn_pending;  /**< the next ACK carries BECN (cc->becn_ack) */
+	bool becn_pending; /**< the next ACK carries BECN (cc->becn_ack) */
 	/* selective recovery: packets placed ahead of ePSN (qp->ooo) */
-	uint32_t rwqe_seq;  /**< receive WQEs consumed so far (SPETH numbering) */
-	uint32_t ooo_n;     /**< valid descriptors in qp->ooo */
-	uint32_t ooo_hi;    /**< one past the highest PSN placed out of order */
+	uint32_t rwqe_seq; /**< receive WQEs consumed so far (SPETH numbering) */
+	uint32_t ooo_n;	   /**< valid descriptors in qp->ooo */
+	uint32_t ooo_hi;   /**< one past the highest PSN placed out of order */
 	/* --trace (roce_trace.h RX_LATE): a PSN after epsn arrived; PSNs below late_hi are late */
 	bool late_gap;
 	uint32_t late_hi;
@@ -255,13 +256,13 @@ struct roce_resp_state {
 struct roce_ooo_desc {
 	bool valid;
 	uint8_t se, sl;
-	uint16_t f;         /**< opcode flags */
+	uint16_t f; /**< opcode flags */
 	uint32_t psn;
-	uint32_t len;       /**< payload bytes */
+	uint32_t len; /**< payload bytes */
 	uint32_t imm;
-	uint64_t va;        /**< WRITE: RETH VA of the packet (FIRST/ONLY: of the message) */
+	uint64_t va; /**< WRITE: RETH VA of the packet (FIRST/ONLY: of the message) */
 	uint32_t rkey, dlen;
-	uint8_t *dst;       /**< WRITE: where the payload went */
+	uint8_t *dst;	       /**< WRITE: where the payload went */
 	uint32_t wqe_seq, off; /**< SEND: SPETH */
 };
 
@@ -271,9 +272,9 @@ struct roce_ooo_desc {
 /** FEC on an RC QP (roce_fec.c): the codec and the receive-side hold-back. */
 struct roce_fec_qp {
 	const struct roce_fec_ops *ops;
-	void *st;		/**< the codec's state */
+	void *st; /**< the codec's state */
 	/* transmit */
-	uint64_t flush_at;	/**< idle flush deadline (0: none) */
+	uint64_t flush_at;	  /**< idle flush deadline (0: none) */
 	uint64_t tx_last, tx_gap; /**< last coded frame, EWMA gap between coded frames */
 	uint32_t npost;
 	uint32_t post_len[ROCE_FEC_STASH];
@@ -283,15 +284,15 @@ struct roce_fec_qp {
 	uint32_t nreb;
 	uint32_t reb_len[ROCE_FEC_STASH];
 	uint8_t reb[ROCE_FEC_STASH][ROCE_FEC_FRAME_MAX]; /**< rebuilt by the current frame */
-	bool release_now;	/**< a held-for PSN was found unrecoverable */
+	bool release_now; /**< a held-for PSN was found unrecoverable */
 	/* hold-back ring, indexed by PSN (allocated at the first hole) */
 	uint8_t *held;
-	uint32_t *held_len;	/**< 0: empty slot */
+	uint32_t *held_len; /**< 0: empty slot */
 	uint32_t *held_psn;
 	uint32_t cap, slot_size, nheld;
-	uint32_t lo;		/**< lowest PSN that may be held */
-	uint32_t hole;		/**< ePSN when the current hold started */
-	uint64_t hold_at;	/**< hold-back deadline (0: none) */
+	uint32_t lo;	  /**< lowest PSN that may be held */
+	uint32_t hole;	  /**< ePSN when the current hold started */
+	uint64_t hold_at; /**< hold-back deadline (0: none) */
 };
 
 struct roce_qp {
@@ -303,16 +304,16 @@ struct roce_qp {
 	enum ibv_qp_type type;
 	enum ibv_qp_state state;
 	bool sq_sig_all;
-	struct ibv_qp_attr attr;   /**< attributes as last modified (roce_query_qp) */
+	struct ibv_qp_attr attr; /**< attributes as last modified (roce_query_qp) */
 	struct ibv_qp_cap cap;
-	uint32_t mtu;              /**< path MTU in bytes */
-	uint16_t pkey;             /**< P_Key of attr.pkey_index */
+	uint32_t mtu;  /**< path MTU in bytes */
+	uint16_t pkey; /**< P_Key of attr.pkey_index */
 	uint8_t remote_mac[6];
 	bool remote_mac_set;
-	struct roce_pkt tmpl;      /**< RC/UC frame template (l2, l3, udp) from RTR on */
-	uint32_t window;           /**< RC in-flight packet limit (--max-inflight) */
-	struct roce_lwin lwin;     /**< loss-reactive window below it (cfg.loss_window) */
-	uint32_t rate_kbps;        /**< IBV_QP_RATE_LIMIT pacing of requests (0: none) */
+	struct roce_pkt tmpl;  /**< RC/UC frame template (l2, l3, udp) from RTR on */
+	uint32_t window;       /**< RC in-flight packet limit (--max-inflight) */
+	struct roce_lwin lwin; /**< loss-reactive window below it (cfg.loss_window) */
+	uint32_t rate_kbps;    /**< IBV_QP_RATE_LIMIT pacing of requests (0: none) */
 	struct roce_sq sq;
 	struct roce_rq rq;
 	struct roce_req_state req;
@@ -320,21 +321,21 @@ struct roce_qp {
 	struct roce_resp_state resp;
 	const struct roce_recovery_ops *rec;
 	void *rec_priv;
-	struct vrp_tolerance vrp_tol; /**< --recovery vrp: tolerance of received WRITEs */
-	struct roce_ooo_desc *ooo; /**< selective recovery: ooo_size descriptors, or NULL */
-	uint32_t ooo_size;         /**< power of two */
-	uint32_t max_ooo;          /**< out-of-order span the receiver accepts (PSNs) */
+	struct vrp_tolerance vrp_tol;	/**< --recovery vrp: tolerance of received WRITEs */
+	struct roce_ooo_desc *ooo;	/**< selective recovery: ooo_size descriptors, or NULL */
+	uint32_t ooo_size;		/**< power of two */
+	uint32_t max_ooo;		/**< out-of-order span the receiver accepts (PSNs) */
 	struct roce_psn_bitmap *rd_ooo; /**< selective: READ responses placed ahead of una */
 	const struct roce_cc_ops *cc;
 	void *cc_priv;
-	struct roce_rtt_est rtt;   /**< adaptive RTO estimator (roce_rtt.c) */
-	uint64_t *rtt_sent;        /**< RC: send stamp per PSN, rtt_mask + 1 slots (roce_rtt.c) */
+	struct roce_rtt_est rtt; /**< adaptive RTO estimator (roce_rtt.c) */
+	uint64_t *rtt_sent;	 /**< RC: send stamp per PSN, rtt_mask + 1 slots (roce_rtt.c) */
 	uint32_t rtt_mask;
-	bool rtt_dirty;            /**< a stamp was written since the ring was last cleared */
-	struct roce_fec_qp *fec;   /**< FEC on (roce_qp_set_fec), or NULL */
-	bool rto_spur_armed;       /**< a timer expiry resent rto_spur_psn: is it spurious? */
-	uint32_t rto_spur_psn;     /**< the oldest PSN the last expiry resent */
-	uint64_t rto_spur_at;      /**< when it was resent (engine clock) */
+	bool rtt_dirty;		 /**< a stamp was written since the ring was last cleared */
+	struct roce_fec_qp *fec; /**< FEC on (roce_qp_set_fec), or NULL */
+	bool rto_spur_armed;	 /**< a timer expiry resent rto_spur_psn: is it spurious? */
+	uint32_t rto_spur_psn;	 /**< the oldest PSN the last expiry resent */
+	uint64_t rto_spur_at;	 /**< when it was resent (engine clock) */
 	struct roce_stats stats;
 	struct roce_qp *dirty_next; /**< roce_dev_rx_burst: QPs to run at the end */
 	bool dirty;
@@ -344,23 +345,24 @@ struct roce_dev {
 	struct roce_dev_cfg cfg;
 	struct roce_dev_ops ops;
 	void *ctx;
-	uint64_t now;              /**< time of the current entry point */
-	bool tx_blocked;           /**< ops->tx refused a frame in this run */
-	uint64_t tx_held_since;    /**< ops->tx refuses frames since then (PFC pause, full ring); 0: not */
-	uint64_t tx_refused_at;    /**< the latest refusal */
+	uint64_t now;	 /**< time of the current entry point */
+	bool tx_blocked; /**< ops->tx refused a frame in this run */
+	uint64_t
+	    tx_held_since; /**< ops->tx refuses frames since then (PFC pause, full ring); 0: not */
+	uint64_t tx_refused_at; /**< the latest refusal */
 	uint16_t ip_id;
 	struct roce_stats stats;
 	uint64_t parse_err[NET_E__COUNT];
-	struct roce_qp **qp_tbl;   /**< index = qpn - ROCE_FIRST_QPN */
+	struct roce_qp **qp_tbl; /**< index = qpn - ROCE_FIRST_QPN */
 	uint32_t qp_next, nqp;
-	struct roce_mr **mr_tbl;   /**< index = (key >> 8) - 1 */
+	struct roce_mr **mr_tbl; /**< index = (key >> 8) - 1 */
 	uint32_t mr_next, nmr;
 	uint8_t mr_gen;
 	struct roce_list pds, cqs, ahs;
 	uint32_t npd, ncq, nah;
-	uint64_t log_window;       /**< start of the current log-rate second */
+	uint64_t log_window; /**< start of the current log-rate second */
 	uint32_t log_count;
-	uint8_t *txcur;            /**< ops->tx_buf()'s buffer for the frame being built, or NULL */
+	uint8_t *txcur; /**< ops->tx_buf()'s buffer for the frame being built, or NULL */
 	uint8_t txbuf[ROCE_MAX_FRAME];
 };
 
@@ -392,9 +394,9 @@ roce_qp_stat(struct roce_qp *qp, enum roce_stat id, uint64_t n)
 }
 
 void roce_log(struct roce_dev *dev, enum roce_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
-#define qp_log(qp, level, fmt, ...)                                                          \
+#define qp_log(qp, level, fmt, ...)                                                                \
 	roce_log((qp)->dev, (level), "qp 0x%06x: " fmt, (qp)->qpn, ##__VA_ARGS__)
 
 /** One ROCE_LOG_TRACE line "qp Q: MACHINE PSN P: FROM -> TO" (not rate limited). */

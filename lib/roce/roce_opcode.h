@@ -19,7 +19,8 @@ enum roce_transport {
 	ROCE_TR_CNP,
 };
 
-/** Extension headers, in wire order (IBTA 9.2: DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH). */
+/** Extension headers, in wire order (IBTA 9.2: DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt,
+ * IETH). */
 enum roce_ext {
 	ROCE_EXT_DETH = 1 << 0,
 	ROCE_EXT_RETH = 1 << 1,
@@ -32,7 +33,7 @@ enum roce_ext {
 	/* rocewan extension headers of the manufacturer-specific opcodes 0xC0-0xFF */
 	ROCE_EXT_SPETH = 1 << 8, /**< SEND placement: receive-WQE sequence number, offset */
 	ROCE_EXT_NTETH = 1 << 9, /**< RACK/SACK: the PSN received */
-	ROCE_EXT_FRH = 1 << 10,  /**< FEC repair / negotiation: the FEC Repair Header (lib/fec) */
+	ROCE_EXT_FRH = 1 << 10,	 /**< FEC repair / negotiation: the FEC Repair Header (lib/fec) */
 };
 
 /** Opcode flags. */
@@ -42,7 +43,7 @@ enum roce_opf {
 	ROCE_OPF_MIDDLE = 1 << 2,
 	ROCE_OPF_LAST = 1 << 3,
 	ROCE_OPF_ONLY = ROCE_OPF_FIRST | ROCE_OPF_LAST,
-	ROCE_OPF_REQ = 1 << 4,  /**< sent by a requester */
+	ROCE_OPF_REQ = 1 << 4,	/**< sent by a requester */
 	ROCE_OPF_RESP = 1 << 5, /**< sent by a responder (ACK, read response, atomic ack) */
 	ROCE_OPF_SEND = 1 << 6,
 	ROCE_OPF_WRITE = 1 << 7,
@@ -50,7 +51,7 @@ enum roce_opf {
 	ROCE_OPF_ATOMIC = 1 << 9,
 	ROCE_OPF_IMM = 1 << 10,
 	ROCE_OPF_INV = 1 << 11,
-	ROCE_OPF_ACK = 1 << 12, /**< ACKNOWLEDGE (plain ACK/NAK) */
+	ROCE_OPF_ACK = 1 << 12,	   /**< ACKNOWLEDGE (plain ACK/NAK) */
 	ROCE_OPF_VENDOR = 1 << 13, /**< a rocewan manufacturer-specific opcode (0xC0-0xFF) */
 	ROCE_OPF_NOTICE = 1 << 14, /**< RACK / SACK: a cumulative ACK plus one PSN received */
 	ROCE_OPF_PLACED = 1 << 15, /**< self-placing request: placeable out of order */
@@ -91,16 +92,16 @@ enum roce_opcode_num {
 	 * opcodes, which IBTA table 38 leaves to vendors. Only sent to a peer
 	 * that runs a selective recovery mode.
 	 */
-	ROCE_XOP_RACK = 0xc0,              /**< Go-Back-ONE RACK */
-	ROCE_XOP_SACK = 0xc1,              /**< IRN SACK */
-	ROCE_XOP_WRITE_MIDDLE = 0xc2,      /**< RDMA WRITE MIDDLE + RETH of this packet */
-	ROCE_XOP_WRITE_LAST = 0xc3,        /**< RDMA WRITE LAST + RETH of this packet */
-	ROCE_XOP_SEND_FIRST = 0xc4,        /**< SEND FIRST + SPETH */
-	ROCE_XOP_SEND_MIDDLE = 0xc5,       /**< SEND MIDDLE + SPETH */
-	ROCE_XOP_SEND_LAST = 0xc6,         /**< SEND LAST + SPETH */
-	ROCE_XOP_SEND_LAST_IMM = 0xc7,     /**< SEND LAST with immediate + SPETH */
-	ROCE_XOP_SEND_ONLY = 0xc8,         /**< SEND ONLY + SPETH */
-	ROCE_XOP_SEND_ONLY_IMM = 0xc9,     /**< SEND ONLY with immediate + SPETH */
+	ROCE_XOP_RACK = 0xc0,	       /**< Go-Back-ONE RACK */
+	ROCE_XOP_SACK = 0xc1,	       /**< IRN SACK */
+	ROCE_XOP_WRITE_MIDDLE = 0xc2,  /**< RDMA WRITE MIDDLE + RETH of this packet */
+	ROCE_XOP_WRITE_LAST = 0xc3,    /**< RDMA WRITE LAST + RETH of this packet */
+	ROCE_XOP_SEND_FIRST = 0xc4,    /**< SEND FIRST + SPETH */
+	ROCE_XOP_SEND_MIDDLE = 0xc5,   /**< SEND MIDDLE + SPETH */
+	ROCE_XOP_SEND_LAST = 0xc6,     /**< SEND LAST + SPETH */
+	ROCE_XOP_SEND_LAST_IMM = 0xc7, /**< SEND LAST with immediate + SPETH */
+	ROCE_XOP_SEND_ONLY = 0xc8,     /**< SEND ONLY + SPETH */
+	ROCE_XOP_SEND_ONLY_IMM = 0xc9, /**< SEND ONLY with immediate + SPETH */
 	ROCE_XOP_FEC_REPAIR = 0xd0,    /**< FEC repair: FRH + coded payload (docs/fec.md) */
 	ROCE_XOP_FEC_NEGOTIATE = 0xd1, /**< FEC negotiation (PROPOSE / COMMIT): FRH only */
 	ROCE_XOP_VRP_ACK = 0xe0,       /**< VRP cumulative + single ACK (AETH, NTETH) */
@@ -110,11 +111,11 @@ enum roce_opcode_num {
 };
 
 struct roce_opcode_info {
-	const char *name; /**< IBTA name, e.g. "RC_SEND_FIRST"; NULL if reserved */
+	const char *name;  /**< IBTA name, e.g. "RC_SEND_FIRST"; NULL if reserved */
 	uint8_t transport; /**< enum roce_transport */
-	uint16_t ext;      /**< enum roce_ext mask */
+	uint16_t ext;	   /**< enum roce_ext mask */
 	uint8_t hdr_len;   /**< BTH + extension headers, bytes */
-	uint16_t flags;    /**< enum roce_opf */
+	uint16_t flags;	   /**< enum roce_opf */
 };
 
 /** Indexed by opcode; entries with transport == ROCE_TR_NONE are reserved. */

@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 /* ---- QP numbers (QP0 does not exist on RoCE, QP1 is the GSI) ---- */
-#define ROCE_GSI_QPN 1u       /**< reserved: packets to it are dropped and counted */
-#define ROCE_FIRST_QPN 0x11u  /**< first QPN handed out by roce_create_qp() */
+#define ROCE_GSI_QPN 1u	     /**< reserved: packets to it are dropped and counted */
+#define ROCE_FIRST_QPN 0x11u /**< first QPN handed out by roce_create_qp() */
 #define ROCE_QPN_MASK 0xffffffu
 
 /* ---- object counts (defaults of struct roce_dev_cfg, and hard maxima) ---- */
@@ -27,11 +27,11 @@
 #define ROCE_MAX_PKEY 16u /**< P_Key table size (pkey_index range) */
 
 /* ---- queues ---- */
-#define ROCE_MAX_QP_WR 65536u   /**< send or receive WQEs per QP */
-#define ROCE_MAX_SGE 16u        /**< scatter/gather entries per WQE */
-#define ROCE_MAX_INLINE 1024u   /**< IBV_SEND_INLINE bytes per WQE */
+#define ROCE_MAX_QP_WR 65536u	/**< send or receive WQEs per QP */
+#define ROCE_MAX_SGE 16u	/**< scatter/gather entries per WQE */
+#define ROCE_MAX_INLINE 1024u	/**< IBV_SEND_INLINE bytes per WQE */
 #define ROCE_MAX_CQE (1u << 22) /**< completions per CQ */
-#define ROCE_MAX_RD_ATOMIC 16u  /**< max_rd_atomic and max_dest_rd_atomic */
+#define ROCE_MAX_RD_ATOMIC 16u	/**< max_rd_atomic and max_dest_rd_atomic */
 
 /* ---- messages and packets ---- */
 #define ROCE_MIN_MTU 256u
@@ -41,9 +41,9 @@
  * the whole PSN comparison window; 2^30 keeps one message within 2^22 PSNs.
  */
 #define ROCE_MAX_MSG_SIZE (1u << 30)
-#define ROCE_ATOMIC_SIZE 8u      /**< atomics operate on one aligned 64-bit word */
-#define ROCE_UD_GRH_LEN 40u      /**< GRH space at the head of a UD receive buffer */
-#define ROCE_MAX_HDR_LEN 128u    /**< Ethernet + VLAN + IPv6 + UDP + BTH + largest ext headers */
+#define ROCE_ATOMIC_SIZE 8u   /**< atomics operate on one aligned 64-bit word */
+#define ROCE_UD_GRH_LEN 40u   /**< GRH space at the head of a UD receive buffer */
+#define ROCE_MAX_HDR_LEN 128u /**< Ethernet + VLAN + IPv6 + UDP + BTH + largest ext headers */
 #define ROCE_MAX_FRAME (ROCE_MAX_MTU + ROCE_MAX_HDR_LEN) /**< transmit scratch buffer */
 
 /* ---- reliability (RC) ---- */
@@ -56,24 +56,24 @@
 #define ROCE_DEFAULT_CNP_DSCP 48u
 /** Window ceiling: window + one largest message must stay below 2^23 PSNs. */
 #define ROCE_MAX_WINDOW_PKTS (1u << 21)
-#define ROCE_DEFAULT_ACKREQ_EVERY 64u  /**< requester sets AckReq at least every N packets */
-#define ROCE_DEFAULT_ACK_EVERY 16u     /**< responder ACKs at least every N packets */
+#define ROCE_DEFAULT_ACKREQ_EVERY 64u	 /**< requester sets AckReq at least every N packets */
+#define ROCE_DEFAULT_ACK_EVERY 16u	 /**< responder ACKs at least every N packets */
 #define ROCE_DEFAULT_ACK_DELAY_NS 20000u /**< responder ACKs an idle flow after this delay */
-#define ROCE_DEFAULT_TX_BURST 64u      /**< packets per QP per requester/responder run */
-#define ROCE_MAX_RETRY_CNT 7u          /**< IBTA 3-bit retry_cnt (7 means seven retries) */
-#define ROCE_RNR_RETRY_INFINITE 7u     /**< rnr_retry 7: retry forever (IBTA) */
-#define ROCE_MAX_TIMER_CODE 31u        /**< timeout and min_rnr_timer are 5-bit codes */
+#define ROCE_DEFAULT_TX_BURST 64u	 /**< packets per QP per requester/responder run */
+#define ROCE_MAX_RETRY_CNT 7u		 /**< IBTA 3-bit retry_cnt (7 means seven retries) */
+#define ROCE_RNR_RETRY_INFINITE 7u	 /**< rnr_retry 7: retry forever (IBTA) */
+#define ROCE_MAX_TIMER_CODE 31u		 /**< timeout and min_rnr_timer are 5-bit codes */
 /**
  * Adaptive RTO floor and ceiling (roce_rtt.h; docs/transport.md explains the
  * choice). The floor is the least margin above the smoothed RTT: a peer or
  * emulator descheduled for a few ms on a shared 2-core host must not look
  * like a loss (each spurious expiry is a go-back-N round of the window).
  */
-#define ROCE_DEFAULT_FEC_HOLD_NS 200000ull /* 200 us: FEC hold-back margin (roce_fec.c) */
-#define ROCE_MAX_FEC_HOLD_NS 10000000000ull /* 10 s */
+#define ROCE_DEFAULT_FEC_HOLD_NS 200000ull    /* 200 us: FEC hold-back margin (roce_fec.c) */
+#define ROCE_MAX_FEC_HOLD_NS 10000000000ull   /* 10 s */
 #define ROCE_DEFAULT_RTO_MIN_NS 10000000ull   /* 10 ms */
 #define ROCE_DEFAULT_RTO_MAX_NS 1000000000ull /* 1 s */
-#define ROCE_RTO_MIN_LIMIT_NS 1000ull          /**< smallest --rto-min: 1 us */
+#define ROCE_RTO_MIN_LIMIT_NS 1000ull	      /**< smallest --rto-min: 1 us */
 /** Adaptive RTO: a refused transmit path with no refusal for this long is no longer held. */
 #define ROCE_TX_HELD_STALE_NS 20000000ull      /* 20 ms */
 #define ROCE_RTO_MAX_LIMIT_NS 3600000000000ull /**< largest --rto-max: one hour */
@@ -110,9 +110,9 @@ roce_rnr_timer_ns(uint8_t code)
 {
 	/* in units of 10 us: 0 means 655.36 ms, 1 means 0.01 ms, ... 31 means 491.52 ms */
 	static const uint32_t ten_us[ROCE_MAX_TIMER_CODE + 1] = {
-		65536, 1,    2,    3,    4,    6,    8,     12,    16,    24,    32,
-		48,    64,   96,   128,  192,  256,  384,   512,   768,   1024,  1536,
-		2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+	    65536, 1,	 2,    3,    4,	   6,	  8,	 12,	16,    24,    32,
+	    48,	   64,	 96,   128,  192,  256,	  384,	 512,	768,   1024,  1536,
+	    2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
 	};
 
 	return (uint64_t)ten_us[code & ROCE_MAX_TIMER_CODE] * 10000u;

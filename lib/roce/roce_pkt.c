@@ -262,8 +262,8 @@ roce_icrc_update(uint8_t *frame, const struct roce_pkt *p)
 }
 
 int
-roce_build(uint8_t *buf, size_t cap, struct roce_pkt *p, const void *payload,
-	   uint32_t payload_len, unsigned flags)
+roce_build(uint8_t *buf, size_t cap, struct roce_pkt *p, const void *payload, uint32_t payload_len,
+	   unsigned flags)
 {
 	const struct roce_opcode_info *op = roce_opcode_info(p->h.bth.opcode);
 	uint32_t pad = pad_for(p, payload_len, flags);

@@ -77,16 +77,16 @@ cc_none_on_ecn_ce(struct roce_qp *qp, void *priv, uint64_t now)
 }
 
 const struct roce_cc_ops roce_cc_none = {
-	.name = "none",
-	.priv_size = 0,
-	.init = cc_none_init,
-	.tx_gate = cc_none_tx_gate,
-	.on_send = cc_none_on_send,
-	.on_ack = cc_none_on_ack,
-	.on_loss = cc_none_on_loss,
-	.on_cnp = cc_none_on_cnp,
-	.on_ecn_ce = cc_none_on_ecn_ce,
-	.on_poll = NULL,
+    .name = "none",
+    .priv_size = 0,
+    .init = cc_none_init,
+    .tx_gate = cc_none_tx_gate,
+    .on_send = cc_none_on_send,
+    .on_ack = cc_none_on_ack,
+    .on_loss = cc_none_on_loss,
+    .on_cnp = cc_none_on_cnp,
+    .on_ecn_ce = cc_none_on_ecn_ce,
+    .on_poll = NULL,
 };
 
 /* ---- state and counters a CC reports ---- */
@@ -112,7 +112,7 @@ roce_qp_cc_info(const struct roce_qp *qp, struct roce_cc_info *out)
 /* ---- registries ---- */
 
 static const struct roce_recovery_ops *recovery_tbl[ROCE_MAX_PLUGINS] = {
-	&roce_recovery_gbn, &roce_recovery_gbone, &roce_recovery_irn, &roce_recovery_vrp};
+    &roce_recovery_gbn, &roce_recovery_gbone, &roce_recovery_irn, &roce_recovery_vrp};
 static const struct roce_cc_ops *cc_tbl[ROCE_MAX_PLUGINS] = {&roce_cc_none};
 
 int

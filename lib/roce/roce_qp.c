@@ -24,9 +24,9 @@
 /* ------------------------------------------------------------------------- */
 
 static const char *const qp_state_names[] = {
-	[IBV_QPS_RESET] = "RESET", [IBV_QPS_INIT] = "INIT", [IBV_QPS_RTR] = "RTR",
-	[IBV_QPS_RTS] = "RTS",     [IBV_QPS_SQD] = "SQD",   [IBV_QPS_SQE] = "SQE",
-	[IBV_QPS_ERR] = "ERR",
+    [IBV_QPS_RESET] = "RESET", [IBV_QPS_INIT] = "INIT", [IBV_QPS_RTR] = "RTR",
+    [IBV_QPS_RTS] = "RTS",     [IBV_QPS_SQD] = "SQD",	[IBV_QPS_SQE] = "SQE",
+    [IBV_QPS_ERR] = "ERR",
 };
 
 const char *
@@ -305,72 +305,80 @@ struct qp_trans {
 
 #define RC_UC_INIT_ATTRS (IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
 #define UD_INIT_ATTRS (IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY)
-#define UC_RTS_OPT                                                                           \
-	(IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |     \
+#define UC_RTS_OPT                                                                                 \
+	(IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS | IBV_QP_ALT_PATH | IBV_QP_PATH_MIG_STATE |        \
 	 IBV_QP_RATE_LIMIT)
 #define RC_RTS_OPT (UC_RTS_OPT | IBV_QP_MIN_RNR_TIMER)
 #define UD_RTS_OPT (IBV_QP_CUR_STATE | IBV_QP_QKEY | IBV_QP_RATE_LIMIT)
 #define UC_RTR_ATTRS (IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)
-#define RC_SQD_OPT                                                                           \
-	(IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |  \
-	 IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |      \
+#define RC_SQD_OPT                                                                                 \
+	(IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |     \
+	 IBV_QP_MIN_RNR_TIMER | IBV_QP_PATH_MIG_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |        \
 	 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC)
-#define UC_SQD_OPT                                                                           \
-	(IBV_QP_PKEY_INDEX | IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |                \
+#define UC_SQD_OPT                                                                                 \
+	(IBV_QP_PKEY_INDEX | IBV_QP_AV | IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS |                   \
 	 IBV_QP_PATH_MIG_STATE)
 
 /* Every state may go to RESET and to ERR with no attribute but the state. */
 #define TO_RESET_ERR [IBV_QPS_RESET] = {.valid = true}, [IBV_QPS_ERR] = {.valid = true}
 
-static const struct qp_trans qp_trans_tbl[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1] = {
-	[IBV_QPS_RESET] = {
+static const struct qp_trans qp_trans_tbl[IBV_QPS_ERR + 1][IBV_QPS_ERR + 1] =
+    {
+	[IBV_QPS_RESET] =
+	    {
 		TO_RESET_ERR,
 		[IBV_QPS_INIT] = {.valid = true,
 				  .req = {RC_UC_INIT_ATTRS, RC_UC_INIT_ATTRS, UD_INIT_ATTRS}},
-	},
-	[IBV_QPS_INIT] = {
+	    },
+	[IBV_QPS_INIT] =
+	    {
 		TO_RESET_ERR,
 		[IBV_QPS_INIT] = {.valid = true,
 				  .opt = {RC_UC_INIT_ATTRS, RC_UC_INIT_ATTRS, UD_INIT_ATTRS}},
 		[IBV_QPS_RTR] = {.valid = true,
 				 .req = {UC_RTR_ATTRS | IBV_QP_MAX_DEST_RD_ATOMIC |
-						 IBV_QP_MIN_RNR_TIMER,
+					     IBV_QP_MIN_RNR_TIMER,
 					 UC_RTR_ATTRS, 0},
 				 .opt = {IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
 					 IBV_QP_ALT_PATH | IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX,
 					 IBV_QP_PKEY_INDEX | IBV_QP_QKEY}},
-	},
-	[IBV_QPS_RTR] = {
+	    },
+	[IBV_QPS_RTR] =
+	    {
 		TO_RESET_ERR,
 		[IBV_QPS_RTS] = {.valid = true,
 				 .req = {IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-						 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC,
+					     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC,
 					 IBV_QP_SQ_PSN, IBV_QP_SQ_PSN},
 				 .opt = {RC_RTS_OPT, UC_RTS_OPT, UD_RTS_OPT}},
-	},
-	[IBV_QPS_RTS] = {
+	    },
+	[IBV_QPS_RTS] =
+	    {
 		TO_RESET_ERR,
 		[IBV_QPS_RTS] = {.valid = true, .opt = {RC_RTS_OPT, UC_RTS_OPT, UD_RTS_OPT}},
 		[IBV_QPS_SQD] = {.valid = true,
 				 .opt = {IBV_QP_EN_SQD_ASYNC_NOTIFY, IBV_QP_EN_SQD_ASYNC_NOTIFY,
 					 IBV_QP_EN_SQD_ASYNC_NOTIFY}},
-	},
-	[IBV_QPS_SQD] = {
+	    },
+	[IBV_QPS_SQD] =
+	    {
 		TO_RESET_ERR,
 		[IBV_QPS_RTS] = {.valid = true, .opt = {RC_RTS_OPT, UC_RTS_OPT, UD_RTS_OPT}},
 		[IBV_QPS_SQD] = {.valid = true,
 				 .opt = {RC_SQD_OPT, UC_SQD_OPT, IBV_QP_PKEY_INDEX | IBV_QP_QKEY}},
-	},
-	[IBV_QPS_SQE] = {
+	    },
+	[IBV_QPS_SQE] =
+	    {
 		TO_RESET_ERR,
 		/* SQE exists for UC and UD only (RC send errors go to ERR) */
 		[IBV_QPS_RTS] = {.valid = true,
 				 .opt = {0, IBV_QP_CUR_STATE | IBV_QP_ACCESS_FLAGS,
 					 IBV_QP_CUR_STATE | IBV_QP_QKEY}},
-	},
-	[IBV_QPS_ERR] = {
+	    },
+	[IBV_QPS_ERR] =
+	    {
 		TO_RESET_ERR,
-	},
+	    },
 };
 
 /* Attributes this engine does not implement (automatic path migration). */
@@ -405,7 +413,7 @@ qp_trans_check(const struct roce_qp *qp, enum ibv_qp_state cur, enum ibv_qp_stat
 	return 0;
 }
 
-#define QP_ACCESS_ALL                                                                        \
+#define QP_ACCESS_ALL                                                                              \
 	(unsigned int)(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 		       IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -423,9 +431,8 @@ qp_attr_check(const struct roce_qp *qp, const struct ibv_qp_attr *a, uint32_t ma
 		return -EINVAL;
 	if ((mask & IBV_QP_ACCESS_FLAGS) && (a->qp_access_flags & ~QP_ACCESS_ALL))
 		return -EINVAL;
-	if ((mask & IBV_QP_PATH_MTU) &&
-	    (a->path_mtu < IBV_MTU_256 || a->path_mtu > IBV_MTU_4096 ||
-	     (128u << a->path_mtu) > cfg->mtu))
+	if ((mask & IBV_QP_PATH_MTU) && (a->path_mtu < IBV_MTU_256 || a->path_mtu > IBV_MTU_4096 ||
+					 (128u << a->path_mtu) > cfg->mtu))
 		return -EINVAL;
 	if ((mask & IBV_QP_DEST_QPN) && a->dest_qp_num > ROCE_QPN_MASK)
 		return -EINVAL;

@@ -50,26 +50,26 @@ struct vrp_tolerance;
 
 /** Why PSNs are considered lost. */
 enum roce_loss_kind {
-	ROCE_LOSS_NAK_SEQ,   /**< NAK PSN sequence error: the responder expects @p psn */
-	ROCE_LOSS_IMPLIED,   /**< a later response shows READ/atomic responses were lost */
-	ROCE_LOSS_TIMEOUT,   /**< local ACK timer expired; @p psn is the oldest unacked */
-	ROCE_LOSS_RNR,       /**< RNR timer expired after an RNR NAK for @p psn */
+	ROCE_LOSS_NAK_SEQ, /**< NAK PSN sequence error: the responder expects @p psn */
+	ROCE_LOSS_IMPLIED, /**< a later response shows READ/atomic responses were lost */
+	ROCE_LOSS_TIMEOUT, /**< local ACK timer expired; @p psn is the oldest unacked */
+	ROCE_LOSS_RNR,	   /**< RNR timer expired after an RNR NAK for @p psn */
 };
 
 /** Receiver verdict for one request packet. */
 enum roce_rx_verdict {
 	ROCE_RXV_ACCEPT,    /**< the expected PSN: execute it */
 	ROCE_RXV_DUPLICATE, /**< already executed: re-ACK, replay READ/atomic, never re-place */
-	ROCE_RXV_DROP,      /**< out of sequence: drop silently */
+	ROCE_RXV_DROP,	    /**< out of sequence: drop silently */
 	ROCE_RXV_NAK_SEQ,   /**< out of sequence: drop, NAK (sequence error) the expected PSN */
-	ROCE_RXV_PLACE,     /**< after ePSN: place it now if it is self-placing, complete it in order */
+	ROCE_RXV_PLACE, /**< after ePSN: place it now if it is self-placing, complete it in order */
 };
 
 /** What a receiver tells the sender about one out-of-order packet (docs/wire.md). */
 enum roce_rx_notice {
 	ROCE_NOTICE_NONE = 0,
-	ROCE_NOTICE_RACK, /**< Go-Back-ONE RACK (opcode 0xC0) */
-	ROCE_NOTICE_SACK, /**< IRN SACK (opcode 0xC1) */
+	ROCE_NOTICE_RACK,     /**< Go-Back-ONE RACK (opcode 0xC0) */
+	ROCE_NOTICE_SACK,     /**< IRN SACK (opcode 0xC1) */
 	ROCE_NOTICE_VRP_ACK,  /**< VRP cumulative + single ACK (opcode 0xE0) */
 	ROCE_NOTICE_VRP_NACK, /**< VRP NACK: the PSNs psn - run .. psn must arrive (opcode 0xE1) */
 };
@@ -131,8 +131,8 @@ struct roce_recovery_ops {
 	 * a READ/atomic, a check failed; the packet was dropped). Return the
 	 * notice to send the sender about it.
 	 */
-	enum roce_rx_notice (*rx_placed)(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t psn,
-					 bool placed);
+	enum roce_rx_notice (*rx_placed)(struct roce_qp *qp, void *priv, uint32_t epsn,
+					 uint32_t psn, bool placed);
 	/**
 	 * Receiver: ePSN advanced to @p epsn. Return how many PSNs from @p epsn
 	 * on were already placed (the engine completes them in order and moves
@@ -179,13 +179,14 @@ struct roce_recovery_ops {
 
 /** What a mode may know of its QP (roce_recovery_env). */
 struct roce_recovery_env {
-	uint64_t now_ns;    /**< time of the current engine entry point */
-	uint32_t mtu;       /**< path MTU in bytes */
-	uint32_t window;    /**< RC in-flight packet window */
-	uint32_t max_ooo;   /**< receiver out-of-order span (roce_dev_cfg.max_ooo, or the window) */
-	uint32_t una, nxt;  /**< sender: oldest unacknowledged and next new PSN */
-	uint64_t link_bps;  /**< roce_dev_cfg.link_bps (0: unknown) */
-	uint64_t rto_low_ns, rto_high_ns; /**< roce_dev_cfg.rto_low_ns / rto_high_ns (0: mode default) */
+	uint64_t now_ns;   /**< time of the current engine entry point */
+	uint32_t mtu;	   /**< path MTU in bytes */
+	uint32_t window;   /**< RC in-flight packet window */
+	uint32_t max_ooo;  /**< receiver out-of-order span (roce_dev_cfg.max_ooo, or the window) */
+	uint32_t una, nxt; /**< sender: oldest unacknowledged and next new PSN */
+	uint64_t link_bps; /**< roce_dev_cfg.link_bps (0: unknown) */
+	uint64_t rto_low_ns,
+	    rto_high_ns; /**< roce_dev_cfg.rto_low_ns / rto_high_ns (0: mode default) */
 	const struct vrp_tolerance *vrp; /**< the QP's VRP loss tolerance (roce_qp_set_vrp) */
 };
 

@@ -203,35 +203,43 @@ read_npkts(const struct roce_qp *qp, uint32_t len)
 /* ------------------------------------------------------------------------- */
 
 enum resp_state {
-	RESP_CHECK_PSN,     /* recovery verdict (RC), UC resynchronisation */
-	RESP_CHECK_OP_SEQ,  /* FIRST/MIDDLE/LAST sequence of the message in progress */
-	RESP_CHECK_OP,      /* operation supported, enabled on the QP, resources free */
-	RESP_CHECK_LENGTH,  /* C9-92 packet sizes, C9-94 DMA length */
-	RESP_CHECK_RKEY,    /* R_Key, PD, access flags, bounds */
-	RESP_GET_RECV,      /* a receive WQE for SEND / WRITE with immediate */
-	RESP_EXECUTE,       /* place data, queue a READ, perform an atomic */
-	RESP_COMPLETE,      /* ePSN, MSN, message state, receive completion */
-	RESP_ACK,           /* coalesced ACK policy */
-	RESP_DUPLICATE,     /* C9-105 */
-	RESP_NAK_SEQ,       /* PSN sequence error, once per gap */
-	RESP_NAK_RNR,       /* no receive WQE */
-	RESP_NAK,           /* fatal NAK: invalid request, remote access, remote op */
-	RESP_UC_ABORT,      /* UC: drop the message in progress */
-	RESP_PLACE,         /* selective recovery: place a packet ahead of ePSN */
+	RESP_CHECK_PSN,	   /* recovery verdict (RC), UC resynchronisation */
+	RESP_CHECK_OP_SEQ, /* FIRST/MIDDLE/LAST sequence of the message in progress */
+	RESP_CHECK_OP,	   /* operation supported, enabled on the QP, resources free */
+	RESP_CHECK_LENGTH, /* C9-92 packet sizes, C9-94 DMA length */
+	RESP_CHECK_RKEY,   /* R_Key, PD, access flags, bounds */
+	RESP_GET_RECV,	   /* a receive WQE for SEND / WRITE with immediate */
+	RESP_EXECUTE,	   /* place data, queue a READ, perform an atomic */
+	RESP_COMPLETE,	   /* ePSN, MSN, message state, receive completion */
+	RESP_ACK,	   /* coalesced ACK policy */
+	RESP_DUPLICATE,	   /* C9-105 */
+	RESP_NAK_SEQ,	   /* PSN sequence error, once per gap */
+	RESP_NAK_RNR,	   /* no receive WQE */
+	RESP_NAK,	   /* fatal NAK: invalid request, remote access, remote op */
+	RESP_UC_ABORT,	   /* UC: drop the message in progress */
+	RESP_PLACE,	   /* selective recovery: place a packet ahead of ePSN */
 	RESP_DROP,
 	RESP_DONE,
 };
 
 static const char *const resp_state_names[] = {
-	[RESP_CHECK_PSN] = "CHECK_PSN",   [RESP_CHECK_OP_SEQ] = "CHECK_OP_SEQ",
-	[RESP_CHECK_OP] = "CHECK_OP",     [RESP_CHECK_LENGTH] = "CHECK_LENGTH",
-	[RESP_CHECK_RKEY] = "CHECK_RKEY", [RESP_GET_RECV] = "GET_RECV",
-	[RESP_EXECUTE] = "EXECUTE",       [RESP_COMPLETE] = "COMPLETE",
-	[RESP_ACK] = "ACK",               [RESP_DUPLICATE] = "DUPLICATE",
-	[RESP_NAK_SEQ] = "NAK_SEQ",       [RESP_NAK_RNR] = "NAK_RNR",
-	[RESP_NAK] = "NAK",               [RESP_UC_ABORT] = "UC_ABORT",
-	[RESP_PLACE] = "PLACE",
-	[RESP_DROP] = "DROP",             [RESP_DONE] = "DONE",
+    [RESP_CHECK_PSN] = "CHECK_PSN",
+    [RESP_CHECK_OP_SEQ] = "CHECK_OP_SEQ",
+    [RESP_CHECK_OP] = "CHECK_OP",
+    [RESP_CHECK_LENGTH] = "CHECK_LENGTH",
+    [RESP_CHECK_RKEY] = "CHECK_RKEY",
+    [RESP_GET_RECV] = "GET_RECV",
+    [RESP_EXECUTE] = "EXECUTE",
+    [RESP_COMPLETE] = "COMPLETE",
+    [RESP_ACK] = "ACK",
+    [RESP_DUPLICATE] = "DUPLICATE",
+    [RESP_NAK_SEQ] = "NAK_SEQ",
+    [RESP_NAK_RNR] = "NAK_RNR",
+    [RESP_NAK] = "NAK",
+    [RESP_UC_ABORT] = "UC_ABORT",
+    [RESP_PLACE] = "PLACE",
+    [RESP_DROP] = "DROP",
+    [RESP_DONE] = "DONE",
 };
 
 static const char *
@@ -244,10 +252,10 @@ struct resp_ctx {
 	struct roce_qp *qp;
 	const struct roce_rx *rx;
 	const struct roce_hdrs *h;
-	uint16_t f;                  /* opcode flags */
-	uint8_t nak;                 /* enum roce_nak_code for RESP_NAK */
-	struct roce_recv_wqe *rwqe;  /* receive WQE used by this packet */
-	uint8_t *dst;                /* resolved WRITE target or atomic word */
+	uint16_t f;		    /* opcode flags */
+	uint8_t nak;		    /* enum roce_nak_code for RESP_NAK */
+	struct roce_recv_wqe *rwqe; /* receive WQE used by this packet */
+	uint8_t *dst;		    /* resolved WRITE target or atomic word */
 };
 
 static bool
@@ -427,7 +435,7 @@ resp_check_length(struct resp_ctx *c)
 	if (!ok)
 		return resp_fail(c, ROCE_NAK_INVALID_REQ, ROCE_STAT_RX_INV_REQ);
 	return (f & (ROCE_OPF_WRITE | ROCE_OPF_READ | ROCE_OPF_ATOMIC)) ? RESP_CHECK_RKEY
-									 : RESP_GET_RECV;
+									: RESP_GET_RECV;
 }
 
 static enum resp_state
@@ -462,9 +470,8 @@ resp_check_rkey(struct resp_ctx *c)
 	}
 	if (f & ROCE_OPF_READ) {
 		/* C9-88: a zero-length READ is not checked against an R_Key */
-		if (h->reth.dlen &&
-		    !roce_mr_remote(qp->pd, h->reth.rkey, h->reth.va, h->reth.dlen,
-				    IBV_ACCESS_REMOTE_READ))
+		if (h->reth.dlen && !roce_mr_remote(qp->pd, h->reth.rkey, h->reth.va, h->reth.dlen,
+						    IBV_ACCESS_REMOTE_READ))
 			return resp_bad_rkey(c);
 		return RESP_EXECUTE;
 	}
@@ -573,8 +580,7 @@ ooo_desc(struct roce_qp *qp, uint32_t psn)
  * the whole range is not checked against its parts again.
  */
 static void
-ooo_write_guarded(struct roce_qp *qp, uint8_t *dst, const uint8_t *src, uint32_t len,
-		  uint32_t from)
+ooo_write_guarded(struct roce_qp *qp, uint8_t *dst, const uint8_t *src, uint32_t len, uint32_t from)
 {
 	struct roce_resp_state *r = &qp->resp;
 
@@ -625,7 +631,8 @@ ooo_place(struct resp_ctx *c)
 	if (!len_ok || (d->valid && d->psn != psn))
 		return false;
 	if (f & ROCE_OPF_WRITE) {
-		/* a standard MIDDLE/LAST does not say where it goes; with immediate it completes a receive WQE */
+		/* a standard MIDDLE/LAST does not say where it goes; with immediate it completes a
+		 * receive WQE */
 		if (!(ext & ROCE_EXT_RETH) || (f & ROCE_OPF_IMM) ||
 		    !(qp->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE))
 			return false;
@@ -661,19 +668,19 @@ ooo_place(struct resp_ctx *c)
 		return false; /* READ/atomic requests execute in order only */
 	}
 	*d = (struct roce_ooo_desc){
-		.valid = true,
-		.se = h->bth.se,
-		.sl = c->rx->pkt.l2.has_vlan ? net_vlan_pcp(c->rx->pkt.l2.vlan_tci) : 0,
-		.f = f,
-		.psn = psn,
-		.len = len,
-		.imm = h->imm,
-		.va = h->reth.va,
-		.rkey = h->reth.rkey,
-		.dlen = h->reth.dlen,
-		.dst = dst,
-		.wqe_seq = h->speth.wqe_seq,
-		.off = h->speth.offset,
+	    .valid = true,
+	    .se = h->bth.se,
+	    .sl = c->rx->pkt.l2.has_vlan ? net_vlan_pcp(c->rx->pkt.l2.vlan_tci) : 0,
+	    .f = f,
+	    .psn = psn,
+	    .len = len,
+	    .imm = h->imm,
+	    .va = h->reth.va,
+	    .rkey = h->reth.rkey,
+	    .dlen = h->reth.dlen,
+	    .dst = dst,
+	    .wqe_seq = h->speth.wqe_seq,
+	    .off = h->speth.offset,
 	};
 	qp->resp.ooo_n++;
 	if (roce_psn_cmp(psn, qp->resp.ooo_hi) >= 0 || qp->resp.ooo_n == 1)
@@ -703,7 +710,7 @@ resp_notice(struct roce_qp *qp, enum roce_rx_notice n, uint32_t psn)
 	}
 
 	roce_bth_init(qp, &p,
-		      rack			    ? ROCE_XOP_RACK
+		      rack			 ? ROCE_XOP_RACK
 		      : n == ROCE_NOTICE_VRP_ACK ? ROCE_XOP_VRP_ACK
 						 : ROCE_XOP_SACK,
 		      roce_psn_add(qp->resp.epsn, ROCE_PSN_MASK));
@@ -714,7 +721,7 @@ resp_notice(struct roce_qp *qp, enum roce_rx_notice n, uint32_t psn)
 	/* refused by the port: the next notice or the sender's timer covers it */
 	if (roce_tx_pkt(qp, &p, 0, false) == 0)
 		roce_qp_stat(qp,
-			     rack			 ? ROCE_STAT_TX_RACKS
+			     rack			? ROCE_STAT_TX_RACKS
 			     : n == ROCE_NOTICE_VRP_ACK ? ROCE_STAT_TX_VRP_ACKS
 							: ROCE_STAT_TX_SACKS,
 			     1);
@@ -736,7 +743,8 @@ resp_vrp_nacks(struct roce_qp *qp)
 	while (qp->rec->rx_nack(qp, qp->rec_priv, qp->resp.epsn, &psn, &run)) {
 		struct roce_pkt p = qp->tmpl;
 
-		roce_bth_init(qp, &p, ROCE_XOP_VRP_NACK, roce_psn_add(qp->resp.epsn, ROCE_PSN_MASK));
+		roce_bth_init(qp, &p, ROCE_XOP_VRP_NACK,
+			      roce_psn_add(qp->resp.epsn, ROCE_PSN_MASK));
 		p.h.aeth.syndrome = ack_syndrome();
 		p.h.aeth.msn = qp->resp.msn;
 		p.h.nt_psn = psn;
@@ -754,9 +762,9 @@ resp_place(struct resp_ctx *c)
 	enum roce_rx_notice n;
 
 	roce_qp_stat(qp, placed ? ROCE_STAT_RX_OOO_PLACED : ROCE_STAT_RX_OOO_UNPLACED, 1);
-	n = qp->rec->rx_placed ? qp->rec->rx_placed(qp, qp->rec_priv, qp->resp.epsn, c->rx->psn,
-						     placed)
-			       : ROCE_NOTICE_NONE;
+	n = qp->rec->rx_placed
+		? qp->rec->rx_placed(qp, qp->rec_priv, qp->resp.epsn, c->rx->psn, placed)
+		: ROCE_NOTICE_NONE;
 	if (qp->rec->flags & ROCE_REC_F_TOLERATE) {
 		/* VRP: a WRITE's first packet makes its message known; tolerated holes complete */
 		if (placed && (c->f & ROCE_OPF_WRITE) && (c->f & ROCE_OPF_FIRST))
@@ -816,7 +824,8 @@ vrp_fill_hole(struct roce_qp *qp)
 	if (r->msg != ROCE_MSG_WRITE || r->wr_off >= r->wr_len)
 		return false;
 	len = r->wr_len - r->wr_off < qp->mtu ? r->wr_len - r->wr_off : qp->mtu;
-	dst = roce_mr_remote(qp->pd, r->wr_rkey, r->wr_va + r->wr_off, len, IBV_ACCESS_REMOTE_WRITE);
+	dst =
+	    roce_mr_remote(qp->pd, r->wr_rkey, r->wr_va + r->wr_off, len, IBV_ACCESS_REMOTE_WRITE);
 	if (!dst)
 		return false;
 	if (r->ooo_n)
@@ -917,7 +926,8 @@ ooo_advance(struct roce_qp *qp)
 			/* VRP: a tolerated loss, zero-filled (no descriptor to forget) */
 			if (!vrp_fill_hole(qp)) {
 				qp_log(qp, ROCE_LOG_WARNING,
-				       "PSN 0x%06x: a tolerated loss outside an RDMA WRITE", r->epsn);
+				       "PSN 0x%06x: a tolerated loss outside an RDMA WRITE",
+				       r->epsn);
 				roce_qp_stat(qp, ROCE_STAT_RX_INV_REQ, 1);
 				resp_queue_nak(qp, ROCE_AETH_NAK, ROCE_NAK_INVALID_REQ, r->epsn);
 				r->fatal = true;
@@ -929,7 +939,8 @@ ooo_advance(struct roce_qp *qp)
 		if (!d->valid || d->psn != r->epsn || !ooo_complete(qp, d)) {
 			/* placed out of order, but out of the opcode sequence in order */
 			qp_log(qp, ROCE_LOG_WARNING,
-			       "PSN 0x%06x placed out of order breaks the message sequence", r->epsn);
+			       "PSN 0x%06x placed out of order breaks the message sequence",
+			       r->epsn);
 			roce_qp_stat(qp, ROCE_STAT_RX_INV_REQ, 1);
 			resp_queue_nak(qp, ROCE_AETH_NAK, ROCE_NAK_INVALID_REQ, r->epsn);
 			r->fatal = true;
@@ -1114,7 +1125,8 @@ resp_complete(struct resp_ctx *c)
 	}
 	if (!is_rc(c))
 		return RESP_DONE;
-	/* VRP: a WRITE's first packet makes its message known (before the hole after it completes) */
+	/* VRP: a WRITE's first packet makes its message known (before the hole after it completes)
+	 */
 	if ((qp->rec->flags & ROCE_REC_F_TOLERATE) && (f & ROCE_OPF_WRITE) && (f & ROCE_OPF_FIRST))
 		qp->rec->rx_msg(qp, qp->rec_priv, r->epsn, c->rx->psn, c->h->reth.dlen);
 	if (ooo_advance(qp))
@@ -1152,8 +1164,8 @@ resp_dup_read(struct resp_ctx *c)
 		return RESP_DONE;
 	}
 	/* re-execute with the duplicate's own RETH, checked again, inside the original PSNs */
-	if ((reth->dlen && !roce_mr_remote(qp->pd, reth->rkey, reth->va, reth->dlen,
-					   IBV_ACCESS_REMOTE_READ)) ||
+	if ((reth->dlen &&
+	     !roce_mr_remote(qp->pd, reth->rkey, reth->va, reth->dlen, IBV_ACCESS_REMOTE_READ)) ||
 	    !res_covers(res, roce_psn_add(c->rx->psn, read_npkts(qp, reth->dlen) - 1))) {
 		roce_qp_stat(qp, ROCE_STAT_RX_BAD_RKEY, 1);
 		return RESP_DONE;
@@ -1355,7 +1367,8 @@ resp_send_ack(struct roce_qp *qp, uint8_t syndrome, uint32_t psn)
 	roce_bth_init(qp, &p, ROCE_OP_RC_BASE + ROCE_OP_ACK, psn);
 	p.h.aeth.syndrome = syndrome;
 	p.h.aeth.msn = qp->resp.msn;
-	p.h.bth.becn = becn; /* ECN echo (DCQCN-p (Wang et al.) §2.1: a BECN ACK for RC instead of a CNP) */
+	p.h.bth.becn =
+	    becn; /* ECN echo (DCQCN-p (Wang et al.) §2.1: a BECN ACK for RC instead of a CNP) */
 	rc = roce_tx_pkt(qp, &p, 0, false);
 	if (rc == 0 && becn) {
 		qp->resp.becn_pending = false;
@@ -1368,8 +1381,8 @@ static uint8_t
 read_resp_opcode(bool first, bool last)
 {
 	uint8_t op = first && last ? ROCE_OP_READ_RESP_ONLY
-		     : first       ? ROCE_OP_READ_RESP_FIRST
-		     : last        ? ROCE_OP_READ_RESP_LAST
+		     : first	   ? ROCE_OP_READ_RESP_FIRST
+		     : last	   ? ROCE_OP_READ_RESP_LAST
 				   : ROCE_OP_READ_RESP_MIDDLE;
 
 	return (uint8_t)(ROCE_OP_RC_BASE + op);

@@ -70,19 +70,20 @@ enum roce_log_level {
  * roce_dev_create() validates all of it.
  */
 struct roce_dev_cfg {
-	uint8_t mac[6];          /**< local MAC, source of every frame */
+	uint8_t mac[6];			 /**< local MAC, source of every frame */
 	union ibv_gid gid[ROCE_MAX_GID]; /**< GID table: IPv4 as ::ffff:a.b.c.d, or IPv6 */
-	unsigned int gid_count;  /**< valid entries in gid[] (at least 1) */
-	uint16_t pkey[ROCE_MAX_PKEY]; /**< P_Key table (pkey_index); default {0xffff} */
+	unsigned int gid_count;		 /**< valid entries in gid[] (at least 1) */
+	uint16_t pkey[ROCE_MAX_PKEY];	 /**< P_Key table (pkey_index); default {0xffff} */
 	unsigned int pkey_count;
-	bool vlan;               /**< send with an 802.1Q tag */
+	bool vlan; /**< send with an 802.1Q tag */
 	uint16_t vlan_id;
-	uint8_t pcp;             /**< 802.1p priority when the AH's sl is 0 */
-	uint8_t dscp;            /**< DSCP when the AH's traffic_class is 0 */
-	bool ecn;                /**< mark request and READ-response packets ECT(0) (also when the QP's CC uses ECN) */
-	uint8_t cnp_dscp;        /**< DSCP of CNPs (default 48, NVIDIA's CNP_DSCP) */
-	uint8_t hop_limit;       /**< TTL / hop limit when the AH's hop_limit is 0 */
-	uint32_t mtu;            /**< port MTU in bytes (256..4096): caps path_mtu, UD size */
+	uint8_t pcp;  /**< 802.1p priority when the AH's sl is 0 */
+	uint8_t dscp; /**< DSCP when the AH's traffic_class is 0 */
+	bool ecn;     /**< mark request and READ-response packets ECT(0) (also when the QP's CC uses
+			 ECN) */
+	uint8_t cnp_dscp;  /**< DSCP of CNPs (default 48, NVIDIA's CNP_DSCP) */
+	uint8_t hop_limit; /**< TTL / hop limit when the AH's hop_limit is 0 */
+	uint32_t mtu;	   /**< port MTU in bytes (256..4096): caps path_mtu, UD size */
 	uint32_t max_qp, max_cq, max_mr, max_pd, max_ah; /**< object limits */
 	/**
 	 * First QPN handed out (default ROCE_FIRST_QPN); QPNs are first_qpn ..
@@ -90,7 +91,7 @@ struct roce_dev_cfg {
 	 * take disjoint ranges so a QPN names its device.
 	 */
 	uint32_t first_qpn;
-	uint32_t window_pkts;    /**< default RC in-flight packet window per QP */
+	uint32_t window_pkts; /**< default RC in-flight packet window per QP */
 	/**
 	 * Loss-reactive window under window_pkts (roce_lwin.h), whatever the
 	 * congestion control: halve on a loss episode, floored by the delivery of
@@ -103,24 +104,24 @@ struct roce_dev_cfg {
 	 * at window_pkts (the device default; the rnic's --loss-window-init is 10).
 	 */
 	uint32_t loss_window_init;
-	uint32_t ackreq_every;   /**< requester: AckReq bit at least every N packets */
-	uint32_t ack_every;      /**< responder: ACK at least every N packets */
-	uint64_t ack_delay_ns;   /**< responder: ACK an idle flow after this long */
-	uint32_t tx_burst;       /**< packets per QP per run (post, rx, poll) */
+	uint32_t ackreq_every;	  /**< requester: AckReq bit at least every N packets */
+	uint32_t ack_every;	  /**< responder: ACK at least every N packets */
+	uint64_t ack_delay_ns;	  /**< responder: ACK an idle flow after this long */
+	uint32_t tx_burst;	  /**< packets per QP per run (post, rx, poll) */
 	unsigned int parse_flags; /**< roce_parse() flags, e.g. ROCE_PARSE_NO_ICRC if offloaded */
-	bool check_dst_mac;      /**< drop frames whose destination MAC is not ours */
-	char recovery[16];       /**< default loss recovery by name ("gbn") */
-	char cc[16];             /**< default congestion control by name ("none") */
+	bool check_dst_mac;	  /**< drop frames whose destination MAC is not ours */
+	char recovery[16];	  /**< default loss recovery by name ("gbn") */
+	char cc[16];		  /**< default congestion control by name ("none") */
 	/** most verbose level handed to ops->log (default ROCE_LOG_DEBUG: all but the trace) */
 	enum roce_log_level log_level;
 	/* selective loss recovery (gbone, irn); 0 = the mode's default */
-	uint32_t max_ooo;        /**< receiver out-of-order span in PSNs (0: the window) */
-	uint64_t link_bps;       /**< link rate for IRN's one-BDP in-flight cap (0: none) */
-	uint64_t rto_low_ns;     /**< IRN RTO_low (fewer than 3 packets outstanding) */
-	uint64_t rto_high_ns;    /**< IRN RTO_high */
-	uint8_t rto_mode;        /**< enum roce_rto_mode: ROCE_RTO_ADAPTIVE (default) or _FIXED */
-	uint64_t rto_min_ns;     /**< adaptive RTO floor (ROCE_DEFAULT_RTO_MIN_NS) */
-	uint64_t rto_max_ns;     /**< adaptive RTO ceiling, also caps the doubling on expiry */
+	uint32_t max_ooo;     /**< receiver out-of-order span in PSNs (0: the window) */
+	uint64_t link_bps;    /**< link rate for IRN's one-BDP in-flight cap (0: none) */
+	uint64_t rto_low_ns;  /**< IRN RTO_low (fewer than 3 packets outstanding) */
+	uint64_t rto_high_ns; /**< IRN RTO_high */
+	uint8_t rto_mode;     /**< enum roce_rto_mode: ROCE_RTO_ADAPTIVE (default) or _FIXED */
+	uint64_t rto_min_ns;  /**< adaptive RTO floor (ROCE_DEFAULT_RTO_MIN_NS) */
+	uint64_t rto_max_ns;  /**< adaptive RTO ceiling, also caps the doubling on expiry */
 	/**
 	 * FEC hold-back (roce_fec.h): how long past two block-fill times a hole's
 	 * loss signal is withheld for its repair (0: ROCE_DEFAULT_FEC_HOLD_NS).
@@ -242,11 +243,11 @@ int roce_pd_dealloc(struct roce_pd *pd);
 /** A registered memory region, as ibv_mr: read the keys, do not write. */
 struct roce_mr {
 	struct roce_pd *pd;
-	void *addr;          /**< start of the region in this process */
+	void *addr; /**< start of the region in this process */
 	size_t length;
-	uint64_t iova;       /**< remote address of addr (= (uintptr_t)addr) */
-	uint32_t lkey;       /**< local key for SGEs */
-	uint32_t rkey;       /**< remote key for RETH / AtomicETH (same value as lkey) */
+	uint64_t iova;	     /**< remote address of addr (= (uintptr_t)addr) */
+	uint32_t lkey;	     /**< local key for SGEs */
+	uint32_t rkey;	     /**< remote key for RETH / AtomicETH (same value as lkey) */
 	unsigned int access; /**< enum ibv_access_flags */
 };
 

@@ -56,9 +56,9 @@ test_psn(void)
 static void
 test_opcode_table(void)
 {
-	static const uint8_t lens[] = {ROCE_DETH_LEN, ROCE_RETH_LEN, ROCE_ATOMICETH_LEN,
-				       ROCE_AETH_LEN, ROCE_ATOMICACKETH_LEN, ROCE_IMMDT_LEN,
-				       ROCE_IETH_LEN, ROCE_CNP_RSVD_LEN, ROCE_SPETH_LEN,
+	static const uint8_t lens[] = {ROCE_DETH_LEN,  ROCE_RETH_LEN,	      ROCE_ATOMICETH_LEN,
+				       ROCE_AETH_LEN,  ROCE_ATOMICACKETH_LEN, ROCE_IMMDT_LEN,
+				       ROCE_IETH_LEN,  ROCE_CNP_RSVD_LEN,     ROCE_SPETH_LEN,
 				       ROCE_NTETH_LEN, ROCE_FRH_LEN};
 	int n[5] = {0};
 
@@ -173,8 +173,8 @@ fill_pkt(struct roce_pkt *p, uint8_t opcode, int ver, bool vlan)
 	p->h.bth.ackreq = 1;
 	p->h.bth.psn = 0xfffffe;
 	p->h.reth = (struct roce_reth){0x1122334455667788ull, 0xdeadbeef, 65536};
-	p->h.aeth = (struct roce_aeth){roce_aeth_syndrome(ROCE_AETH_NAK, ROCE_NAK_REMOTE_ACCESS),
-				       0x123456};
+	p->h.aeth =
+	    (struct roce_aeth){roce_aeth_syndrome(ROCE_AETH_NAK, ROCE_NAK_REMOTE_ACCESS), 0x123456};
 	p->h.deth = (struct roce_deth){0x80010000, 0x000abc};
 	p->h.imm = 0xcafef00d;
 	p->h.ieth_rkey = 0x0badf00d;
@@ -239,7 +239,9 @@ test_roundtrip_all(void)
 					uint32_t n = sizes[s];
 					int len;
 
-					if (!(roce_opcode_info((uint8_t)op)->flags & ROCE_OPF_PAYLOAD) && n)
+					if (!(roce_opcode_info((uint8_t)op)->flags &
+					      ROCE_OPF_PAYLOAD) &&
+					    n)
 						continue;
 					fill_pkt(&in, (uint8_t)op, ver, vlan);
 					len = roce_build(buf, sizeof(buf), &in, payload, n, 0);
@@ -250,15 +252,19 @@ test_roundtrip_all(void)
 					CHECK_EQ(out.payload_len, n);
 					CHECK_EQ(out.h.bth.pad, (-n) & 3);
 					CHECK_MEM(buf + out.payload_off, payload, n);
-					CHECK_EQ(out.icrc, icrc_ref(buf + out.l3_off,
-								    out.frame_len - 4 - out.l3_off, ver));
+					CHECK_EQ(out.icrc,
+						 icrc_ref(buf + out.l3_off,
+							  out.frame_len - 4 - out.l3_off, ver));
 					CHECK_EQ(out.l2.has_vlan, vlan);
 					CHECK_EQ(out.l3.tos, in.l3.tos);
 					CHECK_EQ(out.udp.dport, 4791);
 					CHECK(out.udp.sport >= 0xc000);
-					if (ver == 6) /* RFC 8200: UDP checksum over IPv6 is valid */
-						CHECK_EQ(net_udp_csum(&out.l3, buf + out.bth_off - 8,
-								      out.udp.len), out.udp.csum);
+					if (ver ==
+					    6) /* RFC 8200: UDP checksum over IPv6 is valid */
+						CHECK_EQ(net_udp_csum(&out.l3,
+								      buf + out.bth_off - 8,
+								      out.udp.len),
+							 out.udp.csum);
 					built++;
 				}
 	}
@@ -334,8 +340,8 @@ test_truncation(void)
 {
 	uint8_t buf[1200];
 	struct roce_pkt p, q;
-	static const uint8_t ops[] = {0x00, 0x06, 0x0b, 0x0c, 0x10, 0x11, 0x12, 0x13, 0x17,
-				      0x2b, 0x65, 0x81};
+	static const uint8_t ops[] = {0x00, 0x06, 0x0b, 0x0c, 0x10, 0x11,
+				      0x12, 0x13, 0x17, 0x2b, 0x65, 0x81};
 
 	for (size_t k = 0; k < sizeof(ops); k++)
 		for (int ver = 4; ver <= 6; ver += 2) {
@@ -347,7 +353,8 @@ test_truncation(void)
 			for (int cut = 0; cut < (int)p.frame_len; cut++) {
 				int rc = parse_exact(buf, (size_t)cut, &q, 0);
 				if (rc == 0) {
-					fprintf(stderr, "op %#x v%d cut %d parsed OK\n", ops[k], ver, cut);
+					fprintf(stderr, "op %#x v%d cut %d parsed OK\n", ops[k],
+						ver, cut);
 					CHECK(!"truncated frame accepted");
 				}
 			}
@@ -371,33 +378,36 @@ test_malformed(void)
 	fill_pkt(&p, ROCE_OP_RC_BASE + ROCE_OP_WRITE_ONLY, 4, false);
 	len = roce_build(buf, sizeof(buf), &p, NULL, 100, 0);
 	size_t ip = p.l3_off, udp = ip + 20, bth = p.bth_off;
-#define MUT(stmt, expect)                                                    \
-	do {                                                                 \
-		memcpy(m, buf, (size_t)len);                                 \
-		stmt;                                                        \
-		CHECK_EQ(parse_exact(m, (size_t)len, &q, 0), expect);        \
+#define MUT(stmt, expect)                                                                          \
+	do {                                                                                       \
+		memcpy(m, buf, (size_t)len);                                                       \
+		stmt;                                                                              \
+		CHECK_EQ(parse_exact(m, (size_t)len, &q, 0), expect);                              \
 	} while (0)
 	MUT((void)0, 0);
 	MUT(m[12] = 0x88, -NET_E_BAD_ETHERTYPE);
 	MUT((m[ip + 9] = 6, net_ip4_fix_csum(m + ip)), -NET_E_NOT_UDP);
 	MUT(net_put_be16(m + udp + 2, 4792), -NET_E_NOT_ROCE_PORT);
-	MUT(net_put_be16(m + udp + 4, (uint16_t)(net_get_be16(m + udp + 4) - 1)), -NET_E_BAD_UDP_LEN);
+	MUT(net_put_be16(m + udp + 4, (uint16_t)(net_get_be16(m + udp + 4) - 1)),
+	    -NET_E_BAD_UDP_LEN);
 	MUT(net_put_be16(m + udp + 4, 7), -NET_E_BAD_UDP_LEN);
 	MUT((net_put_be16(m + ip + 2, 20 + 8 + 10), net_put_be16(m + udp + 4, 18),
-	     net_ip4_fix_csum(m + ip)), -NET_E_TRUNC_BTH);
+	     net_ip4_fix_csum(m + ip)),
+	    -NET_E_TRUNC_BTH);
 	MUT((net_put_be16(m + ip + 2, 20 + 8 + 20), net_put_be16(m + udp + 4, 28),
-	     net_ip4_fix_csum(m + ip)), -NET_E_TRUNC_EXT);
+	     net_ip4_fix_csum(m + ip)),
+	    -NET_E_TRUNC_EXT);
 	MUT(m[bth] = 0x15, -NET_E_BAD_OPCODE);
 	MUT(m[bth] = 0x1f, -NET_E_BAD_OPCODE);
 	MUT(m[bth + 1] |= 0x01, -NET_E_BAD_TVER);
-	MUT(m[bth + 20] ^= 1, -NET_E_BAD_ICRC);          /* RETH byte */
-	MUT(m[len - 1] ^= 0x80, -NET_E_BAD_ICRC);        /* ICRC itself */
+	MUT(m[bth + 20] ^= 1, -NET_E_BAD_ICRC);		  /* RETH byte */
+	MUT(m[len - 1] ^= 0x80, -NET_E_BAD_ICRC);	  /* ICRC itself */
 	MUT(m[p.payload_off + 50] ^= 4, -NET_E_BAD_ICRC); /* payload bit flip */
 	MUT(m[ip + 8]++, -NET_E_BAD_IP_CSUM);
 	/* variant fields are masked: changing them keeps the ICRC valid */
 	MUT((m[ip + 8] = 3, net_ip4_fix_csum(m + ip)), 0);
 	MUT(net_ip_set_ecn(m + ip, NET_ECN_CE), 0);
-	MUT(m[bth + 4] = 0x80, 0);  /* FECN */
+	MUT(m[bth + 4] = 0x80, 0); /* FECN */
 	MUT(net_put_be16(m + udp + 6, 0x1234), 0);
 	/* unmasked fields are covered */
 	MUT((m[ip + 4] ^= 1, net_ip4_fix_csum(m + ip)), -NET_E_BAD_ICRC);
@@ -423,7 +433,8 @@ test_malformed(void)
 	udp = ip + 20;
 	MUT((net_put_be16(m + ip + 2, (uint16_t)(net_get_be16(m + ip + 2) + 4)),
 	     net_put_be16(m + udp + 4, (uint16_t)(net_get_be16(m + udp + 4) + 4)),
-	     net_ip4_fix_csum(m + ip)), -NET_E_PAYLOAD_NOT_ALLOWED);
+	     net_ip4_fix_csum(m + ip)),
+	    -NET_E_PAYLOAD_NOT_ALLOWED);
 	/* flags */
 	fill_pkt(&p, ROCE_OP_SEND_ONLY, 4, false);
 	len = roce_build(buf, sizeof(buf), &p, NULL, 8, ROCE_BUILD_NO_ICRC);
@@ -445,7 +456,8 @@ test_fuzz_mutations(void)
 		do
 			op = (uint8_t)rnd();
 		while (!roce_opcode_valid(op));
-		uint32_t n = (roce_opcode_info(op)->flags & ROCE_OPF_PAYLOAD) ? (uint32_t)(rnd() % 4097) : 0;
+		uint32_t n =
+		    (roce_opcode_info(op)->flags & ROCE_OPF_PAYLOAD) ? (uint32_t)(rnd() % 4097) : 0;
 		fill_pkt(&p, op, (rnd() & 1) ? 4 : 6, rnd() & 1);
 		int len = roce_build(buf, sizeof(buf), &p, NULL, n, 0);
 		memcpy(m, buf, (size_t)len);
@@ -477,7 +489,8 @@ test_rxe_capture(void)
 		struct roce_pkt p;
 		int rc = roce_parse(f, (size_t)n, &p, 0);
 
-		if (rc == -NET_E_NOT_UDP || rc == -NET_E_NOT_ROCE_PORT || rc == -NET_E_BAD_ETHERTYPE)
+		if (rc == -NET_E_NOT_UDP || rc == -NET_E_NOT_ROCE_PORT ||
+		    rc == -NET_E_BAD_ETHERTYPE)
 			continue; /* TCP exchange, ARP, IPv6 ND */
 		CHECK_EQ(rc, 0);
 		if (rc)
@@ -491,14 +504,16 @@ test_rxe_capture(void)
 			acks++;
 			CHECK_EQ(roce_aeth_type(p.h.aeth.syndrome), ROCE_AETH_ACK);
 		}
-		/* our builder reproduces rxe's frame byte for byte (same headers in, same bytes out) */
+		/* our builder reproduces rxe's frame byte for byte (same headers in, same bytes
+		 * out) */
 		{
 			uint8_t again[9000];
 			struct roce_pkt b = p;
-			int len = roce_build(again, sizeof(again), &b, f + p.payload_off, p.payload_len,
-					     ROCE_BUILD_KEEP_PAD);
+			int len = roce_build(again, sizeof(again), &b, f + p.payload_off,
+					     p.payload_len, ROCE_BUILD_KEEP_PAD);
 			CHECK_EQ((uint32_t)len >= p.frame_len, 1);
-			CHECK_MEM(again + p.l3_off + 20, f + p.l3_off + 20, p.frame_len - p.l3_off - 20);
+			CHECK_MEM(again + p.l3_off + 20, f + p.l3_off + 20,
+				  p.frame_len - p.l3_off - 20);
 		}
 	}
 	rw_pcap_close(&pc);

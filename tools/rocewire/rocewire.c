@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net_bytes.h"
 #include "emu_spec.h"
+#include "net_bytes.h"
 #include "roce_icrc.h"
 #include "roce_pkt.h"
 #include "roce_psn.h"
@@ -137,8 +137,8 @@ write_frame(struct rw_pcap *pc, struct roce_pkt *p, uint32_t n, uint64_t ts)
 		payload[i] = (uint8_t)rnd();
 	len = roce_build(buf, sizeof(buf), p, payload, n, 0);
 	if (len < 0) {
-		fprintf(stderr, "rocewire: build %s failed: %s\n", roce_opcode_name(p->h.bth.opcode),
-			net_err_str(len));
+		fprintf(stderr, "rocewire: build %s failed: %s\n",
+			roce_opcode_name(p->h.bth.opcode), net_err_str(len));
 		return len;
 	}
 	return rw_pcap_write(pc, buf, (uint32_t)len, ts);
@@ -227,14 +227,16 @@ print_frame(long idx, const uint8_t *f, int len)
 	       "\"psn\": %u}",
 	       b->opcode, roce_opcode_name(b->opcode), b->se, b->mig, b->pad, b->tver, b->pkey,
 	       b->fecn, b->becn, b->dqpn, b->ackreq, b->psn);
-	if (rc_noicrc != 0 && rc_noicrc != -NET_E_BAD_PAD && rc_noicrc != -NET_E_PAYLOAD_NOT_ALLOWED)
+	if (rc_noicrc != 0 && rc_noicrc != -NET_E_BAD_PAD &&
+	    rc_noicrc != -NET_E_PAYLOAD_NOT_ALLOWED)
 		goto out;
 	o = roce_opcode_info(b->opcode);
 	if (o->ext & ROCE_EXT_RETH)
 		printf(", \"reth\": {\"va\": %llu, \"rkey\": %u, \"dlen\": %u}",
 		       (unsigned long long)p.h.reth.va, p.h.reth.rkey, p.h.reth.dlen);
 	if (o->ext & ROCE_EXT_AETH)
-		printf(", \"aeth\": {\"syndrome\": %u, \"msn\": %u}", p.h.aeth.syndrome, p.h.aeth.msn);
+		printf(", \"aeth\": {\"syndrome\": %u, \"msn\": %u}", p.h.aeth.syndrome,
+		       p.h.aeth.msn);
 	if (o->ext & ROCE_EXT_DETH)
 		printf(", \"deth\": {\"qkey\": %u, \"sqpn\": %u}", p.h.deth.qkey, p.h.deth.sqpn);
 	if (o->ext & ROCE_EXT_IMMDT)
@@ -242,9 +244,10 @@ print_frame(long idx, const uint8_t *f, int len)
 	if (o->ext & ROCE_EXT_IETH)
 		printf(", \"ieth\": %u", p.h.ieth_rkey);
 	if (o->ext & ROCE_EXT_ATOMICETH)
-		printf(", \"atomiceth\": {\"va\": %llu, \"rkey\": %u, \"swap\": %llu, \"cmp\": %llu}",
-		       (unsigned long long)p.h.atomic.va, p.h.atomic.rkey,
-		       (unsigned long long)p.h.atomic.swap_add, (unsigned long long)p.h.atomic.cmp);
+		printf(
+		    ", \"atomiceth\": {\"va\": %llu, \"rkey\": %u, \"swap\": %llu, \"cmp\": %llu}",
+		    (unsigned long long)p.h.atomic.va, p.h.atomic.rkey,
+		    (unsigned long long)p.h.atomic.swap_add, (unsigned long long)p.h.atomic.cmp);
 	if (o->ext & ROCE_EXT_ATOMICACKETH)
 		printf(", \"atomicacketh\": {\"orig\": %llu}", (unsigned long long)p.h.atomic_orig);
 	if (o->ext & ROCE_EXT_SPETH)
@@ -253,8 +256,8 @@ print_frame(long idx, const uint8_t *f, int len)
 	if (o->ext & ROCE_EXT_NTETH)
 		printf(", \"nteth\": {\"run\": %u, \"psn\": %u}", p.h.nt_run, p.h.nt_psn);
 	if (rc_noicrc == 0)
-		printf(", \"payload_len\": %u, \"icrc\": %u, \"icrc_ok\": %s", p.payload_len, p.icrc,
-		       rc == 0 ? "true" : "false");
+		printf(", \"payload_len\": %u, \"icrc\": %u, \"icrc_ok\": %s", p.payload_len,
+		       p.icrc, rc == 0 ? "true" : "false");
 out:
 	printf("}\n");
 }
@@ -270,8 +273,9 @@ cmd_parse(const char *in)
 
 	if (rc < 0) {
 		fprintf(stderr, "rocewire: cannot read %s: %s\n", in,
-			rc == -EPROTO ? "not a pcap file" :
-			rc == -EPROTONOSUPPORT ? "link type is not Ethernet" : strerror(-rc));
+			rc == -EPROTO		 ? "not a pcap file"
+			: rc == -EPROTONOSUPPORT ? "link type is not Ethernet"
+						 : strerror(-rc));
 		return 1;
 	}
 	while ((r = rw_pcap_next(&pc, f, sizeof(f), &n, NULL, NULL)) > 0)
@@ -313,7 +317,8 @@ cmd_selfcheck(void)
 			printf("  FAIL %-36s IPv%d\n", roce_opcode_name((uint8_t)op), ver);
 		}
 	printf("rocewire selfcheck: %u opcode x IP-version cases built, parsed, ICRC verified and "
-	       "corruption detected; %u failed\n", ok, bad);
+	       "corruption detected; %u failed\n",
+	       ok, bad);
 	return bad != 0;
 }
 
@@ -365,10 +370,10 @@ int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"seed", required_argument, NULL, 's'},
-		{"count", required_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"seed", required_argument, NULL, 's'},
+	    {"count", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	uint64_t seed = 1;
 	long count = 100;
@@ -381,14 +386,16 @@ main(int argc, char **argv)
 		case 's':
 			seed = strtoull(optarg, &end, 0);
 			if (*end) {
-				fprintf(stderr, "rocewire: --seed \"%s\" is not a number\n", optarg);
+				fprintf(stderr, "rocewire: --seed \"%s\" is not a number\n",
+					optarg);
 				return 2;
 			}
 			break;
 		case 'c':
 			count = strtol(optarg, &end, 0);
 			if (*end || count < 0 || count > 10000000) {
-				fprintf(stderr, "rocewire: --count \"%s\" must be 0..10000000\n", optarg);
+				fprintf(stderr, "rocewire: --count \"%s\" must be 0..10000000\n",
+					optarg);
 				return 2;
 			}
 			break;

@@ -10,8 +10,8 @@
 #include "roce_pkt.h"
 
 #define TR_QKEY 0x11111111u
-#define TR_ALL_ACCESS                                                                        \
-	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |          \
+#define TR_ALL_ACCESS                                                                              \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |               \
 	 IBV_ACCESS_REMOTE_ATOMIC)
 
 uint64_t
@@ -37,10 +37,10 @@ rule_matches(const struct tr_rule *r, int dir, const struct roce_pkt *p)
 	if (r->count <= 0 || (r->dir >= 0 && r->dir != dir))
 		return false;
 	/* a RACK/SACK rule names the PSN it reports received (NTETH), not its BTH PSN */
-	if (r->psn >= 0 && (uint32_t)r->psn !=
-			   ((r->match == TR_RACK || r->match == TR_SACK || r->match == TR_VRP_NACK)
-				? p->h.nt_psn
-				: p->h.bth.psn))
+	if (r->psn >= 0 && (uint32_t)r->psn != ((r->match == TR_RACK || r->match == TR_SACK ||
+						 r->match == TR_VRP_NACK)
+						    ? p->h.nt_psn
+						    : p->h.bth.psn))
 		return false;
 	switch (r->match) {
 	case TR_REQ:
@@ -197,11 +197,11 @@ op_trace(void *ctx, const struct roce_trace_event *ev)
 }
 
 static const struct roce_dev_ops tr_ops = {
-	.tx = op_tx,
-	.now_ns = op_now,
-	.log = op_log,
-	.cq_event = op_cq_event,
-	.resolve_mac = op_resolve,
+    .tx = op_tx,
+    .now_ns = op_now,
+    .log = op_log,
+    .cq_event = op_cq_event,
+    .resolve_mac = op_resolve,
 };
 
 /*
@@ -222,12 +222,12 @@ op_tx_buf(void *ctx, size_t len)
 }
 
 static const struct roce_dev_ops tr_ops_lend = {
-	.tx = op_tx,
-	.now_ns = op_now,
-	.log = op_log,
-	.cq_event = op_cq_event,
-	.resolve_mac = op_resolve,
-	.tx_buf = op_tx_buf,
+    .tx = op_tx,
+    .now_ns = op_now,
+    .log = op_log,
+    .cq_event = op_cq_event,
+    .resolve_mac = op_resolve,
+    .tx_buf = op_tx_buf,
 };
 
 /* ---- queues ---- */
@@ -418,8 +418,8 @@ side_init(struct tr_wire *w, int idx, const struct tr_opts *o)
 	s->buf_size = o->buf_size ? o->buf_size : TR_BUF_SIZE;
 	s->buf = aligned_alloc(64, s->buf_size);
 	memset(s->buf, 0, s->buf_size);
-	s->mr = roce_reg_mr(s->pd, s->buf + o->mr_guard, s->buf_size - 2 * o->mr_guard,
-			    TR_ALL_ACCESS);
+	s->mr =
+	    roce_reg_mr(s->pd, s->buf + o->mr_guard, s->buf_size - 2 * o->mr_guard, TR_ALL_ACCESS);
 	s->scq = roce_create_cq(s->dev, o->cqe ? (int)o->cqe : 65536);
 	s->rcq = roce_create_cq(s->dev, o->cqe ? (int)o->cqe : 65536);
 	memset(&ia, 0, sizeof(ia));
@@ -450,9 +450,9 @@ side_connect(struct tr_wire *w, int idx, const struct tr_opts *o)
 	a.qp_state = IBV_QPS_INIT;
 	a.pkey_index = 0;
 	a.port_num = 1;
-	a.qp_access_flags = o->access ? o->access
-				      : IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-						IBV_ACCESS_REMOTE_ATOMIC;
+	a.qp_access_flags =
+	    o->access ? o->access
+		      : IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 	a.qkey = TR_QKEY;
 	mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 	       (type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS);
@@ -487,8 +487,8 @@ side_connect(struct tr_wire *w, int idx, const struct tr_opts *o)
 	a.max_rd_atomic = o->max_rd_atomic ? o->max_rd_atomic : 16;
 	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
 	if (type == IBV_QPT_RC)
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
+		mask |=
+		    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
 	if (roce_modify_qp(s->qp, &a, mask))
 		abort();
 }
@@ -541,7 +541,8 @@ tr_fini(struct tr_wire *w)
 		free(w->side[d].buf);
 		/* every loan ends in a frame or in a later loan; asked but never used is a bug */
 		if (w->side[d].lend && w->side[d].lend_calls && !w->side[d].lend_used) {
-			fprintf(stderr, "TR_TX_BUF: side %c lent %llu buffers, no frame came back in one\n",
+			fprintf(stderr,
+				"TR_TX_BUF: side %c lent %llu buffers, no frame came back in one\n",
 				'A' + d, (unsigned long long)w->side[d].lend_calls);
 			abort();
 		}

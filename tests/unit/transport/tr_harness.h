@@ -26,31 +26,31 @@
 
 /** Which packets a rule matches. */
 enum tr_match {
-	TR_ANY,      /**< every RoCE packet */
-	TR_REQ,      /**< request packets (SEND/WRITE/READ request/atomic) */
-	TR_RESP,     /**< ACK/NAK, READ responses, atomic ACKs */
-	TR_ACK,      /**< RC_ACKNOWLEDGE only */
+	TR_ANY,	 /**< every RoCE packet */
+	TR_REQ,	 /**< request packets (SEND/WRITE/READ request/atomic) */
+	TR_RESP, /**< ACK/NAK, READ responses, atomic ACKs */
+	TR_ACK,	 /**< RC_ACKNOWLEDGE only */
 	TR_READ_RESP,
 	TR_ATOMIC_ACK,
-	TR_RACK,     /**< Go-Back-ONE RACK; the rule's PSN is the one it reports received */
-	TR_SACK,     /**< IRN SACK; likewise */
-	TR_FEC,      /**< FEC repair (0xD0); the rule's PSN is its BTH PSN, the block's first member */
+	TR_RACK, /**< Go-Back-ONE RACK; the rule's PSN is the one it reports received */
+	TR_SACK, /**< IRN SACK; likewise */
+	TR_FEC,	 /**< FEC repair (0xD0); the rule's PSN is its BTH PSN, the block's first member */
 	TR_VRP_NACK, /**< VRP NACK; the rule's PSN is the last one it names (NTETH) */
 };
 
 enum tr_action {
 	TR_DROP,
-	TR_DUP,     /**< deliver twice */
+	TR_DUP,	    /**< deliver twice */
 	TR_DELAY,   /**< hold back until the next frame in the same direction passed it */
 	TR_MARK_CE, /**< set ECN CE in the IP header */
 };
 
 struct tr_rule {
-	int dir;            /**< sender side (TR_A / TR_B), -1 for both */
+	int dir; /**< sender side (TR_A / TR_B), -1 for both */
 	enum tr_match match;
-	int64_t psn;        /**< -1: any PSN */
+	int64_t psn; /**< -1: any PSN */
 	enum tr_action action;
-	int count;          /**< matches to act on ("drop n and its first k resends": k + 1) */
+	int count; /**< matches to act on ("drop n and its first k resends": k + 1) */
 };
 
 struct tr_frame {
@@ -72,16 +72,16 @@ struct tr_side {
 	struct roce_cq *scq, *rcq;
 	struct roce_qp *qp;
 	enum ibv_qp_type type;
-	struct roce_ah *ah;  /**< UD: address of the peer */
+	struct roce_ah *ah; /**< UD: address of the peer */
 	struct roce_mr *mr;
-	uint8_t *buf;       /**< buf_size bytes; [mr_guard, buf_size - mr_guard) registered */
+	uint8_t *buf; /**< buf_size bytes; [mr_guard, buf_size - mr_guard) registered */
 	uint32_t buf_size;
 	uint8_t mac[6];
 	union ibv_gid gid;
-	int refuse_tx;      /**< refuse this many next ops->tx calls (-ENOBUFS) */
+	int refuse_tx; /**< refuse this many next ops->tx calls (-ENOBUFS) */
 	unsigned int cq_events;
 	/* TR_TX_BUF=1: the engine builds payload frames in a buffer lent by ops->tx_buf */
-	uint8_t *lend;      /**< ROCE_MAX_FRAME bytes, poisoned at every loan */
+	uint8_t *lend;			/**< ROCE_MAX_FRAME bytes, poisoned at every loan */
 	uint64_t lend_calls, lend_used; /**< loans, and frames that came back in the loan */
 	/* tr_opts.trace: the engine's trace events (roce_trace.h), in order */
 	struct roce_trace_event trace[TR_MAX_TRACE];
@@ -94,33 +94,34 @@ struct tr_opts {
 	enum ibv_mtu mtu;      /**< default IBV_MTU_1024 */
 	bool ipv6;
 	bool vlan;
-	uint8_t timeout;       /**< default 14 (67 ms) */
-	uint8_t retry_cnt;     /**< default 7 */
-	uint8_t rnr_retry;     /**< default 7 */
-	uint8_t min_rnr_timer; /**< default 1 (10 us) */
-	uint8_t max_rd_atomic; /**< default 16 */
+	uint8_t timeout;		   /**< default 14 (67 ms) */
+	uint8_t retry_cnt;		   /**< default 7 */
+	uint8_t rnr_retry;		   /**< default 7 */
+	uint8_t min_rnr_timer;		   /**< default 1 (10 us) */
+	uint8_t max_rd_atomic;		   /**< default 16 */
 	uint32_t max_send_wr, max_recv_wr; /**< default 1024 */
-	uint32_t max_sge;      /**< default 4 */
-	uint32_t max_inline;   /**< default 256 */
-	uint32_t window;       /**< default: device default */
-	uint32_t cqe;          /**< default 65536 */
-	unsigned int access;   /**< QP access flags, default all remote */
+	uint32_t max_sge;		   /**< default 4 */
+	uint32_t max_inline;		   /**< default 256 */
+	uint32_t window;		   /**< default: device default */
+	uint32_t cqe;			   /**< default 65536 */
+	unsigned int access;		   /**< QP access flags, default all remote */
 	bool sq_sig_all;
 	uint32_t sq_psn, rq_psn; /**< start PSNs (A's sq_psn = B's rq_psn, and vice versa) */
 	bool psn_set;
-	const char *cc;        /**< congestion control by name */
-	const char *recovery;  /**< loss recovery by name (default "gbn") */
-	uint32_t max_ooo;      /**< roce_dev_cfg.max_ooo */
+	const char *cc;				    /**< congestion control by name */
+	const char *recovery;			    /**< loss recovery by name (default "gbn") */
+	uint32_t max_ooo;			    /**< roce_dev_cfg.max_ooo */
 	uint64_t link_bps, rto_low_ns, rto_high_ns; /**< roce_dev_cfg (IRN) */
-	bool no_loss_window;   /**< turn the loss-reactive window off (roce_lwin.h) */
-	bool no_ecn;           /**< cfg.ecn off (the CC alone decides ECT(0)) */
-	uint32_t buf_size;     /**< default TR_BUF_SIZE */
-	uint32_t mr_guard;     /**< bytes at both ends of the buffer left out of the MR */
-	enum roce_log_level log_level; /**< devices' roce_dev_cfg.log_level (0: the default) */
-	bool rto_fixed;        /**< --rto fixed (IBTA timer); default adaptive */
+	bool no_loss_window;		 /**< turn the loss-reactive window off (roce_lwin.h) */
+	bool no_ecn;			 /**< cfg.ecn off (the CC alone decides ECT(0)) */
+	uint32_t buf_size;		 /**< default TR_BUF_SIZE */
+	uint32_t mr_guard;		 /**< bytes at both ends of the buffer left out of the MR */
+	enum roce_log_level log_level;	 /**< devices' roce_dev_cfg.log_level (0: the default) */
+	bool rto_fixed;			 /**< --rto fixed (IBTA timer); default adaptive */
 	uint64_t rto_min_ns, rto_max_ns; /**< adaptive RTO bounds (0: device default) */
-	bool trace;            /**< give the devices a roce_dev_ops.trace that records events */
-	const char *fec;       /**< roce_qp_set_fec on both QPs ("xor:8,2"); the codec must be registered */
+	bool trace; /**< give the devices a roce_dev_ops.trace that records events */
+	const char
+	    *fec; /**< roce_qp_set_fec on both QPs ("xor:8,2"); the codec must be registered */
 };
 
 /** Every log line of both devices (side TR_A / TR_B) goes here too when set. */
