@@ -78,7 +78,7 @@ def eal(iface, prefix):
 def serve_and_connect(srv_cmd, cli_cmd, timeout=60):
     """Start the server command, wait until it listens (perftest's "Waiting for client"
     line), run the client; returns [server rc, client rc], [server output, client output]."""
-    srv = subprocess.Popen(srv_cmd, shell=True, stdout=subprocess.PIPE,
+    srv = subprocess.Popen(srv_cmd, shell=True, start_new_session=True, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
     seen = ""
     t0 = time.monotonic()
@@ -88,7 +88,8 @@ def serve_and_connect(srv_cmd, cli_cmd, timeout=60):
             break
         seen += line
     try:
-        cli = subprocess.run(cli_cmd, shell=True, capture_output=True, text=True, timeout=timeout)
+        cli = subprocess.run(cli_cmd, shell=True, capture_output=True, text=True, timeout=timeout,
+                             start_new_session=True)  # own sessions: rocewan.testbed.topo.eal_lcores
         cout, crc = cli.stdout + cli.stderr, cli.returncode
     except subprocess.TimeoutExpired as e:
         cout, crc = f"client timed out after {timeout} s: {e.stdout or ''}{e.stderr or ''}", -9

@@ -173,13 +173,16 @@ def test_up_capture_down(tmp_path):
         # traffic: the commands `up` printed, shortened
         lines = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("ip netns exec")]
         assert len(lines) == 2, out
+        # each rnic in its own session, as the testbed starts them (topo.eal_lcores)
         srv = subprocess.Popen(lines[0].replace("write_bw", "-s 65536 -n 200 write_bw"), shell=True,
+                               start_new_session=True,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         cap = subprocess.Popen([TESTBED, "--prefix", PREFIX, "capture", "--seconds", "6",
                                 "--out", str(tmp_path / "cap.pcap")], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
         time.sleep(1.5)
         cli = subprocess.run(lines[1].replace("write_bw", "-s 65536 -n 200 write_bw"), shell=True,
+                             start_new_session=True,
                              capture_output=True, text=True, timeout=60)
         assert cli.returncode == 0, cli.stdout + cli.stderr
         srv.communicate(timeout=30)

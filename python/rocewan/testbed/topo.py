@@ -63,7 +63,10 @@ def eal_lcores(lcores="0"):
     that put every rnic's and box's main thread on CPU 0, where a woken poll loop waited
     in the run queue for up to 2.6 s behind the others (measured beside two busy loops;
     docs/testbed.md), long enough to exhaust a peer's retries. Floating threads let the
-    kernel move a starved one to the idle CPU."""
+    kernel move a starved one to the idle CPU. Every DPDK process also gets its own session
+    (start_new_session): with the kernel's autogroups each session shares the CPU as one
+    group, and an rnic in the session of the load beside it (two busy loops started by
+    the same shell as the tests) lost to it often enough to end in IBV_WC_RETRY_EXC_ERR."""
     ids = []
     for part in str(lcores).split(","):
         lo, _, hi = part.partition("-")
@@ -233,7 +236,8 @@ class Topology:
             cli = subprocess.run(
                 f"ip netns exec {self.ns['A']} {binary('rnic')} {self._eal_rnic('A')} -- "
                 f"--ip {self.rip['A']}/24 {opts} {extra_a} --json {json_a} {mode} {self.kip['B']}",
-                shell=True, capture_output=True, text=True, timeout=timeout)
+                shell=True, capture_output=True, text=True, timeout=timeout,
+                start_new_session=True)  # its own session: see eal_lcores()
             rc_a, out_a = cli.returncode, cli.stdout + cli.stderr
         except subprocess.TimeoutExpired as e:
             rc_a, out_a = -1, f"rnic A timed out after {timeout} s\n{e.stdout or ''}"
