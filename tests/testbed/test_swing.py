@@ -1,6 +1,6 @@
 """The Swing chain end to end (root): rnic A - pfc-relay A - long link (lossy-emu,
 5 ms each way, PFC delayed too) - pfc-relay B - congested switch (lossy-emu
-draining at half the link rate, sending PFC) - rnic B. The relay's one-BDP
+draining at a quarter of the link rate, sending PFC) - rnic B. The relay's one-BDP
 buffer absorbs what is in flight when the far switch pauses; a smaller one
 drops; plain PFC (no relays) with 2 BDP at the switch is lossless. Those are
 timing claims (how soon six processes on two shared cores react to PFC):
@@ -16,6 +16,11 @@ from rocewan.testbed import swing
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PREFIX = "tbs"
+# The switch drains at ALPHA x the link rate. A quarter, not the Swing setting's half:
+# the chain's events must happen every time, and beside two busy loops rnic A did not
+# always outrun a 500 Mb/s drain long enough to fill the switch to XOFF (no PFC at all,
+# fresh-clone run 6). At 250 Mb/s any run that moves data congests the switch.
+ALPHA = 0.25
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -29,7 +34,7 @@ def root_and_build():
 
 
 def run(mode, buf, tmp_path):
-    return swing.swing_run(mode, buf, 0.5, 0.020, str(tmp_path), f"{mode}{buf}", prefix=PREFIX,
+    return swing.swing_run(mode, buf, ALPHA, 0.020, str(tmp_path), f"{mode}{buf}", prefix=PREFIX,
                            duration=3)
 
 
@@ -50,7 +55,7 @@ def test_relay_chain_pauses_and_reconciles(tmp_path):
     assert r["relay_b_in"] == r["relay_b_enq"] + r["relay_drops"], r
     assert r["relay_b_enq"] == r["relay_b_out"] and r["relay_b_queued_end"] == 0, r
     # the long link carried no more than the switch's drain rate
-    assert r["utilisation"] <= 0.5 * 1.05, r
+    assert r["utilisation"] <= ALPHA * 1.05, r
     print("relay 1.1 BDP: drops %d, peak %.2f BDP, retransmits %d" % (
         r["drops"], r["relay_hwm_bdp"], r["rnic_retransmits"]))
 
