@@ -56,13 +56,13 @@ enum {
 	T_HELP = RW_OPT_HELP,
 	T_IGNORED = RW_OPT_IGNORED,
 	T_REFUSED = RW_OPT_REFUSED,
-	T_NUM = RW_OPT_APP, /* uint32_t or uint64_t (by size): decimal, 0x hex, 0 octal, K/M/G */
-	T_VLAN,		    /* int: T_NUM in min..max, or -1 */
-	T_FLAG,		    /* bool: set by its presence, whatever value is attached */
-	T_CHOICE,	    /* arg: the "|"-separated names; size 0: enum rnic_conn */
-	T_IP4,		    /* uint32_t, host order; --ip also sets the prefix */
-	T_IP6,		    /* uint8_t[16]; --ip6 also takes a prefix */
-	T_VERSION,	    /* print the version and stop */
+	T_FLAG = RW_OPT_BOOL, /* bool: set by its presence, or =true/false (yes/no, 1/0) */
+	T_NUM = RW_OPT_APP,   /* uint32_t or uint64_t (by size): decimal, 0x hex, 0 octal, K/M/G */
+	T_VLAN,		      /* int: T_NUM in min..max, or -1 */
+	T_CHOICE,	      /* arg: the "|"-separated names; size 0: enum rnic_conn */
+	T_IP4,		      /* uint32_t, host order; --ip also sets the prefix */
+	T_IP6,		      /* uint8_t[16]; --ip6 also takes a prefix */
+	T_VERSION,	      /* print the version and stop */
 };
 
 #define OFF(f) offsetof(struct rnic_params, f)
@@ -353,9 +353,6 @@ apply_opt(const struct rw_opt *o, const char *val, void *obj, const char *ctx, c
 			*(uint32_t *)f = (uint32_t)v;
 		else
 			*(uint64_t *)f = v;
-		return 0;
-	case T_FLAG:
-		*(bool *)f = true;
 		return 0;
 	case T_CHOICE: {
 		const char *c = o->arg;

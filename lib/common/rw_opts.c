@@ -409,6 +409,34 @@ rw_opts_file(const struct rw_opts *t, const char *path, void *obj, char *err, si
 	return read_file(t, path, obj, err, errlen);
 }
 
+/*
+ * Print @text as the help column: words wrapped at RW_OPTS_HELP_COLS, each
+ * continuation line indented to column @indent. The cursor is at column @col
+ * (past @indent when the option's name overflowed its column). A word longer
+ * than the line is printed whole, never split.
+ */
+static void
+help_wrap(FILE *f, const char *text, int indent, int col)
+{
+	while (*text) {
+		size_t w;
+
+		while (*text == ' ')
+			text++;
+		w = strcspn(text, " ");
+		if (w == 0)
+			break;
+		if (col > indent && col + 1 + (int)w > RW_OPTS_HELP_COLS) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		}
+		fprintf(f, " %.*s", (int)w, text);
+		col += 1 + (int)w;
+		text += w;
+	}
+	fputc('\n', f);
+}
+
 void
 rw_opts_help(const struct rw_opts *t, FILE *f)
 {
@@ -417,7 +445,7 @@ rw_opts_help(const struct rw_opts *t, FILE *f)
 	fputs(t->usage, f);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct rw_opt *o = &t->opt[i];
-		char left[96];
+		char left[96], text[1024];
 
 		if (letters)
 			snprintf(left, sizeof(left), "%c%c%c --%s%s%s", o->letter ? '-' : ' ',
@@ -426,11 +454,15 @@ rw_opts_help(const struct rw_opts *t, FILE *f)
 		else
 			snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
 				 o->arg ? o->arg : "");
-		fprintf(f, "  %-*s %s", t->help_width, left, o->help);
 		/* flags (no argument) say their default in the help text */
 		if (o->arg && o->def && o->def[0])
-			fprintf(f, " [%s]", o->def);
-		fputc('\n', f);
+			snprintf(text, sizeof(text), "%s [%s]", o->help, o->def);
+		else
+			snprintf(text, sizeof(text), "%s", o->help);
+		fprintf(f, "  %-*s", t->help_width, left);
+		help_wrap(
+		    f, text, 2 + t->help_width,
+		    2 + ((int)strlen(left) > t->help_width ? (int)strlen(left) : t->help_width));
 	}
 	if (t->footer)
 		fputs(t->footer, f);

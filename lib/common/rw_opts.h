@@ -109,6 +109,9 @@ int rw_opts_parse_main(const struct rw_opts *t, int argc, char **argv, void *obj
 int rw_opts_file(const struct rw_opts *t, const char *path, void *obj, char *err, size_t errlen);
 
 /** Writes t->usage, one line per option, then t->footer. */
+/** --help wraps each option's text at this column (continuations indented) */
+#define RW_OPTS_HELP_COLS 100
+
 void rw_opts_help(const struct rw_opts *t, FILE *f);
 
 /** "PREFIXa, PREFIXb, ..." of every option name, cut to @p len. */

@@ -195,6 +195,35 @@ test_help(void)
 	free(out);
 }
 
+/* --help wraps a long text at RW_OPTS_HELP_COLS, continuations under the help column */
+static void
+test_help_wrap(void)
+{
+	static const struct rw_opt o[] = {
+	    {"long", RW_OPT_U32, OFF(count), 0, "5", 1, 100, "N",
+	     "aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll mmmm nnnn oooo pppp "
+	     "qqqq rrrr ssss tttt uuuu vvvv wwww"},
+	};
+	static const struct rw_opts t = {.opt = o, .n = 1, .usage = "", .help_width = 12};
+	char *out = NULL, *line, *save = NULL;
+	size_t n = 0;
+	int lines = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	rw_opts_help(&t, f);
+	fclose(f);
+	/* every word once, in order, none split; the default at the end */
+	CHECK(strncmp(out, "  --long N     aaaa bbbb", 24) == 0);
+	CHECK(strstr(out, "\n               ") != NULL); /* continuation indented to column 15 */
+	CHECK(strstr(out, "wwww [5]\n") != NULL);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		CHECK(strlen(line) <= RW_OPTS_HELP_COLS);
+		lines++;
+	}
+	CHECK_EQ(lines, 2);
+	free(out);
+}
+
 static void
 test_names(void)
 {
@@ -412,6 +441,6 @@ test_help_letters(void)
 
 RW_TEST_MAIN(RW_TEST(test_defaults), RW_TEST(test_forms), RW_TEST(test_flag),
 	     RW_TEST(test_missing_value), RW_TEST(test_unknown), RW_TEST(test_ranges),
-	     RW_TEST(test_help), RW_TEST(test_names), RW_TEST(test_file),
+	     RW_TEST(test_help), RW_TEST(test_help_wrap), RW_TEST(test_names), RW_TEST(test_file),
 	     RW_TEST(test_config_option), RW_TEST(test_main), RW_TEST(test_letters),
 	     RW_TEST(test_ignored_refused), RW_TEST(test_help_letters))

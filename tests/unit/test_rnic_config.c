@@ -356,7 +356,7 @@ test_seed(void)
 	line = strstr(help, "--seed");
 	CHECK(line != NULL);
 	if (line) {
-		char *nl = strchr(line, '\n');
+		char *nl = strstr(line, "\n  -"); /* the entry ends where the next option starts */
 
 		if (nl)
 			*nl = 0;
