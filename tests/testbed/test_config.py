@@ -77,6 +77,14 @@ def test_override():
         config.override(cfg, "rtt=40ms")
 
 
+def test_overrides_apply_without_a_config_file():
+    """`testbed up --set link.rate=...` without a config: the --set applies to the defaults."""
+    from rocewan.testbed.experiments import load_cfg
+    cfg = load_cfg(None, ["link.rate=300mbit", "link.rtt=4ms"], False)
+    assert cfg["link"]["rate"] == "300mbit" and cfg["link"]["rtt"] == "4ms"
+    assert load_cfg(None, None, False) == config.defaults()
+
+
 def test_units():
     assert config.parse_rate("1gbit") == 1e9
     assert config.parse_rate("100mbit") == 1e8

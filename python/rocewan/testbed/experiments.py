@@ -12,8 +12,8 @@ from .config import ConfigError, ROOT, parse_rate, parse_time
 
 
 def load_cfg(path, sets, quick):
-    """A config file with --set overrides; quick: short durations, one repetition."""
-    cfg = config.load(path)
+    """A config file (None: the defaults) with --set overrides; quick: short durations, one repetition."""
+    cfg = config.load(path) if path else config.defaults()
     for s in sets or []:
         cfg = config.override(cfg, s)
     if quick:

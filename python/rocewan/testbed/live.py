@@ -2,13 +2,13 @@
 import os
 import subprocess
 
-from . import config, report, runner, topo
+from . import report, runner, topo
 from .experiments import load_cfg, validate
 
 
 def up(cfg_path: str | None = None, sets: list[str] | None = None, prefix: str = "tb") -> int:
     """Build the topology, start lossy-emu with the config's link, print how to run the rnics."""
-    cfg = load_cfg(cfg_path, sets, False) if cfg_path else config.defaults()
+    cfg = load_cfg(cfg_path, sets, False)  # --set applies to the defaults too
     t = topo.Topology(prefix, cfg["rnic"]["mtu"]).up()
     spec = runner.link_specs(cfg)
     os.makedirs(report.RESULTS, exist_ok=True)
