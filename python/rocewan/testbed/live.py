@@ -1,6 +1,8 @@
 """A topology left running: `testbed up`, `testbed down`, `testbed capture`."""
 import os
+import signal
 import subprocess
+import time
 
 from . import report, runner, topo
 from .experiments import load_cfg, validate
@@ -45,13 +47,32 @@ def capture(side: str = "both", seconds: int = 5, out: str | None = None, prefix
     out = out or os.path.join(report.RESULTS, f"capture-{side}.pcap")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     parts = {sd: (out if len(sides) == 1 else f"{out}.{sd}") for sd in sides}
-    print(f"capturing RoCEv2 and MAC control received by rnic {' and '.join(sides)} "
-          f"for {seconds} s -> {out}")
-    procs = [subprocess.Popen(f"timeout -s INT {seconds} ip netns exec {prefix}{sd} tcpdump -i "
-                              f"{prefix}v{sd} -Q in -s 0 -w {parts[sd]} 'udp port 4791 or ether proto 0x8808'",
-                              shell=True, stderr=subprocess.DEVNULL) for sd in sides]
+    procs = [subprocess.Popen(["ip", "netns", "exec", f"{prefix}{sd}", "tcpdump", "-i", f"{prefix}v{sd}",
+                               "-Q", "in", "-s", "0", "-U", "-w", parts[sd],
+                               "udp port 4791 or ether proto 0x8808"],
+                              stderr=subprocess.PIPE, text=True) for sd in sides]
+    # tcpdump says "listening on IF" once its capture is open: only then is the capture
+    # announced, so a caller that waits for the line misses no frame
+    for sd, p in zip(sides, procs):
+        line = p.stderr.readline()
+        if "listening on" not in line:
+            for q in procs:
+                q.kill()
+            raise topo.TopoError(f"tcpdump on {prefix}v{sd}: {line.strip() or 'exited'} "
+                                 f"(needs tcpdump, installed by scripts/bootstrap.sh)")
+    until = f"for {seconds} s" if seconds > 0 else "until interrupted (Ctrl-C, SIGINT)"
+    print(f"capturing RoCEv2 and MAC control received by rnic {' and '.join(sides)} {until} -> {out}",
+          flush=True)
+    try:
+        if seconds > 0:
+            time.sleep(seconds)
+        else:
+            signal.pause()
+    except KeyboardInterrupt:
+        pass
     for p in procs:
-        p.wait()
+        p.send_signal(signal.SIGINT)
+        p.communicate()
     if len(sides) == 2:
         r = subprocess.run(["mergecap", "-w", out, parts["A"], parts["B"]], capture_output=True, text=True)
         if r.returncode:
