@@ -160,6 +160,7 @@ struct enc_stream {
 
 struct fec_enc {
 	struct fec_params p;
+	bool recode; /**< code retransmissions on a new grid (fec_enc_set_recode) */
 	struct enc_stream s[FEC_NSTREAMS];
 	uint64_t st[FEC_ES_NSTATS];
 	uint8_t out[FEC_FRAME_MAX];
@@ -288,6 +289,12 @@ enc_flush_stream(struct fec_enc *e, int stream, fec_emit_fn emit, void *arg)
 	s->need_commit = true;
 }
 
+void
+fec_enc_set_recode(struct fec_enc *e, bool on)
+{
+	e->recode = on;
+}
+
 int
 fec_enc_flush(struct fec_enc *e, fec_emit_fn emit, void *arg)
 {
@@ -360,11 +367,13 @@ fec_enc_frame(struct fec_enc *e, const uint8_t *frame, size_t len, fec_emit_fn p
 		s->need_commit = true;
 	}
 	dist = roce_psn_diff(psn, s->next);
-	if (dist < 0) {
+	if (dist < 0 && !e->recode) {
 		e->st[FEC_ES_RESEND]++;
 		return FEC_ENC_PASS;
 	}
-	if (dist > 0) {
+	if (dist < 0)
+		e->st[FEC_ES_RECODED]++; /* a go-back: this and what follows on a new grid */
+	if (dist != 0) {
 		/* a PSN jump (coding started mid-stream, frames not given to us): new grid */
 		enc_flush_stream(e, stream, pre, arg);
 		s->anchor = s->group_base = s->next = psn;
@@ -766,11 +775,37 @@ slot_try_decode(struct fec_dec *d, struct dec_slot *sl, fec_emit_fn deliver, fec
 	slot_free(d, sl);
 }
 
+/*
+ * A new grid anchored at @p anchor (a COMMIT, or a repair naming it): the
+ * blocks of another grid that start at or after the anchor hold PSNs the new
+ * grid codes again (a go-back re-anchor, fec_enc_set_recode); they are given
+ * up and forgotten, so the new blocks with the same first PSN start empty.
+ */
 static void
-dec_adopt(struct fec_dec *d, int stream, const struct fec_params *p, uint32_t anchor)
+dec_regrid(struct fec_dec *d, int stream, uint32_t anchor, fec_event_fn ev, void *arg)
 {
 	struct dec_stream *s = &d->s[stream];
 
+	for (unsigned n = 0; n < d->nslots; n++) {
+		struct dec_slot *x = &d->slots[n];
+
+		if (x->used && x->stream == stream && x->anchor != anchor &&
+		    roce_psn_diff(x->first, anchor) >= 0)
+			slot_give_up(d, x, ev, arg);
+	}
+	for (int k = 0; k < DONE_RING; k++)
+		if (s->done[k] != PSN_NONE && roce_psn_diff(s->done[k], anchor) >= 0)
+			s->done[k] = PSN_NONE;
+}
+
+static void
+dec_adopt(struct fec_dec *d, int stream, const struct fec_params *p, uint32_t anchor,
+	  fec_event_fn ev, void *arg)
+{
+	struct dec_stream *s = &d->s[stream];
+
+	if (s->known && s->anchor != anchor)
+		dec_regrid(d, stream, anchor, ev, arg);
 	if (!s->known || !params_eq(&s->code.p, p))
 		code_init(&s->code, p);
 	s->known = true;
@@ -788,7 +823,7 @@ dec_fec_frame(struct fec_dec *d, const uint8_t *frame, const struct fec_pkt *pk,
 	uint8_t *acc;
 
 	if (h->type == FEC_T_COMMIT) {
-		dec_adopt(d, h->stream, &h->p, h->anchor);
+		dec_adopt(d, h->stream, &h->p, h->anchor, ev, arg);
 		d->st[FEC_DS_COMMITS]++;
 		return FEC_DEC_CONSUMED;
 	}
@@ -801,7 +836,7 @@ dec_fec_frame(struct fec_dec *d, const uint8_t *frame, const struct fec_pkt *pk,
 		return -FEC_E_FRH;
 	}
 	if (!s->known || s->anchor != h->anchor || !params_eq(&s->code.p, &h->p))
-		dec_adopt(d, h->stream, &h->p, h->anchor); /* a COMMIT was lost: resync */
+		dec_adopt(d, h->stream, &h->p, h->anchor, ev, arg); /* a COMMIT was lost: resync */
 	sl = slot_find(d, h->stream, pk->psn);
 	if (!sl) {
 		if (done_has(s, pk->psn)) {

@@ -154,6 +154,7 @@ typedef void (*fec_emit_fn)(void *arg, const uint8_t *frame, size_t len);
 	X(COVERED, "fec_data_covered", "data frames coded into a block")                           \
 	X(NOT_COVERED, "fec_not_covered", "frames not coded: ACK, CNP, other opcodes")             \
 	X(RESEND, "fec_resend_not_covered", "retransmitted frames (PSN already coded)")            \
+	X(RECODED, "fec_resend_recoded", "retransmissions coded on a new grid (go-back re-anchor)") \
 	X(TOO_LONG, "fec_too_long", "frames longer than FEC_DATA_MAX, not coded")                  \
 	X(BAD_FRAME, "fec_bad_frame", "frames the encoder could not parse")                        \
 	X(REPAIRS, "fec_repairs_sent", "repair frames emitted")                                    \
@@ -195,6 +196,14 @@ struct fec_enc;
 /** NULL if @p p is invalid or memory is short. */
 struct fec_enc *fec_enc_create(const struct fec_params *p);
 void fec_enc_free(struct fec_enc *e);
+/**
+ * Code retransmissions too (for a Go-Back-N sender): a frame whose PSN was
+ * already coded closes the open group (partial repairs) and starts a new grid
+ * anchored at it, announced by a COMMIT, so the go-back round that follows is
+ * protected like new data. Off by default: a selective sender's retransmissions
+ * are scattered PSNs and pass uncoded (fec_resend_not_covered).
+ */
+void fec_enc_set_recode(struct fec_enc *e, bool on);
 
 /** Return values of fec_enc_frame() (>= 0). */
 enum fec_enc_rc {

@@ -59,8 +59,19 @@ fr_tx(void *st, const uint8_t *frame, size_t len, roce_fec_emit_fn pre, roce_fec
       void *arg)
 {
 	struct fec_roce *f = st;
+	uint64_t recoded = fec_enc_stat(f->enc, FEC_ES_RECODED);
 
-	return fec_enc_frame(f->enc, frame, len, pre, post, arg) == FEC_ENC_CODED;
+	if (fec_enc_frame(f->enc, frame, len, pre, post, arg) != FEC_ENC_CODED)
+		return 0;
+	return fec_enc_stat(f->enc, FEC_ES_RECODED) != recoded ? 2 : 1;
+}
+
+static void
+fr_tx_recode(void *st, bool on)
+{
+	struct fec_roce *f = st;
+
+	fec_enc_set_recode(f->enc, on);
 }
 
 static void
@@ -167,6 +178,7 @@ const struct roce_fec_ops fec_roce_codec = {
     .create = fr_create,
     .destroy = fr_destroy,
     .tx = fr_tx,
+    .tx_recode = fr_tx_recode,
     .tx_flush = fr_tx_flush,
     .rx = fr_rx,
     .rx_flush = fr_rx_flush,

@@ -78,6 +78,14 @@ comp_head(struct roce_qp *qp)
 	return wqe->state == ROCE_WQE_POSTED ? NULL : wqe;
 }
 
+bool
+roce_comp_awaits_read(struct roce_qp *qp)
+{
+	const struct roce_send_wqe *wqe = comp_head(qp);
+
+	return wqe && wqe->opcode == IBV_WR_RDMA_READ;
+}
+
 void
 roce_comp_complete_head(struct roce_qp *qp, enum ibv_wc_status status)
 {

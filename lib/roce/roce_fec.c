@@ -17,8 +17,9 @@
  *  - the deadline passes: block fill time + margin (fec_release_deadline);
  *  - the ring cannot take a packet (fec_release_full);
  * in the last three the held packets go to the transport as they came, and
- * the transport's own mode recovers (the fallback). Only the request stream is
- * held; READ responses are rebuilt but not held (docs/fec.md).
+ * the transport's own mode recovers (the fallback). Request packets are held
+ * at the responder, READ responses at the requester (each stream behind its
+ * own expected PSN, fec_expected()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,7 +35,7 @@
 				    */
 #define FEC_IDLE_MIN_NS 50000ull   /**< sender idle flush: at least 50 us */
 #define FEC_IDLE_MAX_NS 2000000ull /**< and at most 2 ms */
-#define FEC_GAP_MAX_NS 10000000ull /**< inter-packet gap samples are capped at 10 ms */
+#define FEC_GAP_MAX_NS 2000000ull /**< inter-packet gap samples are capped at 2 ms (a pause) */
 
 static const struct roce_fec_ops *fec_codec;
 
@@ -64,9 +65,11 @@ roce_fec_free(struct roce_qp *qp)
 	if (!f)
 		return;
 	f->ops->destroy(f->st);
-	free(f->held);
-	free(f->held_len);
-	free(f->held_psn);
+	for (int i = 0; i < 2; i++) {
+		free(f->hold[i].held);
+		free(f->hold[i].held_len);
+		free(f->hold[i].held_psn);
+	}
 	free(f);
 	qp->fec = NULL;
 }
@@ -93,6 +96,7 @@ roce_qp_set_fec(struct roce_qp *qp, const char *params, char *err, size_t errlen
 	if (!f)
 		return -ENOMEM;
 	f->ops = ops;
+	f->recode = -1;
 	f->st = ops->create(params, err, errlen);
 	if (!f->st) {
 		free(f);
@@ -111,12 +115,19 @@ roce_fec_reset(struct roce_qp *qp)
 
 	if (!f)
 		return;
-	if (f->held_len)
-		memset(f->held_len, 0, sizeof(*f->held_len) * f->cap);
-	f->nheld = 0;
-	f->hold_at = 0;
+	for (int i = 0; i < 2; i++) {
+		struct roce_fec_hold *h = &f->hold[i];
+
+		if (h->held_len)
+			memset(h->held_len, 0, sizeof(*h->held_len) * h->cap);
+		if (h->nheld)
+			roce_qp_stat(qp, ROCE_STAT_FEC_HOLD_RESET, 1);
+		h->nheld = 0;
+		h->hold_at = 0;
+		h->release_now = false;
+		h->released_valid = false;
+	}
 	f->flush_at = 0;
-	f->release_now = false;
 }
 
 int
@@ -129,23 +140,52 @@ roce_qp_fec_info(const struct roce_qp *qp, struct roce_fec_info *out)
 	return 0;
 }
 
-static uint64_t
-ewma_gap(uint64_t avg, uint64_t *last, uint64_t now)
+/*
+ * The packet rate over whole blocks. A per-packet EWMA of the gap collapses
+ * within the bursts a paced sender and a polled af_packet ring produce (tens
+ * of frames within microseconds, then a pause), and the block-fill time it
+ * predicts is then a fraction of the real one (measured: hold-back deadlines
+ * expired before the repair in 131-772 holds per run, docs/results.md). The
+ * mean over a window of `span` (K x D) packets is the fill time of a group
+ * divided by its size, whatever the bursts inside it; pauses longer than
+ * FEC_GAP_MAX_NS (window full, end of data) count as FEC_GAP_MAX_NS.
+ */
+static void
+fec_rate_sample(struct roce_fec_rate *r, uint64_t now, uint32_t span)
 {
-	uint64_t g = *last && now > *last ? now - *last : 0;
+	if (r->last && now > r->last) {
+		uint64_t g = now - r->last;
 
-	*last = now;
-	if (g > FEC_GAP_MAX_NS)
-		g = FEC_GAP_MAX_NS;
-	return avg ? avg - avg / 8 + g / 8 : g; /* alpha = 1/8 */
+		r->sum += g > FEC_GAP_MAX_NS ? FEC_GAP_MAX_NS : g;
+	}
+	if (r->last)
+		r->n++;
+	r->last = now;
+	if (r->n >= (span ? span : 1)) {
+		r->gap = r->sum / r->n;
+		r->sum = 0;
+		r->n = 0;
+	}
+}
+
+/* Mean gap: the last whole window, else the partial first one. */
+static uint64_t
+fec_rate_gap(const struct roce_fec_rate *r)
+{
+	if (r->gap)
+		return r->gap;
+	return r->n ? r->sum / r->n : 0;
 }
 
 /* ---- transmit ---- */
 
 /*
- * The sender pauses (window, pacing, end of data): it flushes the open blocks
- * after four mean gaps without a coded frame, so a tail never waits for frames
- * that do not come. The retransmit timer adds this delay (roce_req.c): a
+ * The sender pauses (window, end of data): it flushes the open blocks after a
+ * quarter of a group's fill time (span / 4 mean gaps, the mean over whole
+ * groups) without a coded frame, so a tail never waits for frames that do not
+ * come. Four per-packet EWMA gaps (the first version) fired between the
+ * pacer's bursts every ~50 packets: partial blocks, 7-20 % FEC frames instead
+ * of 3.1 % at xor:32,4. The retransmit timer adds this delay (roce_req.c): a
  * tail's repair leaves only then, and a timer shorter than RTT + this (IRN's
  * RTO_low on a short path) would resend what the repair is about to rebuild.
  */
@@ -156,7 +196,7 @@ roce_fec_tx_idle_ns(const struct roce_qp *qp)
 
 	if (!qp->fec)
 		return 0;
-	idle = 4 * qp->fec->tx_gap;
+	idle = (uint64_t)(qp->fec->ops->span(qp->fec->st) / 4) * fec_rate_gap(&qp->fec->tx_rate);
 	idle = idle < FEC_IDLE_MIN_NS ? FEC_IDLE_MIN_NS : idle;
 	return idle > FEC_IDLE_MAX_NS ? FEC_IDLE_MAX_NS : idle;
 }
@@ -201,9 +241,16 @@ roce_fec_tx(struct roce_qp *qp, const uint8_t *frame, size_t len)
 	int coded, rc;
 
 	f->npost = 0;
+	if (f->ops->tx_recode && f->recode != (qp->rec == &roce_recovery_gbn)) {
+		/* Go-Back-N resends contiguous ranges: code them on a new grid */
+		f->recode = qp->rec == &roce_recovery_gbn;
+		f->ops->tx_recode(f->st, f->recode);
+	}
 	coded = f->ops->tx(f->st, frame, len, fec_emit_now, fec_emit_post, qp);
 	if (coded > 0) /* coded now even if the port refuses it: its resend is not coded again */
 		roce_qp_stat(qp, ROCE_STAT_FEC_TX_COVERED, 1);
+	if (coded > 1)
+		roce_qp_stat(qp, ROCE_STAT_FEC_TX_RECODED, 1);
 	rc = dev->ops.tx(dev->ctx, frame, len);
 	if (rc < 0) {
 		roce_qp_stat(qp, ROCE_STAT_FEC_TX_DROPPED, f->npost);
@@ -216,7 +263,7 @@ roce_fec_tx(struct roce_qp *qp, const uint8_t *frame, size_t len)
 	if (coded > 0) {
 		uint64_t idle;
 
-		f->tx_gap = ewma_gap(f->tx_gap, &f->tx_last, dev->now);
+		fec_rate_sample(&f->tx_rate, dev->now, f->ops->span(f->st));
 		idle = roce_fec_tx_idle_ns(qp);
 		f->flush_at = dev->now + idle;
 	}
@@ -224,6 +271,20 @@ roce_fec_tx(struct roce_qp *qp, const uint8_t *frame, size_t len)
 }
 
 /* ---- receive ---- */
+
+/*
+ * Two streams are held back, each behind its own expected PSN:
+ *  - [0] request packets at the responder, behind ePSN (qp->resp.epsn);
+ *  - [1] READ responses at the requester, behind the oldest unacknowledged
+ *    PSN (qp->comp.una) while the oldest outstanding WQE is a READ, so the
+ *    completer neither re-issues the READ (Go-Back-N) nor re-reads the hole
+ *    (selective modes) before the repair could rebuild it.
+ */
+static uint32_t
+fec_expected(const struct roce_qp *qp, int stream)
+{
+	return stream ? qp->comp.una : qp->resp.epsn;
+}
 
 /* A rebuilt frame: kept, received after the frame that triggered the rebuild. */
 static void
@@ -244,34 +305,37 @@ static void
 fec_event(void *arg, enum roce_fec_event ev, int stream, uint32_t psn)
 {
 	struct roce_qp *qp = arg;
-	struct roce_fec_qp *f = qp->fec;
+	struct roce_fec_hold *h;
 	int32_t d;
 
 	if (ev != ROCE_FEC_EV_UNRECOVERABLE)
 		return;
 	roce_qp_stat(qp, ROCE_STAT_FEC_UNRECOVERABLE, 1);
+	if (stream < 0 || stream > 1)
+		return;
 	/* a hole the shim holds packets for will not be rebuilt: release them now */
-	d = roce_psn_diff(psn, qp->resp.epsn);
-	if (stream == 0 && f->nheld && d >= 0 && (uint32_t)d < f->cap)
-		f->release_now = true;
+	h = &qp->fec->hold[stream];
+	d = roce_psn_diff(psn, fec_expected(qp, stream));
+	if (h->nheld && d >= 0 && (uint32_t)d < h->cap)
+		h->release_now = true;
 }
 
 static uint32_t
-fec_slot(const struct roce_fec_qp *f, uint32_t psn)
+fec_slot(const struct roce_fec_hold *h, uint32_t psn)
 {
-	return psn & (f->cap - 1);
+	return psn & (h->cap - 1);
 }
 
 /*
  * Deadline of a new hold: the hole's block fills within span packets of it;
- * wait for two block-fill times (measured: the mean gap between request
- * packets) and the margin (roce_dev_cfg.fec_hold_ns).
+ * wait for two block-fill times (the mean gap over whole groups of the
+ * stream's packets, fec_rate_sample) and the margin (roce_dev_cfg.fec_hold_ns).
  */
 static uint64_t
-fec_hold_ns(const struct roce_qp *qp)
+fec_hold_ns(const struct roce_qp *qp, const struct roce_fec_hold *h)
 {
 	const struct roce_fec_qp *f = qp->fec;
-	uint64_t fill = 2ull * f->ops->span(f->st) * f->rx_gap;
+	uint64_t fill = 2ull * f->ops->span(f->st) * fec_rate_gap(&h->rate);
 	uint64_t margin =
 	    qp->dev->cfg.fec_hold_ns ? qp->dev->cfg.fec_hold_ns : ROCE_DEFAULT_FEC_HOLD_NS;
 
@@ -279,27 +343,27 @@ fec_hold_ns(const struct roce_qp *qp)
 }
 
 static bool
-fec_hold_alloc(struct roce_qp *qp)
+fec_hold_alloc(struct roce_qp *qp, struct roce_fec_hold *h)
 {
-	struct roce_fec_qp *f = qp->fec;
+	const struct roce_fec_qp *f = qp->fec;
 	uint32_t want = 4 * f->ops->span(f->st), cap = FEC_HOLD_MIN;
 
 	while (cap < want && cap < FEC_HOLD_MAX)
 		cap <<= 1;
-	f->slot_size = qp->mtu + ROCE_MAX_HDR_LEN;
-	f->held = malloc((size_t)cap * f->slot_size);
-	f->held_len = calloc(cap, sizeof(*f->held_len));
-	f->held_psn = calloc(cap, sizeof(*f->held_psn));
-	if (!f->held || !f->held_len || !f->held_psn) {
-		free(f->held);
-		free(f->held_len);
-		free(f->held_psn);
-		f->held = NULL;
-		f->held_len = NULL;
-		f->held_psn = NULL;
+	h->slot_size = qp->mtu + ROCE_MAX_HDR_LEN;
+	h->held = malloc((size_t)cap * h->slot_size);
+	h->held_len = calloc(cap, sizeof(*h->held_len));
+	h->held_psn = calloc(cap, sizeof(*h->held_psn));
+	if (!h->held || !h->held_len || !h->held_psn) {
+		free(h->held);
+		free(h->held_len);
+		free(h->held_psn);
+		h->held = NULL;
+		h->held_len = NULL;
+		h->held_psn = NULL;
 		return false;
 	}
-	f->cap = cap;
+	h->cap = cap;
 	return true;
 }
 
@@ -316,114 +380,133 @@ fec_rx_copy(struct roce_qp *qp, const uint8_t *frame, size_t len)
 
 /* Give every held packet to the transport in PSN order: it sees the gap now. */
 static void
-fec_release(struct roce_qp *qp, enum roce_stat why)
+fec_release(struct roce_qp *qp, struct roce_fec_hold *h, enum roce_stat why)
 {
-	struct roce_fec_qp *f = qp->fec;
-	uint32_t psn = f->lo;
+	uint32_t psn = h->lo;
 
 	roce_qp_stat(qp, why, 1);
-	f->hold_at = 0;
-	f->release_now = false;
-	for (uint32_t n = 0; n < f->cap && f->nheld; n++, psn = roce_psn_add(psn, 1)) {
-		uint32_t s = fec_slot(f, psn);
+	h->hold_at = 0;
+	h->release_now = false;
+	h->released = h->hole;
+	h->released_valid = true;
+	for (uint32_t n = 0; n < h->cap && h->nheld; n++, psn = roce_psn_add(psn, 1)) {
+		uint32_t s = fec_slot(h, psn);
 
-		uint32_t l = f->held_len[s];
+		uint32_t l = h->held_len[s];
 
-		if (!l || f->held_psn[s] != psn)
+		if (!l || h->held_psn[s] != psn)
 			continue;
-		f->nheld--;
-		f->held_len[s] = 0;
-		fec_rx_copy(qp, f->held + (size_t)s * f->slot_size, l);
+		h->nheld--;
+		h->held_len[s] = 0;
+		fec_rx_copy(qp, h->held + (size_t)s * h->slot_size, l);
 	}
 	/* nothing stays behind, whatever the ring held */
-	memset(f->held_len, 0, sizeof(*f->held_len) * f->cap);
-	f->nheld = 0;
+	memset(h->held_len, 0, sizeof(*h->held_len) * h->cap);
+	h->nheld = 0;
 }
 
-/* ePSN moved: deliver the held packets it reached, in order. */
+/* The expected PSN moved: deliver the held packets it reached, in order. */
 static void
-fec_drain(struct roce_qp *qp)
+fec_drain(struct roce_qp *qp, struct roce_fec_hold *h, int stream)
 {
-	struct roce_fec_qp *f = qp->fec;
+	while (h->nheld && roce_psn_diff(h->lo, fec_expected(qp, stream)) <= 0) {
+		uint32_t s = fec_slot(h, h->lo), psn = h->lo;
 
-	while (f->nheld && roce_psn_diff(f->lo, qp->resp.epsn) <= 0) {
-		uint32_t s = fec_slot(f, f->lo), psn = f->lo;
+		uint32_t l = h->held_len[s];
 
-		uint32_t l = f->held_len[s];
-
-		f->lo = roce_psn_add(f->lo, 1);
-		if (!l || f->held_psn[s] != psn)
+		h->lo = roce_psn_add(h->lo, 1);
+		if (!l || h->held_psn[s] != psn)
 			continue;
-		f->nheld--;
-		f->held_len[s] = 0;
+		h->nheld--;
+		h->held_len[s] = 0;
 		/* the slot stays valid while the transport reads it: nothing is held
-		 * into it before this returns (it lies behind ePSN now) */
-		fec_rx_copy(qp, f->held + (size_t)s * f->slot_size, l);
+		 * into it before this returns (it lies behind the expected PSN now) */
+		fec_rx_copy(qp, h->held + (size_t)s * h->slot_size, l);
 	}
 }
 
 static bool
-fec_hold(struct roce_qp *qp, const struct roce_rx *rx, size_t len, int32_t d)
+fec_hold(struct roce_qp *qp, struct roce_fec_hold *h, int stream, const struct roce_rx *rx,
+	 size_t len, int32_t d)
 {
-	struct roce_fec_qp *f = qp->fec;
 	uint32_t s;
 
-	if (!f->held && !fec_hold_alloc(qp))
+	if (!h->held && !fec_hold_alloc(qp, h))
 		return false;
-	if ((uint32_t)d >= f->cap || len > f->slot_size) {
+	if ((uint32_t)d >= h->cap || len > h->slot_size) {
 		/* beyond the ring: the transport must see the gap now */
-		if (f->nheld)
-			fec_release(qp, ROCE_STAT_FEC_RELEASE_FULL);
+		if (h->nheld)
+			fec_release(qp, h, ROCE_STAT_FEC_RELEASE_FULL);
 		return false;
 	}
-	s = fec_slot(f, rx->psn);
-	if (f->held_len[s] && f->held_psn[s] == rx->psn) {
+	s = fec_slot(h, rx->psn);
+	if (h->held_len[s] && h->held_psn[s] == rx->psn) {
 		roce_qp_stat(qp, ROCE_STAT_FEC_HOLD_DUP, 1);
 		return true;
 	}
-	if (f->held_len[s]) /* a stale packet from another lap of the ring: replaced */
-		f->nheld--;
-	if (!f->nheld) {
+	if (h->held_len[s]) /* a stale packet from another lap of the ring: replaced */
+		h->nheld--;
+	if (!h->nheld) {
 		/* a new hole: its loss signal is withheld until the deadline */
-		f->lo = qp->resp.epsn;
-		f->hold_at = qp->dev->now + fec_hold_ns(qp);
-		f->hole = qp->resp.epsn;
+		h->lo = fec_expected(qp, stream);
+		h->hold_at = qp->dev->now + fec_hold_ns(qp, h);
+		h->hole = h->lo;
 		roce_qp_stat(qp, ROCE_STAT_FEC_WITHHELD, 1);
 	}
-	memcpy(f->held + (size_t)s * f->slot_size, rx->frame, len);
-	f->held_len[s] = (uint32_t)len;
-	f->held_psn[s] = rx->psn;
-	f->nheld++;
+	memcpy(h->held + (size_t)s * h->slot_size, rx->frame, len);
+	h->held_len[s] = (uint32_t)len;
+	h->held_psn[s] = rx->psn;
+	h->nheld++;
 	roce_qp_stat(qp, ROCE_STAT_FEC_HELD, 1);
 	return true;
 }
 
-/* One data frame (original or rebuilt) through the hold-back. */
+/* One data frame (original or rebuilt) through the hold-back of its stream. */
 static void
-fec_in(struct roce_qp *qp, const struct roce_rx *rx, size_t len)
+fec_in(struct roce_qp *qp, const struct roce_rx *rx, size_t len, bool rebuilt)
 {
 	struct roce_fec_qp *f = qp->fec;
+	enum roce_stat filled = rebuilt ? ROCE_STAT_FEC_HOLD_REPAIRED : ROCE_STAT_FEC_HOLD_FILLED;
+	uint16_t fl = rx->op->flags;
+	struct roce_fec_hold *h;
+	int stream;
 	int32_t d;
 
-	if (!(rx->op->flags & ROCE_OPF_REQ)) {
+	if (fl & ROCE_OPF_REQ)
+		stream = 0;
+	else if ((fl & ROCE_OPF_RESP) && (fl & ROCE_OPF_READ))
+		stream = 1;
+	else {
 		roce_rx_deliver(qp, rx);
 		return;
 	}
-	f->rx_gap = ewma_gap(f->rx_gap, &f->rx_last, qp->dev->now);
-	d = roce_psn_diff(rx->psn, qp->resp.epsn);
-	if (d > 0 && fec_hold(qp, rx, len, d))
+	h = &f->hold[stream];
+	d = roce_psn_diff(rx->psn, fec_expected(qp, stream));
+	if (rebuilt && d < 0)
+		roce_qp_stat(qp, ROCE_STAT_FEC_REBUILT_DUP, 1);
+	if (rebuilt && h->released_valid && rx->psn == h->released) {
+		/* its hold had been given up: the loss signal it let go was wasted */
+		roce_qp_stat(qp, ROCE_STAT_FEC_REBUILT_AFTER_RELEASE, 1);
+		h->released_valid = false;
+	}
+	if (!rebuilt)
+		fec_rate_sample(&h->rate, qp->dev->now, f->ops->span(f->st));
+	/* a READ response is held only while a READ heads the send queue: a
+	 * response beyond another outstanding WQE acknowledges it implicitly */
+	if (d > 0 && (stream == 0 || h->nheld || roce_comp_awaits_read(qp)) &&
+	    fec_hold(qp, h, stream, rx, len, d))
 		return;
 	roce_rx_deliver(qp, rx);
-	if (f->nheld && roce_psn_diff(qp->resp.epsn, f->hole) > 0) {
-		fec_drain(qp);
-		if (!f->nheld) {
-			f->hold_at = 0;
-			roce_qp_stat(qp, ROCE_STAT_FEC_HOLD_REPAIRED, 1);
-		} else if (roce_psn_diff(qp->resp.epsn, f->hole) > 0) {
+	if (h->nheld && roce_psn_diff(fec_expected(qp, stream), h->hole) > 0) {
+		fec_drain(qp, h, stream);
+		if (!h->nheld) {
+			h->hold_at = 0;
+			roce_qp_stat(qp, filled, 1);
+		} else if (roce_psn_diff(fec_expected(qp, stream), h->hole) > 0) {
 			/* another hole further on: a new deadline for it */
-			f->hole = qp->resp.epsn;
-			f->hold_at = qp->dev->now + fec_hold_ns(qp);
-			roce_qp_stat(qp, ROCE_STAT_FEC_HOLD_REPAIRED, 1);
+			h->hole = fec_expected(qp, stream);
+			h->hold_at = qp->dev->now + fec_hold_ns(qp, h);
+			roce_qp_stat(qp, filled, 1);
 			roce_qp_stat(qp, ROCE_STAT_FEC_WITHHELD, 1);
 		}
 	}
@@ -445,7 +528,7 @@ roce_fec_rx(struct roce_qp *qp, const struct roce_rx *rx, size_t len)
 	} else if (roce_opcode_is_fec(rx->pkt.h.bth.opcode)) {
 		roce_qp_stat(qp, ROCE_STAT_FEC_RX_REFUSED, 1); /* the codec did not take it */
 	} else {
-		fec_in(qp, rx, len);
+		fec_in(qp, rx, len, false);
 	}
 	n = f->nreb;
 	for (uint32_t i = 0; i < n; i++) {
@@ -453,12 +536,16 @@ roce_fec_rx(struct roce_qp *qp, const struct roce_rx *rx, size_t len)
 
 		roce_qp_stat(qp, ROCE_STAT_FEC_REBUILT, 1);
 		if (roce_rx_parse(qp->dev, f->reb[i], f->reb_len[i], &r) == 0)
-			fec_in(qp, &r, f->reb_len[i]);
+			fec_in(qp, &r, f->reb_len[i], true);
 	}
 	f->nreb = 0;
-	if (f->release_now && f->nheld)
-		fec_release(qp, ROCE_STAT_FEC_RELEASE_UNREC);
-	f->release_now = false;
+	for (int i = 0; i < 2; i++) {
+		struct roce_fec_hold *h = &f->hold[i];
+
+		if (h->release_now && h->nheld)
+			fec_release(qp, h, ROCE_STAT_FEC_RELEASE_UNREC);
+		h->release_now = false;
+	}
 }
 
 /* ---- timers ---- */
@@ -469,8 +556,9 @@ roce_fec_next_deadline(const struct roce_qp *qp)
 	const struct roce_fec_qp *f = qp->fec;
 	uint64_t t = UINT64_MAX;
 
-	if (f->hold_at)
-		t = f->hold_at;
+	for (int i = 0; i < 2; i++)
+		if (f->hold[i].hold_at && f->hold[i].hold_at < t)
+			t = f->hold[i].hold_at;
 	if (f->flush_at && f->flush_at < t)
 		t = f->flush_at;
 	return t;
@@ -487,8 +575,12 @@ roce_fec_timers(struct roce_qp *qp)
 		roce_qp_stat(qp, ROCE_STAT_FEC_TX_FLUSHES, 1);
 		f->ops->tx_flush(f->st, fec_emit_now, qp);
 	}
-	if (f->hold_at && now >= f->hold_at && f->nheld)
-		fec_release(qp, ROCE_STAT_FEC_RELEASE_DEADLINE);
-	else if (f->hold_at && now >= f->hold_at)
-		f->hold_at = 0;
+	for (int i = 0; i < 2; i++) {
+		struct roce_fec_hold *h = &f->hold[i];
+
+		if (h->hold_at && now >= h->hold_at && h->nheld)
+			fec_release(qp, h, ROCE_STAT_FEC_RELEASE_DEADLINE);
+		else if (h->hold_at && now >= h->hold_at)
+			h->hold_at = 0;
+	}
 }

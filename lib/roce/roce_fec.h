@@ -66,7 +66,8 @@ struct roce_fec_ops {
 	void (*destroy)(void *st);
 	/**
 	 * A frame about to leave: frames for @p pre go before it, for @p post
-	 * after it (called during the call). Returns 1 if it was coded, else 0.
+	 * after it (called during the call). Returns 1 if it was coded, 2 if it
+	 * was a retransmission coded on a new grid (tx_recode), else 0.
 	 */
 	int (*tx)(void *st, const uint8_t *frame, size_t len, roce_fec_emit_fn pre,
 		  roce_fec_emit_fn post, void *arg);
@@ -80,6 +81,11 @@ struct roce_fec_ops {
 	/** PSNs a block's members span (K x D): the hold-back deadline scales with it. */
 	uint32_t (*span)(void *st);
 	void (*info)(void *st, struct roce_fec_info *out);
+	/**
+	 * Optional (NULL: never): code retransmissions on a new grid (on for a Go-Back-N
+	 * sender, whose go-back rounds are contiguous PSN ranges), or not.
+	 */
+	void (*tx_recode)(void *st, bool on);
 };
 
 /** Register the codec (once, before roce_qp_set_fec). -EINVAL if incomplete. */

@@ -269,30 +269,53 @@ struct roce_ooo_desc {
 #define ROCE_FEC_STASH 8	 /**< repairs after one frame, frames rebuilt by one frame */
 #define ROCE_FEC_FRAME_MAX 4352u /**< largest FEC frame (lib/fec's FEC_FRAME_MAX) */
 
+/**
+ * Mean gap between packets over a window of whole blocks (roce_fec.c): the
+ * gaps of the last completed window of `span` packets (K x D), each gap
+ * capped, so a burst of back-to-back frames does not make it collapse.
+ */
+struct roce_fec_rate {
+	uint64_t last; /**< time of the last sample */
+	uint64_t sum;  /**< gaps summed in the window being filled */
+	uint32_t n;    /**< gaps in it */
+	uint64_t gap;  /**< mean gap of the last completed window (0: none yet) */
+};
+
+/**
+ * The hold-back of one coded stream (roce_fec.c): packets after a hole in
+ * a ring indexed by PSN, until the hole is filled or given up.
+ */
+struct roce_fec_hold {
+	struct roce_fec_rate rate; /**< gap between received packets of the stream */
+	bool release_now;	   /**< a held-for PSN was found unrecoverable */
+	bool released_valid;
+	uint32_t released; /**< hole of the last released hold */
+	uint8_t *held;	   /**< the ring (allocated at the first hole) */
+	uint32_t *held_len; /**< 0: empty slot */
+	uint32_t *held_psn;
+	uint32_t cap, slot_size, nheld;
+	uint32_t lo;	  /**< lowest PSN that may be held */
+	uint32_t hole;	  /**< expected PSN when the current hold started */
+	uint64_t hold_at; /**< hold-back deadline (0: none) */
+};
+
 /** FEC on an RC QP (roce_fec.c): the codec and the receive-side hold-back. */
 struct roce_fec_qp {
 	const struct roce_fec_ops *ops;
 	void *st; /**< the codec's state */
 	/* transmit */
 	uint64_t flush_at;	  /**< idle flush deadline (0: none) */
-	uint64_t tx_last, tx_gap; /**< last coded frame, EWMA gap between coded frames */
+	struct roce_fec_rate tx_rate; /**< gap between coded frames */
+	int recode;		      /**< tx_recode state given to the codec (-1: not yet) */
 	uint32_t npost;
 	uint32_t post_len[ROCE_FEC_STASH];
 	uint8_t post[ROCE_FEC_STASH][ROCE_FEC_FRAME_MAX]; /**< repairs after the frame in flight */
 	/* receive */
-	uint64_t rx_last, rx_gap; /**< EWMA gap between request packets */
 	uint32_t nreb;
 	uint32_t reb_len[ROCE_FEC_STASH];
 	uint8_t reb[ROCE_FEC_STASH][ROCE_FEC_FRAME_MAX]; /**< rebuilt by the current frame */
-	bool release_now; /**< a held-for PSN was found unrecoverable */
-	/* hold-back ring, indexed by PSN (allocated at the first hole) */
-	uint8_t *held;
-	uint32_t *held_len; /**< 0: empty slot */
-	uint32_t *held_psn;
-	uint32_t cap, slot_size, nheld;
-	uint32_t lo;	  /**< lowest PSN that may be held */
-	uint32_t hole;	  /**< ePSN when the current hold started */
-	uint64_t hold_at; /**< hold-back deadline (0: none) */
+	/** hold-back per coded stream: [0] requests (responder), [1] READ responses (requester) */
+	struct roce_fec_hold hold[2];
 };
 
 struct roce_qp {
@@ -593,6 +616,8 @@ void roce_comp_send_cqe(struct roce_qp *qp, const struct roce_send_wqe *wqe,
 			enum ibv_wc_status status);
 /** A CNP for this QP arrived. */
 void roce_comp_cnp(struct roce_qp *qp);
+/** The oldest outstanding send WQE is an RDMA READ (its responses are awaited: FEC hold-back). */
+bool roce_comp_awaits_read(struct roce_qp *qp);
 
 /* ------------------------------------------------------------------------- */
 /* Responder (roce_resp.c)                                                   */

@@ -147,6 +147,8 @@
 	X(FEC_TX_FRAMES, "fec_tx_frames", "FEC repair and negotiation frames sent")                \
 	X(FEC_TX_OVERHEAD, "fec_tx_overhead_bytes", "bytes of FEC frames sent")                    \
 	X(FEC_TX_FLUSHES, "fec_tx_flushes", "idle flushes: repairs of open blocks sent early")     \
+	X(FEC_TX_RECODED, "fec_tx_recoded",                                                        \
+	  "retransmissions coded on a new grid (fec+gbn go-back rounds)")                          \
 	X(FEC_TX_DROPPED, "fec_tx_dropped", "FEC frames not sent (ops->tx refused, stash full)")   \
 	X(FEC_RX_FRAMES, "fec_rx_frames", "FEC frames taken by the decoder")                       \
 	X(FEC_RX_REFUSED, "fec_rx_refused",                                                        \
@@ -158,7 +160,13 @@
 	X(FEC_WITHHELD, "fec_loss_signals_withheld",                                               \
 	  "holes whose loss signal the hold-back withheld")                                        \
 	X(FEC_HOLD_REPAIRED, "fec_holds_repaired",                                                 \
-	  "holds ended by the hole filled: no loss signal")                                        \
+	  "holds ended by the hole rebuilt from a repair: no loss signal")                         \
+	X(FEC_HOLD_FILLED, "fec_holds_filled",                                                     \
+	  "holds ended by the missing packet itself arriving late: no loss signal")                \
+	X(FEC_REBUILT_AFTER_RELEASE, "fec_rebuilt_after_release",                                  \
+	  "holes rebuilt after their hold was released (deadline too short)")                      \
+	X(FEC_REBUILT_DUP, "fec_rebuilt_dup", "rebuilt packets the responder already had")         \
+	X(FEC_HOLD_RESET, "fec_holds_reset", "holds dropped by a QP reset")                        \
 	X(FEC_RELEASE_DEADLINE, "fec_release_deadline",                                            \
 	  "holds released to the transport at the deadline")                                       \
 	X(FEC_RELEASE_UNREC, "fec_release_unrecoverable",                                          \

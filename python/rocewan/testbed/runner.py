@@ -171,10 +171,12 @@ def reduce(cfg, docs, spec):
     row["cc_trace"] = a.get("cc_trace")
     # FEC (docs/fec.md): what A coded and sent, what B rebuilt, held and released
     row["fec"] = a.get("fec_used")
-    for k in ("fec_tx_covered", "fec_tx_frames", "fec_tx_overhead_bytes", "fec_tx_flushes"):
+    for k in ("fec_tx_covered", "fec_tx_frames", "fec_tx_overhead_bytes", "fec_tx_flushes",
+              "fec_tx_recoded"):
         row[k] = qa.get(k, 0)
     for k in ("fec_rebuilt", "fec_unrecoverable", "fec_loss_signals_withheld", "fec_holds_repaired",
-              "fec_release_deadline", "fec_release_unrecoverable", "fec_release_full"):
+              "fec_release_deadline", "fec_release_unrecoverable", "fec_release_full",
+              "fec_holds_filled", "fec_rebuilt_after_release", "fec_rebuilt_dup"):
         row["b_" + k] = qb.get(k, 0)
     mean_loss, events = model.ge_params(link["loss"]) if link["loss"] else (0.0, 0.0)
     row["loss_rate_model"] = mean_loss

@@ -67,7 +67,11 @@ def reproduce_lowar(prefix: str = "tb", quick: bool = False, out: str | None = N
             ("of_lossless", "of lossless", "{:.2f}"), ("x_gbn", "x gbn", "{:.2f}"),
             ("x_xor", "x xor", "{:.2f}"), ("tx_retransmits", "retx pkts", "{}"),
             ("b_fec_rebuilt", "rebuilt", "{}"), ("b_fec_unrecoverable", "unrecov", "{}"),
+            ("b_fec_holds_repaired", "holds rebuilt", "{}"), ("b_fec_holds_filled", "holds filled", "{}"),
             ("b_fec_release_deadline", "rel deadline", "{}"),
+            ("b_fec_release_unrecoverable", "rel unrec", "{}"),
+            ("b_fec_rebuilt_after_release", "rebuilt late", "{}"), ("fec_tx_recoded", "recoded", "{}"),
+            ("fec_tx_flushes", "flushes", "{}"),
             ("fec_overhead_pct", "FEC frames %", "{:.1f}"), ("emu_a2b_drop_loss", "emu a2b drops", "{}")]
     print(report.table(rows, cols))
     doc = report.write_doc(os.path.join(out, "lowar.json"), cfg, rows)
