@@ -149,6 +149,7 @@ struct enc_stream {
 	struct fec_params np; /**< pending parameters */
 	struct fec_code code;
 	uint32_t anchor, group_base, next, fill;
+	uint32_t hi; /**< the highest PSN coded + 1: below it, a frame is a retransmission */
 	uint32_t block_ids; /**< id of block 0 of the current group */
 	struct enc_block blk[FEC_D_MAX];
 	uint8_t tmpl[HDR_MAX]; /**< Ethernet/IP/UDP of the last frame coded */
@@ -363,7 +364,7 @@ fec_enc_frame(struct fec_enc *e, const uint8_t *frame, size_t len, fec_emit_fn p
 	s = &e->s[stream];
 	if (!s->active) {
 		s->active = true;
-		s->anchor = s->group_base = s->next = psn;
+		s->anchor = s->group_base = s->next = s->hi = psn;
 		s->need_commit = true;
 	}
 	dist = roce_psn_diff(psn, s->next);
@@ -371,8 +372,10 @@ fec_enc_frame(struct fec_enc *e, const uint8_t *frame, size_t len, fec_emit_fn p
 		e->st[FEC_ES_RESEND]++;
 		return FEC_ENC_PASS;
 	}
-	if (dist < 0)
-		e->st[FEC_ES_RECODED]++; /* a go-back: this and what follows on a new grid */
+	/* recode: a go-back starts a new grid at its first PSN; what follows up to
+	 * the highest PSN coded is coded on it as retransmissions */
+	if (e->recode && roce_psn_diff(psn, s->hi) < 0)
+		e->st[FEC_ES_RECODED]++;
 	if (dist != 0) {
 		/* a PSN jump (coding started mid-stream, frames not given to us): new grid */
 		enc_flush_stream(e, stream, pre, arg);
@@ -430,6 +433,8 @@ fec_enc_frame(struct fec_enc *e, const uint8_t *frame, size_t len, fec_emit_fn p
 	if (b->len < 2 + dlen)
 		b->len = 2 + dlen;
 	s->next = roce_psn_add(psn, 1);
+	if (roce_psn_diff(s->next, s->hi) > 0)
+		s->hi = s->next;
 	s->fill++;
 	e->st[FEC_ES_COVERED]++;
 	if (i == (uint32_t)s->code.p.k - 1u) {

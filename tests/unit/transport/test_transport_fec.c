@@ -301,6 +301,40 @@ t_send(void)
 	tr_fini(&w);
 }
 
+/*
+ * fec+gbn codes its go-back rounds (fec_enc_set_recode): block 0 loses two
+ * members (PSN 2, 6: falls back, one NAK, one go-back from PSN 2), block 1
+ * too (PSN 11, 13), and PSN 11 is lost again in the go-back round, where the
+ * new grid anchored at PSN 2 rebuilds it: no second NAK. Selective modes resend
+ * single PSNs, which stay uncoded.
+ */
+static void
+t_goback_coded(void)
+{
+	static const uint32_t drop[] = {2, 6, 13};
+	struct tr_wire w;
+
+	fec_init(&w, "xor:8,2");
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 11, TR_DROP, 2);
+	write_with_drops(&w, 32, drop, 3, 12);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 32);
+	expect_holds_reconcile(&w);
+	if (strcmp(mode, "gbn") != 0) {
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_RECODED), 0);
+		tr_fini(&w);
+		return;
+	}
+	/* one NAK, one go-back round (PSN 2..23 in the harness's window), all of it
+	 * coded; without the recode: 2 NAKs, 45 retransmissions, nothing rebuilt */
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_TX_NAK_SEQ), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 22);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_RECODED), 22);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_REBUILT), 1); /* PSN 11, in the go-back round */
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_HOLD_REPAIRED), 1);
+	tr_fini(&w);
+}
+
 /* A READ response lost: B codes its READ responses, A rebuilds the missing one. */
 static void
 t_read_response(void)
@@ -456,7 +490,7 @@ static const struct {
     RW_TEST(t_repair_lost),    RW_TEST(t_rs),
     RW_TEST(t_send),	       RW_TEST(t_read_response),
     RW_TEST(t_fec_off_peer),   RW_TEST(t_hostile_repairs),
-    RW_TEST(t_set_fec_errors),
+    RW_TEST(t_set_fec_errors), RW_TEST(t_goback_coded),
 };
 
 int
