@@ -8,12 +8,15 @@
 #include <stdlib.h>
 
 #include "fec.h"
+#include "fec_adapt.h"
 #include "roce_fec.h"
 
 #include "fec_roce.h"
 
 struct fec_roce {
 	struct fec_params p;
+	bool adapt; /**< --fec-adapt: the receiver's policy (fec_adapt.h) runs */
+	struct fec_adapt ad;
 	struct fec_enc *enc;
 	struct fec_dec *dec;
 	/* the engine's callbacks during one fec_dec_frame / fec_dec_flush */
@@ -171,6 +174,57 @@ fr_info(void *st, struct roce_fec_info *o)
 	o->k = p.k;
 	o->d = p.d;
 	o->r = p.r;
+	o->adapt_level = f->adapt ? (int8_t)f->ad.level : -1;
+	o->adapt_loss_ppm = f->adapt ? fec_adapt_loss_ppm(&f->ad) : 0;
+}
+
+static void
+fr_adapt_sample(void *st, bool lost, uint32_t psn)
+{
+	struct fec_roce *f = st;
+
+	if (!f->adapt) {
+		/* the first sample turns the policy on, starting at the level of
+		 * the peer's code if the table has it (else at xor:32,4) */
+		struct fec_params p;
+		int lv;
+
+		fec_dec_params(f->dec, FEC_STREAM_REQ, &p);
+		lv = fec_adapt_level_of(&p);
+		fec_adapt_init(&f->ad, lv < 0 ? 0 : (unsigned)lv);
+		f->adapt = true;
+	}
+	fec_adapt_sample(&f->ad, lost, psn);
+}
+
+static void
+fr_adapt_gap(void *st, uint32_t run)
+{
+	struct fec_roce *f = st;
+
+	if (f->adapt)
+		fec_adapt_gap(&f->ad, run);
+}
+
+static int
+fr_adapt_decide(void *st, uint64_t now, uint64_t hold_ns)
+{
+	struct fec_roce *f = st;
+
+	return f->adapt ? fec_adapt_decide(&f->ad, now, hold_ns) : 0;
+}
+
+static int
+fr_adapt_propose(void *st, const uint8_t *tmpl, size_t tmpl_len, uint32_t dqpn, uint8_t *out,
+		 size_t cap)
+{
+	struct fec_roce *f = st;
+	struct fec_frh h = {.type = FEC_T_PROPOSE};
+
+	if (!f->adapt)
+		return 0;
+	h.p = *fec_adapt_params(f->ad.level);
+	return fec_build_negotiate(out, cap, tmpl, tmpl_len, dqpn, 0, &h);
 }
 
 const struct roce_fec_ops fec_roce_codec = {
@@ -184,4 +238,8 @@ const struct roce_fec_ops fec_roce_codec = {
     .rx_flush = fr_rx_flush,
     .span = fr_span,
     .info = fr_info,
+    .adapt_sample = fr_adapt_sample,
+    .adapt_gap = fr_adapt_gap,
+    .adapt_decide = fr_adapt_decide,
+    .adapt_propose = fr_adapt_propose,
 };

@@ -127,6 +127,7 @@ roce_fec_reset(struct roce_qp *qp)
 		h->release_now = false;
 		h->released_valid = false;
 	}
+	f->rx_hi_valid = false;
 	f->flush_at = 0;
 }
 
@@ -308,6 +309,8 @@ fec_event(void *arg, enum roce_fec_event ev, int stream, uint32_t psn)
 	struct roce_fec_hold *h;
 	int32_t d;
 
+	if (stream == 0 && qp->dev->cfg.fec_adapt && qp->fec->ops->adapt_sample)
+		qp->fec->ops->adapt_sample(qp->fec->st, true, psn); /* missing, rebuilt or not */
 	if (ev != ROCE_FEC_EV_UNRECOVERABLE)
 		return;
 	roce_qp_stat(qp, ROCE_STAT_FEC_UNRECOVERABLE, 1);
@@ -491,6 +494,17 @@ fec_in(struct roce_qp *qp, const struct roce_rx *rx, size_t len, bool rebuilt)
 	}
 	if (!rebuilt)
 		fec_rate_sample(&h->rate, qp->dev->now, f->ops->span(f->st));
+	if (!rebuilt && stream == 0 && qp->dev->cfg.fec_adapt && f->ops->adapt_sample) {
+		int32_t g = f->rx_hi_valid ? roce_psn_diff(rx->psn, f->rx_hi) : 0;
+
+		f->ops->adapt_sample(f->st, false, rx->psn);
+		if (g > 0 && f->ops->adapt_gap) /* g PSNs before this one never arrived */
+			f->ops->adapt_gap(f->st, (uint32_t)g);
+		if (g >= 0) {
+			f->rx_hi = roce_psn_add(rx->psn, 1);
+			f->rx_hi_valid = true;
+		}
+	}
 	/* a READ response is held only while a READ heads the send queue: a
 	 * response beyond another outstanding WQE acknowledges it implicitly */
 	if (d > 0 && (stream == 0 || h->nheld || roce_comp_awaits_read(qp)) &&
@@ -510,6 +524,39 @@ fec_in(struct roce_qp *qp, const struct roce_rx *rx, size_t len, bool rebuilt)
 			roce_qp_stat(qp, ROCE_STAT_FEC_WITHHELD, 1);
 		}
 	}
+}
+
+/*
+ * --fec-adapt: after each frame the receiver's policy may move a level; the
+ * new parameters go to the peer's encoder in a PROPOSE (built from an ACK of
+ * this QP as the template of the reverse path), which it applies at its next
+ * group boundary and COMMITs. No level down within 4 SRTTs of a change.
+ */
+static void
+fec_adapt(struct roce_qp *qp)
+{
+	struct roce_fec_qp *f = qp->fec;
+	uint64_t srtt = qp->rtt.srtt;
+	uint64_t hold = srtt ? 4 * srtt : ROCE_DEFAULT_FEC_ADAPT_HOLD_NS;
+	uint8_t tmpl[ROCE_MAX_HDR_LEN + 64];
+	struct roce_pkt p = qp->tmpl;
+	int dir, n, tl;
+
+	dir = f->ops->adapt_decide(f->st, qp->dev->now, hold);
+	if (!dir)
+		return;
+	roce_qp_stat(qp, dir > 0 ? ROCE_STAT_FEC_ADAPT_UP : ROCE_STAT_FEC_ADAPT_DOWN, 1);
+	roce_bth_init(qp, &p, ROCE_OP_RC_BASE + ROCE_OP_ACK, qp->resp.epsn);
+	tl = roce_build(tmpl, sizeof(tmpl), &p, NULL, 0, 0);
+	n = tl > 0 ? f->ops->adapt_propose(f->st, tmpl, (size_t)tl, qp->attr.dest_qp_num,
+					   f->post[0], ROCE_FEC_FRAME_MAX)
+		   : -1;
+	if (n <= 0) {
+		roce_qp_stat(qp, ROCE_STAT_FEC_ADAPT_FAILED, 1);
+		return;
+	}
+	roce_qp_stat(qp, ROCE_STAT_FEC_ADAPT_PROPOSALS, 1);
+	fec_emit_now(qp, f->post[0], (size_t)n);
 }
 
 void
@@ -546,6 +593,8 @@ roce_fec_rx(struct roce_qp *qp, const struct roce_rx *rx, size_t len)
 			fec_release(qp, h, ROCE_STAT_FEC_RELEASE_UNREC);
 		h->release_now = false;
 	}
+	if (qp->dev->cfg.fec_adapt && f->ops->adapt_decide && f->ops->adapt_propose)
+		fec_adapt(qp);
 }
 
 /* ---- timers ---- */

@@ -56,6 +56,8 @@ struct roce_fec_info {
 	uint64_t rebuilt;	/**< frames rebuilt */
 	uint64_t unrecoverable; /**< missing frames the code could not fill */
 	uint8_t mode, k, d, r;	/**< current parameters (sender side) */
+	int8_t adapt_level;	/**< --fec-adapt: the receiver's policy level (-1: off) */
+	uint32_t adapt_loss_ppm; /**< its loss estimate, fraction x 1e6 */
 };
 
 struct roce_fec_ops {
@@ -86,6 +88,23 @@ struct roce_fec_ops {
 	 * sender, whose go-back rounds are contiguous PSN ranges), or not.
 	 */
 	void (*tx_recode)(void *st, bool on);
+	/**
+	 * Optional (--fec-adapt, the receiver's policy): one packet of the
+	 * peer's coded request stream received (@p lost false) or found
+	 * missing by the decoder (rebuilt or not).
+	 */
+	void (*adapt_sample)(void *st, bool lost, uint32_t psn);
+	/** Optional: @p run consecutive PSNs of that stream were missing (a gap on arrival). */
+	void (*adapt_gap)(void *st, uint32_t run);
+	/** Optional: the policy decides at @p now (+1 up, -1 down, 0). */
+	int (*adapt_decide)(void *st, uint64_t now, uint64_t hold_ns);
+	/**
+	 * Optional: the PROPOSE of the policy's current parameters toward the
+	 * peer, built into @p out from @p tmpl (a frame this QP sends the
+	 * peer); its length, or <= 0.
+	 */
+	int (*adapt_propose)(void *st, const uint8_t *tmpl, size_t tmpl_len, uint32_t dqpn,
+			     uint8_t *out, size_t cap);
 };
 
 /** Register the codec (once, before roce_qp_set_fec). -EINVAL if incomplete. */

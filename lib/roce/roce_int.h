@@ -316,6 +316,8 @@ struct roce_fec_qp {
 	uint8_t reb[ROCE_FEC_STASH][ROCE_FEC_FRAME_MAX]; /**< rebuilt by the current frame */
 	/** hold-back per coded stream: [0] requests (responder), [1] READ responses (requester) */
 	struct roce_fec_hold hold[2];
+	uint32_t rx_hi; /**< --fec-adapt: highest request PSN received (+1), for bursts */
+	bool rx_hi_valid;
 };
 
 struct roce_qp {

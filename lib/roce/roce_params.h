@@ -71,6 +71,8 @@
  */
 #define ROCE_DEFAULT_FEC_HOLD_NS 200000ull    /* 200 us: FEC hold-back margin (roce_fec.c) */
 #define ROCE_MAX_FEC_HOLD_NS 10000000000ull   /* 10 s */
+/* --fec-adapt: no level down within this of a change (4 RTTs of 25 ms) unless 4 x SRTT is known */
+#define ROCE_DEFAULT_FEC_ADAPT_HOLD_NS 100000000ull
 #define ROCE_DEFAULT_RTO_MIN_NS 10000000ull   /* 10 ms */
 #define ROCE_DEFAULT_RTO_MAX_NS 1000000000ull /* 1 s */
 #define ROCE_RTO_MIN_LIMIT_NS 1000ull	      /**< smallest --rto-min: 1 us */

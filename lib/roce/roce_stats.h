@@ -167,6 +167,10 @@
 	  "holes rebuilt after their hold was released (deadline too short)")                      \
 	X(FEC_REBUILT_DUP, "fec_rebuilt_dup", "rebuilt packets the responder already had")         \
 	X(FEC_HOLD_RESET, "fec_holds_reset", "holds dropped by a QP reset")                        \
+	X(FEC_ADAPT_UP, "fec_adapt_up", "--fec-adapt: policy moved one level up (more repair)")    \
+	X(FEC_ADAPT_DOWN, "fec_adapt_down", "--fec-adapt: policy moved one level down")            \
+	X(FEC_ADAPT_PROPOSALS, "fec_adapt_proposals", "--fec-adapt: PROPOSE frames sent")          \
+	X(FEC_ADAPT_FAILED, "fec_adapt_failed", "--fec-adapt: a PROPOSE that could not be built")  \
 	X(FEC_RELEASE_DEADLINE, "fec_release_deadline",                                            \
 	  "holds released to the transport at the deadline")                                       \
 	X(FEC_RELEASE_UNREC, "fec_release_unrecoverable",                                          \

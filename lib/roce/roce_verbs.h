@@ -128,6 +128,11 @@ struct roce_dev_cfg {
 	 */
 	uint64_t fec_hold_ns;
 	/**
+	 * --fec-adapt: the receiver's policy (lib/fec fec_adapt.h) proposes
+	 * the peer's FEC parameters from the loss it sees (docs/fec.md).
+	 */
+	bool fec_adapt;
+	/**
 	 * --recovery vrp: the loss tolerance of every RDMA WRITE message a QP
 	 * receives (default 0 %: reliable); per QP with roce_qp_set_vrp().
 	 * At most VRP_CRITICAL_MAX - 2 critical ranges (the first and the last

@@ -13,6 +13,7 @@
 #include <isa-l/erasure_code.h>
 
 #include "fec.h"
+#include "fec_adapt.h"
 #include "net_bytes.h"
 #include "roce_icrc.h"
 #include "roce_pkt.h"
@@ -476,6 +477,84 @@ test_read_response(void)
 	CHECK_EQ(r.unrec, 0);
 }
 
+/*
+ * --fec-adapt's policy (fec_adapt.h) on a deterministic loss pattern, one
+ * packet every 10 us, a decision after each, hold (4 RTTs) 10 ms: clean, then
+ * 1 % periodic loss (every 100th packet), then clean again, then one run of 5
+ * consecutive losses. The changes and the packets they happen at are exact.
+ */
+#define AD_MAX 16
+struct ad_log {
+	unsigned n;
+	uint32_t at[AD_MAX];
+	int dir[AD_MAX];
+	unsigned level[AD_MAX];
+};
+
+static void
+ad_run(struct fec_adapt *a, struct ad_log *lg, uint32_t *pkt, uint32_t n, uint32_t every,
+       uint32_t run)
+{
+	for (uint32_t i = 0; i < n; i++, (*pkt)++) {
+		bool lost = (every && i % every == every - 1) || i < run;
+		int dir;
+
+		fec_adapt_sample(a, lost, *pkt);
+		if (run && i == run) /* the packet after the burst shows the gap */
+			fec_adapt_gap(a, run);
+		dir = fec_adapt_decide(a, (uint64_t)*pkt * 10000u, 10000000u);
+		if (dir && lg->n < AD_MAX) {
+			lg->at[lg->n] = *pkt;
+			lg->dir[lg->n] = dir;
+			lg->level[lg->n++] = a->level;
+		}
+	}
+}
+
+static void
+test_adapt_policy(void)
+{
+	static const struct fec_params want_p[FEC_ADAPT_LEVELS] = {
+	    {FEC_MODE_XOR, 32, 4, 1}, {FEC_MODE_XOR, 16, 4, 1}, {FEC_MODE_RS, 32, 1, 2},
+	    {FEC_MODE_RS, 32, 1, 4},  {FEC_MODE_RS, 16, 1, 4}};
+	struct fec_adapt a;
+	struct ad_log lg = {0};
+	uint32_t pkt = 1, up, down;
+
+	for (unsigned l = 0; l < FEC_ADAPT_LEVELS; l++) {
+		const struct fec_params *p = fec_adapt_params(l);
+
+		CHECK(p && p->mode == want_p[l].mode && p->k == want_p[l].k && p->d == want_p[l].d &&
+		      p->r == want_p[l].r && fec_params_check(p) == 0);
+		CHECK_EQ(fec_adapt_level_of(p), (int)l);
+		fec_adapt_thresholds(l, &up, &down);
+		CHECK(l + 1 == FEC_ADAPT_LEVELS || up > down); /* hysteresis */
+	}
+	CHECK(fec_adapt_params(FEC_ADAPT_LEVELS) == NULL);
+	fec_adapt_init(&a, 0);
+	ad_run(&a, &lg, &pkt, 5000, 0, 0); /* clean: nothing moves */
+	CHECK_EQ(lg.n, 0);
+	ad_run(&a, &lg, &pkt, 20000, 100, 0); /* 1 %: up, one level per hold/4 */
+	ad_run(&a, &lg, &pkt, 30000, 0, 0);   /* clean: down, one level per hold */
+	ad_run(&a, &lg, &pkt, 5000, 0, 5);    /* a burst of 5 > D = 4 at level 0 */
+	/* up at window ends (1024 packets) as the estimate passes 2e-3, 5e-3 and
+	 * 1e-2; down two windows below the level's "down" and >= hold after the
+	 * last change; the burst of 5 moves up at once, at the packet after it */
+	static const uint32_t at[] = {6144, 7168, 13312, 28672, 30720, 32768, 55006, 59392};
+	static const unsigned lv[] = {1, 2, 3, 2, 1, 0, 1, 0};
+
+	CHECK_EQ(lg.n, 8);
+	for (unsigned i = 0; i < lg.n && i < 8; i++) {
+		CHECK_EQ(lg.at[i], at[i]);
+		CHECK_EQ(lg.level[i], lv[i]);
+	}
+	CHECK_EQ(a.st[FEC_AD_UP_LOSS], 3);
+	CHECK_EQ(a.st[FEC_AD_UP_BURST], 1);
+	CHECK_EQ(a.st[FEC_AD_DOWN], 4);
+	CHECK_EQ(a.st[FEC_AD_LOST], 200 + 5);
+	CHECK_EQ(a.st[FEC_AD_SAMPLES], 60000);
+}
+
 static void
 test_param_change(void)
 {
@@ -822,7 +901,7 @@ test_write_vectors(void)
 	fec_enc_free(e);
 }
 
-RW_TEST_MAIN(RW_TEST(test_params), RW_TEST(test_no_loss), RW_TEST(test_single_loss),
+RW_TEST_MAIN(RW_TEST(test_params), RW_TEST(test_adapt_policy), RW_TEST(test_no_loss), RW_TEST(test_single_loss),
 	     RW_TEST(test_psn_wrap), RW_TEST(test_two_losses_one_block),
 	     RW_TEST(test_burst_interleave), RW_TEST(test_repair_lost), RW_TEST(test_rs),
 	     RW_TEST(test_read_response), RW_TEST(test_param_change), RW_TEST(test_mode_change),

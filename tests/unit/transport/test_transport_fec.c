@@ -335,6 +335,48 @@ t_goback_coded(void)
 	tr_fini(&w);
 }
 
+/*
+ * --fec-adapt at B: a burst of 5 consecutive losses (more than D = 4 of
+ * xor:32,4 repairs) moves B's policy one level up at once; B sends one
+ * PROPOSE of xor:16,4, A applies it at its next group boundary and COMMITs
+ * it, and B's decoder follows. The data is byte-exact.
+ */
+static void
+t_adapt_burst(void)
+{
+	static const uint32_t drop[] = {40, 41, 42, 43, 44};
+	struct tr_opts o = {0};
+	struct roce_fec_info ia, ib;
+	struct tr_wire w;
+
+	o.recovery = mode;
+	o.fec = "xor:32,4";
+	o.fec_adapt = true;
+	tr_init(&w, &o);
+	write_with_drops(&w, 600, drop, 5, 13);
+	/* the harness lets A send the whole first WRITE before B's PROPOSE
+	 * arrives: the second one starts a group with the new parameters */
+	tr_fill(A(&w), 0, 200 * MTU, 14);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 0, 200 * MTU, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 2, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 200 * MTU);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_ADAPT_UP), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_ADAPT_DOWN), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_ADAPT_PROPOSALS), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_ADAPT_FAILED), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_ADAPT_PROPOSALS), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_RX_REFUSED), 0);
+	CHECK_EQ(roce_qp_fec_info(A(&w)->qp, &ia), 0);
+	CHECK(ia.mode == FEC_MODE_XOR && ia.k == 16 && ia.d == 4);
+	CHECK_EQ(ia.adapt_level, -1); /* A's own policy saw no stream */
+	CHECK_EQ(roce_qp_fec_info(B(&w)->qp, &ib), 0);
+	CHECK_EQ(ib.adapt_level, 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 800);
+	expect_holds_reconcile(&w);
+	tr_fini(&w);
+}
+
 /* A READ response lost: B codes its READ responses, A rebuilds the missing one. */
 static void
 t_read_response(void)
@@ -491,6 +533,7 @@ static const struct {
     RW_TEST(t_send),	       RW_TEST(t_read_response),
     RW_TEST(t_fec_off_peer),   RW_TEST(t_hostile_repairs),
     RW_TEST(t_set_fec_errors), RW_TEST(t_goback_coded),
+    RW_TEST(t_adapt_burst),
 };
 
 int

@@ -401,6 +401,7 @@ side_init(struct tr_wire *w, int idx, const struct tr_opts *o)
 	cfg.max_ooo = o->max_ooo;
 	cfg.link_bps = o->link_bps;
 	cfg.rto_low_ns = o->rto_low_ns;
+	cfg.fec_adapt = o->fec_adapt;
 	cfg.rto_high_ns = o->rto_high_ns;
 	cfg.rto_mode = o->rto_fixed ? ROCE_RTO_FIXED : ROCE_RTO_ADAPTIVE;
 	if (o->rto_min_ns)
