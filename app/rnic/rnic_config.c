@@ -142,6 +142,10 @@ static const struct rw_opt opts[] = {
      "FEC: how long past two block-fill times the receiver withholds a hole's loss signal "
      "(NAK/RACK/SACK) waiting for its repair, a time (us, ms, s); raise it on a host that may "
      "stall the sender"},
+    {"fec-adapt", T_FLAG, OFF(fec_adapt), 0, NULL, 0, 0, NULL,
+     "FEC receiver: propose the peer's code from the loss seen, one level at a time along "
+     "xor:32,4 > xor:16,4 > rs:32,2 > rs:32,4 > rs:16,4 (PROPOSE frames; docs/fec.md); default: "
+     "off, the peer keeps its --fec"},
     {"max-ooo", T_NUM, OFF(max_ooo), SZ(max_ooo), "0", 0, 65536, "N",
      "gbone/irn: PSNs the receiver places ahead of the expected one (0: --max-inflight, at most "
      "65536)"},
@@ -824,6 +828,7 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_str(w, "recovery", p->recovery);
 	rw_str(w, "fec", p->fec_on ? p->fec : NULL);
 	rw_uint(w, "fec_hold_ns", p->fec_hold_ns);
+	rw_bool(w, "fec_adapt", p->fec_adapt);
 	rw_uint(w, "max_ooo", p->max_ooo);
 	rw_uint(w, "vrp_loss_bp", p->vrp.loss_bp);
 	rw_uint(w, "vrp_window", p->vrp_window);

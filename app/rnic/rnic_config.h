@@ -91,6 +91,7 @@ struct rnic_params {
 	char fec[24];	   /**< --fec xor:K,D | rs:K,R (docs/fec.md) */
 	char fec_hold[16]; /**< --fec-hold TIME */
 	uint64_t fec_hold_ns;
+	bool fec_adapt; /**< --fec-adapt: the receiver's policy proposes the peer's code */
 	uint32_t max_ooo;	   /**< --max-ooo (gbone/irn), 0 = the window */
 	char vrp_loss[16];	   /**< --vrp-loss PCT as given */
 	uint32_t vrp_window;	   /**< --vrp-window N packets */

@@ -224,6 +224,7 @@ setup_port(struct rnic_ctx *c)
 	dc.loss_window_init = c->prm.loss_window_init;
 	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery_base);
 	dc.fec_hold_ns = c->prm.fec_hold_ns;
+	dc.fec_adapt = c->prm.fec_adapt;
 	dc.max_ooo = c->prm.max_ooo;
 	dc.vrp = c->prm.vrp;
 	dc.rto_low_ns = (uint64_t)c->prm.rto_low_us * 1000u;
