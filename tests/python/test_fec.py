@@ -177,3 +177,21 @@ def test_gf_matches_isal_tables():
     assert fec.gf_inv(2) == 0x8E
     for a in range(1, 256):
         assert fec.gf_mul(a, fec.gf_inv(a)) == 1
+
+
+def test_adapt_propose_dissected_and_validated(tmp_path):
+    """--fec-adapt's PROPOSE (receiver -> sender, opcode 0xD1, FRH type
+    propose; docs/fec.md#adaptive-policy) as the rnic builds it: Scapy dissects
+    its parameters and `rocewan validate` counts it as a negotiation frame."""
+    pkt = Ether() / IP(src="10.0.0.2", dst="10.0.0.1", flags="DF") / \
+        UDP(sport=0xC002, dport=4791, chksum=0) / \
+        BTH(opcode=fec.OP_NEGOTIATE, dqpn=0x11, psn=0) / \
+        fec.FRH(type=fec.T_PROPOSE, stream=0, mode=fec.MODE_RS, k=32, d=1, r=4)
+    b = bytes(icrc.fill(pkt))
+    f = fec.parse(b)
+    assert f["problem"] is None
+    assert (f["type"], f["mode"], f["k"], f["d"], f["r"]) == (fec.T_PROPOSE, fec.MODE_RS, 32, 1, 4)
+    out = tmp_path / "propose.pcap"
+    write_frames(str(out), [b])
+    r = validate_file(str(out)).results()
+    assert r["ok"] and r["fec"]["fec_negotiation_pkts"] == 1
