@@ -42,5 +42,7 @@ echo "== claim: rnic adaptive RTO, tail loss resent 1.0-1.5 RTT after its send (
 /usr/bin/python3 bench/rnic/rto_tail.py "$b" "${RTO_ROUNDS:-${BENCH_ROUNDS:-10}}"
 echo "== claim: gbone / irn keep 80 % of the lossless goodput and 2.5x gbn's at 1 % loss (bench/testbed/selective_goodput.py; root)"
 /usr/bin/python3 bench/testbed/selective_goodput.py "$b"
+echo "== claim: FEC xor:32,4 >= 2x gbn at 0.5 %, rs:32,4 >= 1.2x xor at 1 % (bench/testbed/fec_goodput.py; root)"
+/usr/bin/python3 bench/testbed/fec_goodput.py "$b"
 echo "== congestion control: RED/ECN bottleneck per --cc, slow receiver with defaults (bench/cc/ecn.py; root)"
 /usr/bin/python3 bench/cc/ecn.py "$b" "${CC_ROUNDS:-${BENCH_ROUNDS:-10}}"
