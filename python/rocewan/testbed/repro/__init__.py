@@ -11,7 +11,8 @@ directory (default results/reproduce-NAME).
                 the loss -> repair trace
     swing.py    Chen et al. (IEEE TPDS 2023), Swing: PFC-Relay buffer, throughput, FCT
     dcqcnp.py   Wang et al. (J. HFUT 2025), DCQCN-p: Fig. 4 recovery rounds
-    lowar.py    Zuo et al., LoWAR: XOR FEC (and RS) under Go-Back-N vs gbn / gbone goodput
+    lowar.py    Zuo et al., LoWAR: XOR FEC (and RS) under Go-Back-N vs gbn / gbone goodput,
+                GE bursts (lowar-burst), 1 MB flow FCT (lowar-fct)
     wancc.py    the four CCs on a 20-40 ms path through a RED/ECN bottleneck (issue 14)
     vrp.py      Denis (LIP RR-2000-11), VRP: loss-tolerant throughput vs Go-Back-N
 """
@@ -39,6 +40,10 @@ REPRODUCTIONS = {
                   f"Swing ({SWING}): WebSearch/FB_Hadoop FCT, PFC-Relay vs native PFC"),
     "lowar": (lowar.reproduce_lowar,
               f"{lowar.LOWAR}: fec+gbn (xor:32,4, rs:32,4) vs gbn / gbone goodput over random loss"),
+    "lowar-burst": (lowar.reproduce_lowar_burst,
+                    f"{lowar.LOWAR}: GE bursts (bad-state loss 0.3 / 0.7), gbn vs XOR vs RS goodput"),
+    "lowar-fct": (lowar.reproduce_lowar_fct,
+                  f"{lowar.LOWAR}: 1 MB flows, FCT average and p99, gbn vs fec+gbn at 0.01-0.05 %"),
     "vrp": (vrp.reproduce_vrp,
             f"{VRP_BY}: intact goodput at 0/1/5/10 % tolerated loss vs gbn, 5 % loss, 20 ms"),
 }
