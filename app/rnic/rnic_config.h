@@ -91,12 +91,12 @@ struct rnic_params {
 	char fec[24];	   /**< --fec xor:K,D | rs:K,R (docs/fec.md) */
 	char fec_hold[16]; /**< --fec-hold TIME */
 	uint64_t fec_hold_ns;
-	bool fec_adapt; /**< --fec-adapt: the receiver's policy proposes the peer's code */
-	uint32_t max_ooo;	   /**< --max-ooo (gbone/irn), 0 = the window */
-	char vrp_loss[16];	   /**< --vrp-loss PCT as given */
-	uint32_t vrp_window;	   /**< --vrp-window N packets */
-	char vrp_max_burst[24];	   /**< --vrp-max-burst BYTES as given ("" = unlimited) */
-	char vrp_critical[256];	   /**< --vrp-critical OFF:LEN[,...] as given */
+	bool fec_adapt;		/**< --fec-adapt: the receiver's policy proposes the peer's code */
+	uint32_t max_ooo;	/**< --max-ooo (gbone/irn), 0 = the window */
+	char vrp_loss[16];	/**< --vrp-loss PCT as given */
+	uint32_t vrp_window;	/**< --vrp-window N packets */
+	char vrp_max_burst[24]; /**< --vrp-max-burst BYTES as given ("" = unlimited) */
+	char vrp_critical[256]; /**< --vrp-critical OFF:LEN[,...] as given */
 	struct vrp_tolerance vrp;  /**< the four parsed (vrp.h) */
 	uint32_t rto_low_us;	   /**< --rto-low (irn), 0 = RTO_high */
 	uint32_t rto_high_us;	   /**< --rto-high (irn), 0 = the -u timer */

@@ -149,7 +149,7 @@ struct enc_stream {
 	struct fec_params np; /**< pending parameters */
 	struct fec_code code;
 	uint32_t anchor, group_base, next, fill;
-	uint32_t hi; /**< the highest PSN coded + 1: below it, a frame is a retransmission */
+	uint32_t hi;	    /**< the highest PSN coded + 1: below it, a frame is a retransmission */
 	uint32_t block_ids; /**< id of block 0 of the current group */
 	struct enc_block blk[FEC_D_MAX];
 	uint8_t tmpl[HDR_MAX]; /**< Ethernet/IP/UDP of the last frame coded */

@@ -154,7 +154,7 @@ typedef void (*fec_emit_fn)(void *arg, const uint8_t *frame, size_t len);
 	X(COVERED, "fec_data_covered", "data frames coded into a block")                           \
 	X(NOT_COVERED, "fec_not_covered", "frames not coded: ACK, CNP, other opcodes")             \
 	X(RESEND, "fec_resend_not_covered", "retransmitted frames (PSN already coded)")            \
-	X(RECODED, "fec_resend_recoded", "retransmissions coded (go-back rounds, new grid)") \
+	X(RECODED, "fec_resend_recoded", "retransmissions coded (go-back rounds, new grid)")       \
 	X(TOO_LONG, "fec_too_long", "frames longer than FEC_DATA_MAX, not coded")                  \
 	X(BAD_FRAME, "fec_bad_frame", "frames the encoder could not parse")                        \
 	X(REPAIRS, "fec_repairs_sent", "repair frames emitted")                                    \

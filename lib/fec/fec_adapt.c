@@ -11,7 +11,6 @@
 const char *const fec_adapt_stat_names[FEC_AD_NSTATS] = {FEC_ADAPT_STATS_LIST(FEC_X_NAME)};
 #undef FEC_X_NAME
 
-
 /*
  * The table (docs/fec.md): residual loss per packet at random loss p is about
  * p * P(another loss among the block's other members not covered by R); each
@@ -54,8 +53,8 @@ int
 fec_adapt_level_of(const struct fec_params *p)
 {
 	for (unsigned i = 0; i < FEC_ADAPT_LEVELS; i++)
-		if (levels[i].p.mode == p->mode && levels[i].p.k == p->k &&
-		    levels[i].p.d == p->d && levels[i].p.r == p->r)
+		if (levels[i].p.mode == p->mode && levels[i].p.k == p->k && levels[i].p.d == p->d &&
+		    levels[i].p.r == p->r)
 			return (int)i;
 	return -1;
 }

@@ -30,14 +30,15 @@
 #include "fec.h"
 
 #define FEC_ADAPT_LEVELS 5
-#define FEC_ADAPT_WINDOW 1024u     /**< packets per estimator window */
-#define FEC_ADAPT_DOWN_WINDOWS 2u  /**< windows in a row below "down" before a level down */
+#define FEC_ADAPT_WINDOW 1024u	  /**< packets per estimator window */
+#define FEC_ADAPT_DOWN_WINDOWS 2u /**< windows in a row below "down" before a level down */
 
 #define FEC_ADAPT_STATS_LIST(X)                                                                    \
 	X(SAMPLES, "fec_adapt_samples", "packets the loss estimator saw")                          \
 	X(LOST, "fec_adapt_lost", "of them found missing by the decoder")                          \
 	X(UP_LOSS, "fec_adapt_up_loss", "level up: the loss EWMA passed the level's threshold")    \
-	X(UP_BURST, "fec_adapt_up_burst", "level up: a run of losses longer than the level repairs") \
+	X(UP_BURST, "fec_adapt_up_burst",                                                          \
+	  "level up: a run of losses longer than the level repairs")                               \
 	X(DOWN, "fec_adapt_down", "level down: loss below the level's threshold long enough")
 
 #define FEC_X_ENUM(e, n, d) FEC_AD_##e,
@@ -47,11 +48,11 @@ extern const char *const fec_adapt_stat_names[FEC_AD_NSTATS];
 
 struct fec_adapt {
 	unsigned level;
-	uint64_t loss;	    /**< the loss estimate, fraction x 2^32 */
+	uint64_t loss;		  /**< the loss estimate, fraction x 2^32 */
 	uint32_t win_n, win_lost; /**< packets and losses in the window being filled */
 	uint64_t windows;	  /**< windows completed */
 	bool decide;		  /**< a window ended since the last decision */
-	uint32_t max_run; /**< longest run of missing PSNs since the last decision */
+	uint32_t max_run;	  /**< longest run of missing PSNs since the last decision */
 	uint32_t below;	     /**< windows in a row with the estimate below the level's "down" */
 	uint64_t changed_at; /**< time of the last change (0: none yet) */
 	uint64_t st[FEC_AD_NSTATS];

@@ -35,7 +35,7 @@
 				    */
 #define FEC_IDLE_MIN_NS 50000ull   /**< sender idle flush: at least 50 us */
 #define FEC_IDLE_MAX_NS 2000000ull /**< and at most 2 ms */
-#define FEC_GAP_MAX_NS 2000000ull /**< inter-packet gap samples are capped at 2 ms (a pause) */
+#define FEC_GAP_MAX_NS 2000000ull  /**< inter-packet gap samples are capped at 2 ms (a pause) */
 
 static const struct roce_fec_ops *fec_codec;
 

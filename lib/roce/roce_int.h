@@ -289,8 +289,8 @@ struct roce_fec_hold {
 	struct roce_fec_rate rate; /**< gap between received packets of the stream */
 	bool release_now;	   /**< a held-for PSN was found unrecoverable */
 	bool released_valid;
-	uint32_t released; /**< hole of the last released hold */
-	uint8_t *held;	   /**< the ring (allocated at the first hole) */
+	uint32_t released;  /**< hole of the last released hold */
+	uint8_t *held;	    /**< the ring (allocated at the first hole) */
 	uint32_t *held_len; /**< 0: empty slot */
 	uint32_t *held_psn;
 	uint32_t cap, slot_size, nheld;
@@ -304,7 +304,7 @@ struct roce_fec_qp {
 	const struct roce_fec_ops *ops;
 	void *st; /**< the codec's state */
 	/* transmit */
-	uint64_t flush_at;	  /**< idle flush deadline (0: none) */
+	uint64_t flush_at;	      /**< idle flush deadline (0: none) */
 	struct roce_fec_rate tx_rate; /**< gap between coded frames */
 	int recode;		      /**< tx_recode state given to the codec (-1: not yet) */
 	uint32_t npost;

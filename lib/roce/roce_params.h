@@ -69,8 +69,8 @@
  * emulator descheduled for a few ms on a shared 2-core host must not look
  * like a loss (each spurious expiry is a go-back-N round of the window).
  */
-#define ROCE_DEFAULT_FEC_HOLD_NS 200000ull    /* 200 us: FEC hold-back margin (roce_fec.c) */
-#define ROCE_MAX_FEC_HOLD_NS 10000000000ull   /* 10 s */
+#define ROCE_DEFAULT_FEC_HOLD_NS 200000ull  /* 200 us: FEC hold-back margin (roce_fec.c) */
+#define ROCE_MAX_FEC_HOLD_NS 10000000000ull /* 10 s */
 /* --fec-adapt: no level down within this of a change (4 RTTs of 25 ms) unless 4 x SRTT is known */
 #define ROCE_DEFAULT_FEC_ADAPT_HOLD_NS 100000000ull
 #define ROCE_DEFAULT_RTO_MIN_NS 10000000ull   /* 10 ms */

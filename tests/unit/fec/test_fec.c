@@ -514,9 +514,11 @@ ad_run(struct fec_adapt *a, struct ad_log *lg, uint32_t *pkt, uint32_t n, uint32
 static void
 test_adapt_policy(void)
 {
-	static const struct fec_params want_p[FEC_ADAPT_LEVELS] = {
-	    {FEC_MODE_XOR, 32, 4, 1}, {FEC_MODE_XOR, 16, 4, 1}, {FEC_MODE_RS, 32, 1, 2},
-	    {FEC_MODE_RS, 32, 1, 4},  {FEC_MODE_RS, 16, 1, 4}};
+	static const struct fec_params want_p[FEC_ADAPT_LEVELS] = {{FEC_MODE_XOR, 32, 4, 1},
+								   {FEC_MODE_XOR, 16, 4, 1},
+								   {FEC_MODE_RS, 32, 1, 2},
+								   {FEC_MODE_RS, 32, 1, 4},
+								   {FEC_MODE_RS, 16, 1, 4}};
 	struct fec_adapt a;
 	struct ad_log lg = {0};
 	uint32_t pkt = 1, up, down;
@@ -524,8 +526,8 @@ test_adapt_policy(void)
 	for (unsigned l = 0; l < FEC_ADAPT_LEVELS; l++) {
 		const struct fec_params *p = fec_adapt_params(l);
 
-		CHECK(p && p->mode == want_p[l].mode && p->k == want_p[l].k && p->d == want_p[l].d &&
-		      p->r == want_p[l].r && fec_params_check(p) == 0);
+		CHECK(p && p->mode == want_p[l].mode && p->k == want_p[l].k &&
+		      p->d == want_p[l].d && p->r == want_p[l].r && fec_params_check(p) == 0);
 		CHECK_EQ(fec_adapt_level_of(p), (int)l);
 		fec_adapt_thresholds(l, &up, &down);
 		CHECK(l + 1 == FEC_ADAPT_LEVELS || up > down); /* hysteresis */
@@ -901,8 +903,8 @@ test_write_vectors(void)
 	fec_enc_free(e);
 }
 
-RW_TEST_MAIN(RW_TEST(test_params), RW_TEST(test_adapt_policy), RW_TEST(test_no_loss), RW_TEST(test_single_loss),
-	     RW_TEST(test_psn_wrap), RW_TEST(test_two_losses_one_block),
+RW_TEST_MAIN(RW_TEST(test_params), RW_TEST(test_adapt_policy), RW_TEST(test_no_loss),
+	     RW_TEST(test_single_loss), RW_TEST(test_psn_wrap), RW_TEST(test_two_losses_one_block),
 	     RW_TEST(test_burst_interleave), RW_TEST(test_repair_lost), RW_TEST(test_rs),
 	     RW_TEST(test_read_response), RW_TEST(test_param_change), RW_TEST(test_mode_change),
 	     RW_TEST(test_flush_partial), RW_TEST(test_variant_fields), RW_TEST(test_hostile),
