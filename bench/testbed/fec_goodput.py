@@ -40,7 +40,7 @@ def main():
     n = claims.rounds()
     c = claims.Claims("bench_fec_goodput", B)
     cfg = lowar_config(False)
-    cfg["workload"]["duration"] = float(os.environ.get("BENCH_DURATION", "4"))
+    cfg["workload"]["duration"] = int(os.environ.get("BENCH_DURATION", "4"))
     with tempfile.TemporaryDirectory() as d:
         for r in range(n):
             g = {}
