@@ -14,8 +14,8 @@ by a program that hangs.
 - A link flap (the veth set down, then up, while write_bw runs): the transfer completes,
   each request packet accepted once in order at the responder, byte for byte; the frames
   lost while the link was down are resent (with --rto fixed -u 20 each timeout is 4.3 s,
-  so 7 of them outlast any flap this test makes; the adaptive default's back-off from
-  RTT + 10 ms spends its 7 retries in about 2.3 s, shorter than a flap here may last).
+  so 7 of them outlast any flap this test makes; --rto adaptive's back-off from
+  RTT + 10 ms would spend its 7 retries in about 2.3 s, shorter than a flap here may last).
 """
 import json
 import os
