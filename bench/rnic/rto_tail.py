@@ -11,9 +11,9 @@ figure (typical latency x 2, perftest's one-way convention undone).
 
 The issue's target: delay / RTT within 1.0 .. 1.5, at 2 ms and at 40 ms RTT.
 Cases (ROUNDS rounds each, interleaved, a new emulator seed each round):
-  2ms  adaptive --rto-min 10ms (the rnic's default timer and floor)
+  2ms  adaptive --rto-min 10ms (its default floor)
   2ms  adaptive --rto-min 2ms / 1ms (floors that could meet the target at 2 ms)
-  40ms adaptive (the default)
+  40ms adaptive (its default floor)
   40ms fixed (-u 14: 67 ms, the IBTA timer; the method's control)
   2ms / 40ms adaptive on a LOSSLESS path: every expiry there is spurious, which
        checks the rnic's rto_spurious counter (a lower bound) against the truth
