@@ -177,8 +177,9 @@ static const struct rw_opt opts[] = {
      "name=value,... parameters of --cc, e.g. profile=wan,timer_us=300 (rnic --cc-param help "
      "lists each with its default)"},
     {"rto", T_CHOICE, OFF(rto), SZ(rto), "fixed", 0, 0, "adaptive|fixed",
-     "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + 4 D, "
-     "-u gives the first value), fixed = IBTA's 4.096 us * 2^u from every ACK (docs/transport.md)"},
+     "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + max(4 D, "
+     "--rto-min), -u gives the first value), fixed = IBTA's 4.096 us * 2^u from every ACK "
+     "(docs/transport.md)"},
     {"rto-min", T_STR, OFF(rto_min), SZ(rto_min), "10ms", 0, 0, "TIME",
      "adaptive RTO floor, a time (us, ms, s): the least margin above the smoothed RTT "
      "(timeout = RTT + max(4 D, this)), above a shared host's scheduler stalls"},

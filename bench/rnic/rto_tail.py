@@ -12,7 +12,7 @@ figure (typical latency x 2, perftest's one-way convention undone).
 The issue's target: delay / RTT within 1.0 .. 1.5, at 2 ms and at 40 ms RTT.
 Cases (ROUNDS rounds each, interleaved, a new emulator seed each round):
   2ms  adaptive --rto-min 10ms (its default floor)
-  2ms  adaptive --rto-min 1ms
+  2ms  adaptive --rto-min 2ms / 1ms (floors that could meet the target at 2 ms)
   40ms adaptive (its default floor)
   40ms fixed (-u 14: 67 ms, the IBTA timer; the method's control)
   2ms / 40ms adaptive on a LOSSLESS path: every expiry there is spurious, which
@@ -24,7 +24,7 @@ timeout = 3 RTT, VRP's D = RTT / 2, and needs about 11 samples to bring
 4 D under RTT / 2), the rounds whose median is within it, and the timer's
 expiries and the spurious ones the rnic counted; writes JSON.
 
-  bench/rnic/rto_tail.py BUILD_DIR [ROUNDS]   (root; default 10 rounds)
+  bench/rnic/rto_tail.py BUILD_DIR [ROUNDS] [CASE,CASE...]   (root; default 10 rounds, all cases)
 """
 import json
 import os
@@ -38,6 +38,7 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 B = os.path.realpath(sys.argv[1] if len(sys.argv) > 1 else "build")
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+ONLY = sys.argv[3].split(",") if len(sys.argv) > 3 else None
 os.environ["ROCEWAN_BUILD"] = B
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from rocewan.testbed.topo import Topology, TopoError  # noqa: E402
@@ -46,12 +47,18 @@ LOSS = "5%"
 WARM = 16
 CASES = [  # name, RTT ms, iterations, rnic options, loss A->B
     ("2ms adaptive min10ms", 2, 400, "--rto adaptive", LOSS),
+    ("2ms adaptive min2ms", 2, 400, "--rto adaptive --rto-min 2ms", LOSS),
     ("2ms adaptive min1ms", 2, 400, "--rto adaptive --rto-min 1ms", LOSS),
     ("40ms adaptive min10ms", 40, 100, "--rto adaptive", LOSS),
     ("40ms fixed -u14", 40, 100, "--rto fixed", LOSS),
     ("2ms adaptive lossless", 2, 400, "--rto adaptive", None),
     ("40ms adaptive lossless", 40, 100, "--rto adaptive", None),
 ]
+if ONLY:
+    unknown = set(ONLY) - {c[0] for c in CASES}
+    if unknown:
+        sys.exit(f"bench/rnic/rto_tail.py: no case {sorted(unknown)}; cases: {[c[0] for c in CASES]}")
+    CASES = [c for c in CASES if c[0] in ONLY]
 LO, HI = 1.0, 1.5
 
 

@@ -25,18 +25,22 @@
  * retransmit queue first). Our refinement: only the PSNs of that range no
  * RACK reported received are queued, not the whole range. A lost RACK is
  * covered by the next RACK (its range starts at the last RACK that
- * arrived), a lost retransmission by the RTO, which queues every PSN from
- * una on that no RACK reported.
+ * arrived). A lost retransmission: Algorithm 1 leaves it to the RTO (the
+ * next range starts after the previous RACK, past the hole); we apply the
+ * lost-retransmission rule below to gbone too (beyond the paper), and the
+ * RTO, which queues every PSN from una on that no RACK reported, covers
+ * what that rule cannot see (a resend with nothing sent after it).
  *
  * Sender, irn (Swing paper section 2.1): per-packet SACK, per-hole recovery:
  * every PSN before the highest SACKed one that is neither SACKed nor already
  * retransmitted is queued once. Timeout RTO_low while fewer than 3 packets
  * are outstanding, RTO_high otherwise. New data is capped at one BDP in
  * flight when the link rate is known (--link-rate) and an RTT is given.
- * Beyond the paper: a lost retransmission is detected before the timeout
- * when a SACK names a PSN first sent after the latest retransmission while
- * a retransmitted PSN is still missing (the path keeps order), and every
- * such PSN is queued again (counter retx_lost_detected); see docs/transport.md.
+ * Beyond both papers (gbone and irn): a lost retransmission is detected
+ * before the timeout when a notice names a PSN first sent after the latest
+ * retransmission while a retransmitted PSN is still missing (the path keeps
+ * order), and every such PSN is queued again (counter retx_lost_detected);
+ * see docs/transport.md.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -216,12 +220,14 @@ sel_tx_next(struct roce_qp *qp, void *priv, uint32_t una, uint32_t nxt, uint32_t
 }
 
 /*
- * IRN, beyond the paper: a notice at least SEL_REORDER - 1 past a PSN first
- * sent after the latest retransmission arrived, so (the path keeps order)
- * every retransmitted PSN still missing was lost again: queue it once more.
+ * Both modes, beyond the papers: a notice at least SEL_REORDER - 1 past a PSN
+ * first sent after the latest retransmission arrived, so (the path keeps
+ * order) every retransmitted PSN still missing was lost again: queue it once
+ * more. Go-Back-ONE's Algorithm 1 has no such rule (its next RACK range
+ * starts past the hole, lines 35-44), so a lost resend waited for the RTO.
  */
 static void
-irn_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn)
+sel_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn)
 {
 	uint32_t n = tx_span(epsn, s->retx_nxt), lost = 0;
 
@@ -268,8 +274,8 @@ sel_notice(struct roce_qp *qp, struct sel *s, uint32_t una, uint32_t epsn, uint3
 		roce_psn_bitmap_set(&s->rcvd, roce_psn_add(psn, ROCE_PSN_MASK + 1u - i));
 	limit =
 	    roce_psn_add(psn, 1) == nxt ? psn : roce_psn_add(psn, ROCE_PSN_MASK + 2u - SEL_REORDER);
-	if (irn && s->retx_any && roce_psn_cmp(limit, s->retx_nxt) > 0)
-		irn_retx_lost(qp, s, epsn);
+	if (s->retx_any && roce_psn_cmp(limit, s->retx_nxt) > 0)
+		sel_retx_lost(qp, s, epsn);
 	/*
 	 * Algorithm 1: from the previous RACK on (holes before it were queued
 	 * then). IRN's per-hole rule gives the same: each hole is queued once,

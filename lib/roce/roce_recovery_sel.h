@@ -24,7 +24,7 @@ struct sel {
 	uint32_t queued;	      /* bits set in queue */
 	bool have_rack;
 	uint32_t frontier; /* holes before it were considered (Algorithm 1 m_crtRACK) */
-	uint32_t retx_nxt; /* irn: snd_nxt when the latest retransmission left */
+	uint32_t retx_nxt; /* snd_nxt when the latest retransmission left */
 	bool retx_any;
 	bool implied; /* a READ re-request for implied_psn is queued or sent */
 	uint32_t implied_psn;

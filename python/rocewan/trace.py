@@ -21,6 +21,15 @@ When there is no arrival, the row says why ("never repaired"):
     never saw a later PSN before it, as for the lost last packet of a burst (the
     receiver cannot know it was missing); the row keeps the time to that
     retransmission as ``retx_ms``.
+  - ``duplicate, no repair needed``: the dropped frame was itself a resend (a
+    ``retx`` of that PSN at most ``DUP_LOOKBACK_NS`` before the drop, after the
+    previous drop and the previous arrival of it), an earlier copy got through
+    (no earlier drop of the PSN, or an arrival or another resend since it), and
+    nothing resent the PSN again: the sender resends a PSN until it is
+    acknowledged, so that earlier copy had arrived (a spurious resend, e.g. after a timeout that resent PSNs
+    no notice had reported). The row keeps ``dup_retx_ms``, drop minus that
+    resend. As for ``never retransmitted``, a run that ends right after the
+    drop cannot tell.
 """
 
 import argparse
@@ -71,6 +80,13 @@ def read_trace(src):
              "dqpn": int(r["dqpn"]), "psn": int(r["psn"]) & PSN_MASK} for r in _rows(src)]
 
 
+# a resend counts as the dropped frame only this close before the drop (PSNs wrap after
+# 2^24 packets: 16.7 Gpkts/s would be needed to reuse a PSN within it)
+DUP_LOOKBACK_NS = 1_000_000_000
+
+DUPLICATE = "duplicate, no repair needed"
+
+
 class _Index:
     """Event times by key, sorted, for 'first at or after t' look-ups."""
 
@@ -89,6 +105,13 @@ class _Index:
         i = bisect.bisect_left(v, t)
         if i < len(v) and (before is None or v[i] < before):
             return v[i]
+        return None
+
+    def last_at_or_before(self, key, t, after=None):
+        v = self.t.get(key, [])
+        i = bisect.bisect_right(v, t)
+        if i > 0 and (after is None or v[i - 1] > after):
+            return v[i - 1]
         return None
 
 
@@ -112,11 +135,18 @@ def join(drops, traces, rtt_ms=None):
             k = (d["qpn"], d["psn"])
             nxt[i] = last.get(k)
             last[k] = d["time_ns"]
+    # the previous drop of the same (QP, PSN): a resend before it is not this frame
+    prv, last = [None] * len(drops), {}
+    for i, d in enumerate(drops):
+        if d["qpn"] is not None:
+            k = (d["qpn"], d["psn"])
+            prv[i] = last.get(k)
+            last[k] = d["time_ns"]
     rows = []
     for i, d in enumerate(drops):
         row = {"time_ns": d["time_ns"], "dir": d["dir"], "cause": d["cause"], "qpn": d["qpn"],
                "psn": d["psn"], "opcode": d["opcode"], "repaired": False, "latency_ms": None,
-               "latency_rtts": None, "retx_ms": None, "reason": None}
+               "latency_rtts": None, "retx_ms": None, "dup_retx_ms": None, "reason": None}
         rows.append(row)
         if d["qpn"] is None:
             row["reason"] = "not RoCEv2"
@@ -138,8 +168,26 @@ def join(drops, traces, rtt_ms=None):
             row["latency_ms"] = (t_arr - d["time_ns"]) / 1e6
             if rtt_ms:
                 row["latency_rtts"] = row["latency_ms"] / rtt_ms
-        elif t_rx is None:
-            row["reason"] = "never retransmitted"
+            continue
+        if t_rx is None:
+            # was the dropped frame a resend of a PSN that had arrived? Its resend is the
+            # latest one before the drop, newer than the previous drop and arrival of it
+            t0 = d["time_ns"] - DUP_LOOKBACK_NS
+            p = prv[i] if prv[i] is not None and prv[i] > t0 else None
+            t_a = arr.last_at_or_before(k, d["time_ns"], after=p)
+            floor = max(x for x in (p, t0, t_a) if x is not None)
+            t_dup = retx.last_at_or_before(k, d["time_ns"], after=floor)
+            # and an earlier copy got through: none of it was dropped before, or one
+            # arrived since that drop, or another resend left between that drop and this
+            # resend (the next drop of the PSN is this one, so that copy was not dropped)
+            if t_dup is not None and p is not None and t_a is None:
+                if retx.last_at_or_before(k, t_dup - 1, after=p) is None:
+                    t_dup = None
+            if t_dup is not None:
+                row["reason"] = DUPLICATE
+                row["dup_retx_ms"] = (d["time_ns"] - t_dup) / 1e6
+            else:
+                row["reason"] = "never retransmitted"
         else:
             row["reason"] = "retransmitted, arrival not traced"
     return rows

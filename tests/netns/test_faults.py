@@ -13,8 +13,9 @@ by a program that hangs.
   completed, all counted), names the exchange it did not finish in one line and exits 1.
 - A link flap (the veth set down, then up, while write_bw runs): the transfer completes,
   each request packet accepted once in order at the responder, byte for byte; the frames
-  lost while the link was down are resent (with -u 20 each timeout is 4.3 s, so 7 of them
-  outlast any flap this test makes).
+  lost while the link was down are resent (with --rto fixed -u 20 each timeout is 4.3 s,
+  so 7 of them outlast any flap this test makes; --rto adaptive's back-off from
+  RTT + 10 ms would spend its 7 retries in about 2.3 s, shorter than a flap here may last).
 """
 import json
 import os
@@ -156,7 +157,7 @@ def test_sigterm_writes_complete_json(veth_pair, tmp_path):
 def test_link_flap_mid_transfer(veth_pair, tmp_path):
     vp = veth_pair
     n, size = 3000, 65536
-    srv, cli, cp, js = start_pair(vp, tmp_path, f"-s {size} -n {n} -u 20", "f")
+    srv, cli, cp, js = start_pair(vp, tmp_path, f"-s {size} -n {n} -u 20 --rto fixed", "f")
     try:
         wait_traffic(cli, cp, min_acks=10)
         sh(f"ip -n {vp.ns[1]} link set {vp.ifs[1]} down")
@@ -201,7 +202,7 @@ def test_emulator_restarted_mid_flow(tmp_path):
         emu = topo.start_emu("", "", 1, js["emu1"])
 
         def pair():
-            res["pair"] = topo.rnic_pair("write_bw", f"-s {size} -n {n} -m 1024 -u 20",
+            res["pair"] = topo.rnic_pair("write_bw", f"-s {size} -n {n} -m 1024 -u 20 --rto fixed",
                                          js["A"], js["B"], timeout=300)
         t = threading.Thread(target=pair)
         t.start()

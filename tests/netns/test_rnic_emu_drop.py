@@ -56,8 +56,12 @@ def test_drop_one_psn_gbn(tmp_path):
     with Topology("xd", 1024) as topo:
         emu = topo.start_emu(f"drop-psn 0x{qpn_b:x}:0x{drop:x}", "", 1, js["emu"],
                              extra=f"--drop-log {log}")
+        # the NAK round is under test, not the timer: with --rto adaptive (RTT + 10 ms by
+        # default) a loaded host's stall of B or the emulator could fire it; --rto-min 1s
+        # keeps "timeouts == 0" below a fact of the protocol whichever --rto is the
+        # default (with --rto fixed it is the 67 ms -u 14 timer, as before)
         rc_a, out_a, rc_b, out_b = topo.rnic_pair(
-            "rc_pingpong", f"-s {MSG} -n {ITERS} -m 1024 --seed {SEED}", js["A"], js["B"],
+            "rc_pingpong", f"-s {MSG} -n {ITERS} -m 1024 --seed {SEED} --rto-min 1s", js["A"], js["B"],
             timeout=60, extra_a=f"--trace {tr_a}", extra_b=f"--trace {tr_b}")
         emu_out = topo.stop(emu)
     t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)

@@ -33,7 +33,7 @@ SEED = 11
 SIZE, ITERS = 65536, 40  # 64 packets per WRITE at MTU 1024: 2560 packets
 DROPS = (300, 777, 1500, 2000)  # PSN offsets: four different 128-packet groups
 QPN_B = 0x11  # ROCE_FIRST_QPN: B's only QP, the destination of A's requests
-ROBUST = "--fec-hold 100ms -u 18"  # hold margin 100 ms, retransmit timer 1.07 s
+ROBUST = "--fec-hold 100ms --rto fixed -u 18"  # hold margin 100 ms, retransmit timer 1.07 s
 
 
 def client_psn(seed):

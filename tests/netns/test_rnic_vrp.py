@@ -47,7 +47,10 @@ def run(tmp_path, recovery, extra=""):
     with Topology("xv", 1024) as topo:
         emu = topo.start_emu(spec, "", 1, js["emu"])
         rc_a, out_a, rc_b, out_b = topo.rnic_pair(
-            "write_bw", f"-s {MSG} -n {ITERS} -m 1024 --seed {SEED} --recovery {recovery} {extra}",
+            # --rto-min 1s: the NACKs are under test, not the timer (--rto adaptive's RTT +
+            # 10 ms would fire on a loaded host's stalls; "timeouts == 0" must not)
+            "write_bw", f"-s {MSG} -n {ITERS} -m 1024 --seed {SEED} --rto-min 1s --recovery {recovery} "
+            f"{extra}",
             js["A"], js["B"], timeout=60)
         emu_out = topo.stop(emu)
     assert rc_a == 0 and rc_b == 0, f"--- A:\n{out_a[-2000:]}\n--- B:\n{out_b[-2000:]}"

@@ -122,3 +122,45 @@ def test_main_prints_and_writes_json(tmp_path):
 def test_malformed_line_is_refused():
     with pytest.raises(ValueError, match="line 3"):
         trace.read_trace(["time_ns,event,qpn,dqpn,psn", "1,retx,1,2,3", "1,retx,1"])
+
+
+# drops of resent copies: PSN 500's original arrived (never dropped) and its resend was
+# dropped; PSN 600 lost, repaired (arrival), then resent again and that copy dropped;
+# PSN 700's original and resend both dropped and nothing after (the run ended): not a
+# duplicate; PSN 800 resent 2 s before its drop (an older PSN of the same number)
+DUP_DROPS = """# lossy-emu drop log
+time_ns,dir,cause,qpn,psn,opcode,len
+2000000000,a2b,loss,17,500,1,1082
+2001000000,a2b,loss,17,600,1,1082
+2003000000,a2b,loss,17,600,1,1082
+2004000000,a2b,loss,17,700,1,1082
+2004600000,a2b,loss,17,700,1,1082
+5000000000,a2b,loss,17,800,1,1082
+"""
+DUP_A = """# rnic trace
+time_ns,event,qpn,dqpn,psn
+1999900000,retx,18,17,500
+2001500000,retx,18,17,600
+2002900000,retx,18,17,600
+2004500000,retx,18,17,700
+3000000000,retx,18,17,800
+"""
+DUP_B = """# rnic trace
+time_ns,event,qpn,dqpn,psn
+2001800000,rx_late,17,18,600
+"""
+
+
+def test_dropped_duplicates():
+    r = trace.join(trace.read_drop_log(lines(DUP_DROPS)),
+                   [trace.read_trace(lines(DUP_A)), trace.read_trace(lines(DUP_B))], 2.0)
+    assert [x["reason"] for x in r] == [trace.DUPLICATE, None, trace.DUPLICATE,
+                                        "retransmitted, arrival not traced",
+                                        "never retransmitted", "never retransmitted"]
+    assert r[0]["dup_retx_ms"] == pytest.approx(0.1) and not r[0]["repaired"]
+    assert r[1]["repaired"] and r[1]["latency_ms"] == pytest.approx(0.8)
+    assert r[2]["dup_retx_ms"] == pytest.approx(0.1)
+    assert r[3]["retx_ms"] == pytest.approx(0.5)
+    assert r[4]["dup_retx_ms"] is None
+    assert trace.summary(r)["never_repaired"] == {trace.DUPLICATE: 2, "never retransmitted": 2,
+                                                  "retransmitted, arrival not traced": 1}
