@@ -227,7 +227,7 @@ sel_tx_next(struct roce_qp *qp, void *priv, uint32_t una, uint32_t nxt, uint32_t
  * starts past the hole, lines 35-44), so a lost resend waited for the RTO.
  */
 static void
-sel_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn)
+sel_retx_requeue(struct roce_qp *qp, struct sel *s, uint32_t epsn)
 {
 	uint32_t n = tx_span(epsn, s->retx_nxt), lost = 0;
 
@@ -243,6 +243,22 @@ sel_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn)
 	if (lost)
 		roce_recovery_count(qp, ROCE_STAT_RETX_LOST_DETECT, lost);
 	s->retx_any = false;
+}
+
+/* Holes before this PSN count as lost once a notice names @p psn (see sel_notice). */
+static uint32_t
+notice_limit(uint32_t psn, uint32_t nxt)
+{
+	return roce_psn_add(psn, 1) == nxt ? psn
+					   : roce_psn_add(psn, ROCE_PSN_MASK + 2u - SEL_REORDER);
+}
+
+void
+sel_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn, uint32_t psn, uint32_t nxt)
+{
+	if (s->retx_any && roce_psn_cmp(notice_limit(psn, nxt), s->retx_nxt) > 0)
+		sel_retx_requeue(qp, s,
+				 roce_psn_cmp(epsn, s->queue.base) > 0 ? epsn : s->queue.base);
 }
 
 /*
@@ -272,10 +288,8 @@ sel_notice(struct roce_qp *qp, struct sel *s, uint32_t una, uint32_t epsn, uint3
 	/* the PSN received, and the run right before it (what a lost notice said) */
 	for (uint32_t i = 0; i <= run; i++)
 		roce_psn_bitmap_set(&s->rcvd, roce_psn_add(psn, ROCE_PSN_MASK + 1u - i));
-	limit =
-	    roce_psn_add(psn, 1) == nxt ? psn : roce_psn_add(psn, ROCE_PSN_MASK + 2u - SEL_REORDER);
-	if (s->retx_any && roce_psn_cmp(limit, s->retx_nxt) > 0)
-		sel_retx_lost(qp, s, epsn);
+	limit = notice_limit(psn, nxt);
+	sel_retx_lost(qp, s, epsn, psn, nxt);
 	/*
 	 * Algorithm 1: from the previous RACK on (holes before it were queued
 	 * then). IRN's per-hole rule gives the same: each hole is queued once,

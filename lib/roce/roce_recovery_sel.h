@@ -46,5 +46,13 @@ enum roce_rx_verdict sel_rx_packet(struct roce_qp *qp, void *priv, uint32_t epsn
 void sel_tx_sync(struct sel *s, uint32_t una);
 /** Queue @p psn for retransmission unless queued or reported received. */
 void sel_tx_queue(struct roce_qp *qp, struct sel *s, uint32_t psn);
+/**
+ * A notice reported @p psn received (receiver's ePSN @p epsn, snd_nxt @p nxt).
+ * If @p psn is SEL_REORDER - 1 past the snd_nxt of the latest retransmission
+ * (or the last PSN sent), every retransmitted PSN still missing was lost again
+ * (the path keeps order): queue it once more, count retx_lost_detected. IRN's
+ * rule (roce_recovery_sel.c), shared with vrp.
+ */
+void sel_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn, uint32_t psn, uint32_t nxt);
 
 #endif /* ROCE_RECOVERY_SEL_H */

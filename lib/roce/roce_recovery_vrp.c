@@ -344,10 +344,18 @@ vrpm_rx_nak_sent(struct roce_qp *qp, void *priv, uint32_t psn)
 }
 
 /*
- * Sender: a VRP ACK reports @p psn and the @p run PSNs before it received
- * (never queued again); a VRP NACK names @p psn and the @p run before it as
- * lost beyond tolerance: queue them ahead of new data. Nothing else is
- * retransmitted but on a timeout.
+ * Sender: a VRP ACK reports @p psn and the @p run PSNs before it received or
+ * given up by the receiver (a tolerated loss): never queued again, so the
+ * timer resends only what no VRP ACK reported (VRP §3.2.1's per-packet timer,
+ * for the packets still owed). A VRP NACK names @p psn and the @p run before
+ * it as lost beyond tolerance: queue them ahead of new data.
+ *
+ * A NACKed PSN whose retransmission is lost too is not NACKed again by the
+ * receiver (it NACKs a PSN once). The sender finds it instead, RACK-style, as
+ * IRN does (sel_retx_lost, beyond the paper): a VRP ACK naming a PSN sent
+ * after that retransmission (SEL_REORDER - 1 past it, the path keeps order)
+ * while it is still unreported means the retransmission was lost: queue it
+ * again, without waiting for the timer.
  */
 static void
 vrpm_tx_notice(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32_t una,
@@ -355,8 +363,6 @@ vrpm_tx_notice(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32_
 {
 	struct sel *s = priv;
 
-	(void)epsn;
-	(void)nxt;
 	sel_tx_sync(s, una);
 	if (!roce_psn_in_window(psn, una, ROCE_PSN_BITMAP_BITS))
 		return;
@@ -370,6 +376,8 @@ vrpm_tx_notice(struct roce_qp *qp, void *priv, enum roce_rx_notice kind, uint32_
 			roce_psn_bitmap_set(&s->rcvd, q);
 		}
 	}
+	if (kind == ROCE_NOTICE_VRP_ACK)
+		sel_retx_lost(qp, s, epsn, psn, nxt);
 }
 
 const struct roce_recovery_ops roce_recovery_vrp = {

@@ -691,7 +691,8 @@ ooo_place(struct resp_ctx *c)
 /*
  * Send a RACK or SACK now: ePSN - 1 in the BTH, @p psn received in the
  * NTETH, with the run of PSNs placed right before it (up to 255), so the
- * next notice makes good a lost one.
+ * next notice makes good a lost one. A VRP ACK's run covers the tolerated
+ * losses among them too (docs/wire.md).
  */
 static void
 resp_notice(struct roce_qp *qp, enum roce_rx_notice n, uint32_t psn)
@@ -704,7 +705,11 @@ resp_notice(struct roce_qp *qp, enum roce_rx_notice n, uint32_t psn)
 		uint32_t q = roce_psn_add(psn, ROCE_PSN_MASK - run); /* psn - run - 1 */
 		const struct roce_ooo_desc *d = ooo_desc(qp, q);
 
-		if (roce_psn_cmp(q, qp->resp.epsn) < 0 || !d->valid || d->psn != q)
+		if (roce_psn_cmp(q, qp->resp.epsn) < 0)
+			break;
+		/* VRP: a loss the mode tolerated is reported too: the sender must not resend it */
+		if ((!d->valid || d->psn != q) && !((qp->rec->flags & ROCE_REC_F_TOLERATE) &&
+						    qp->rec->rx_tolerated(qp, qp->rec_priv, q)))
 			break;
 		run++;
 	}

@@ -32,19 +32,24 @@ ECN_CE = 3
 FEC_ERR_TEXT = {
     "FEC_BAD_FRH": "FEC frame with an FRH out of range or a bad length",
     "FEC_MISMATCH": "FEC repair differs from the code of its captured members",
-    "VRP_BAD_ACK": "VRP ACK names a PSN no request of its stream arrived with",
-    "VRP_BAD_NACK": "VRP NACK names a PSN that had arrived already",
+    "VRP_BAD_ACK": "VRP ACK names a PSN no request of its stream arrived with, "
+                   "or reports given up a PSN it NACKed",
+    "VRP_BAD_NACK": "VRP NACK names a PSN that had arrived already or was given up",
 }
 
 
 class VrpChecker:
     """VRP ACK/NACK logic against the data seen (docs/vrp.md, docs/wire.md).
 
-    The receiver ACKs (single ACK: the NTETH PSN and the ``run`` PSNs right
-    before it) only PSNs it received, and NACKs only PSNs it has not. So in
-    a capture taken where the receiver is (``testbed capture`` records each
-    rnic's incoming frames), a VRP ACK naming a PSN that no request of its
-    stream carried before it, or a VRP NACK naming a PSN that did, is wrong.
+    The receiver's single ACK names a PSN it received (the NTETH PSN); the
+    ``run`` PSNs right before it are PSNs it received or gave up (tolerated
+    losses, zero-filled), and it NACKs only PSNs it has not. So in a capture
+    taken where the receiver is (``testbed capture`` records each rnic's
+    incoming frames), it is wrong for a VRP ACK to name a PSN that no request of its
+    stream carried before it, or to report as given up a run PSN it NACKed
+    and that has not arrived since; and for a VRP NACK to name a PSN that had
+    arrived or that an ACK reported given up. Run PSNs reported without
+    having arrived are counted ``vrp_acked_tolerated``.
     The stream is the requests in the opposite direction between the same
     two addresses; with more than one destination QP there the notice is
     counted unchecked. A NACKed PSN that arrives later is counted repaired.
@@ -53,8 +58,10 @@ class VrpChecker:
     def __init__(self):
         self.seen = {}       # (req src, req dst) -> {dqpn: set of PSNs}
         self.pending = {}    # (req src, req dst) -> NACKed PSNs not yet seen
+        self.given_up = {}   # (req src, req dst) -> PSNs an ACK's run reported tolerated
         self.counts = {"vrp_acks": 0, "vrp_nacks": 0, "vrp_nacked_psns": 0,
-                       "vrp_nacks_repaired": 0, "vrp_unchecked": 0}
+                       "vrp_nacks_repaired": 0, "vrp_acked_tolerated": 0,
+                       "vrp_unchecked": 0}
 
     def add_request(self, rec):
         key = (rec["ip"]["src"], rec["ip"]["dst"])
@@ -79,13 +86,23 @@ class VrpChecker:
             self.counts["vrp_unchecked"] += 1
             return None
         seen = next(iter(streams.values()))
+        given_up = self.given_up.setdefault(key, set())
         if nack:
-            if any(p in seen for p in psns):
+            if any(p in seen or p in given_up for p in psns):
                 return "VRP_BAD_NACK"
             self.pending.setdefault(key, set()).update(psns)
             return None
-        if not all(p in seen for p in psns):
+        if psns[0] not in seen:
             return "VRP_BAD_ACK"
+        pend = self.pending.get(key, set())
+        for p in psns[1:]:
+            if p in seen:
+                continue
+            if p in pend:
+                return "VRP_BAD_ACK"
+            if p not in given_up:
+                given_up.add(p)
+                self.counts["vrp_acked_tolerated"] += 1
         return None
 
 
@@ -269,9 +286,11 @@ def summary(rep):
     v = r["vrp"]
     if v["vrp_acks"] or v["vrp_nacks"]:
         out.append("  VRP: %d ACKs, %d NACKs naming %d PSNs (%d arrived later), "
+                   "%d PSNs reported tolerated, "
                    "%d unchecked (several QPs between the two addresses)"
                    % (v["vrp_acks"], v["vrp_nacks"], v["vrp_nacked_psns"],
-                      v["vrp_nacks_repaired"], v["vrp_unchecked"]))
+                      v["vrp_nacks_repaired"], v["vrp_acked_tolerated"],
+                      v["vrp_unchecked"]))
     out.append("RESULT: %s" % ("OK" if r["ok"] else "FAIL"))
     return "\n".join(out)
 

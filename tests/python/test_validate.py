@@ -245,12 +245,34 @@ def test_vrp_ack_nack_logic(tmp_path):
     assert r["opcodes_pkts"]["RC_X_VRP_ACK"] == 1
     assert r["opcodes_pkts"]["RC_X_VRP_NACK"] == 1
     assert r["vrp"] == {"vrp_acks": 1, "vrp_nacks": 1, "vrp_nacked_psns": 2,
-                        "vrp_nacks_repaired": 2, "vrp_unchecked": 0}
+                        "vrp_nacks_repaired": 2, "vrp_acked_tolerated": 0,
+                        "vrp_unchecked": 0}
     assert decode(_vrp_notice(nack, 4, 6, 1)).rec["nteth"] == {"run": 1, "psn": 6}
 
     bad = [_vrp_req(p) for p in (0, 1, 2)] + [_vrp_notice(ack, 2, 3)] \
         + [_vrp_notice(nack, 2, 1)]
     r = validate_file(str(_write_pcap(tmp_path, "bad.pcap", bad))).results()
+    assert not r["ok"]
+    assert {k: e["pkts"] for k, e in r["errors"].items()} == \
+        {"VRP_BAD_ACK": 1, "VRP_BAD_NACK": 1}
+
+
+def test_vrp_ack_run_reports_tolerated(tmp_path):
+    """A VRP ACK's run covers the losses the receiver tolerated (docs/wire.md):
+    2 NACKed, 3 tolerated, the ACK for 4 with run 1 reports 3 given up, then 2
+    arrives. Broken: a run over a PSN NACKed and still missing, and a NACK of a
+    PSN a run reported given up."""
+    ack, nack = 0xe0, 0xe1
+    good = [_vrp_req(p) for p in (0, 1, 4)] + [
+        _vrp_notice(nack, 1, 2), _vrp_notice(ack, 1, 4, 1), _vrp_req(2)]
+    r = validate_file(str(_write_pcap(tmp_path, "tol.pcap", good))).results()
+    assert r["ok"], r["errors"]
+    assert r["vrp"]["vrp_acked_tolerated"] == 1
+    assert r["vrp"]["vrp_nacks_repaired"] == 1
+    bad = [_vrp_req(p) for p in (0, 1, 4)] + [
+        _vrp_notice(nack, 1, 2), _vrp_notice(ack, 1, 4, 2), _vrp_req(6),
+        _vrp_notice(ack, 1, 6, 1), _vrp_notice(nack, 1, 5)]
+    r = validate_file(str(_write_pcap(tmp_path, "tolbad.pcap", bad))).results()
     assert not r["ok"]
     assert {k: e["pkts"] for k, e in r["errors"].items()} == \
         {"VRP_BAD_ACK": 1, "VRP_BAD_NACK": 1}

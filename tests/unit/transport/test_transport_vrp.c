@@ -268,6 +268,73 @@ t_nack_lost(void)
 	tr_fini(&w);
 }
 
+/*
+ * A NACKed packet whose retransmission is lost too (drop the original and the
+ * first resend), at 0 %: the receiver NACKs it once; the sender finds the
+ * resend lost when a VRP ACK names a PSN sent after it (WRITE 2, posted after
+ * the resend) and resends it once more: exactly one re-request, no timeout,
+ * byte-exact.
+ */
+static void
+t_retx_lost(void)
+{
+	struct tr_wire w;
+
+	vinit(&w, 0, 0, VRP_BURST_UNLIMITED, 0, NULL);
+	tr_fill(A(&w), 0, 12 * MTU, 4);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 3, TR_DROP, 2); /* the original and its first resend */
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 8 * MTU, 0, 0);
+	while (tr_deliver_one(&w, TR_A))
+		;
+	while (tr_deliver_one(&w, TR_B)) /* the NACK: PSN 3 resent, and lost */
+		;
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(w.dropped, 2);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 8 * MTU, 4 * MTU, 8 * MTU, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 2, IBV_WC_SUCCESS);
+	expect_data(&w, 12, 0);
+	CHECK_EQ(w.dropped, 2);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RETX_LOST_DETECT), 1);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TX_RETX_PKTS), 2);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TIMEOUTS), 0);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_TX_VRP_NACKS), 1);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_NACKED), 1);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_TOLERATED), 0);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_SPURIOUS), 0);
+	tr_fini(&w);
+}
+
+/*
+ * The timer resends only what was not reported. PSN 3 is critical and lost
+ * with its resend; nothing is sent after the resend, so the timer repairs it.
+ * PSN 8, a loss tolerated while ePSN waited at 3, is reported by the VRP ACKs'
+ * run (docs/wire.md) and is not resent: one timeout, PSN 3 sent three times
+ * and nothing else resent, zeros at 8.
+ */
+static void
+t_rto_unreported_only(void)
+{
+	struct tr_wire w;
+	const struct vrp_range c[] = {{3 * MTU, 1}};
+
+	vinit(&w, 500, 20, VRP_BURST_UNLIMITED, 1, c); /* 1 loss in 20, packet 3 critical */
+	tr_fill(A(&w), 0, 20 * MTU, 5);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 3, TR_DROP, 2);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 8, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 20 * MTU, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	expect_data(&w, 20, 1ull << 8);
+	CHECK_EQ(w.dropped, 3);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TX_RETX_PKTS), 2);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_NACK_CRIT), 1);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_TOLERATED), 1);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_ZERO_BYTES), MTU);
+	tr_fini(&w);
+}
+
 /* WRITE with immediate: the receive completion, then the loss record of that message. */
 static void
 t_write_imm_loss(void)
@@ -343,6 +410,8 @@ static const struct {
     {"first_lost", t_first_lost},
     {"last_lost", t_last_lost},
     {"nack_lost", t_nack_lost},
+    {"retx_lost", t_retx_lost},
+    {"rto_unreported_only", t_rto_unreported_only},
     {"write_imm_loss", t_write_imm_loss},
     {"negative_gbone", t_negative_gbone},
     {"refused", t_refused},
