@@ -535,7 +535,8 @@ t_two_rnics(void)
 
 /* A fake server answering the version with @p ver, then the rest of the prologue. */
 static int
-client_vs_version(const uint8_t ver[16], struct side *cl, char *err, size_t errlen)
+client_vs_version_mode(const uint8_t ver[16], const char *mode, struct side *cl, char *err,
+		       size_t errlen)
 {
 	static const uint8_t KEY[108] =
 	    "0000:0001:000011:65b02a:00000273:0000564fd4bb9000:00:00:00:00:00:00:00:"
@@ -561,7 +562,7 @@ client_vs_version(const uint8_t ver[16], struct side *cl, char *err, size_t errl
 	if (!rc) {
 		perftest_params_default(&cl->p, PERFTEST_WRITE_BW, PERFTEST_CLIENT);
 		cl->p.wait_timeout_ms = 1000;
-		perftest_caps_local(&cl->caps, "irn", "none");
+		perftest_caps_local(&cl->caps, mode, "none");
 		cl->p.caps = &cl->caps;
 		rc = perftest_session_init(&cl->s, &cl->c, &cl->p, &cl->local, &cl->remote);
 		/* just the version, page size, cache line and MTU */
@@ -572,6 +573,12 @@ client_vs_version(const uint8_t ver[16], struct side *cl, char *err, size_t errl
 	oob_close(&cl->c);
 	peer_join(&p);
 	return rc;
+}
+
+static int
+client_vs_version(const uint8_t ver[16], struct side *cl, char *err, size_t errlen)
+{
+	return client_vs_version_mode(ver, "irn", cl, err, errlen);
 }
 
 static void
@@ -620,8 +627,76 @@ t_rxe_recorded(void)
 	CHECK(strcmp(line, "10.9.0.2: a standard perftest (no capability record): falling back "
 			   "from --recovery irn to Go-Back-N (gbn), no extension packets") == 0);
 	fprintf(stderr, "    (line: %s)\n", line);
+
+	/* --recovery vrp (docs/vrp.md) against the same rxe: plain RC, one line */
+	CHECK_EQ(client_vs_version_mode(sv->data, "vrp", &cl, err, sizeof(err)), OOB_OK);
+	CHECK(!cl.s.remote_has_caps);
+	CHECK(cl.caps.recovery >> 3 & 1); /* vrp is bit 3 of our record */
+	CHECK_EQ(cl.caps.recovery_req, 3);
+	CHECK_EQ(perftest_caps_negotiate(&cl.caps, NULL, "10.9.0.2",
+					 "a standard perftest "
+					 "(no capability record)",
+					 &r, line, sizeof(line)),
+		 0);
+	CHECK(strcmp(r.recovery, "gbn") == 0 && !r.extensions && r.fell_back);
+	CHECK(strcmp(line, "10.9.0.2: a standard perftest (no capability record): falling back "
+			   "from --recovery vrp to Go-Back-N (gbn), no extension packets") == 0);
+}
+
+/*
+ * --recovery vrp against peers that do not advertise it (docs/vrp.md,
+ * "Negotiation"): an rnic whose record lacks bit 3 (an older build), on both
+ * sides, and a standard perftest over TCP; both rnics with vrp run vrp.
+ */
+static void
+t_negotiate_vrp(void)
+{
+	static struct side cl, sv;
+	struct perftest_caps a, b;
+	struct perftest_caps_result r, rs;
+	char line[300], ls[300];
+
+	register_all_table_modes();
+	CHECK_EQ(perftest_caps_index(perftest_caps_recovery_names, "vrp"), 3);
+	CHECK(roce_recovery_find("vrp") != NULL);
+	perftest_caps_local(&a, "vrp", "none");
+	b = a;
+	b.recovery &= (uint8_t) ~(1u << 3);
+	CHECK_EQ(perftest_caps_negotiate(&a, &b, "10.0.0.2", "", &r, line, sizeof(line)), 0);
+	CHECK(strcmp(r.recovery, "gbn") == 0 && r.fell_back && !r.extensions && r.peer_has_caps);
+	CHECK(strstr(line, "lacks vrp: falling back to Go-Back-N (gbn), no extension packets"));
+	CHECK(strchr(line, '\n') == NULL);
+	CHECK_EQ(perftest_caps_negotiate(&b, &a, "10.0.0.1", "", &r, line, sizeof(line)), 0);
+	CHECK(strcmp(r.recovery, "gbn") == 0 && r.fell_back && !r.extensions);
+
+	/* over TCP: two rnics asking vrp agree on it */
+	pair("vrp", "vrp", &cl, &sv);
+	CHECK_EQ(cl.rc, OOB_OK);
+	CHECK_EQ(sv.rc, OOB_OK);
+	CHECK_EQ(perftest_caps_negotiate(&cl.caps, &cl.s.remote_caps, "server", "", &r, line,
+					 sizeof(line)),
+		 0);
+	CHECK_EQ(
+	    perftest_caps_negotiate(&sv.caps, &sv.s.remote_caps, "client", "", &rs, ls, sizeof(ls)),
+	    0);
+	CHECK(strcmp(r.recovery, "vrp") == 0 && strcmp(rs.recovery, "vrp") == 0);
+	CHECK(r.extensions && rs.extensions && !r.fell_back && !rs.fell_back);
+	CHECK_EQ(line[0], '\0');
+
+	/* our client asking vrp, a server without a record (a standard perftest) */
+	pair("vrp", NULL, &cl, &sv);
+	CHECK_EQ(cl.rc, OOB_OK);
+	CHECK_EQ(sv.rc, OOB_OK);
+	CHECK(!cl.s.remote_has_caps);
+	CHECK_EQ(perftest_caps_negotiate(&cl.caps, NULL, "server", "a standard perftest", &r, line,
+					 sizeof(line)),
+		 0);
+	CHECK(strcmp(r.recovery, "gbn") == 0 && r.fell_back && !r.extensions);
+	CHECK(strcmp(line, "server: a standard perftest: falling back from --recovery vrp to "
+			   "Go-Back-N (gbn), no extension packets") == 0);
 }
 
 RW_TEST_MAIN(RW_TEST(t_table), RW_TEST(t_local_from_registry), RW_TEST(t_encode_layout),
 	     RW_TEST(t_hostile_records), RW_TEST(t_negotiate), RW_TEST(t_negotiate_fec),
-	     RW_TEST(t_two_rnics), RW_TEST(t_garbled_over_tcp), RW_TEST(t_rxe_recorded))
+	     RW_TEST(t_two_rnics), RW_TEST(t_garbled_over_tcp), RW_TEST(t_rxe_recorded),
+	     RW_TEST(t_negotiate_vrp))
