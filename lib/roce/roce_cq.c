@@ -2,10 +2,13 @@
 /**
  * @file roce_cq.c
  * Completion queues: a ring of struct ibv_wc per CQ, polled by the user, with
- * optional arming (roce_req_notify_cq) reported through ops->cq_event.
+ * optional arming (roce_req_notify_cq) reported through ops->cq_event. Beside
+ * it, from the first completion that carries one, a ring of VRP loss maps
+ * (docs/vrp.md), read through roce_poll_cq_ex.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "roce_int.h"
 
@@ -55,6 +58,7 @@ cq_free(struct roce_cq *cq)
 {
 	roce_list_del(&cq->node);
 	cq->dev->ncq--;
+	free(cq->loss);
 	free(cq->ring);
 	free(cq);
 }
@@ -90,6 +94,28 @@ roce_poll_cq(struct roce_cq *cq, int n, struct ibv_wc *wc)
 }
 
 int
+roce_poll_cq_ex(struct roce_cq *cq, int n, struct roce_wc_ex *wc)
+{
+	int i = 0;
+
+	if (n < 0 || (n && !wc))
+		return -EINVAL;
+	while (i < n && cq->cons != cq->prod) {
+		uint32_t k = cq->cons & (cq->size - 1);
+
+		wc[i].wc = cq->ring[k];
+		if (cq->loss)
+			wc[i].vrp = cq->loss[k];
+		else
+			memset(&wc[i].vrp, 0, sizeof(wc[i].vrp));
+		wc[i].vrp_valid = cq->loss && cq->loss[k].len;
+		i++;
+		cq->cons++;
+	}
+	return i;
+}
+
+int
 roce_req_notify_cq(struct roce_cq *cq, int solicited_only)
 {
 	cq->armed = solicited_only ? ROCE_CQ_ARM_SOLICITED : ROCE_CQ_ARM_NEXT;
@@ -119,7 +145,15 @@ cq_event_due(const struct roce_cq *cq, const struct ibv_wc *wc, bool solicited)
 void
 roce_cq_push(struct roce_cq *cq, const struct ibv_wc *wc, bool solicited)
 {
+	roce_cq_push_loss(cq, wc, solicited, NULL);
+}
+
+void
+roce_cq_push_loss(struct roce_cq *cq, const struct ibv_wc *wc, bool solicited,
+		  const struct roce_vrp_loss *loss)
+{
 	struct roce_dev *dev = cq->dev;
+	uint32_t k = cq->prod & (cq->size - 1);
 
 	if (roce_unlikely(cq->prod - cq->cons >= cq->size)) {
 		/* IBTA: CQ overrun is a CQ error; we keep the CQ usable and count the loss */
@@ -128,7 +162,21 @@ roce_cq_push(struct roce_cq *cq, const struct ibv_wc *wc, bool solicited)
 			 (unsigned long long)wc->wr_id);
 		return;
 	}
-	cq->ring[cq->prod & (cq->size - 1)] = *wc;
+	/* the loss ring exists from the first completion that carries a loss map on */
+	if (loss && !cq->loss) {
+		cq->loss = calloc(cq->size, sizeof(*cq->loss));
+		if (!cq->loss)
+			roce_log(dev, ROCE_LOG_ERR,
+				 "no memory for the CQ's VRP loss maps: wr_id %llu reports none",
+				 (unsigned long long)wc->wr_id);
+	}
+	cq->ring[k] = *wc;
+	if (cq->loss) {
+		if (loss)
+			cq->loss[k] = *loss;
+		else
+			memset(&cq->loss[k], 0, sizeof(cq->loss[k]));
+	}
 	cq->prod++;
 	if (cq_event_due(cq, wc, solicited)) {
 		cq->armed = ROCE_CQ_DISARMED;

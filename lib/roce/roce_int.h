@@ -101,6 +101,8 @@ struct roce_cq {
 	struct roce_dev *dev;
 	struct roce_list node;
 	struct ibv_wc *ring;
+	struct roce_vrp_loss
+	    *loss;     /**< VRP loss map per entry, allocated at the first (NULL: none) */
 	uint32_t size; /**< power of two */
 	uint32_t prod, cons;
 	uint32_t refs; /**< QPs using it */
@@ -520,6 +522,10 @@ void roce_mr_destroy_all(struct roce_dev *dev);
 
 /** Append a completion; @p solicited for receive completions of SE messages. */
 void roce_cq_push(struct roce_cq *cq, const struct ibv_wc *wc, bool solicited);
+/** The same with the VRP loss map of the message (a WRITE with immediate under vrp), for
+ * roce_poll_cq_ex. */
+void roce_cq_push_loss(struct roce_cq *cq, const struct ibv_wc *wc, bool solicited,
+		       const struct roce_vrp_loss *loss);
 void roce_cq_destroy_all(struct roce_dev *dev);
 
 /* ------------------------------------------------------------------------- */

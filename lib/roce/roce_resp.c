@@ -38,8 +38,8 @@ rq_head(struct roce_qp *qp)
 }
 
 static void
-recv_cqe(struct roce_qp *qp, const struct roce_recv_wqe *wqe, enum ibv_wc_status status,
-	 const struct ibv_wc *tmpl, bool solicited)
+recv_cqe_loss(struct roce_qp *qp, const struct roce_recv_wqe *wqe, enum ibv_wc_status status,
+	      const struct ibv_wc *tmpl, bool solicited, const struct roce_vrp_loss *loss)
 {
 	struct ibv_wc wc;
 
@@ -52,11 +52,18 @@ recv_cqe(struct roce_qp *qp, const struct roce_recv_wqe *wqe, enum ibv_wc_status
 	wc.qp_num = qp->qpn;
 	if (status != IBV_WC_SUCCESS)
 		wc.opcode = IBV_WC_RECV;
-	roce_cq_push(qp->rcq, &wc, solicited);
+	roce_cq_push_loss(qp->rcq, &wc, solicited, loss);
 	roce_qp_stat(qp, ROCE_STAT_RECV_CQES, 1);
 	qp->rq.cons++;
 	qp->resp.rwqe_seq++;
 	qp->resp.recv_off = 0;
+}
+
+static void
+recv_cqe(struct roce_qp *qp, const struct roce_recv_wqe *wqe, enum ibv_wc_status status,
+	 const struct ibv_wc *tmpl, bool solicited)
+{
+	recv_cqe_loss(qp, wqe, status, tmpl, solicited, NULL);
 }
 
 void
@@ -1094,7 +1101,12 @@ resp_recv_done(struct resp_ctx *c)
 	wc.src_qp = qp->type == IBV_QPT_UD ? h->deth.sqpn : qp->attr.dest_qp_num;
 	wc.pkey_index = qp->attr.pkey_index;
 	wc.sl = c->rx->pkt.l2.has_vlan ? net_vlan_pcp(c->rx->pkt.l2.vlan_tci) : 0;
-	recv_cqe(qp, c->rwqe, IBV_WC_SUCCESS, &wc, h->bth.se);
+	/* VRP: a WRITE with immediate carries its message's loss map (roce_poll_cq_ex) */
+	recv_cqe_loss(qp, c->rwqe, IBV_WC_SUCCESS, &wc, h->bth.se,
+		      (qp->rec->flags & ROCE_REC_F_TOLERATE) && (c->f & ROCE_OPF_WRITE) &&
+			      qp->resp.vrp_have_last
+			  ? &qp->resp.vrp_last
+			  : NULL);
 }
 
 static enum resp_state
@@ -1123,10 +1135,11 @@ resp_complete(struct resp_ctx *c)
 	r->msg = (f & ROCE_OPF_LAST) ? ROCE_MSG_NONE : op_msg_kind(f);
 	if (f & ROCE_OPF_LAST) {
 		r->msn = roce_psn_add(r->msn, 1);
-		if ((f & ROCE_OPF_SEND) || (f & ROCE_OPF_IMM))
-			resp_recv_done(c);
+		/* VRP: the message's loss record first, for the receive completion */
 		if (f & ROCE_OPF_WRITE)
 			vrp_msg_end(qp);
+		if ((f & ROCE_OPF_SEND) || (f & ROCE_OPF_IMM))
+			resp_recv_done(c);
 	}
 	if (!is_rc(c))
 		return RESP_DONE;

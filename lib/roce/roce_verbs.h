@@ -403,6 +403,24 @@ struct roce_vrp_loss {
 int roce_qp_vrp_loss(const struct roce_qp *qp, struct roce_vrp_loss *out);
 
 /**
+ * An extended work completion (docs/vrp.md, "What the receiver application
+ * sees"): rdma-core's struct ibv_wc, unchanged and first (a struct roce_wc_ex *
+ * is a valid struct ibv_wc *), then the loss map of the message under
+ * --recovery vrp. @c vrp_valid is set on the receive completion of an RDMA
+ * WRITE with immediate that ran under vrp (also when it lost nothing); @c vrp
+ * then holds its record as roce_qp_vrp_loss() gives it: packets and bytes
+ * zero-filled and the first ROCE_VRP_HOLES holes. Otherwise @c vrp is zero.
+ */
+struct roce_wc_ex {
+	struct ibv_wc wc;	  /**< the standard fields, rdma-core's layout */
+	bool vrp_valid;		  /**< @c vrp describes this message */
+	struct roce_vrp_loss vrp; /**< what the message lost (zero-filled) */
+};
+
+/** roce_poll_cq() into extended completions; the same return values. */
+int roce_poll_cq_ex(struct roce_cq *cq, int n, struct roce_wc_ex *wc);
+
+/**
  * Post a chain of send WRs. Opcodes: SEND, SEND_WITH_IMM, RDMA_WRITE,
  * RDMA_WRITE_WITH_IMM, RDMA_READ, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD
  * (RC only for READ and atomics; SEND only on UD). Flags: SIGNALED,

@@ -7,6 +7,7 @@
  * after every transfer: the data of packets that arrived, zeros where a loss
  * was tolerated (the target was filled with 0xA5 before).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -362,6 +363,84 @@ t_write_imm_loss(void)
 	tr_fini(&w);
 }
 
+/*
+ * The extended work completion (roce_poll_cq_ex): rdma-core's ibv_wc first and
+ * unchanged, then the loss map of the WRITE with immediate. Two messages on
+ * the same QP: the first loses packets 1 and 2 (one merged hole) and 6 of 10,
+ * the second nothing; a SEND's completion carries no map. A gbone QP's
+ * completion neither.
+ */
+static void
+t_wc_ex(void)
+{
+	struct tr_wire w;
+	struct roce_wc_ex ex[4];
+	struct ibv_wc plain;
+
+	_Static_assert(offsetof(struct roce_wc_ex, wc) == 0, "ibv_wc first");
+	vinit(&w, 3000, 10, VRP_BURST_UNLIMITED, 0, NULL); /* 3 of 10 */
+	tr_fill(A(&w), 0, 20 * MTU, 3);
+	tr_post_recv(B(&w), 71, 0, 0);
+	tr_post_recv(B(&w), 72, 0, 0);
+	tr_post_recv(B(&w), 73, 30 * MTU, 64);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 1, TR_DROP, 1);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 2, TR_DROP, 1);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 6, TR_DROP, 1);
+	tr_post_imm(A(&w), IBV_WR_RDMA_WRITE_WITH_IMM, 1, 0, 10 * MTU, 0, 0x11);
+	tr_post_imm(A(&w), IBV_WR_RDMA_WRITE_WITH_IMM, 2, 10 * MTU, 10 * MTU, 10 * MTU, 0x22);
+	tr_post_send(A(&w), IBV_WR_SEND, 3, 20 * MTU, 64, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	CHECK_EQ(roce_poll_cq_ex(B(&w)->rcq, 4, ex), 3);
+	CHECK_EQ(ex[0].wc.wr_id, 71);
+	CHECK_EQ(ex[0].wc.status, IBV_WC_SUCCESS);
+	CHECK_EQ(ex[0].wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+	CHECK_EQ(ex[0].wc.byte_len, 10 * MTU);
+	CHECK_EQ(ex[0].wc.imm_data, htobe32(0x11));
+	CHECK(ex[0].vrp_valid);
+	CHECK_EQ(ex[0].vrp.len, 10 * MTU);
+	CHECK_EQ(ex[0].vrp.lost_pkts, 3);
+	CHECK_EQ(ex[0].vrp.lost_bytes, 3 * MTU);
+	CHECK_EQ(ex[0].vrp.n_holes, 2);
+	CHECK_EQ(ex[0].vrp.holes[0].off, MTU);
+	CHECK_EQ(ex[0].vrp.holes[0].len, 2 * MTU);
+	CHECK_EQ(ex[0].vrp.holes[1].off, 6 * MTU);
+	CHECK_EQ(ex[0].vrp.holes[1].len, MTU);
+	CHECK(!ex[0].vrp.holes_truncated);
+	CHECK_EQ(ex[1].wc.wr_id, 72);
+	CHECK_EQ(ex[1].wc.imm_data, htobe32(0x22));
+	CHECK(ex[1].vrp_valid);
+	CHECK_EQ(ex[1].vrp.len, 10 * MTU);
+	CHECK_EQ(ex[1].vrp.lost_pkts, 0);
+	CHECK_EQ(ex[1].vrp.n_holes, 0);
+	CHECK_EQ(ex[2].wc.wr_id, 73);
+	CHECK_EQ(ex[2].wc.opcode, IBV_WC_RECV);
+	CHECK(!ex[2].vrp_valid);
+	CHECK_EQ(ex[2].vrp.lost_bytes, 0);
+	expect_data(&w, 20, 1ull << 1 | 1ull << 2 | 1ull << 6);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TX_RETX_PKTS), 0);
+	tr_fini(&w);
+
+	/* no tolerance mode: plain completions, roce_poll_cq and roce_poll_cq_ex agree */
+	tr_init(&w, &(struct tr_opts){.recovery = "gbone"});
+	tr_fill(A(&w), 0, 4 * MTU, 2);
+	tr_post_recv(B(&w), 81, 0, 0);
+	tr_post_recv(B(&w), 82, 0, 0);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 1, TR_DROP, 1);
+	tr_post_imm(A(&w), IBV_WR_RDMA_WRITE_WITH_IMM, 1, 0, 4 * MTU, 0, 0x33);
+	tr_post_imm(A(&w), IBV_WR_RDMA_WRITE_WITH_IMM, 2, 0, MTU, 0, 0x44);
+	RUN(&w);
+	CHECK_EQ(roce_poll_cq_ex(B(&w)->rcq, 1, ex), 1);
+	CHECK_EQ(ex[0].wc.wr_id, 81);
+	CHECK(!ex[0].vrp_valid);
+	CHECK_EQ(ex[0].vrp.lost_pkts, 0);
+	CHECK_EQ(tr_poll_cq(B(&w), true, &plain, 1), 1);
+	CHECK_EQ(plain.wr_id, 82);
+	CHECK_EQ(plain.imm_data, htobe32(0x44));
+	CHECK_EQ(roce_poll_cq_ex(B(&w)->rcq, 4, ex), 0);
+	CHECK_EQ(roce_poll_cq_ex(B(&w)->rcq, -1, ex), -EINVAL);
+	tr_fini(&w);
+}
+
 /* Negative control: the same drops under gbone are all resent (no tolerance without vrp). */
 static void
 t_negative_gbone(void)
@@ -402,19 +481,13 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } cases[] = {
-    {"tolerated", t_tolerated},
-    {"beyond_rate", t_beyond_rate},
-    {"consecutive", t_consecutive},
-    {"critical", t_critical},
-    {"zero_tolerance", t_zero_tolerance},
-    {"first_lost", t_first_lost},
-    {"last_lost", t_last_lost},
-    {"nack_lost", t_nack_lost},
-    {"retx_lost", t_retx_lost},
-    {"rto_unreported_only", t_rto_unreported_only},
-    {"write_imm_loss", t_write_imm_loss},
-    {"negative_gbone", t_negative_gbone},
-    {"refused", t_refused},
+    {"tolerated", t_tolerated},		  {"beyond_rate", t_beyond_rate},
+    {"consecutive", t_consecutive},	  {"critical", t_critical},
+    {"zero_tolerance", t_zero_tolerance}, {"first_lost", t_first_lost},
+    {"last_lost", t_last_lost},		  {"nack_lost", t_nack_lost},
+    {"retx_lost", t_retx_lost},		  {"rto_unreported_only", t_rto_unreported_only},
+    {"write_imm_loss", t_write_imm_loss}, {"wc_ex", t_wc_ex},
+    {"negative_gbone", t_negative_gbone}, {"refused", t_refused},
 };
 
 int
