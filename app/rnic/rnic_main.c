@@ -1013,6 +1013,19 @@ main(int argc, char **argv)
 				   (c.prm.report_gbits ? 8.0 * 1048576.0 / 1e9 : 1.0),
 			       c.prm.report_gbits ? "Gb/sec" : "MB/sec");
 	}
+	if (strcmp(c.run.caps.recovery, "vrp") == 0 && c.qp[0]) {
+		/* the loss map of the last WRITE message received (docs/vrp.md) */
+		struct roce_vrp_loss l;
+
+		if (roce_qp_vrp_loss(c.qp[0], &l) == 0) {
+			printf(" VRP last message: MSN %u, %u bytes, %u packets lost (%" PRIu64
+			       " bytes), holes (offset+length):",
+			       l.msn, l.len, l.lost_pkts, l.lost_bytes);
+			for (uint32_t i = 0; i < l.n_holes; i++)
+				printf(" %" PRIu64 "+%" PRIu64, l.holes[i].off, l.holes[i].len);
+			printf("%s\n", l.n_holes == 0 ? " none" : l.holes_truncated ? " ..." : "");
+		}
+	}
 	if (c.prm.json[0])
 		write_json(&c, &st, NULL);
 	if (rnic_trace_close() < 0)
