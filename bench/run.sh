@@ -44,5 +44,7 @@ echo "== claim: gbone / irn keep 80 % of the lossless goodput and 2.5x gbn's at 
 /usr/bin/python3 bench/testbed/selective_goodput.py "$b"
 echo "== claim: FEC xor:32,4 >= 2x gbn at 0.5 %, rs:32,4 >= 1.2x xor at 1 % (bench/testbed/fec_goodput.py; root)"
 /usr/bin/python3 bench/testbed/fec_goodput.py "$b"
+echo "== claim: vrp at 10 % tolerated delivers >= 0.12 Gb/s intact and >= 5x gbn at 5 % loss, 20 ms (bench/testbed/vrp_goodput.py; root)"
+/usr/bin/python3 bench/testbed/vrp_goodput.py "$b"
 echo "== congestion control: RED/ECN bottleneck per --cc, slow receiver with defaults (bench/cc/ecn.py; root)"
 /usr/bin/python3 bench/cc/ecn.py "$b" "${CC_ROUNDS:-${BENCH_ROUNDS:-10}}"
