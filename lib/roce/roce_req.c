@@ -558,7 +558,14 @@ req_after_send(struct roce_qp *qp, uint32_t psn, uint32_t next, uint32_t bytes, 
 	if (qp->type == IBV_QPT_RC) {
 		roce_rtt_sent(qp, psn, retx);
 		qp->rec->tx_sent(qp, qp->rec_priv, psn, next, retx);
-		if (!qp->req.rto_at)
+		/*
+		 * VRP: a NACKed PSN at una is repaired two round trips after its
+		 * first send (the NACK, then the resend); the timer times the resend
+		 * (VRP §3.2.1: each packet's timer starts when it is sent), or it
+		 * would expire before every such repair and restart the window.
+		 */
+		if (!qp->req.rto_at ||
+		    (retx && psn == qp->comp.una && (qp->rec->flags & ROCE_REC_F_TOLERATE)))
 			roce_req_rearm(qp);
 	}
 	qp->cc->on_send(qp, qp->cc_priv, qp->dev->now, bytes, retx);
