@@ -506,3 +506,196 @@ def test_pfc_relay_hostile_storm(tmp_path):
             assert all(p.get(k, 0) == 0 for k in ("drop_buffer_full", "drop_headroom_full",
                                                   "drop_watchdog", "drop_queue_slots")), p
     print("pfc-relay: frames per attack: " + ", ".join(f"{k} {v}" for k, v in sent.items()))
+
+
+# ---- attacks on a live connected QP, during a transfer ---------------------------------------
+
+LIVE_SECONDS = 10    # write_bw -D: the attacks below take about a second of it
+LIVE_PER_ATTACK = 256
+OP_RC_ACK, OP_CNP = 0x11, 0x81
+# PSN offsets, out of the window whatever the transfer does while the attacks run: in
+# LIVE_SECONDS a veth carries well under 2^21 packets of MTU 1024, so a request
+# 0x7F0000 ahead of the responder's expected PSN stays ahead (IBTA 9.7.5.2.2: an
+# out-of-sequence request, NAKed once, never executed), and a response 0x600000 ahead of
+# the last PSN seen stays beyond every PSN the requester sent (roce_comp.c comp_check_psn:
+# "PSN was never sent"), and within 2^23 of its oldest unacknowledged PSN
+REQ_AHEAD, RESP_AHEAD = 0x7F0000, 0x600000
+
+# attack -> (target box, QP counter each frame must move by exactly one)
+LIVE_ATTACKS = [
+    ("psn_ahead_send", "server", "rx_out_of_sequence"),
+    ("bogus_reth_write", "server", "rx_out_of_sequence"),
+    ("bogus_reth_read", "server", "rx_out_of_sequence"),
+    ("forged_ack", "client", "rx_bad_responses"),
+    ("forged_nak", "client", "rx_bad_responses"),
+    ("cnp_flood", "client", "rx_cnps"),
+]
+
+
+def live_frames(name, n, rng, to_server, to_client):
+    """@n frames of attack @name. to_server / to_client: (Attacks built for that
+    direction, the destination QPN, a PSN the transfer used just before the attack)."""
+    atk, qpn, psn = to_server if name.startswith(("psn", "bogus")) else to_client
+    out = []
+    for i in range(n):
+        if name == "psn_ahead_send":
+            p = (psn + REQ_AHEAD + i) & 0xFFFFFF
+            out.append(atk.roce(OP_RC_SEND_ONLY, qpn, psn=p, payload=b"\xee" * 64))
+        elif name == "bogus_reth_write":
+            p = (psn + REQ_AHEAD + i) & 0xFFFFFF
+            out.append(atk.roce(OP_RC_WRITE_ONLY, qpn, psn=p, payload=b"\xee" * 64,
+                                reth={"va": rng.choice([1 << 63, 0, 0xFFFFFFFFFFFF0000]),
+                                      "rkey": rng.randrange(1 << 32), "dlen": 0xFFFFFFFF}))
+        elif name == "bogus_reth_read":
+            p = (psn + REQ_AHEAD + i) & 0xFFFFFF
+            out.append(atk.roce(OP_RC_READ_REQ, qpn, psn=p, payload=b"",
+                                reth={"va": 1 << 63, "rkey": rng.randrange(1 << 32),
+                                      "dlen": 1 << 30}))
+        elif name == "forged_ack":  # ACK beyond the sent PSNs, a wrong MSN
+            p = (psn + RESP_AHEAD + i) & 0xFFFFFF
+            out.append(atk.roce(OP_RC_ACK, qpn, psn=p, payload=b"",
+                                aeth={"syndrome": 0x1F, "msn": rng.randrange(1 << 24)}))
+        elif name == "forged_nak":  # PSN sequence error, invalid request, remote access, RNR
+            p = (psn + RESP_AHEAD + i) & 0xFFFFFF
+            syn = (0x60, 0x61, 0x62, 0x2C)[i % 4]
+            out.append(atk.roce(OP_RC_ACK, qpn, psn=p, payload=b"",
+                                aeth={"syndrome": syn, "msn": rng.randrange(1 << 24)}))
+        else:  # cnp_flood: CNPs (RoCEv2 congestion notification) to the live QP
+            out.append(atk.roce(OP_CNP, qpn, psn=0, payload=b""))
+    return out
+
+
+def sniff_live(sock, sip, dip, limit=30.0):
+    """From the wire at the client: (server QPN, client QPN, last request PSN) once both a
+    request (client -> server) and an ACK (server -> client) have been seen."""
+    sock.settimeout(1.0)
+    sqpn = cqpn = psn = None
+    src, dst = bytes(int(x) for x in sip.split(".")), bytes(int(x) for x in dip.split("."))
+    deadline = time.time() + limit
+    while sqpn is None or cqpn is None:
+        assert time.time() < deadline, "no RoCE traffic seen on the wire"
+        try:
+            f = sock.recv(4096)
+        except OSError:
+            continue
+        if len(f) < 54 or f[12:14] != b"\x08\x00" or f[23] != 17 or f[36:38] != b"\x12\xb7":
+            continue
+        op, qpn, p = f[42], int.from_bytes(f[47:50], "big"), int.from_bytes(f[51:54], "big")
+        if f[26:30] == src and f[30:34] == dst and op in (0x06, 0x07, 0x08, 0x0A):
+            sqpn, psn = qpn, p
+        elif f[26:30] == dst and f[30:34] == src and op == OP_RC_ACK:
+            cqpn = qpn
+    return sqpn, cqpn, psn
+
+
+def test_rnic_live_qp_attacks(veth_pair, tmp_path):
+    """Hostile frames at a LIVE connected QP while write_bw runs (issue 15): the right QPN
+    and the peer's own addresses, so every check but the PSN/key ones passes. Requests
+    far ahead of the responder's window (SEND; WRITE and READ with bogus R_Keys, addresses
+    and DMA lengths) are out of sequence: counted rx_out_of_sequence, never executed (the
+    PSN check precedes the R_Key check); ACKs and NAKs (every NAK code, wrong MSNs) for
+    PSNs the requester never sent are counted rx_bad_responses and change nothing; a CNP
+    flood is counted rx_cnps. Each counter moves by exactly the frames sent (the real
+    transfer moves none of them: a veth loses nothing, no ECN), the transfer completes
+    with no completion error, every request packet sent for the first time accepted in
+    order, and both boxes reconcile: every NAK the server sent the client received."""
+    vp = veth_pair
+    no_ipv6(vp)
+    js = [tmp_path / "server.json", tmp_path / "client.json"]
+    pfx = ["hls" + vp.ns[1][-6:], "hlc" + vp.ns[0][-6:]]
+    # -u 20: a 4.3 s ACK timeout, no host stall fires it; --max-inflight 512: with a batch
+    # of 256 hostile frames, fewer than the af_packet rings' 1024 frames, so no real frame
+    # can be lost, and none be out of sequence, however slowly a loaded host runs the rnics
+    opts = f"-s 65536 -D {LIVE_SECONDS} -u 20 --max-inflight 512"
+    srv = subprocess.Popen(
+        f"exec ip netns exec {vp.ns[1]} {RNIC} {eal(vp.ifs[1], pfx[0])} -- --ip {vp.rip[1]}/24 "
+        f"{opts} --json {js[0]} write_bw", shell=True, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen = ""
+    t0 = time.monotonic()
+    while "Waiting for client" not in seen and time.monotonic() - t0 < 30:
+        line = srv.stdout.readline()
+        if not line:
+            break
+        seen += line
+    assert "Waiting for client" in seen, seen
+    wire = raw_socket(vp.ns[0], vp.ifs[0])  # sees the client's requests and the server's ACKs
+    cli = subprocess.Popen(
+        f"exec ip netns exec {vp.ns[0]} {RNIC} {eal(vp.ifs[0], pfx[1])} -- --ip {vp.rip[0]}/24 "
+        f"{opts} --json {js[1]} write_bw {vp.kip[1]}", shell=True, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    mac = [mac_of(n, i) for n, i in zip(vp.ns, vp.ifs)]
+    rng = random.Random(15)
+    sent = {}
+    tel = {}
+    try:
+        sqpn, cqpn, psn = sniff_live(wire, vp.rip[0], vp.rip[1])
+        wire.close()
+        to_server = (Attacks(mac[0], mac[1], vp.rip[0], vp.rip[1]), sqpn, psn)
+        to_client = (Attacks(mac[1], mac[0], vp.rip[1], vp.rip[0]), cqpn, psn)
+        socks = {"server": raw_socket(vp.ns[0], vp.ifs[0]), "client": raw_socket(vp.ns[1], vp.ifs[1])}
+        alive = {"server": lambda: srv.poll() is None, "client": lambda: cli.poll() is None}
+        for box, p in (("server", pfx[0]), ("client", pfx[1])):
+            tel[box] = Telemetry(f"/var/run/dpdk/{p}/dpdk_telemetry.v2", 30, alive[box])
+        qpn = {"server": sqpn, "client": cqpn}
+
+        def qstat(box):
+            return tel[box].cmd(f"/rnic/qp/stats,{qpn[box]}")
+
+        base = {box: qstat(box) for box in tel}
+        total = {}
+        for name, box, ctr in LIVE_ATTACKS:
+            frames = live_frames(name, LIVE_PER_ATTACK, rng, to_server, to_client)
+            sent[name] = len(frames)
+            for i in range(0, len(frames), BATCH):
+                for f in frames[i:i + BATCH]:
+                    socks[box].send(f)
+                total[ctr] = total.get(ctr, 0) + len(frames[i:i + BATCH])
+                deadline = time.time() + 30
+                while qstat(box)[ctr] - base[box][ctr] < total[ctr]:  # counted: an event
+                    assert time.time() < deadline and alive[box](), (
+                        f"{name}: {box} {ctr} +{qstat(box)[ctr] - base[box][ctr]} of {total[ctr]}")
+                    time.sleep(0.01)
+        # the precondition of the experiment: every hostile frame was counted while the
+        # transfer ran (the attacks take about a second of the -D run)
+        still_running = cli.poll() is None and qstat("client")["rx_acks"] > base["client"]["rx_acks"]
+        for s in socks.values():
+            s.close()
+    finally:
+        for t in tel.values():
+            t.close()
+    cout, cerr = cli.communicate(timeout=300)  # exits: the limits only a hang reaches
+    sout, _ = srv.communicate(timeout=300)
+    assert still_running, "the transfer ended before the attacks were counted"
+    assert cli.returncode == 0 and srv.returncode == 0, (cerr[-2000:], sout[-2000:])
+    s, c = (json.load(open(j))["results"] for j in js)
+    qs, qc = s["qp_counters"], c["qp_counters"]
+    print("live-QP attacks, frames sent: " + ", ".join(f"{k} {v}" for k, v in sent.items()))
+    print(f"  server: rx_out_of_sequence {qs['rx_out_of_sequence']}, tx_nak_seq_err "
+          f"{qs['tx_nak_seq_err']}, rx_dup_requests {qs['rx_dup_requests']}; client: "
+          f"rx_bad_responses {qc['rx_bad_responses']}, rx_cnps {qc['rx_cnps']}, "
+          f"rx_nak_seq_err {qc['rx_nak_seq_err']}, retransmitted {qc['tx_retransmits']}; "
+          f"{c['iters']} messages of 64 KiB")
+    print(f"  server device {s['device_counters']}\n  client device {c['device_counters']}")
+    # each hostile frame counted once under its reason; the transfer moved none of these
+    want = {"server": {}, "client": {}}
+    for name, box, ctr in LIVE_ATTACKS:
+        want[box][ctr] = want[box].get(ctr, 0) + sent[name]
+    for box, q in (("server", qs), ("client", qc)):
+        for ctr, n in want[box].items():
+            assert q[ctr] == n, (box, ctr, q[ctr], n)
+    # forged NAKs and ACKs changed nothing: no NAK of theirs was taken as one
+    for k in ("rx_nak_rnr", "rx_nak_inv_req", "rx_nak_rem_access", "rx_nak_rem_op",
+              "rx_nak_other", "retry_exceeded", "rnr_retry_exceeded"):
+        assert qc[k] == 0, (k, qc)
+    # the out-of-sequence requests executed nothing: no R_Key, length or op error
+    for k in ("rx_bad_rkey", "rx_invalid_requests", "tx_nak_rem_access", "tx_nak_inv_req"):
+        assert qs[k] == 0, (k, qs)
+    # the NAKs the server sent (at most one per out-of-sequence episode) all reached the
+    # client; the transfer completed: every first-sent request packet accepted in order
+    assert 1 <= qs["tx_nak_seq_err"] <= want["server"]["rx_out_of_sequence"], qs
+    assert qc["rx_nak_seq_err"] == qs["tx_nak_seq_err"], (qc, qs)
+    assert c["completion_errors"] == 0 and s["completion_errors"] == 0 and c["iters"] > 0, c
+    assert qs["rx_req_packets"] == qc["tx_req_packets"] == c["iters"] * 64, (qs, qc)
+    assert qs["rx_req_bytes"] == c["iters"] * 65536, qs
+    assert s["pmd_counters"]["imissed"] == 0 and c["pmd_counters"]["imissed"] == 0
