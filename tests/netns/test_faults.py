@@ -345,3 +345,58 @@ def test_lossy_emu_mempool_exhausted(tmp_path):
     for k in ("drop_loss", "drop_queue", "drop_nombuf", "drop_ctrl", "drop_multiseg",
               "drop_rule", "in_flight"):
         assert e[k] == 0, (k, e)
+
+
+def test_pfc_relay_mempool_exhausted(tmp_path):
+    """Mempool exhaustion at the relay: --mbufs 64 (one pool for both ports), the far side
+    pauses priority 3 (one XOFF of 65535 quanta: 3.4 s at --link-rate 10mbit), then 512
+    probes of 500 B at priority 3 enter the Local port, then the far side's XON. The relay
+    queues 64 probes for the paused Remote port and has no mbuf left: its Local port cannot
+    receive (rx_pool_empty), and neither can its Remote port, so the XON waits in the
+    kernel ring too until the pause runs out; then the relay drains, reads the XON and the
+    rest. It survives and loses nothing: the far side receives every probe once, in order;
+    the Local port received every probe; no drop of any cause, the PMD dropped none
+    (imissed 0). The wait ends on the last probe's arrival; its limit only a stuck relay
+    reaches. (Exhaustion needs 65 of the probes, sent back to back, to reach the relay
+    within the 3.4 s pause.)"""
+    import test_pfc_relay as tr
+    ln = tr.ln
+    n, pool = 512, 64
+    topo = ln.Topology("fq%d" % (os.getpid() % 10000))
+    topo.create()
+    topo.ifs["e0"] = topo.ifs["a1"]
+    net = type("Net", (), {})()
+    net.topo, net.tmp, net.runs = topo, str(tmp_path), 0
+    net.a, net.b, net.e = topo.socket("a"), topo.socket("b"), topo.socket("e")
+    frames = [ln.probe(3, k, size=500, tos=tr.PRIO3_TOS) for k in range(n)]
+    try:
+        with tr.Relay(net, ["--link-rate", "10mbit", "--rtt", "1ms", "--watchdog", "off",
+                            "--mbufs", str(pool)]) as r:
+            net.b.send(ln.pfc_frame(src=ln.MAC_B, prio=3, quanta=0xFFFF))
+            for f in frames:
+                net.a.send(f)
+            net.b.send(ln.pfc_frame(src=ln.MAC_B, prio=3, quanta=0))
+            got = []
+            deadline = time.time() + 120
+            while len(tr.probes(got, 3)) < n:
+                got += net.b.take()
+                assert time.time() < deadline and r.proc.poll() is None, (
+                    f"{len(tr.probes(got, 3))} of {n} probes through the relay: {r.stats()}")
+                time.sleep(0.02)
+            s = tr.wait_stats(r, lambda s: s["remote"]["rx_pfc"] >= 2, "the XON read")
+        rep = r.report["results"]
+    finally:
+        for p in (net.a, net.b, net.e):
+            p.close()
+        topo.remove()
+    seqs = [ln.parse_probe(f)[1] for _, f in got if ln.parse_probe(f)]
+    print(f"relay mempool exhausted: {pool} mbufs for {n} probes: local rx_pool_empty "
+          f"{s['local']['rx_pool_empty']}, remote rx_pool_empty {s['remote']['rx_pool_empty']}")
+    assert seqs == list(range(n))  # every probe once, in order
+    assert s["local"]["rx_pkts"] == n and s["remote"]["rx_pfc"] == 2, s
+    assert s["local"]["rx_pool_empty"] >= 1, s  # the fault happened, named by its counter
+    for p in rep["l2r"]["prio"] + rep["r2l"]["prio"]:
+        assert all(p.get(k, 0) == 0 for k in ("drop_buffer_full", "drop_headroom_full",
+                                              "drop_watchdog", "drop_queue_slots")), p
+    for port in ("local", "remote"):
+        assert rep[port].get("pmd_imissed", 0) == 0 and rep[port]["tx_pfc_fail"] == 0, rep[port]
