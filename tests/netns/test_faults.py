@@ -254,7 +254,7 @@ def test_emulator_restarted_mid_flow(tmp_path):
 def test_rnr_no_receive_posted(veth_pair, tmp_path):
     """RNR: the send_bw server keeps one receive posted (-r 1) while the client keeps up to
     128 SENDs in flight, so SENDs arrive with no receive WQE. The responder answers such a
-    SEND with an RNR NAK (IBTA 9.7.5.2.8; counted rx_rnr and tx_nak_rnr), the requester waits
+    SEND with an RNR NAK (IBTA ch. 9.7; counted rx_rnr and tx_nak_rnr), the requester waits
     min_rnr_timer and resends from that PSN (rnr_retry 7: for ever, counted rnr_retries), and
     the transfer completes: every message received once, in order, every byte counted (send_bw
     does not check content). The counts

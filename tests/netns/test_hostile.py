@@ -515,7 +515,7 @@ LIVE_PER_ATTACK = 256
 OP_RC_ACK, OP_CNP = 0x11, 0x81
 # PSN offsets, out of the window whatever the transfer does while the attacks run: in
 # LIVE_SECONDS a veth carries well under 2^21 packets of MTU 1024, so a request
-# 0x7F0000 ahead of the responder's expected PSN stays ahead (IBTA 9.7.5.2.2: an
+# 0x7F0000 ahead of the responder's expected PSN stays ahead (IBTA ch. 9.7: an
 # out-of-sequence request, NAKed once, never executed), and a response 0x600000 ahead of
 # the last PSN seen stays beyond every PSN the requester sent (roce_comp.c comp_check_psn:
 # "PSN was never sent"), and within 2^23 of its oldest unacknowledged PSN
