@@ -565,26 +565,30 @@ def live_frames(name, n, rng, to_server, to_client):
     return out
 
 
-def sniff_live(sock, sip, dip, limit=30.0):
-    """From the wire at the client: (server QPN, client QPN, last request PSN) once both a
-    request (client -> server) and an ACK (server -> client) have been seen."""
-    sock.settimeout(1.0)
+def sniff_live(req_sock, ack_sock, sip, dip, limit=30.0):
+    """From the wire: (server QPN, client QPN, a recent request PSN) once a request (client
+    -> server, read in the server's namespace) and an ACK (server -> client, read in the
+    client's) have been seen. The rnics send with af_packet's qdisc bypass, which a raw
+    socket on the sender's side does not see, so each is read where it arrives."""
     sqpn = cqpn = psn = None
     src, dst = bytes(int(x) for x in sip.split(".")), bytes(int(x) for x in dip.split("."))
     deadline = time.time() + limit
+    for s in (req_sock, ack_sock):
+        s.settimeout(0.2)
     while sqpn is None or cqpn is None:
-        assert time.time() < deadline, "no RoCE traffic seen on the wire"
-        try:
-            f = sock.recv(4096)
-        except OSError:
-            continue
-        if len(f) < 54 or f[12:14] != b"\x08\x00" or f[23] != 17 or f[36:38] != b"\x12\xb7":
-            continue
-        op, qpn, p = f[42], int.from_bytes(f[47:50], "big"), int.from_bytes(f[51:54], "big")
-        if f[26:30] == src and f[30:34] == dst and op in (0x06, 0x07, 0x08, 0x0A):
-            sqpn, psn = qpn, p
-        elif f[26:30] == dst and f[30:34] == src and op == OP_RC_ACK:
-            cqpn = qpn
+        assert time.time() < deadline, f"no RoCE traffic seen on the wire: {sqpn} {cqpn}"
+        for sock in (req_sock, ack_sock):
+            try:
+                f = sock.recv(4096)
+            except OSError:
+                continue
+            if len(f) < 54 or f[12:14] != b"\x08\x00" or f[23] != 17 or f[36:38] != b"\x12\xb7":
+                continue
+            op, qpn = f[42], int.from_bytes(f[47:50], "big")
+            if f[26:30] == src and f[30:34] == dst and op in (0x06, 0x07, 0x08, 0x0A):
+                sqpn, psn = qpn, int.from_bytes(f[51:54], "big")
+            elif f[26:30] == dst and f[30:34] == src and op == OP_RC_ACK:
+                cqpn = qpn
     return sqpn, cqpn, psn
 
 
@@ -619,7 +623,7 @@ def test_rnic_live_qp_attacks(veth_pair, tmp_path):
             break
         seen += line
     assert "Waiting for client" in seen, seen
-    wire = raw_socket(vp.ns[0], vp.ifs[0])  # sees the client's requests and the server's ACKs
+    wire = [raw_socket(vp.ns[1], vp.ifs[1]), raw_socket(vp.ns[0], vp.ifs[0])]  # requests, ACKs
     cli = subprocess.Popen(
         f"exec ip netns exec {vp.ns[0]} {RNIC} {eal(vp.ifs[0], pfx[1])} -- --ip {vp.rip[0]}/24 "
         f"{opts} --json {js[1]} write_bw {vp.kip[1]}", shell=True, start_new_session=True,
@@ -629,8 +633,9 @@ def test_rnic_live_qp_attacks(veth_pair, tmp_path):
     sent = {}
     tel = {}
     try:
-        sqpn, cqpn, psn = sniff_live(wire, vp.rip[0], vp.rip[1])
-        wire.close()
+        sqpn, cqpn, psn = sniff_live(wire[0], wire[1], vp.rip[0], vp.rip[1])
+        for w in wire:
+            w.close()
         to_server = (Attacks(mac[0], mac[1], vp.rip[0], vp.rip[1]), sqpn, psn)
         to_client = (Attacks(mac[1], mac[0], vp.rip[1], vp.rip[0]), cqpn, psn)
         socks = {"server": raw_socket(vp.ns[0], vp.ifs[0]), "client": raw_socket(vp.ns[1], vp.ifs[1])}
