@@ -36,6 +36,7 @@ struct relay_port {
 	uint64_t rx_pfc, rx_pfc_bad, rx_pause_ignored;
 	uint64_t tx_pfc, tx_pfc_fail; /**< PFC frames sent / lost for lack of mbufs or room */
 	uint64_t tx_full;	      /**< bursts the PMD did not take completely */
+	uint64_t rx_pool_empty;	      /**< empty RX polls with fewer free mbufs than one burst */
 };
 
 struct relay_app {

@@ -22,6 +22,7 @@ port_stats(const struct relay_port *pt, struct rte_tel_data *t)
 	rte_tel_data_add_dict_u64(t, "rx_pfc_bad", pt->rx_pfc_bad);
 	rte_tel_data_add_dict_u64(t, "tx_pfc", pt->tx_pfc);
 	rte_tel_data_add_dict_u64(t, "tx_pfc_fail", pt->tx_pfc_fail);
+	rte_tel_data_add_dict_u64(t, "rx_pool_empty", pt->rx_pool_empty);
 }
 
 /*

@@ -117,8 +117,12 @@ rx_port(struct relay_app *app, unsigned in, uint64_t *now)
 	bool had_pfc = false;
 	uint64_t t0;
 
-	if (n == 0)
+	if (n == 0) {
+		/* the port could not receive: the pool is empty (the frames wait in the PMD) */
+		if (unlikely(rte_mempool_avail_count(app->pool) < app->prm.burst))
+			pt->rx_pool_empty++;
 		return 0;
+	}
 	t0 = *now = relay_now_ns();
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = rx[i];

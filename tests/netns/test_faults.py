@@ -26,6 +26,7 @@ import time
 import pytest
 
 from conftest import RNIC, eal, sh
+from rocewan.testbed.topo import eal_lcores
 from test_rnic_telemetry import Telemetry
 
 
@@ -34,16 +35,16 @@ def popen(cmd):
                             text=True)
 
 
-def start_pair(vp, tmp_path, opts, tag, client_opts=""):
-    """write_bw server in ns[1] (waits for "Waiting for client"), then the client in ns[0];
-    returns (server, client, client prefix, [server json, client json])."""
+def start_pair(vp, tmp_path, opts, tag, client_opts="", mode="write_bw", server_opts=""):
+    """@mode (write_bw) server in ns[1] (waits for "Waiting for client"), then the client in
+    ns[0]; returns (server, client, client prefix, [server json, client json])."""
     if not os.path.exists(RNIC):
         pytest.fail(f"{RNIC} is not built")
     js = [tmp_path / f"server-{tag}.json", tmp_path / f"client-{tag}.json"]
     sp, cp = f"fs{tag}{vp.ns[1][-4:]}", f"fc{tag}{vp.ns[0][-4:]}"
     srv = subprocess.Popen(
         f"ip netns exec {vp.ns[1]} {RNIC} {eal(vp.ifs[1], sp)} -- --ip {vp.rip[1]}/24 "
-        f"{opts} --json {js[0]} write_bw", shell=True, stdout=subprocess.PIPE,
+        f"{opts} {server_opts} --json {js[0]} {mode}", shell=True, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)
     seen = ""
     t0 = time.monotonic()
@@ -54,7 +55,7 @@ def start_pair(vp, tmp_path, opts, tag, client_opts=""):
         seen += line
     assert "Waiting for client" in seen, seen
     cli = popen(f"ip netns exec {vp.ns[0]} {RNIC} {eal(vp.ifs[0], cp)} -- --ip {vp.rip[0]}/24 "
-                f"{opts} {client_opts} --json {js[1]} write_bw {vp.kip[1]}")
+                f"{opts} {client_opts} --json {js[1]} {mode} {vp.kip[1]}")
     return srv, cli, cp, js
 
 
@@ -249,3 +250,154 @@ def test_emulator_restarted_mid_flow(tmp_path):
     q = a["qp_counters"]
     print(f"emulator restarted: A resent {q['tx_retransmits']} packets in {q['retries']} go-back "
           f"rounds after {q['timeouts']} timeouts")
+
+
+def test_rnr_no_receive_posted(veth_pair, tmp_path):
+    """RNR: the send_bw server keeps one receive posted (-r 1) while the client keeps up to
+    128 SENDs in flight, so SENDs arrive with no receive WQE. The responder answers such a
+    SEND with an RNR NAK (IBTA ch. 9.7; counted rx_rnr and tx_nak_rnr), the requester waits
+    min_rnr_timer and resends from that PSN (rnr_retry 7: for ever, counted rnr_retries), and
+    the transfer completes: every message received once, in order, every byte counted (send_bw
+    does not check content). The counts
+    reconcile across the two boxes: every RNR NAK the server sent the client received (a veth
+    loses nothing; imissed 0 on both). No time is asserted: the waits end on exits."""
+    vp = veth_pair
+    n, size = 2000, 1024
+    srv, cli, cp, js = start_pair(vp, tmp_path, f"-s {size} -n {n} -u 20", "r", mode="send_bw",
+                                  server_opts="-r 1")
+    try:
+        cout, cerr = cli.communicate(timeout=300)  # an exit: only a hang reaches the limit
+        sout, _ = srv.communicate(timeout=300)
+    finally:
+        for p in (srv, cli):
+            if p.poll() is None:
+                p.kill()
+    assert cli.returncode == 0 and srv.returncode == 0, (said(cout, cerr), said(sout))
+    c = json.load(open(js[1]))["results"]
+    s = json.load(open(js[0]))["results"]
+    qc, qs = c["qp_counters"], s["qp_counters"]
+    print(f"RNR: server sent {qs['tx_nak_rnr']} RNR NAKs ({qs['rx_rnr']} SENDs without a "
+          f"receive), client {qc['rx_nak_rnr']} received, {qc['rnr_retries']} RNR retries, "
+          f"{qc['tx_retransmits']} packets resent")
+    assert c["iters"] == n and c["completion_errors"] == 0 and s["completion_errors"] == 0, (c, s)
+    assert c["pmd_counters"]["imissed"] == 0 and s["pmd_counters"]["imissed"] == 0
+    # every message once, in order, every byte (1 packet each at MTU 1024)
+    assert qc["tx_req_packets"] == n and qs["rx_req_packets"] == n, (qc, qs)
+    assert qs["rx_req_bytes"] == n * size and qs["recv_completions"] == n, qs
+    # the fault happened and is named: SENDs found no receive, each answered by an RNR NAK
+    # (a single receive for 128 SENDs in flight: the second SEND of any RX burst finds none)
+    assert qs["rx_rnr"] >= 1 and qs["tx_nak_rnr"] == qs["rx_rnr"], qs
+    # the two boxes reconcile: every RNR NAK arrived and started one RNR wait; no other loss
+    assert qc["rx_nak_rnr"] == qs["tx_nak_rnr"] == qc["rnr_retries"], (qc, qs)
+    assert qc["rnr_retry_exceeded"] == 0 and qc["retry_exceeded"] == 0, qc
+
+
+def test_lossy_emu_mempool_exhausted(tmp_path):
+    """Mempool exhaustion at the emulator: --mbufs 128 and `delay 1s` toward B, then 1024
+    frames sent at once. The delay line holds every mbuf after the first 128 frames, so the
+    input port cannot receive (rx_pool_empty counts the polls that found the pool empty);
+    the frames wait in the kernel's af_packet ring (4096 frames) and come in as the delay
+    line releases mbufs, 128 a second. The emulator survives and loses nothing: the far side
+    receives every frame once, byte for byte and in order; rx_pkts = tx_pkts = 1024, every
+    drop counter 0, the port dropped none (imissed 0), nothing left in flight. The wait ends
+    on the last frame's arrival; its limit is reached only by a stuck emulator.
+    (Exhaustion needs only that 129 of the frames reach the ring within the 1 s delay: they
+    are sent back to back by one loop.)"""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dpdk",
+                                    "emu"))
+    import lemu_net as ln
+    from conftest import BUILD
+    n, pool = 1024, 128
+    topo = ln.Topology("fp%d" % (os.getpid() % 10000), mtu=1500)
+    topo.create()
+    a, b = topo.socket("a"), topo.socket("b")
+    emu = ln.Emu(os.path.join(BUILD, "app", "lossy-emu", "lossy-emu"), topo,
+                 "lemufp%d" % os.getpid(), str(tmp_path))
+    js = str(tmp_path / "emu.json")
+    frames = [ln.probe(7, k, size=1000) for k in range(n)]
+    got = []
+    try:
+        emu.start(["--a2b", "delay 1s", "--b2a", "", "--mbufs", str(pool), "--json", js],
+                  lcores=eal_lcores("0-1").split(" ", 1)[1].strip("'"), mem=256, framesz=2048, blocksz=4096,
+                  framecnt=4096)
+        for f in frames:
+            a.send(f)
+        deadline = time.time() + 120
+        while len(got) < n:
+            got += [f for _, f in b.take() if ln.parse_probe(f)]
+            assert time.time() < deadline and emu.proc.poll() is None, (
+                f"{len(got)} of {n} frames through lossy-emu")
+            time.sleep(0.05)
+        s = emu.tel.cmd("/lossy_emu/stats,a2b")["/lossy_emu/stats"]
+        assert emu.proc.poll() is None, "lossy-emu died"
+    finally:
+        rc = emu.stop()
+        for p in (a, b):
+            p.close()
+        topo.remove()
+    assert rc == 0, "".join(emu.out)[-3000:]
+    e = json.load(open(js))["results"]["a2b"]
+    print(f"mempool exhausted: {pool} mbufs for {n} frames: rx_pool_empty {e['rx_pool_empty']}, "
+          f"rx_missed {e['rx_missed']}, pmd {e.get('pmd', {})}")
+    assert got == frames  # every frame once, byte for byte, in order
+    assert s["rx_pkts"] == s["tx_pkts"] == e["rx_pkts"] == e["tx_pkts"] == n, e
+    assert e["rx_pool_empty"] >= 1, e  # the fault happened, named by its counter
+    for k in ("drop_loss", "drop_queue", "drop_nombuf", "drop_ctrl", "drop_multiseg",
+              "drop_rule", "in_flight"):
+        assert e[k] == 0, (k, e)
+
+
+def test_pfc_relay_mempool_exhausted(tmp_path):
+    """Mempool exhaustion at the relay: --mbufs 64 (one pool for both ports), the far side
+    pauses priority 3 (one XOFF of 65535 quanta: 3.4 s at --link-rate 10mbit), then 512
+    probes of 500 B at priority 3 enter the Local port, then the far side's XON. The relay
+    queues 64 probes for the paused Remote port and has no mbuf left: its Local port cannot
+    receive (rx_pool_empty), and neither can its Remote port, so the XON waits in the
+    kernel ring too until the pause runs out; then the relay drains, reads the XON and the
+    rest. It survives and loses nothing: the far side receives every probe once, in order;
+    the Local port received every probe; no drop of any cause, the PMD dropped none
+    (imissed 0). The wait ends on the last probe's arrival; its limit only a stuck relay
+    reaches. (Exhaustion needs 65 of the probes, sent back to back, to reach the relay
+    within the 3.4 s pause.)"""
+    import test_pfc_relay as tr
+    ln = tr.ln
+    n, pool = 512, 64
+    topo = ln.Topology("fq%d" % (os.getpid() % 10000))
+    topo.create()
+    topo.ifs["e0"] = topo.ifs["a1"]
+    net = type("Net", (), {})()
+    net.topo, net.tmp, net.runs = topo, str(tmp_path), 0
+    net.a, net.b, net.e = topo.socket("a"), topo.socket("b"), topo.socket("e")
+    frames = [ln.probe(3, k, size=500, tos=tr.PRIO3_TOS) for k in range(n)]
+    try:
+        with tr.Relay(net, ["--link-rate", "10mbit", "--rtt", "1ms", "--watchdog", "off",
+                            "--mbufs", str(pool)]) as r:
+            net.b.send(ln.pfc_frame(src=ln.MAC_B, prio=3, quanta=0xFFFF))
+            for f in frames:
+                net.a.send(f)
+            net.b.send(ln.pfc_frame(src=ln.MAC_B, prio=3, quanta=0))
+            got = []
+            deadline = time.time() + 120
+            while len(tr.probes(got, 3)) < n:
+                got += net.b.take()
+                assert time.time() < deadline and r.proc.poll() is None, (
+                    f"{len(tr.probes(got, 3))} of {n} probes through the relay: {r.stats()}")
+                time.sleep(0.02)
+            s = tr.wait_stats(r, lambda s: s["remote"]["rx_pfc"] >= 2, "the XON read")
+        rep = r.report["results"]
+    finally:
+        for p in (net.a, net.b, net.e):
+            p.close()
+        topo.remove()
+    seqs = [ln.parse_probe(f)[1] for _, f in got if ln.parse_probe(f)]
+    print(f"relay mempool exhausted: {pool} mbufs for {n} probes: local rx_pool_empty "
+          f"{s['local']['rx_pool_empty']}, remote rx_pool_empty {s['remote']['rx_pool_empty']}")
+    assert seqs == list(range(n))  # every probe once, in order
+    assert s["local"]["rx_pkts"] == n and s["remote"]["rx_pfc"] == 2, s
+    assert s["local"]["rx_pool_empty"] >= 1, s  # the fault happened, named by its counter
+    for p in rep["l2r"]["prio"] + rep["r2l"]["prio"]:
+        assert all(p.get(k, 0) == 0 for k in ("drop_buffer_full", "drop_headroom_full",
+                                              "drop_watchdog", "drop_queue_slots")), p
+    for port in ("local", "remote"):
+        assert rep[port].get("pmd_imissed", 0) == 0 and rep[port]["tx_pfc_fail"] == 0, rep[port]

@@ -201,9 +201,16 @@ def test_steering_through_pmd_socket(xdp_pair, tmp_path):
             f"pfc = Ether(dst='01:80:c2:00:00:01', type=0x8808)/Raw(bytes.fromhex('0101' + '0008' + '0000'*8)); "
             f"arp = Ether(dst='ff:ff:ff:ff:ff:ff')/ARP(op=1, psrc='{pair.kip[1]}', pdst='{pair.rip[0]}'); "
             f"sendp([r4]*20 + [r4q]*3 + [r6]*10 + [pfc]*5 + [arp]*4, iface=iface)")
-        time.sleep(0.5)
-        end = pair.stats()
-        d = {k: end[k] - mid[k] for k in end}
+        # wait until the program has counted every frame sent (an event; the limit only a
+        # broken program reaches), then the counts must be exact
+        want = {"roce4": 23, "roce6": 10, "macctl": 5, "arp": 4}
+        deadline = time.time() + 30
+        while True:
+            end = pair.stats()
+            d = {k: end[k] - mid[k] for k in end}
+            if all(d[k] >= n for k, n in want.items()) or time.time() > deadline:
+                break
+            time.sleep(0.05)
         assert d["roce4"] == 23 and d["roce6"] == 10 and d["macctl"] == 5, d
         assert d["arp"] == 4, d
         assert d["no_xsk"] == 0, f"steered frames found no AF_XDP socket: {d}"
