@@ -191,6 +191,24 @@ dp_port_stop(uint16_t port_id)
 	rte_eth_dev_close(port_id);
 }
 
+void
+dp_eal_cleanup(void)
+{
+	struct rte_eth_dev_info di;
+	bool memif = false;
+	uint16_t pid;
+
+	RTE_ETH_FOREACH_DEV(pid)
+	{
+		if (rte_eth_dev_info_get(pid, &di) == 0 && di.driver_name != NULL &&
+		    strcmp(di.driver_name, "net_memif") == 0)
+			memif = true;
+		dp_port_stop(pid);
+	}
+	if (!memif)
+		rte_eal_cleanup();
+}
+
 uint64_t
 dp_mbuf_footprint(uint32_t data_room)
 {
