@@ -23,7 +23,6 @@
 #define LEMU_DELAY_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 /** Largest reorder displacement honoured (a larger gap is clamped to it). */
@@ -71,24 +70,6 @@ lemu_dl_next(const struct lemu_dl *dl)
 	if (dl->n == 0)
 		return UINT64_MAX;
 	return dl->heap ? dl->e[0].t : dl->e[dl->head].t;
-}
-
-/**
- * The packet @p i places behind the next to leave, NULL past the end: the packets the
- * next releases take, for a prefetch. FIFO layout: exactly the (i+1)-th to leave; heap
- * layout: an entry near the top, which leaves soon but not necessarily (i+1)-th.
- */
-static inline void *
-lemu_dl_peek(const struct lemu_dl *dl, uint32_t i)
-{
-	uint32_t k;
-
-	if (i >= dl->n)
-		return NULL;
-	if (dl->heap)
-		return dl->e[i].p;
-	k = dl->head + i;
-	return dl->e[k >= dl->cap ? k - dl->cap : k].p;
 }
 
 static inline uint32_t

@@ -299,26 +299,6 @@ catch_up(struct lemu_dir *d, uint64_t now)
 		d->catching_up = false;
 }
 
-/*
- * A frame leaves the delay line some milliseconds after its mbuf was last touched, so its
- * header is cold: perf put the misses in flush() (pkt_len, first cache line) and in the
- * PMD's free (m->next, second line), about 30 % of the impaired path's cycles on
- * net_null. Fetch both header lines of the frames the next release takes, one poll
- * (one RX burst of work) ahead. Frames already fetched are fetched again: an L1 hit.
- */
-static inline void
-prefetch_next(const struct lemu_dir *d)
-{
-	for (uint32_t i = 0; i < d->burst; i++) {
-		const uint8_t *m = lemu_dl_peek(&d->dl, i);
-
-		if (m == NULL)
-			break;
-		rte_prefetch0(m);
-		rte_prefetch0(m + RTE_CACHE_LINE_SIZE);
-	}
-}
-
 static void
 release(struct lemu_dir *d, uint64_t now)
 {
@@ -335,7 +315,6 @@ release(struct lemu_dir *d, uint64_t now)
 		own_err(d, t[i], now);
 	}
 	catch_up(d, now);
-	prefetch_next(d);
 	if (k == 0)
 		return;
 	if (d->ntx == 0)
