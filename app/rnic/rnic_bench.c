@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,8 +211,11 @@ rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect, ui
 			struct rnic_bench_result *r)
 {
 	const struct rnic_params *p = b->prm;
-	uint64_t done = 0, total = expect * b->nqps;
+	const bool until_peer = expect == RNIC_BENCH_UNTIL_PEER;
+	uint64_t done = 0, total = until_peer ? UINT64_MAX : expect * b->nqps;
 	double start = now_s(b), last = start;
+	struct pollfd pfd = {.fd = b->peer_fd, .events = POLLIN};
+	bool peer_done = false;
 	struct dp_backoff bo;
 	struct ibv_wc wc[64];
 
@@ -222,8 +226,20 @@ rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect, ui
 		b->q[k].posted = pre_posted;
 		b->q[k].done = 0;
 	}
-	while (done < total && !dp_quit) {
+	for (uint32_t it = 0; done < total && !dp_quit; it++) {
 		unsigned int work = 0;
+
+		/*
+		 * -D: the requester sends for its duration, so the receives are reposted
+		 * without a count (a count of -n left the requester's SENDs facing an empty
+		 * receive queue: RNR NAKs until its retry limit). It sends its closing sync
+		 * only once every SEND completed, i.e. once we received them all. A system
+		 * call per poll is too dear for a busy-polling responder: every 32 loops.
+		 */
+		if (until_peer && (it % 32 == 0 || bo.idle >= bo.spins) && poll(&pfd, 1, 0) > 0) {
+			peer_done = true;
+			break;
+		}
 
 		for (unsigned int k = 0; k < b->nqps; k++) {
 			struct rnic_bench_qp *q = &b->q[k];
@@ -247,11 +263,14 @@ rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect, ui
 		rnic_port_idle(b->port, &bo, work + (unsigned int)n);
 	}
 	r->iters = done;
-	r->seconds = now_s(b) - start;
+	/* -D: the run ends at the last receive, not when the peer's sync was seen */
+	r->seconds = (until_peer && done ? last : now_s(b)) - start;
 	if (r->seconds > 0) {
 		r->bw_avg_mbps = r->bw_peak_mbps = (double)done * size / r->seconds / MIB;
 		r->msg_rate_mpps = (double)done / r->seconds / 1e6;
 	}
+	if (until_peer)
+		return peer_done && !r->errors ? 0 : -EIO;
 	return done == total ? 0 : -EIO;
 }
 

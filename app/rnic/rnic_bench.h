@@ -16,6 +16,8 @@
 #include "roce_verbs.h"
 
 #define RNIC_MAX_QPS 64 /**< -q limit (perftest's MAX_QPS too) */
+/** rnic_bench_bw_responder's @p expect for a timed run (-D) */
+#define RNIC_BENCH_UNTIL_PEER UINT64_MAX
 
 /** One QP of the test and its peer's side: buffer and, for UD, address. */
 struct rnic_bench_qp {
@@ -49,6 +51,9 @@ struct rnic_bench {
 	uint32_t remote_qpn; /**< UD: the peer's QPN */
 	unsigned int nqps;   /**< QPs in q[] (-q) */
 	struct rnic_bench_qp q[RNIC_MAX_QPS];
+	/** send_bw -D responder: the perftest TCP socket whose next message (the client's
+	 * closing sync) ends the run; read only when the run counts no fixed number */
+	int peer_fd;
 };
 
 /** The Q_Key both sides of a UD test use (perftest's DEF_QKEY). */
@@ -78,7 +83,10 @@ int rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_ben
 /**
  * Bandwidth test, responder side of send_bw: keeps receives posted on every QP
  * (the first @p pre_posted of each were posted before the run) and counts
- * @p expect messages per QP.
+ * @p expect messages per QP. @p expect RNIC_BENCH_UNTIL_PEER (send_bw -D: the
+ * requester sends for a time, so no count is known) reposts without limit and
+ * ends when b->peer_fd becomes readable: the requester has every completion and
+ * sent its next perftest message.
  */
 int rnic_bench_bw_responder(struct rnic_bench *b, uint64_t size, uint64_t expect,
 			    uint64_t pre_posted, struct rnic_bench_result *r);

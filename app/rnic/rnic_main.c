@@ -1030,8 +1030,7 @@ main(int argc, char **argv)
 		write_json(&c, &st, NULL);
 	if (rnic_trace_close() < 0)
 		fprintf(stderr, "rnic: --trace %s: write failed\n", c.prm.trace);
-	/* stop before cleanup: net_memif's peer-disconnect callback must not run on a freed port */
-	dp_port_stop(c.port.port_id);
-	rte_eal_cleanup();
+	/* every port stopped before cleanup, no cleanup after memif (dp_eal_cleanup()) */
+	dp_eal_cleanup();
 	return rc < 0 || c.run.res.errors ? 1 : 0;
 }

@@ -168,12 +168,18 @@ hook_traffic(void *arg, const struct perftest_session *s, uint64_t size,
 		if (r->lc_err)
 			return -1;
 	}
+	/* send_bw -D: the responder counts no -n, it receives until the client's next message */
+	uint64_t expect = p->duration_s ? RNIC_BENCH_UNTIL_PEER : p->iters;
+
+	b->peer_fd = s->conn->fd;
+	for (unsigned int l = 0; r->lc && l < r->lc->n; l++)
+		r->lc->w[l].bench.peer_fd = s->conn->fd;
 	if (rnic_mode_is_bw(p->mode) && r->lc && (!b->server || p->mode == RNIC_MODE_SEND_BW)) {
 		if (!b->server)
 			rc = rnic_lcores_run(r->lc, RNIC_JOB_REQUESTER, size, 0, 0, &r->res);
 		else
-			rc = rnic_lcores_run(r->lc, RNIC_JOB_RESPONDER, size, p->iters,
-					     r->pre_posted, &r->res);
+			rc = rnic_lcores_run(r->lc, RNIC_JOB_RESPONDER, size, expect, r->pre_posted,
+					     &r->res);
 		if (rep) {
 			double k = p->report_gbits ? 8.0 * 1048576 / 1e9 : 1.0;
 			rep->size = size;
@@ -195,7 +201,7 @@ hook_traffic(void *arg, const struct perftest_session *s, uint64_t size,
 		else if (!b->server || p->bidirectional)
 			rc = rnic_bench_bw_requester(b, size, &r->res);
 		else if (p->mode == RNIC_MODE_SEND_BW)
-			rc = rnic_bench_bw_responder(b, size, p->iters, r->pre_posted, &r->res);
+			rc = rnic_bench_bw_responder(b, size, expect, r->pre_posted, &r->res);
 		else
 			serve_until_peer_speaks(r, s->conn->fd);
 		if (rep) {

@@ -9,6 +9,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -189,6 +192,48 @@ dp_port_stop(uint16_t port_id)
 {
 	rte_eth_dev_stop(port_id);
 	rte_eth_dev_close(port_id);
+}
+
+/* A memif client's port: it waits for its server to close first (dp_eal_cleanup()). */
+static bool
+memif_client(const struct rte_eth_dev_info *di)
+{
+	const struct rte_devargs *da = di->device ? rte_dev_devargs(di->device) : NULL;
+
+	return da != NULL && da->args != NULL && strstr(da->args, "role=client") != NULL;
+}
+
+void
+dp_eal_cleanup(void)
+{
+	struct rte_eth_dev_info di;
+	struct rte_eth_link link;
+	bool memif = false;
+	uint16_t pid;
+
+	RTE_ETH_FOREACH_DEV(pid)
+	{
+		if (rte_eth_dev_info_get(pid, &di) != 0 || di.driver_name == NULL ||
+		    strcmp(di.driver_name, "net_memif") != 0)
+			continue;
+		memif = true;
+		/*
+		 * Both ends closing at once is the race: our close frees the control
+		 * channel while EAL's interrupt thread handles the peer's disconnect on it.
+		 * A client lets its server close first (up to 500 ms): once the link is
+		 * down, the interrupt thread has taken the channel down itself.
+		 */
+		for (int i = 0; i < 50 && memif_client(&di); i++) {
+			if (rte_eth_link_get_nowait(pid, &link) != 0 ||
+			    link.link_status == RTE_ETH_LINK_DOWN)
+				break;
+			rte_delay_us_sleep(10000);
+		}
+	}
+	RTE_ETH_FOREACH_DEV(pid)
+	dp_port_stop(pid);
+	if (!memif)
+		rte_eal_cleanup();
 }
 
 uint64_t

@@ -46,6 +46,23 @@ int dp_port_start(const struct dp_port_cfg *cfg, struct dp_port_info *info, char
 void dp_port_stop(uint16_t port_id);
 
 /**
+ * The way out of a DPDK program: stop and close every port, then rte_eal_cleanup(),
+ * except when one of them was a net_memif port. Closing a memif port leaves its control
+ * channel's interrupt callback to be unregistered later by EAL's interrupt thread; when
+ * the peer's disconnect message came in at that moment, the thread ran the callback on
+ * memory rte_eal_cleanup() was unmapping (SIGSEGV in rte_intr_fd_get() on
+ * eal-intr-thread, main thread in rte_mem_unmap(): an rnic read_bw exit, 1 in 3).
+ * The same race is in the close itself when both ends close at once (SIGSEGV after
+ * the cleanup was left out: write_bw over memif). So a memif client (devarg
+ * role=client) first waits up to 500 ms for its server to close (link down: the
+ * interrupt thread took the channel down itself), then closes; and with memif the
+ * process exits without the cleanup (DPDK 22.11 has no way to wait for that thread):
+ * the ports are closed (a memif server's socket file is removed) and the kernel frees
+ * the rest.
+ */
+void dp_eal_cleanup(void);
+
+/**
  * Create a packet mempool of at least @p n mbufs with @p data_room bytes of data
  * each (RTE_PKTMBUF_HEADROOM added), on the caller's socket; @p err as above.
  */

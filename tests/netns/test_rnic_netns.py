@@ -70,6 +70,22 @@ def test_modes(veth_pair, tmp_path, mode, opts):
             0 if mode == "read_bw" else iters * rc["results"]["size_bytes"])
 
 
+def test_send_bw_duration(veth_pair, tmp_path):
+    """send_bw -D: the responder cannot know how many SENDs come, so it keeps its receive
+    queue filled until the client's closing message. It used to count -n receives and stop
+    reposting: the client's later SENDs met an empty queue (RNR NAKs until it gave up,
+    exit 1 in every memif bench round). -n 20 is far below what 2 s carry, so the old
+    responder fails here. Exact: every SEND completed at the client was received once."""
+    cout, sout, (rs, rc) = run_pair(veth_pair, tmp_path, "send_bw", "-s 4096 -n 20 -D 2")
+    n = rc["results"]["iters"]
+    assert rc["results"]["completion_errors"] == 0 and rs["results"]["completion_errors"] == 0
+    assert rs["results"]["iters"] == n, (n, rs["results"]["iters"], sout)
+    pkts = request_packets("send_bw", rc)  # n messages of 4 KiB at MTU 1024: 4 packets each
+    assert rc["results"]["qp_counters"]["tx_req_packets"] == pkts
+    assert rs["results"]["qp_counters"]["rx_req_packets"] == pkts
+    assert rs["results"]["qp_counters"]["rx_req_bytes"] == n * 4096
+
+
 def request_packets(mode, rc):
     """Request packets one run needs: -n messages of ceil(size / MTU) packets (WRITE, SEND),
     one request per READ or atomic, in each direction of a ping-pong (_lat) run."""
