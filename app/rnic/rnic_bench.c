@@ -142,8 +142,10 @@ rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_r
 		iters = UINT64_MAX;
 		deadline = start + p->duration_s;
 	}
-	for (unsigned int k = 0; k < b->nqps; k++)
+	for (unsigned int k = 0; k < b->nqps; k++) {
 		b->q[k].posted = b->q[k].done = 0;
+		b->q[k].last_s = 0;
+	}
 	total = iters == UINT64_MAX ? UINT64_MAX : iters * b->nqps;
 	while (done < total && !dp_quit) {
 		unsigned int work = 0;
@@ -162,15 +164,20 @@ rnic_bench_bw_requester(struct rnic_bench *b, uint64_t size, struct rnic_bench_r
 		}
 		work += rnic_port_poll(b->port);
 		int n = roce_poll_cq(b->cq, 64, wc);
+		double t_cq = n ? now_s(b) : 0;
+
 		for (int i = 0; i < n; i++) {
+			struct rnic_bench_qp *q = qp_of(b, wc[i].qp_num);
+
 			if (wc[i].status != IBV_WC_SUCCESS)
 				note_error(r, &wc[i]);
-			qp_of(b, wc[i].qp_num)->done++;
+			q->done++;
+			q->last_s = t_cq - start; /* per-QP completion time (--json qp_results) */
 		}
 		done += (uint64_t)n;
 		win_done += (uint64_t)n;
 		if (n) {
-			double t = now_s(b);
+			double t = t_cq;
 			last_progress = t;
 			if (t - win_start >= 0.1) { /* peak over 100 ms windows */
 				double bw = (double)win_done * size / (t - win_start) / MIB;

@@ -29,6 +29,8 @@ struct rnic_bench_qp {
 	uint64_t posted, done;	 /**< WRs of the current run */
 	uint64_t rposted, rdone; /**< send_bw -b: receive WRs of the current run */
 	struct roce_mr *mr;	 /**< the buffer's MR on this QP's device; NULL: the bench's */
+	/** requester: seconds from the run's start to this QP's latest completion */
+	double last_s;
 };
 
 /**

@@ -625,6 +625,24 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 		rw_arr_end(&w);
 		rw_obj_end(&w);
 	}
+	if (rnic_mode_is_bw(c->prm.mode) && c->prm.server[0] && c->nl <= 1) {
+		/* the requester's QPs (-q): messages, bytes and the time of the last completion,
+		 * for per-flow rates and fairness (testbed reproduce incast) */
+		rw_arr_begin(&w, "qp_results");
+		for (unsigned int q = 0; q < c->run.bench.nqps; q++) {
+			const struct rnic_bench_qp *bq = &c->run.bench.q[q];
+
+			if (!bq->qp)
+				continue;
+			rw_obj_begin(&w, NULL);
+			rw_uint(&w, "qpn", roce_qp_num(bq->qp));
+			rw_uint(&w, "msgs", bq->done);
+			rw_uint(&w, "bytes", bq->done * c->run.res.size);
+			rw_dbl(&w, "last_completion_s", bq->last_s);
+			rw_obj_end(&w);
+		}
+		rw_arr_end(&w);
+	}
 	/* each QP's congestion control state at the end (lib/cc info hook) */
 	rw_arr_begin(&w, "cc_qps");
 	for (unsigned int q = 0; q < c->prm.num_qps; q++) {

@@ -162,3 +162,28 @@ def test_rnic_pfc_xoff_reaches_the_command_line(tmp_path):
     with pytest.raises(ConfigError) as e:
         config.load(write(tmp_path, '[rnic]\npfc_xoff = -1\n'))
     assert "rnic.pfc_xoff" in str(e.value)
+
+
+def test_incast_flow_stats():
+    """reproduce incast's Table 4 figures on hand-made qp_results: rates 1 and 3 Gb/s."""
+    from rocewan.testbed.repro import incast
+    s = incast.flow_stats([{"bytes": 125000000, "last_completion_s": 1.0},
+                           {"bytes": 375000000, "last_completion_s": 1.0},
+                           {"bytes": 0, "last_completion_s": 0.0}])  # a QP that never completed
+    assert s["flows"] == 2 and s["rates_gbps"] == [1.0, 3.0]
+    assert s["min_rate_gbps"] == 1.0 and s["mean_rate_gbps"] == 2.0 and s["aggregate_gbps"] == 4.0
+    assert s["cv_pct"] == 50.0  # population std 1 / mean 2
+    assert s["jain"] == 0.8  # (1 + 3)^2 / (2 (1 + 9))
+    assert s["incast_ms"] == 1000.0
+    assert incast.flow_stats([]) == {}
+
+
+def test_bulk_qps_and_iters_options():
+    from rocewan.testbed import runner
+    cfg = config.defaults()
+    cfg["workload"].update(qps=8, iters=32, size="64K", tx_depth=16)
+    o = runner.rnic_opts(cfg)
+    assert " -n 32" in o and " -q 8" in o and " -D " not in o, o
+    cfg = config.defaults()
+    o = runner.rnic_opts(cfg)
+    assert " -D 4" in o and " -q " not in o and " -n " not in o, o

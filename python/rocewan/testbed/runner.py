@@ -60,7 +60,10 @@ def rnic_opts(cfg):
         size = parse_size(w["size"])
         bdp = parse_rate(link["rate"]) / 8 * parse_time(link["rtt"])
         depth = w["tx_depth"] or max(8, min(1024, int(4 * bdp / size) + 1))
-        o += f" -s {size} -D {w['duration']} -t {depth}"
+        o += f" -s {size} -t {depth}"
+        o += f" -n {w['iters']}" if w.get("iters") else f" -D {w['duration']}"
+        if w.get("qps", 1) > 1:
+            o += f" -q {w['qps']}"
     else:
         o += f" -s {parse_size(w['size'])} --flows {w['flows']} --load {w['load']} --link-rate {rate_gbps:.6g} -t 1024"
         if w["cdf"]:
@@ -167,6 +170,7 @@ def reduce(cfg, docs, spec):
     row["loss_window_cuts"] = qa.get("loss_window_cuts", 0)
     row["loss_window_held"] = qa.get("loss_window_held", 0)
     row["cc_qps"] = a.get("cc_qps", [])
+    row["qp_results"] = a.get("qp_results", [])  # per requester QP: bytes, last completion
     # rnic A's per-QP rate / window time series (every 10 ms; columns named in it)
     row["cc_trace"] = a.get("cc_trace")
     # FEC (docs/fec.md): what A coded and sent, what B rebuilt, held and released

@@ -7,6 +7,8 @@
  * The harness clock is fake (it jumps to the next engine deadline), so the
  * counts are exact.
  */
+#include <math.h>
+
 #include "cc.h"
 #include "net_hdr.h"
 #include "roce_pkt.h"
@@ -198,6 +200,134 @@ test_no_marks_no_change(void)
 	}
 }
 
+/*
+ * TIMELY through the engine (Mittal et al., SIGCOMM 2015, Algorithm 1): one
+ * 1 KiB WRITE per round on the fake clock; B's ACK is held back D us before A
+ * sees it, so the engine's RTT sampler (roce_rtt.h, Karn's rule) hands TIMELY
+ * exactly D. The rates below are worked by hand from Algorithm 1 with the
+ * defaults (alpha 0.875, beta 0.8, T_low 50 us, T_high 500 us, min_rtt 20 us,
+ * delta 10 Mb/s = 0.001 of the 10 Gb/s line, HAI after 5 negative gradients):
+ *   100: the first sample only seeds prev_rtt: 1.0
+ *   1000 > T_high: 1 x (1 - 0.8 (1 - 500/1000)) = 0.6   (rtt_diff 0.875 x 900 = 787.5)
+ *   1000 > T_high: 0.6 x 0.6 = 0.36                      (rtt_diff 787.5 / 8 = 98.4375)
+ *   400: rtt_diff 98.4375/8 - 0.875 x 600 = -512.6953125 <= 0: + delta = 0.361
+ *   380, 360, 340, 320: still negative: 0.362, 0.363, 0.364, 0.365 (5 in a row)
+ *   300: the 6th negative gradient: HAI, + 5 delta = 0.370
+ *   300: rtt_diff -20.01503586769104/8 < 0: HAI again: 0.375
+ *   320: rtt_diff -2.50187948346138/8 + 0.875 x 20 = 17.187265064567327,
+ *        gradient / 20 us = 0.8593632532283664: 0.375 (1 - 0.8 x 0.859...) = 0.1171910240...
+ *   40 < T_low: + delta = 0.1181910240...
+ * The rate is then the pacer's: a run at a lower rate takes longer on the
+ * same fake clock (checked at the end).
+ */
+static void
+test_timely_rtt_through_engine(void)
+{
+	static const uint32_t rtt_us[] = {100, 1000, 1000, 400, 380, 360,
+					  340, 320,  300,  300, 320, 40};
+	static const double want[] = {1.0,
+				      0.6,
+				      0.36,
+				      0.361,
+				      0.362,
+				      0.363,
+				      0.364,
+				      0.365,
+				      0.370,
+				      0.375,
+				      0.11719102403149008,
+				      0.11819102403149008};
+	struct tr_opts o = {.cc = "timely", .rto_fixed = true}; /* IBTA 67 ms: no timer fires */
+	struct tr_wire w;
+	struct roce_cc_info ci;
+	struct ibv_wc wc;
+	const unsigned int n = sizeof(rtt_us) / sizeof(rtt_us[0]);
+
+	CHECK_EQ(rw_cc_register_all(), 0);
+	tr_init(&w, &o);
+	w.capture_only = true;
+	tr_fill(A(&w), 0, n * 1024, 99);
+	for (unsigned int i = 0; i < n; i++) {
+		w.now = (uint64_t)(i + 1) * 10000000; /* 10 ms apart: the pacer never holds */
+		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, i, i * 1024, 1024, i * 1024,
+				      IBV_SEND_SIGNALED),
+			 0);
+		tr_run(&w, 100);
+		CHECK_EQ(w.q[TR_A].count, 1);
+		CHECK(tr_deliver_one(&w, TR_A));
+		tr_poll(&w);
+		CHECK_EQ(w.q[TR_B].count, 1); /* B's ACK, held on the wire */
+		w.now += (uint64_t)rtt_us[i] * 1000;
+		CHECK(tr_deliver_one(&w, TR_B));
+		tr_poll(&w);
+		CHECK_EQ(tr_poll_cq(A(&w), false, &wc, 1), 1);
+		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+		CHECK_EQ(roce_qp_cc_info(A(&w)->qp, &ci), 0);
+		CHECK_EQ(ci.rtt_ns, (uint64_t)rtt_us[i] * 1000);
+		CHECK(fabs(ci.rate_bps / (double)rw_cc_line_rate() - want[i]) < 1e-12);
+	}
+	CHECK_MEM(A(&w)->buf, B(&w)->buf, n * 1024);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTT_SAMPLES), n);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_CC_DECREASES), 3);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_CC_INCREASES), 8);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 0);
+	tr_fini(&w);
+}
+
+/*
+ * TIMELY's rate paces the wire: after an RTT above T_high the next burst of
+ * packets leaves spaced by its wire time at the lowered rate, on the fake clock.
+ */
+static void
+test_timely_paces(void)
+{
+	struct tr_opts o = {.cc = "timely", .rto_fixed = true, .no_loss_window = true};
+	struct tr_wire w;
+	struct roce_cc_info ci;
+	uint64_t t0;
+
+	CHECK_EQ(rw_cc_register_all(), 0);
+	tr_init(&w, &o);
+	w.capture_only = true;
+	/* two single-packet rounds: RTT 100 us, then 1000 us: rate 0.6 of the line */
+	for (unsigned int i = 0; i < 2; i++) {
+		w.now = (uint64_t)(i + 1) * 10000000;
+		tr_post_send(A(&w), IBV_WR_RDMA_WRITE, i, 0, 1024, 0, IBV_SEND_SIGNALED);
+		tr_run(&w, 100);
+		tr_deliver_one(&w, TR_A);
+		tr_poll(&w);
+		w.now += i ? 1000000 : 100000;
+		tr_deliver_one(&w, TR_B);
+		tr_poll(&w);
+	}
+	CHECK_EQ(roce_qp_cc_info(A(&w)->qp, &ci), 0);
+	CHECK(fabs(ci.rate_bps / (double)rw_cc_line_rate() - 0.6) < 1e-12);
+	/*
+	 * 100 packets of 1 KiB at 6 Gb/s: a gap of (1024 + 62) x 8 / 6e9 s = 1448 ns
+	 * each (cc_pace.c). The bucket was idle, so it starts CC_PACE_BURST_NS
+	 * (50 us) back: packet k leaves at t0 once 50000 - (k - 1) 1448 >= 0, that is
+	 * 35 packets at t0; then one more every 1448 ns. (The loss window is off:
+	 * its slow start would hold the flight at 10 packets first.)
+	 */
+	w.now = 30000000;
+	t0 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 9, 0, 100 * 1024, 0, IBV_SEND_SIGNALED), 0);
+	tr_run(&w, 1000);
+	CHECK_EQ(w.q[TR_A].count, 35);
+	w.now = t0 + 35 * 1448 - 50000 - 1; /* 1 ns before the 36th packet's time */
+	tr_run(&w, 1000);
+	CHECK_EQ(w.q[TR_A].count, 35);
+	w.now++;
+	tr_run(&w, 1000);
+	CHECK_EQ(w.q[TR_A].count, 36);
+	w.now += 10 * 1448;
+	tr_run(&w, 1000);
+	CHECK_EQ(w.q[TR_A].count, 46);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 0);
+	tr_fini(&w);
+}
+
 RW_TEST_MAIN(RW_TEST(test_ect0_when_ecn_cc), RW_TEST(test_dcqcn_cnp), RW_TEST(test_cnp_dscp),
 	     RW_TEST(test_dcqcnp_becn_ack), RW_TEST(test_dctcp_window),
-	     RW_TEST(test_dctcp_loss_after_cut), RW_TEST(test_no_marks_no_change))
+	     RW_TEST(test_dctcp_loss_after_cut), RW_TEST(test_no_marks_no_change),
+	     RW_TEST(test_timely_rtt_through_engine), RW_TEST(test_timely_paces))

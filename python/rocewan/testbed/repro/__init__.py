@@ -14,16 +14,20 @@ directory (default results/reproduce-NAME).
     lowar.py    Zuo et al., LoWAR: XOR FEC (and RS) under Go-Back-N vs gbn / gbone goodput,
                 GE bursts (lowar-burst), 1 MB flow FCT (lowar-fct)
     wancc.py    the four CCs on a 20-40 ms path through a RED/ECN bottleneck (issue 14)
+    incast.py   Wang et al. (J. HFUT 2025), DCQCN-p Table 4: N:1 incast, rates and fairness
     vrp.py      Denis (LIP RR-2000-11), VRP: loss-tolerant throughput vs Go-Back-N
 """
 from ..references import DCQCNP, SWING, VRP_BY, WANG_BY
-from . import dcqcnp, goback, lowar, selective, swing, vrp, wancc
+from . import dcqcnp, goback, incast, lowar, selective, swing, vrp, wancc
 
 REPRODUCTIONS = {
     "dcqcn-p-recovery": (dcqcnp.reproduce_recovery,
                          f"DCQCN-p ({DCQCNP}) Fig. 4: Rc, Rt, alpha over rounds, DCQCN-p vs DCQCN"),
     "wan-cc": (wancc.reproduce_wan_cc,
                "dcqcn (datacenter and profile=wan), dcqcn-p, dctcp, timely at 20-40 ms RTT"),
+    "incast": (incast.reproduce_incast,
+               f"DCQCN-p ({DCQCNP}) Table 4: {incast.FLOWS}:1 incast (QPs of one rnic) through RED/ECN, "
+               "min rate, fairness, completion time per CC"),
     "gbn-model": (goback.reproduce_gbn_model,
                   f"{WANG_BY} IV.A: Go-Back-N goodput over loss x RTT vs the formula"),
     "gbone-goodput": (selective.reproduce_gbone_goodput,
