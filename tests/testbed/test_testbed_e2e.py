@@ -196,7 +196,7 @@ def test_up_capture_down(tmp_path):
                              capture_output=True, text=True, timeout=300)
         assert cli.returncode == 0, cli.stdout + cli.stderr
         srv.communicate(timeout=120)
-        cap.send_signal(signal.SIGINT)
+        cap.send_signal(signal.SIGINT)  # handled even where SIGINT was inherited ignored
         cout, _ = cap.communicate(timeout=600)
         cout = first + cout
         assert cap.returncode == 0, cout

@@ -87,7 +87,7 @@ def parser():
     c.add_argument("--side", choices=["A", "B", "both"], default="both",
                    help="whose received frames (af_packet TX bypasses taps): A, B or both merged")
     c.add_argument("--seconds", type=int, default=5,
-                   help="how long (default 5); 0: until interrupted (Ctrl-C / SIGINT), then validate")
+                   help="how long (default 5); 0: until interrupted (Ctrl-C, SIGINT, SIGTERM), then validate")
     c.add_argument("--out")
     c.set_defaults(func=cmd_capture)
     lb = sub.add_parser("lab", help="lab mode: print the per-host (ssh) commands of a config's [lab] topology")

@@ -2,7 +2,7 @@
 import os
 import signal
 import subprocess
-import time
+import threading
 
 from . import report, runner, topo
 from .experiments import load_cfg, validate
@@ -60,18 +60,17 @@ def capture(side: str = "both", seconds: int = 5, out: str | None = None, prefix
                 q.kill()
             raise topo.TopoError(f"tcpdump on {prefix}v{sd}: {line.strip() or 'exited'} "
                                  f"(needs tcpdump, installed by scripts/bootstrap.sh)")
-    until = f"for {seconds} s" if seconds > 0 else "until interrupted (Ctrl-C, SIGINT)"
+    # SIGINT and SIGTERM end the capture. The handlers are set here, not inherited: a
+    # shell starts background jobs with SIGINT ignored, and Python keeps it ignored then
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    until = f"for {seconds} s" if seconds > 0 else "until interrupted (Ctrl-C, SIGINT or SIGTERM)"
     print(f"capturing RoCEv2 and MAC control received by rnic {' and '.join(sides)} {until} -> {out}",
           flush=True)
-    try:
-        if seconds > 0:
-            time.sleep(seconds)
-        else:
-            signal.pause()
-    except KeyboardInterrupt:
-        pass
+    stop.wait(seconds if seconds > 0 else None)
     for p in procs:
-        p.send_signal(signal.SIGINT)
+        p.terminate()  # tcpdump flushes its file and exits on SIGTERM
         p.communicate()
     if len(sides) == 2:
         r = subprocess.run(["mergecap", "-w", out, parts["A"], parts["B"]], capture_output=True, text=True)
