@@ -321,6 +321,16 @@ def test_rnic_hostile_storm(veth_pair, tmp_path, clean_run):
                         f"{name}: rx_frames {now[('port', 'rx_frames')] - base[('port', 'rx_frames')]}"
                         f" of {total} sent")
                     time.sleep(0.01)
+            # received is not handled: an ARP reply leaves after its request was counted, so
+            # also wait (an event, the hang guard only) until every counter this attack must
+            # move has moved that far; the exact comparison below then catches any excess
+            exp = expected(name, where, sent[name])
+            deadline = time.time() + 30
+            while any(now.get(k, 0) - prev.get(k, 0) < v for k, v in exp.items()):
+                assert time.time() < deadline and srv.poll() is None, (
+                    name, {k: now.get(k, 0) - prev.get(k, 0) for k in exp}, exp)
+                time.sleep(0.01)
+                now = counters(tel.cmd("/rnic/port/stats"))
             moved[name] = {k: now[k] - prev.get(k, 0) for k in now if now[k] != prev.get(k, 0)}
             prev = now
     finally:
