@@ -71,6 +71,18 @@ spawn(struct child *ch, char *const argv[], const char *const extra_env[])
 	return 0;
 }
 
+/*
+ * perftest calibrates its cycle counter against gettimeofday() (get_clock.c: a linear fit of
+ * 200 samples over about 0.2 s) and gives up when r^2 < 0.9, printing these two lines and
+ * exiting 1 without its final sync. A loaded host that preempts it then spoils the fit (CI saw
+ * r^2 = 0.897 beside two busy loops): the host's clock, not the exchange under test. Set when
+ * the last reaped log holds both lines; such a run is repeated, twice at most, as
+ * tests/interop/test_rnic_rxe.py does (docs/testing.md).
+ */
+static const char *const perftest_clock_msg[] = {"Correlation coefficient r^2",
+						 "Can't produce a report"};
+static int last_clock_fail;
+
 /* Waits up to @p ms for the child; kills it after that. Returns its exit status or -1. */
 static int
 reap(struct child *ch, int ms, int show_log)
@@ -90,14 +102,21 @@ reap(struct child *ch, int ms, int show_log)
 		usleep(10000);
 	}
 	int rc = st == -1 ? -1 : (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	last_clock_fail = 0;
 	if (rc != 0 || show_log) {
 		FILE *f = fopen(ch->log, "r");
 		char line[300];
+		int seen = 0;
 		fprintf(stderr, "    --- %s (exit %d) ---\n", ch->log, rc);
-		while (f && fgets(line, sizeof(line), f))
+		while (f && fgets(line, sizeof(line), f)) {
 			fprintf(stderr, "    | %s", line);
+			for (int m = 0; m < 2; m++)
+				if (strstr(line, perftest_clock_msg[m]))
+					seen |= 1 << m;
+		}
 		if (f)
 			fclose(f);
+		last_clock_fail = rc == 1 && seen == 3;
 	}
 	unlink(ch->log);
 	return rc;
@@ -205,44 +224,69 @@ env_for(const struct tcase *tc, int real_is_client)
 	return real_is_client ? first : answer;
 }
 
+/*
+ * One run of @p tc, the real binary as client when @p real_is_client. Returns 1, counting no
+ * failure, when the binary failed on its clock calibration alone and @p may_repeat; otherwise
+ * checks every step and returns 0.
+ */
+static int
+run_case(const struct tcase *tc, int real_is_client, int may_repeat)
+{
+	struct child ch;
+	char buf[256], *argv[32], err[OOB_ERR_LEN];
+	struct oob_conn c;
+	struct oob_listener lst;
+	int rc, xrc = OOB_OK;
+	uint16_t port;
+	if (real_is_client) {
+		CHECK_EQ(oob_listen(&lst, "127.0.0.1", 0, err, sizeof(err)), OOB_OK);
+		port = lst.port;
+	} else {
+		port = free_port();
+	}
+	build_argv(tc, port, real_is_client, buf, sizeof(buf), argv);
+	CHECK_EQ(spawn(&ch, argv, env_for(tc, real_is_client)), 0);
+	if (real_is_client) {
+		rc = oob_accept(&lst, &c, 10000, 10000);
+		oob_listener_close(&lst);
+		CHECK_EQ(show_err("accept", rc, &c), OOB_OK);
+	} else {
+		struct oob_connect_opts o = {.connect_timeout_ms = 2000,
+					     .retries = 200,
+					     .retry_delay_ms = 25,
+					     .io_timeout_ms = 10000};
+		rc = oob_connect(&c, "127.0.0.1", port, &o);
+		CHECK_EQ(show_err("connect", rc, &c), OOB_OK);
+	}
+	if (!rc)
+		xrc = ours(&c, tc, real_is_client ? PERFTEST_SERVER : PERFTEST_CLIENT);
+	oob_close(&c);
+	int prc = reap(&ch, 30000, 0);
+	if (may_repeat && prc == 1 && last_clock_fail) {
+		fprintf(stderr,
+			"  %s %s: perftest could not calibrate its clock (r^2 < 0.9): run "
+			"again\n",
+			tc->bin, tc->opts);
+		return 1;
+	}
+	CHECK_EQ(xrc, OOB_OK);
+	CHECK_EQ(prc, 0);
+	return 0;
+}
+
+/* @p tc once each way; a run lost to perftest's clock alone is repeated, twice at most */
 static void
 real_server_our_client(const struct tcase *tc)
 {
-	struct child ch;
-	char buf[256], *argv[32];
-	uint16_t port = free_port();
-	build_argv(tc, port, 0, buf, sizeof(buf), argv);
-	CHECK_EQ(spawn(&ch, argv, env_for(tc, 0)), 0);
-	struct oob_conn c;
-	struct oob_connect_opts o = {.connect_timeout_ms = 2000,
-				     .retries = 200,
-				     .retry_delay_ms = 25,
-				     .io_timeout_ms = 10000};
-	int rc = oob_connect(&c, "127.0.0.1", port, &o);
-	CHECK_EQ(show_err("connect", rc, &c), OOB_OK);
-	if (!rc)
-		CHECK_EQ(ours(&c, tc, PERFTEST_CLIENT), OOB_OK);
-	oob_close(&c);
-	CHECK_EQ(reap(&ch, 30000, 0), 0);
+	for (int attempt = 0; run_case(tc, 0, attempt < 2); attempt++)
+		;
 }
 
 static void
 our_server_real_client(const struct tcase *tc)
 {
-	struct child ch;
-	char buf[256], *argv[32], err[OOB_ERR_LEN];
-	struct oob_listener lst;
-	CHECK_EQ(oob_listen(&lst, "127.0.0.1", 0, err, sizeof(err)), OOB_OK);
-	build_argv(tc, lst.port, 1, buf, sizeof(buf), argv);
-	CHECK_EQ(spawn(&ch, argv, env_for(tc, 1)), 0);
-	struct oob_conn c;
-	int rc = oob_accept(&lst, &c, 10000, 10000);
-	oob_listener_close(&lst);
-	CHECK_EQ(show_err("accept", rc, &c), OOB_OK);
-	if (!rc)
-		CHECK_EQ(ours(&c, tc, PERFTEST_SERVER), OOB_OK);
-	oob_close(&c);
-	CHECK_EQ(reap(&ch, 30000, 0), 0);
+	for (int attempt = 0; run_case(tc, 1, attempt < 2); attempt++)
+		;
 }
 
 static void
@@ -318,7 +362,37 @@ t_rc_pingpong(void)
 	CHECK_EQ(reap(&ch, 20000, 0), 0);
 }
 
+/* the repeat rule matches only perftest's exact clock failure: both lines and exit 1 */
+static int
+clock_fail_of(const char *script)
+{
+	struct child ch;
+	char *const argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+	if (spawn(&ch, argv, NULL))
+		return -1;
+	reap(&ch, 10000, 0);
+	return last_clock_fail;
+}
+
+static void
+t_clock_failure_match(void)
+{
+	CHECK_EQ(clock_fail_of("echo 'Correlation coefficient r^2: 0.897379 < 0.9'; "
+			       "echo \"Can't produce a report\"; exit 1"),
+		 1);
+	/* negative controls: one line alone, another exit code, a clean run */
+	CHECK_EQ(clock_fail_of("echo 'Correlation coefficient r^2: 0.5 < 0.9'; exit 1"), 0);
+	CHECK_EQ(clock_fail_of("echo \"Can't produce a report\"; exit 1"), 0);
+	CHECK_EQ(clock_fail_of("echo 'Correlation coefficient r^2: 0.5 < 0.9'; "
+			       "echo \"Can't produce a report\"; exit 2"),
+		 0);
+	CHECK_EQ(clock_fail_of("echo 'Correlation coefficient r^2: 0.5 < 0.9'; "
+			       "echo \"Can't produce a report\"; exit 0"),
+		 0);
+}
+
 static const struct rw_test_case real_cases[] = {
+    RW_TEST(t_clock_failure_match),
     RW_TEST(t_perftest),
     RW_TEST(t_rc_pingpong),
 };
