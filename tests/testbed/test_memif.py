@@ -74,12 +74,19 @@ def test_memif_negative_control_corrupted_data_is_caught(tmp_path):
     assert "differ from what was sent" in out_a or "completion error" in out_a, out_a[-2000:]
 
 
+# The switch pauses at 300 KB (the config: 800 KB), so the chain's PFC happens in every run
+# that moves data: beside two busy loops and four helpers rnic A moved only 0.22 Gb/s and the
+# switch's queue peaked at 698 KB, below the config's XOFF (no PFC at all, fresh-clone run 14).
+# A slower drain instead (100 Mb/s) queues more in relay B than the fixed RTO allows.
+SWITCH = ("--set", "switch.xoff=300K")
+
+
 def test_memif_swing_chain_relays_pfc(tmp_path):
     """configs/swing-relay.toml over memif: rnic A - relay A - WAN - relay B - switch - rnic B,
     six DPDK processes; the switch's PFC is relayed across the WAN and paces rnic A."""
     r = subprocess.run([os.path.join(ROOT, "testbed"), "--prefix", PREFIX, "run",
                         os.path.join(ROOT, "configs", "swing-relay.toml"), "--quick",
-                        "--set", "link.transport=memif", "--out", str(tmp_path)],
+                        "--set", "link.transport=memif", *SWITCH, "--out", str(tmp_path)],
                        capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
     row = json.load(open(tmp_path / "swing-relay.json"))["results"]["rows"][0]
