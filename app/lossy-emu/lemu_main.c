@@ -230,6 +230,7 @@ main(int argc, char **argv)
 	struct lemu_worker wk[LEMU_NDIR];
 	uint16_t port[LEMU_NDIR];
 	bool started[LEMU_NDIR] = {false}, dir_ok[LEMU_NDIR] = {false};
+	bool memif; /* a net_memif port: no rte_eal_cleanup() (dp_port.h) */
 	char err[512];
 	int eal_argc, rc, status = 1;
 	unsigned lcore, nworkers = 0;
@@ -398,6 +399,7 @@ main(int argc, char **argv)
 	fflush(stdout);
 out:
 	/* one reverse-order cleanup path */
+	memif = dp_memif_quiesce(); /* before the first stop */
 	for (unsigned d = 0; d < LEMU_NDIR; d++)
 		if (started[d])
 			rte_eth_dev_stop(port[d]);
@@ -416,6 +418,6 @@ out:
 		fprintf(stderr, "lossy-emu: --drop-log %s: write failed\n", prm->drop_log);
 		status = 1;
 	}
-	rte_eal_cleanup();
+	dp_eal_finish(memif);
 	return status;
 }

@@ -75,6 +75,7 @@ main(int argc, char **argv)
 	struct relay_app *app = &relay_app;
 	struct relay_params *prm = &app->prm;
 	bool started[RELAY_NPORT] = {false}, paths = false;
+	bool memif; /* a net_memif port: no rte_eal_cleanup() (dp_port.h) */
 	char err[640], sz[32];
 	int eal_argc, rc, status = 1;
 	struct dp_backoff b;
@@ -208,6 +209,7 @@ main(int argc, char **argv)
 	fflush(stdout);
 out:
 	/* one reverse-order cleanup path */
+	memif = dp_memif_quiesce(); /* before the first stop */
 	for (unsigned i = 0; i < RELAY_NPORT; i++)
 		if (started[i])
 			rte_eth_dev_stop(app->port[i].id);
@@ -220,6 +222,6 @@ out:
 		if (started[i])
 			rte_eth_dev_close(app->port[i].id);
 	rte_mempool_free(app->pool);
-	rte_eal_cleanup();
+	dp_eal_finish(memif);
 	return status;
 }

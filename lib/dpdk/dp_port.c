@@ -203,8 +203,8 @@ memif_client(const struct rte_eth_dev_info *di)
 	return da != NULL && da->args != NULL && strstr(da->args, "role=client") != NULL;
 }
 
-void
-dp_eal_cleanup(void)
+bool
+dp_memif_quiesce(void)
 {
 	struct rte_eth_dev_info di;
 	struct rte_eth_link link;
@@ -230,10 +230,25 @@ dp_eal_cleanup(void)
 			rte_delay_us_sleep(10000);
 		}
 	}
-	RTE_ETH_FOREACH_DEV(pid)
-	dp_port_stop(pid);
+	return memif;
+}
+
+void
+dp_eal_finish(bool memif)
+{
 	if (!memif)
 		rte_eal_cleanup();
+}
+
+void
+dp_eal_cleanup(void)
+{
+	bool memif = dp_memif_quiesce();
+	uint16_t pid;
+
+	RTE_ETH_FOREACH_DEV(pid)
+	dp_port_stop(pid);
+	dp_eal_finish(memif);
 }
 
 uint64_t

@@ -63,6 +63,16 @@ void dp_port_stop(uint16_t port_id);
 void dp_eal_cleanup(void);
 
 /**
+ * dp_eal_cleanup() in two halves, for a program that stops and closes its own ports
+ * (lossy-emu, pfc-relay): call this before the first stop; it returns true when a port is
+ * net_memif, after a memif client has let its server close first (as above).
+ */
+bool dp_memif_quiesce(void);
+
+/** The second half: after every port is closed, rte_eal_cleanup() unless @p memif. */
+void dp_eal_finish(bool memif);
+
+/**
  * Create a packet mempool of at least @p n mbufs with @p data_room bytes of data
  * each (RTE_PKTMBUF_HEADROOM added), on the caller's socket; @p err as above.
  */
