@@ -13,6 +13,7 @@
 #include "net_nd.h"
 #include "pfc_tx.h"
 #include "roce_params.h"
+#include "roce_verbs.h"
 #include "rw_json.h"
 #include "rw_opts.h"
 
@@ -541,9 +542,9 @@ parse_vrp(struct rnic_params *p, char *err, size_t errlen)
 		char *colon = strchr(r, ':');
 		struct vrp_range *c = &t->critical[t->n_critical];
 
-		if (t->n_critical >= VRP_CRITICAL_MAX - 2) {
+		if (t->n_critical >= ROCE_VRP_QP_CRITICAL) {
 			snprintf(err, errlen, "option --vrp-critical: more than %d ranges",
-				 VRP_CRITICAL_MAX - 2);
+				 ROCE_VRP_QP_CRITICAL);
 			return -EINVAL;
 		}
 		if (!colon || (*colon = 0, emu_parse_size(r, &c->off) < 0) ||
