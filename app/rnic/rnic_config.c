@@ -643,6 +643,19 @@ parse_vrp_wr(struct rnic_params *p, char *err, size_t errlen)
 				 p->vrp_wr_spec, RNIC_VRP_WR_MAX, ROCE_VRP_WR_CRITICAL);
 			return -EINVAL;
 		}
+		/* with one message size (-s), a range that does not fit is refused here */
+		for (unsigned int i = 0; !p->all_sizes && i < p->vrp_wr[p->n_vrp_wr].n_critical;
+		     i++) {
+			const struct vrp_range *r = &p->vrp_wr[p->n_vrp_wr].critical[i];
+
+			if (r->off >= p->size || r->len > p->size - r->off) {
+				snprintf(err, errlen,
+					 "option --vrp-wr: critical range %" PRIu64 ":%" PRIu64
+					 " is not inside a %" PRIu64 "-byte message (-s)",
+					 r->off, r->len, p->size);
+				return -EINVAL;
+			}
+		}
 		p->n_vrp_wr++;
 	}
 	if (p->n_vrp_wr == 0) {
