@@ -800,6 +800,81 @@ t_wr_bad_vteth(void)
 	}
 }
 
+/*
+ * The requester's side of the wire: under vrp a WRITE posted with a tolerance
+ * starts with 0xE2 and its VTETH says exactly what was posted; a WRITE posted
+ * without one starts with the standard FIRST; a one-packet WRITE (ONLY) carries
+ * none. Under gbn (the fallback against a standard peer) no 0xE2 at all.
+ */
+static void
+t_wr_wire(void)
+{
+	const struct roce_vrp_wr v = {.set = ROCE_VRP_WR_LOSS | ROCE_VRP_WR_BURST,
+				      .loss_bp = 1250,
+				      .max_burst = VRP_BURST_UNLIMITED,
+				      .n_critical = 2,
+				      .critical = {{0, 64}, {2 * MTU + 1, 3}}};
+	const struct roce_vrp_wr v1 = {.set = ROCE_VRP_WR_LOSS, .loss_bp = 5000};
+
+	for (int vrp = 1; vrp >= 0; vrp--) {
+		struct tr_wire w;
+		uint8_t first[4] = {0};
+		int n = 0, e2 = 0;
+
+		tr_init(&w, &(struct tr_opts){.recovery = vrp ? "vrp" : "gbn"});
+		tr_fill(A(&w), 0, 16 * MTU, 1);
+		CHECK_EQ(tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 4 * MTU, 0, 0, &v), 0);
+		CHECK_EQ(tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE, 2, 0, 4 * MTU, 4 * MTU, 0, NULL), 0);
+		CHECK_EQ(
+		    tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE_WITH_IMM, 3, 0, 4 * MTU, 8 * MTU, 9, &v),
+		    0);
+		/* one packet: a valid tolerance, never on the wire; a range past 64 B is refused */
+		CHECK_EQ(tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE, 4, 0, 64, 12 * MTU, 0, &v), -EINVAL);
+		CHECK_EQ(tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE, 4, 0, 64, 12 * MTU, 0, &v1), 0);
+		tr_post_recv(B(&w), 5, 0, 0);
+		for (struct tr_frame *f = w.q[TR_A].head; f; f = f->next) {
+			struct roce_pkt p;
+			uint32_t f_ = 0;
+
+			if (roce_parse(f->data, f->len, &p, 0) != 0)
+				continue;
+			f_ = roce_opcode_info(p.h.bth.opcode)->flags;
+			if (!(f_ & ROCE_OPF_WRITE) || !(f_ & ROCE_OPF_FIRST)) /* FIRST or ONLY */
+				continue;
+			if (n < 4)
+				first[n] = p.h.bth.opcode;
+			n++;
+			if (p.h.bth.opcode != ROCE_XOP_WRITE_FIRST_VRP)
+				continue;
+			e2++;
+			CHECK_EQ(p.h.vt.flags, ROCE_VTETH_F_LOSS | ROCE_VTETH_F_BURST);
+			CHECK_EQ(p.h.vt.loss_bp, 1250);
+			CHECK_EQ(p.h.vt.window, 0);
+			CHECK_EQ(p.h.vt.max_burst, UINT32_MAX);
+			CHECK_EQ(p.h.vt.n_crit, 2);
+			CHECK_EQ(p.h.vt.crit[1].off, 2 * MTU + 1);
+			CHECK_EQ(p.h.vt.crit[1].len, 3);
+			CHECK_EQ(p.h.vt.crit[2].len, 0);
+			CHECK_EQ(p.h.reth.dlen, 4 * MTU);
+		}
+		CHECK_EQ(n, 4);
+		CHECK_EQ(first[0],
+			 vrp ? ROCE_XOP_WRITE_FIRST_VRP : ROCE_OP_RC_BASE + ROCE_OP_WRITE_FIRST);
+		CHECK_EQ(first[1], ROCE_OP_RC_BASE + ROCE_OP_WRITE_FIRST);
+		CHECK_EQ(first[2],
+			 vrp ? ROCE_XOP_WRITE_FIRST_VRP : ROCE_OP_RC_BASE + ROCE_OP_WRITE_FIRST);
+		CHECK_EQ(first[3], ROCE_OP_RC_BASE + ROCE_OP_WRITE_ONLY);
+		CHECK_EQ(e2, vrp ? 2 : 0);
+		RUN(&w);
+		for (int i = 1; i <= 4; i++)
+			expect_wc(A(&w), false, (uint64_t)i, IBV_WC_SUCCESS);
+		CHECK_MEM(B(&w)->buf, A(&w)->buf, 4 * MTU);
+		CHECK_MEM(B(&w)->buf + 12 * MTU, A(&w)->buf, 64);
+		CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_WR_MSGS), vrp ? 2 : 0);
+		tr_fini(&w);
+	}
+}
+
 /* Negative control: the same drops under gbone are all resent (no tolerance without vrp). */
 static void
 t_negative_gbone(void)
@@ -858,6 +933,7 @@ static const struct {
     {"wr_random", t_wr_random},
     {"wr_refused", t_wr_refused},
     {"wr_bad_vteth", t_wr_bad_vteth},
+    {"wr_wire", t_wr_wire},
 };
 
 int
