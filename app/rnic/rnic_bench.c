@@ -79,6 +79,13 @@ post_one(struct rnic_bench *b, const struct rnic_bench_qp *q, uint64_t size, uin
 		wr.wr.rdma.remote_addr = q->raddr;
 		wr.wr.rdma.rkey = q->rkey;
 	}
+	/* --vrp-wr: message i carries tolerance i mod n (VTETH; WRITEs only, docs/vrp.md) */
+	if (b->prm->n_vrp_wr) {
+		const struct roce_vrp_wr *v = &b->prm->vrp_wr[i % b->prm->n_vrp_wr];
+
+		/* "qp": nothing set, no range: the WRITE carries no tolerance */
+		return roce_post_send_vrp(q->qp, &wr, v->set || v->n_critical ? v : NULL, &bad);
+	}
 	return roce_post_send(q->qp, &wr, &bad);
 }
 

@@ -13,6 +13,7 @@
 #include "net_nd.h"
 #include "pfc_tx.h"
 #include "roce_params.h"
+#include "roce_verbs.h"
 #include "rw_json.h"
 #include "rw_opts.h"
 
@@ -161,6 +162,10 @@ static const struct rw_opt opts[] = {
     {"vrp-critical", T_STR, OFF(vrp_critical), SZ(vrp_critical), "", 0, 0, "OFF:LEN[,...]",
      "vrp receiver: byte ranges of every WRITE message never lost (at most 14; the first and last "
      "packets are always critical); default: none"},
+    {"vrp-wr", T_STR, OFF(vrp_wr_spec), SZ(vrp_wr_spec), "", 0, 0, "SPEC[/SPEC...]",
+     "vrp sender: a tolerance carried by each WRITE message (VTETH, docs/vrp.md), message i "
+     "taking SPEC i mod n; SPEC: comma-separated loss=PCT, window=N, burst=BYTES, crit=OFF:LEN "
+     "(up to 4), or qp (the receiver's --vrp-* apply); e.g. \"loss=0/loss=10,crit=0:64\""},
     {"rto-low", T_NUM, OFF(rto_low_us), SZ(rto_low_us), "0", 0, 100000000, "N",
      "irn: RTO_low in us, while fewer than 3 packets are outstanding; with --link-rate also the "
      "RTT "
@@ -541,9 +546,9 @@ parse_vrp(struct rnic_params *p, char *err, size_t errlen)
 		char *colon = strchr(r, ':');
 		struct vrp_range *c = &t->critical[t->n_critical];
 
-		if (t->n_critical >= VRP_CRITICAL_MAX - 2) {
+		if (t->n_critical >= ROCE_VRP_QP_CRITICAL) {
 			snprintf(err, errlen, "option --vrp-critical: more than %d ranges",
-				 VRP_CRITICAL_MAX - 2);
+				 ROCE_VRP_QP_CRITICAL);
 			return -EINVAL;
 		}
 		if (!colon || (*colon = 0, emu_parse_size(r, &c->off) < 0) ||
@@ -559,6 +564,102 @@ parse_vrp(struct rnic_params *p, char *err, size_t errlen)
 	if (strcmp(p->recovery, "vrp") != 0 &&
 	    (t->loss_bp || p->vrp_max_burst[0] || t->n_critical || p->vrp_window != 64)) {
 		snprintf(err, errlen, "options --vrp-*: need --recovery vrp");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* One --vrp-wr SPEC (comma-separated key=value, or "qp") into @p w. */
+static int
+parse_vrp_wr_one(char *spec, struct roce_vrp_wr *w)
+{
+	char *save = NULL;
+
+	memset(w, 0, sizeof(*w));
+	if (strcmp(spec, "qp") == 0)
+		return 0;
+	for (char *kv = strtok_r(spec, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(kv, '='), *end;
+
+		if (!val)
+			return -EINVAL;
+		*val++ = 0;
+		if (strcmp(kv, "loss") == 0) {
+			double pct = strtod(val, &end);
+
+			if (!*val || *end || !(pct >= 0 && pct <= 100))
+				return -EINVAL;
+			w->loss_bp = (uint32_t)(pct * 100.0 + 0.5);
+			w->set |= ROCE_VRP_WR_LOSS;
+		} else if (strcmp(kv, "window") == 0) {
+			unsigned long n = strtoul(val, &end, 10);
+
+			if (!*val || *end || n < 1 || n > 65535)
+				return -EINVAL;
+			w->window = (uint32_t)n;
+			w->set |= ROCE_VRP_WR_WINDOW;
+		} else if (strcmp(kv, "burst") == 0) {
+			if (emu_parse_size(val, &w->max_burst) < 0)
+				return -EINVAL;
+			w->set |= ROCE_VRP_WR_BURST;
+		} else if (strcmp(kv, "crit") == 0) {
+			char *colon = strchr(val, ':');
+			struct vrp_range *c = &w->critical[w->n_critical];
+
+			if (w->n_critical >= ROCE_VRP_WR_CRITICAL || !colon)
+				return -EINVAL;
+			*colon = 0;
+			if (emu_parse_size(val, &c->off) < 0 ||
+			    emu_parse_size(colon + 1, &c->len) < 0 || c->len == 0)
+				return -EINVAL;
+			w->n_critical++;
+		} else {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* --vrp-wr: the sender's per-message tolerances (roce_post_send_vrp, docs/vrp.md). */
+static int
+parse_vrp_wr(struct rnic_params *p, char *err, size_t errlen)
+{
+	char buf[sizeof(p->vrp_wr_spec)], *save = NULL;
+
+	p->n_vrp_wr = 0;
+	if (!p->vrp_wr_spec[0])
+		return 0;
+	if (strcmp(p->recovery, "vrp") != 0) {
+		snprintf(err, errlen, "option --vrp-wr: needs --recovery vrp");
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", p->vrp_wr_spec);
+	for (char *s = strtok_r(buf, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
+		if (p->n_vrp_wr >= RNIC_VRP_WR_MAX ||
+		    parse_vrp_wr_one(s, &p->vrp_wr[p->n_vrp_wr]) < 0) {
+			snprintf(err, errlen,
+				 "option --vrp-wr: \"%s\" is not SPEC[/SPEC...] (at most %d; SPEC: "
+				 "loss=PCT,window=N,burst=BYTES,crit=OFF:LEN (up to %d) or qp)",
+				 p->vrp_wr_spec, RNIC_VRP_WR_MAX, ROCE_VRP_WR_CRITICAL);
+			return -EINVAL;
+		}
+		/* with one message size (-s), a range that does not fit is refused here */
+		for (unsigned int i = 0; !p->all_sizes && i < p->vrp_wr[p->n_vrp_wr].n_critical;
+		     i++) {
+			const struct vrp_range *r = &p->vrp_wr[p->n_vrp_wr].critical[i];
+
+			if (r->off >= p->size || r->len > p->size - r->off) {
+				snprintf(err, errlen,
+					 "option --vrp-wr: critical range %" PRIu64 ":%" PRIu64
+					 " is not inside a %" PRIu64 "-byte message (-s)",
+					 r->off, r->len, p->size);
+				return -EINVAL;
+			}
+		}
+		p->n_vrp_wr++;
+	}
+	if (p->n_vrp_wr == 0) {
+		snprintf(err, errlen, "option --vrp-wr: \"%s\" names no tolerance", p->vrp_wr_spec);
 		return -EINVAL;
 	}
 	return 0;
@@ -762,6 +863,8 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 		return -EINVAL;
 	if (parse_vrp(p, err, errlen) < 0)
 		return -EINVAL;
+	if (parse_vrp_wr(p, err, errlen) < 0)
+		return -EINVAL;
 	if (parse_rto(p, err, errlen) < 0)
 		return -EINVAL;
 	p->pfc_link_gbps = p->link_gbps; /* only an explicit --link-rate times PFC quanta */
@@ -835,6 +938,7 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "vrp_window", p->vrp_window);
 	rw_str(w, "vrp_max_burst", p->vrp_max_burst[0] ? p->vrp_max_burst : NULL);
 	rw_str(w, "vrp_critical", p->vrp_critical[0] ? p->vrp_critical : NULL);
+	rw_str(w, "vrp_wr", p->vrp_wr_spec[0] ? p->vrp_wr_spec : NULL);
 	rw_uint(w, "rto_low_us", p->rto_low_us);
 	rw_uint(w, "rto_high_us", p->rto_high_us);
 	rw_str(w, "cc", p->cc);

@@ -18,7 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "roce_verbs.h"
 #include "vrp.h"
+
+#define RNIC_VRP_WR_MAX 8 /**< --vrp-wr: tolerances cycled per WRITE message */
 #include <stdio.h>
 
 #include "rnic_cdf.h"
@@ -97,18 +100,22 @@ struct rnic_params {
 	uint32_t vrp_window;	/**< --vrp-window N packets */
 	char vrp_max_burst[24]; /**< --vrp-max-burst BYTES as given ("" = unlimited) */
 	char vrp_critical[256]; /**< --vrp-critical OFF:LEN[,...] as given */
-	struct vrp_tolerance vrp;  /**< the four parsed (vrp.h) */
-	uint32_t rto_low_us;	   /**< --rto-low (irn), 0 = RTO_high */
-	uint32_t rto_high_us;	   /**< --rto-high (irn), 0 = the -u timer */
-	char cc[16];		   /**< --cc */
-	char rto[12];		   /**< --rto adaptive|fixed */
-	char rto_min[24];	   /**< --rto-min as given (a time: 5ms) */
-	char rto_max[24];	   /**< --rto-max as given */
-	uint64_t rto_min_ns;	   /**< parsed --rto-min */
-	uint64_t rto_max_ns;	   /**< parsed --rto-max */
-	char cc_param[256];	   /**< --cc-param name=value,... */
-	uint32_t max_inflight;	   /**< --max-inflight packets per QP */
-	char loss_window[4];	   /**< --loss-window on|off */
+	struct vrp_tolerance vrp; /**< the four parsed (vrp.h) */
+	/** --vrp-wr SPEC[/SPEC...]: per-message tolerances the sender cycles through */
+	char vrp_wr_spec[256];
+	struct roce_vrp_wr vrp_wr[RNIC_VRP_WR_MAX]; /**< the specs parsed */
+	unsigned int n_vrp_wr;			    /**< 0: WRITEs carry none */
+	uint32_t rto_low_us;			    /**< --rto-low (irn), 0 = RTO_high */
+	uint32_t rto_high_us;			    /**< --rto-high (irn), 0 = the -u timer */
+	char cc[16];				    /**< --cc */
+	char rto[12];				    /**< --rto adaptive|fixed */
+	char rto_min[24];			    /**< --rto-min as given (a time: 5ms) */
+	char rto_max[24];			    /**< --rto-max as given */
+	uint64_t rto_min_ns;			    /**< parsed --rto-min */
+	uint64_t rto_max_ns;			    /**< parsed --rto-max */
+	char cc_param[256];			    /**< --cc-param name=value,... */
+	uint32_t max_inflight;			    /**< --max-inflight packets per QP */
+	char loss_window[4];			    /**< --loss-window on|off */
 	uint32_t loss_window_init; /**< --loss-window-init packets (0: start at --max-inflight) */
 	bool busy_poll;
 	bool own_mac;	     /**< --own-mac: a MAC apart from the kernel interface's */

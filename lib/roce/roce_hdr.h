@@ -28,9 +28,11 @@
 #define ROCE_ATOMICACKETH_LEN 8
 #define ROCE_CNP_RSVD_LEN 16 /**< CNP: 16 reserved bytes after the BTH */
 /* Vendor extension headers of the manufacturer-specific opcodes (docs/wire.md registry) */
-#define ROCE_SPETH_LEN 8 /**< SEND placement: receive-WQE sequence number | byte offset */
-#define ROCE_NTETH_LEN 4 /**< RACK/SACK notice: run (8 bit) | PSN the receiver got (24 bit) */
-#define ROCE_FRH_LEN 28	 /**< FEC Repair Header (lib/fec, docs/wire.md): LoWAR's RH fields */
+#define ROCE_SPETH_LEN 8  /**< SEND placement: receive-WQE sequence number | byte offset */
+#define ROCE_NTETH_LEN 4  /**< RACK/SACK notice: run (8 bit) | PSN the receiver got (24 bit) */
+#define ROCE_FRH_LEN 28	  /**< FEC Repair Header (lib/fec, docs/wire.md): LoWAR's RH fields */
+#define ROCE_VTETH_LEN 44 /**< VRP tolerance of a WRITE message (docs/wire.md): VRP §3.1 tags */
+#define ROCE_VTETH_CRIT 4 /**< critical ranges a VTETH carries */
 
 /** BTH (IBTA 9.2): opcode | SE M Pad(2) TVer(4) | P_Key | F B resv6 | DestQP | A resv7 | PSN */
 struct roce_bth {
@@ -123,6 +125,31 @@ struct roce_speth {
 	uint32_t offset;
 };
 
+/** VTETH flags: which of the sender's tolerance fields the message sets (VRP §3.1 tags). */
+enum roce_vteth_flag {
+	ROCE_VTETH_F_LOSS = 1 << 0,   /**< LOSS_RATE: loss_bp */
+	ROCE_VTETH_F_WINDOW = 1 << 1, /**< the history window: window */
+	ROCE_VTETH_F_BURST = 1 << 2,  /**< CONS_LOSS: max_burst */
+	ROCE_VTETH_F_ALL = 0x07,
+};
+
+/**
+ * VTETH (rocewan extension, docs/wire.md): the loss tolerance of one RDMA
+ * WRITE message under --recovery vrp, carried by its FIRST packet (opcode
+ * 0xE2). VRP's LOSS_RATE, CONS_LOSS and CRITICAL_INTERVAL tags (Denis, LIP
+ * RR-2000-11, §3.1), in bytes and basis points. Host-order view.
+ */
+struct roce_vteth {
+	uint8_t flags;	    /**< enum roce_vteth_flag; bits 3-7 zero */
+	uint8_t n_crit;	    /**< critical ranges used (0..ROCE_VTETH_CRIT) */
+	uint16_t loss_bp;   /**< tolerated loss over the window, basis points (0..10000) */
+	uint16_t window;    /**< history window in packets (0: 64) */
+	uint32_t max_burst; /**< largest consecutive loss in bytes (0xffffffff: no bound) */
+	struct {
+		uint32_t off, len;
+	} crit[ROCE_VTETH_CRIT]; /**< byte ranges of the message never lost */
+};
+
 /** All transport headers of one packet; which ones are valid is in the opcode table. */
 struct roce_hdrs {
 	struct roce_bth bth;
@@ -135,7 +162,8 @@ struct roce_hdrs {
 	uint64_t atomic_orig;	 /**< AtomicAckETH: original remote data */
 	struct roce_speth speth; /**< SPETH (extension opcodes) */
 	uint32_t nt_psn;	 /**< NTETH: the PSN a RACK/SACK reports received (24 bit) */
-	uint8_t nt_run; /**< NTETH: how many PSNs right before nt_psn the receiver has too */
+	uint8_t nt_run;	      /**< NTETH: how many PSNs right before nt_psn the receiver has too */
+	struct roce_vteth vt; /**< VTETH (VRP WRITE FIRST, 0xE2) */
 };
 
 #endif /* ROCE_HDR_H */

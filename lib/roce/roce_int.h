@@ -136,7 +136,9 @@ struct roce_send_wqe {
 	uint32_t first_psn;	   /**< valid from STARTED */
 	uint32_t npkts;		   /**< PSNs the message uses (READ: response packets) */
 	uint32_t sent;		   /**< packets transmitted at least once */
-	uint32_t rwqe_seq; /**< SEND / WRITE with immediate: receive WQE it consumes (SPETH) */
+	uint32_t rwqe_seq;    /**< SEND / WRITE with immediate: receive WQE it consumes (SPETH) */
+	bool vrp_wr;	      /**< WRITE posted with a VRP tolerance (roce_post_send_vrp) */
+	struct roce_vteth vt; /**< that tolerance as its FIRST packet carries it (VTETH) */
 };
 
 struct roce_recv_wqe {

@@ -31,9 +31,10 @@ enum roce_ext {
 	ROCE_EXT_IETH = 1 << 6,
 	ROCE_EXT_CNP = 1 << 7, /**< the 16 reserved bytes of a CNP */
 	/* rocewan extension headers of the manufacturer-specific opcodes 0xC0-0xFF */
-	ROCE_EXT_SPETH = 1 << 8, /**< SEND placement: receive-WQE sequence number, offset */
-	ROCE_EXT_NTETH = 1 << 9, /**< RACK/SACK: the PSN received */
-	ROCE_EXT_FRH = 1 << 10,	 /**< FEC repair / negotiation: the FEC Repair Header (lib/fec) */
+	ROCE_EXT_SPETH = 1 << 8,  /**< SEND placement: receive-WQE sequence number, offset */
+	ROCE_EXT_NTETH = 1 << 9,  /**< RACK/SACK: the PSN received */
+	ROCE_EXT_FRH = 1 << 10,	  /**< FEC repair / negotiation: the FEC Repair Header (lib/fec) */
+	ROCE_EXT_VTETH = 1 << 11, /**< VRP WRITE FIRST: the message's loss tolerance */
 };
 
 /** Opcode flags. */
@@ -92,22 +93,23 @@ enum roce_opcode_num {
 	 * opcodes, which IBTA table 38 leaves to vendors. Only sent to a peer
 	 * that runs a selective recovery mode.
 	 */
-	ROCE_XOP_RACK = 0xc0,	       /**< Go-Back-ONE RACK */
-	ROCE_XOP_SACK = 0xc1,	       /**< IRN SACK */
-	ROCE_XOP_WRITE_MIDDLE = 0xc2,  /**< RDMA WRITE MIDDLE + RETH of this packet */
-	ROCE_XOP_WRITE_LAST = 0xc3,    /**< RDMA WRITE LAST + RETH of this packet */
-	ROCE_XOP_SEND_FIRST = 0xc4,    /**< SEND FIRST + SPETH */
-	ROCE_XOP_SEND_MIDDLE = 0xc5,   /**< SEND MIDDLE + SPETH */
-	ROCE_XOP_SEND_LAST = 0xc6,     /**< SEND LAST + SPETH */
-	ROCE_XOP_SEND_LAST_IMM = 0xc7, /**< SEND LAST with immediate + SPETH */
-	ROCE_XOP_SEND_ONLY = 0xc8,     /**< SEND ONLY + SPETH */
-	ROCE_XOP_SEND_ONLY_IMM = 0xc9, /**< SEND ONLY with immediate + SPETH */
-	ROCE_XOP_FEC_REPAIR = 0xd0,    /**< FEC repair: FRH + coded payload (docs/fec.md) */
-	ROCE_XOP_FEC_NEGOTIATE = 0xd1, /**< FEC negotiation (PROPOSE / COMMIT): FRH only */
-	ROCE_XOP_VRP_ACK = 0xe0,       /**< VRP cumulative + single ACK (AETH, NTETH) */
-	ROCE_XOP_VRP_NACK = 0xe1,      /**< VRP NACK of an intolerable loss (AETH, NTETH) */
+	ROCE_XOP_RACK = 0xc0,		 /**< Go-Back-ONE RACK */
+	ROCE_XOP_SACK = 0xc1,		 /**< IRN SACK */
+	ROCE_XOP_WRITE_MIDDLE = 0xc2,	 /**< RDMA WRITE MIDDLE + RETH of this packet */
+	ROCE_XOP_WRITE_LAST = 0xc3,	 /**< RDMA WRITE LAST + RETH of this packet */
+	ROCE_XOP_SEND_FIRST = 0xc4,	 /**< SEND FIRST + SPETH */
+	ROCE_XOP_SEND_MIDDLE = 0xc5,	 /**< SEND MIDDLE + SPETH */
+	ROCE_XOP_SEND_LAST = 0xc6,	 /**< SEND LAST + SPETH */
+	ROCE_XOP_SEND_LAST_IMM = 0xc7,	 /**< SEND LAST with immediate + SPETH */
+	ROCE_XOP_SEND_ONLY = 0xc8,	 /**< SEND ONLY + SPETH */
+	ROCE_XOP_SEND_ONLY_IMM = 0xc9,	 /**< SEND ONLY with immediate + SPETH */
+	ROCE_XOP_FEC_REPAIR = 0xd0,	 /**< FEC repair: FRH + coded payload (docs/fec.md) */
+	ROCE_XOP_FEC_NEGOTIATE = 0xd1,	 /**< FEC negotiation (PROPOSE / COMMIT): FRH only */
+	ROCE_XOP_VRP_ACK = 0xe0,	 /**< VRP cumulative + single ACK (AETH, NTETH) */
+	ROCE_XOP_VRP_NACK = 0xe1,	 /**< VRP NACK of an intolerable loss (AETH, NTETH) */
+	ROCE_XOP_WRITE_FIRST_VRP = 0xe2, /**< WRITE FIRST + RETH + VTETH (per-WR tolerance) */
 	/* 0xca-0xcf: selective recovery (reserved); 0xd2-0xdf: FEC (reserved);
-	 * 0xe2-0xef: VRP (reserved); 0xf0-0xff: free */
+	 * 0xe3-0xef: VRP (reserved); 0xf0-0xff: free */
 };
 
 struct roce_opcode_info {

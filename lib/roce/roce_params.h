@@ -43,7 +43,7 @@
 #define ROCE_MAX_MSG_SIZE (1u << 30)
 #define ROCE_ATOMIC_SIZE 8u   /**< atomics operate on one aligned 64-bit word */
 #define ROCE_UD_GRH_LEN 40u   /**< GRH space at the head of a UD receive buffer */
-#define ROCE_MAX_HDR_LEN 128u /**< Ethernet + VLAN + IPv6 + UDP + BTH + largest ext headers */
+#define ROCE_MAX_HDR_LEN 160u /**< Ethernet + VLAN + IPv6 + UDP + BTH + largest ext headers */
 #define ROCE_MAX_FRAME (ROCE_MAX_MTU + ROCE_MAX_HDR_LEN) /**< transmit scratch buffer */
 
 /* ---- reliability (RC) ---- */

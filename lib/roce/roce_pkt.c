@@ -84,6 +84,18 @@ ext_read(const uint8_t *b, uint16_t ext, struct roce_hdrs *h)
 	if (ext & ROCE_EXT_NTETH) {
 		h->nt_run = b[0];
 		h->nt_psn = net_get_be24(b + 1);
+		b += ROCE_NTETH_LEN;
+	}
+	if (ext & ROCE_EXT_VTETH) {
+		h->vt.flags = b[0];
+		h->vt.n_crit = b[1];
+		h->vt.loss_bp = net_get_be16(b + 2);
+		h->vt.window = net_get_be16(b + 4);
+		h->vt.max_burst = net_get_be32(b + 8);
+		for (unsigned int i = 0; i < ROCE_VTETH_CRIT; i++) {
+			h->vt.crit[i].off = net_get_be32(b + 12 + 8 * i);
+			h->vt.crit[i].len = net_get_be32(b + 16 + 8 * i);
+		}
 	}
 }
 
@@ -135,6 +147,19 @@ ext_write(uint8_t *b, uint16_t ext, const struct roce_hdrs *h)
 		b[0] = h->nt_run;
 		net_put_be24(b + 1, h->nt_psn & ROCE_PSN_MASK);
 		b += ROCE_NTETH_LEN;
+	}
+	if (ext & ROCE_EXT_VTETH) {
+		b[0] = h->vt.flags;
+		b[1] = h->vt.n_crit;
+		net_put_be16(b + 2, h->vt.loss_bp);
+		net_put_be16(b + 4, h->vt.window);
+		b[6] = b[7] = 0;
+		net_put_be32(b + 8, h->vt.max_burst);
+		for (unsigned int i = 0; i < ROCE_VTETH_CRIT; i++) {
+			net_put_be32(b + 12 + 8 * i, h->vt.crit[i].off);
+			net_put_be32(b + 16 + 8 * i, h->vt.crit[i].len);
+		}
+		b += ROCE_VTETH_LEN;
 	}
 	if (ext & ROCE_EXT_FRH) /* lib/fec writes its FEC Repair Header itself */
 		memset(b, 0, ROCE_FRH_LEN);

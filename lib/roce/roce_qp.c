@@ -810,7 +810,7 @@ roce_qp_set_vrp(struct roce_qp *qp, const struct vrp_tolerance *tol, const char 
 	struct vrp_params p;
 
 	*err = NULL;
-	if (!tol || tol->n_critical + 2 > VRP_CRITICAL_MAX) {
+	if (!tol || tol->n_critical > ROCE_VRP_QP_CRITICAL) {
 		*err = "at most 14 critical ranges (the first and last packets are critical too)";
 		return -EINVAL;
 	}

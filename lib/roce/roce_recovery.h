@@ -47,6 +47,7 @@
 
 struct roce_qp;
 struct vrp_tolerance;
+struct roce_vrp_wr;
 
 /** Why PSNs are considered lost. */
 enum roce_loss_kind {
@@ -163,9 +164,11 @@ struct roce_recovery_ops {
 	 * Receiver: the RDMA WRITE message starting at @p first_psn, @p len
 	 * bytes, was seen (its FIRST/ONLY executed in order or placed); @p epsn
 	 * is the expected PSN. Called after rx_packet / rx_placed for that packet.
+	 * @p wr: the tolerance the message carries itself (its FIRST's VTETH,
+	 * roce_post_send_vrp), NULL for none: the QP's applies.
 	 */
 	void (*rx_msg)(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t first_psn,
-		       uint64_t len);
+		       uint64_t len, const struct roce_vrp_wr *wr);
 	/** Receiver: is @p psn (== ePSN, not placed) a loss the mode tolerated? */
 	bool (*rx_tolerated)(struct roce_qp *qp, void *priv, uint32_t psn);
 	/**

@@ -39,6 +39,7 @@
 #include "roce_psn_bitmap.h"
 #include "roce_recovery.h"
 #include "roce_recovery_sel.h"
+#include "roce_verbs.h"
 #include "vrp.h"
 
 #define VRPM_MSGS 8	    /* WRITE messages tracked at once per QP */
@@ -227,12 +228,44 @@ vrpm_rx_placed(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t psn, bool
 }
 
 /*
- * A WRITE message seen: give it a receiver with the QP's tolerance, its first
- * and last packets critical, and feed it what already arrived of it, in PSN
- * order (packets placed before the FIRST was known).
+ * The tolerance of one message: the QP's, with the fields the work request
+ * set (its FIRST's VTETH) put in its place, as VRP §3.3's "-1 means default
+ * value", and the work request's critical ranges added to the QP's (VRP §3.1
+ * CRITICAL_INTERVAL: the sender names what may never be lost).
  */
 static void
-vrpm_rx_msg(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t first_psn, uint64_t len)
+msg_tolerance(const struct roce_recovery_env *env, const struct roce_vrp_wr *wr,
+	      struct vrp_tolerance *t)
+{
+	if (env->vrp)
+		*t = *env->vrp;
+	else
+		memset(t, 0, sizeof(*t));
+	if (!wr)
+		return;
+	if (wr->set & ROCE_VRP_WR_LOSS)
+		t->loss_bp = wr->loss_bp;
+	if (wr->set & ROCE_VRP_WR_WINDOW)
+		t->window = wr->window;
+	if (wr->set & ROCE_VRP_WR_BURST)
+		t->max_burst = wr->max_burst;
+	/* QP ranges <= ROCE_VRP_QP_CRITICAL, WR ranges <= ROCE_VRP_WR_CRITICAL: all fit */
+	for (unsigned int i = 0; i < wr->n_critical && t->n_critical < VRP_CRITICAL_MAX; i++)
+		t->critical[t->n_critical++] = wr->critical[i];
+}
+
+_Static_assert(ROCE_VRP_QP_CRITICAL + ROCE_VRP_WR_CRITICAL + 2 <= VRP_CRITICAL_MAX,
+	       "a message's critical ranges: the QP's, the WR's, its first and last packets");
+
+/*
+ * A WRITE message seen: give it a receiver with its tolerance (the QP's, or
+ * what its work request carried), its first and last packets critical, and
+ * feed it what already arrived of it, in PSN order (packets placed before the
+ * FIRST was known).
+ */
+static void
+vrpm_rx_msg(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t first_psn, uint64_t len,
+	    const struct roce_vrp_wr *wr)
 {
 	struct vrpm *v = priv;
 	struct roce_recovery_env env;
@@ -250,10 +283,7 @@ vrpm_rx_msg(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t first_psn, u
 	for (unsigned int i = 0; i < VRPM_MSGS && !m; i++)
 		if (!v->msg[i].used)
 			m = &v->msg[i];
-	if (env.vrp)
-		t = *env.vrp;
-	else
-		memset(&t, 0, sizeof(t));
+	msg_tolerance(&env, wr, &t);
 	/* the first and the last packet: critical (docs/vrp.md, "Placement") */
 	if (len && t.n_critical + 2 <= VRP_CRITICAL_MAX) {
 		t.critical[t.n_critical++] = (struct vrp_range){0, 1};
@@ -268,6 +298,9 @@ vrpm_rx_msg(struct roce_qp *qp, void *priv, uint32_t epsn, uint32_t first_psn, u
 	memset(m->cell, 0, npkts);
 	if (vrp_tolerance_to_params(&t, len, env.mtu, &p, m->cell, &err) < 0 ||
 	    vrp_rx_init(&m->rx, &p, len, env.mtu, m->cell, &err) < 0) {
+		/* a work request's tolerance lib/vrp refuses (a range outside the message) */
+		if (wr)
+			roce_recovery_count(qp, ROCE_STAT_RX_VRP_BAD_TOL, 1);
 		roce_recovery_count(qp, ROCE_STAT_RX_VRP_UNTRACKED, 1);
 		return;
 	}

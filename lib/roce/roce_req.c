@@ -172,8 +172,49 @@ post_send_state_ok(const struct roce_qp *qp)
 	       qp->state == IBV_QPS_ERR;
 }
 
+/*
+ * A WRITE's VRP tolerance (roce_post_send_vrp) into the VTETH its FIRST
+ * packet carries (VRP §3.1: the sender puts LOSS_RATE, CONS_LOSS and
+ * CRITICAL_INTERVAL tags in the frame's header). The ranges are checked
+ * against the message here; the receiver checks the whole again.
+ */
+static int
+wqe_vrp(struct roce_send_wqe *wqe, const struct roce_vrp_wr *v)
+{
+	struct roce_vteth *vt = &wqe->vt;
+
+	if (wqe->opcode != IBV_WR_RDMA_WRITE && wqe->opcode != IBV_WR_RDMA_WRITE_WITH_IMM)
+		return 0;
+	if ((v->set & ~(unsigned int)ROCE_VTETH_F_ALL) || v->loss_bp > VRP_LOSS_BP_MAX ||
+	    v->window > UINT16_MAX || v->n_critical > ROCE_VRP_WR_CRITICAL)
+		return -EINVAL;
+	memset(vt, 0, sizeof(*vt));
+	vt->flags = (uint8_t)v->set;
+	vt->loss_bp = (uint16_t)v->loss_bp;
+	vt->window = (uint16_t)v->window;
+	vt->max_burst = v->max_burst >= UINT32_MAX ? UINT32_MAX : (uint32_t)v->max_burst;
+	vt->n_crit = (uint8_t)v->n_critical;
+	for (unsigned int i = 0; i < v->n_critical; i++) {
+		const struct vrp_range *r = &v->critical[i];
+
+		if (r->len == 0 || r->off >= wqe->length || r->len > wqe->length - r->off)
+			return -EINVAL;
+		vt->crit[i].off = (uint32_t)r->off;
+		vt->crit[i].len = (uint32_t)r->len;
+	}
+	wqe->vrp_wr = true;
+	return 0;
+}
+
 int
 roce_post_send(struct roce_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	return roce_post_send_vrp(qp, wr, NULL, bad_wr);
+}
+
+int
+roce_post_send_vrp(struct roce_qp *qp, struct ibv_send_wr *wr, const struct roce_vrp_wr *vrp,
+		   struct ibv_send_wr **bad_wr)
 {
 	struct roce_dev *dev = qp->dev;
 	int rc = 0;
@@ -193,6 +234,8 @@ roce_post_send(struct roce_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **
 		}
 		wqe = sq_wqe(qp, qp->sq.prod);
 		rc = wqe_fill(qp, wqe, wr);
+		if (rc == 0 && vrp)
+			rc = wqe_vrp(wqe, vrp);
 		if (rc < 0)
 			break;
 		qp->sq.prod++;
@@ -283,6 +326,10 @@ req_opcode(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t i
 		op = ROCE_OP_FETCH_ADD;
 		break;
 	}
+	/* VRP: a WRITE posted with a tolerance carries it in its FIRST (VTETH, docs/wire.md) */
+	if (op == ROCE_OP_WRITE_FIRST && wqe->vrp_wr && qp->type == IBV_QPT_RC &&
+	    (qp->rec->flags & ROCE_REC_F_TOLERATE))
+		return ROCE_XOP_WRITE_FIRST_VRP;
 	if (qp->type == IBV_QPT_RC && (qp->rec->flags & ROCE_REC_F_PLACE))
 		return req_opcode_placed(op);
 	return (uint8_t)(roce_qp_op_base(qp) + op);
@@ -358,6 +405,8 @@ req_fill_ext(const struct roce_qp *qp, const struct roce_send_wqe *wqe, uint32_t
 	}
 	if (ext & ROCE_EXT_IMMDT)
 		p->h.imm = wqe->imm;
+	if (ext & ROCE_EXT_VTETH)
+		p->h.vt = wqe->vt;
 	if (ext & ROCE_EXT_SPETH) {
 		p->h.speth.wqe_seq = wqe->rwqe_seq;
 		p->h.speth.offset = off;

@@ -569,6 +569,37 @@ ud_place_grh(struct resp_ctx *c)
 static void resp_queue_nak(struct roce_qp *qp, enum roce_aeth_type type, uint8_t value,
 			   uint32_t psn);
 static void resp_vrp_nacks(struct roce_qp *qp);
+
+/*
+ * VRP: the tolerance a WRITE's FIRST carries (VTETH, 0xE2), decoded for the
+ * mode; NULL when it carries none. A VTETH with reserved flag bits, more
+ * than ROCE_VTETH_CRIT ranges or a loss above 100 % is refused and counted
+ * (vrp_bad_tolerance): the message is then delivered reliably (0 %).
+ */
+static const struct roce_vrp_wr *
+resp_vrp_wr(struct roce_qp *qp, const struct roce_hdrs *h, struct roce_vrp_wr *w)
+{
+	const struct roce_vteth *vt = &h->vt;
+
+	if (!(roce_opcode_info(h->bth.opcode)->ext & ROCE_EXT_VTETH))
+		return NULL;
+	memset(w, 0, sizeof(*w));
+	if ((vt->flags & ~ROCE_VTETH_F_ALL) || vt->n_crit > ROCE_VTETH_CRIT ||
+	    vt->loss_bp > VRP_LOSS_BP_MAX) {
+		roce_qp_stat(qp, ROCE_STAT_RX_VRP_BAD_TOL, 1);
+		w->set = ROCE_VRP_WR_LOSS; /* loss_bp 0: reliable */
+		return w;
+	}
+	roce_qp_stat(qp, ROCE_STAT_RX_VRP_WR_MSGS, 1);
+	w->set = vt->flags;
+	w->loss_bp = vt->loss_bp;
+	w->window = vt->window;
+	w->max_burst = vt->max_burst == UINT32_MAX ? VRP_BURST_UNLIMITED : vt->max_burst;
+	w->n_critical = vt->n_crit;
+	for (unsigned int i = 0; i < vt->n_crit; i++)
+		w->critical[i] = (struct vrp_range){vt->crit[i].off, vt->crit[i].len};
+	return w;
+}
 static uint32_t ooo_advance(struct roce_qp *qp);
 static uint8_t ack_syndrome(void);
 
@@ -779,9 +810,12 @@ resp_place(struct resp_ctx *c)
 		: ROCE_NOTICE_NONE;
 	if (qp->rec->flags & ROCE_REC_F_TOLERATE) {
 		/* VRP: a WRITE's first packet makes its message known; tolerated holes complete */
-		if (placed && (c->f & ROCE_OPF_WRITE) && (c->f & ROCE_OPF_FIRST))
+		if (placed && (c->f & ROCE_OPF_WRITE) && (c->f & ROCE_OPF_FIRST)) {
+			struct roce_vrp_wr w;
+
 			qp->rec->rx_msg(qp, qp->rec_priv, qp->resp.epsn, c->rx->psn,
-					c->h->reth.dlen);
+					c->h->reth.dlen, resp_vrp_wr(qp, c->h, &w));
+		}
 		ooo_advance(qp);
 	}
 	if (n != ROCE_NOTICE_NONE)
@@ -1145,8 +1179,13 @@ resp_complete(struct resp_ctx *c)
 		return RESP_DONE;
 	/* VRP: a WRITE's first packet makes its message known (before the hole after it completes)
 	 */
-	if ((qp->rec->flags & ROCE_REC_F_TOLERATE) && (f & ROCE_OPF_WRITE) && (f & ROCE_OPF_FIRST))
-		qp->rec->rx_msg(qp, qp->rec_priv, r->epsn, c->rx->psn, c->h->reth.dlen);
+	if ((qp->rec->flags & ROCE_REC_F_TOLERATE) && (f & ROCE_OPF_WRITE) &&
+	    (f & ROCE_OPF_FIRST)) {
+		struct roce_vrp_wr w;
+
+		qp->rec->rx_msg(qp, qp->rec_priv, r->epsn, c->rx->psn, c->h->reth.dlen,
+				resp_vrp_wr(qp, c->h, &w));
+	}
 	if (ooo_advance(qp))
 		r->ack_now = true; /* a gap closed: tell the sender at once */
 	resp_vrp_nacks(qp);

@@ -103,6 +103,10 @@
 	X(RX_VRP_ZERO_BYTES, "vrp_zero_filled_bytes", "bytes zero-filled for tolerated losses")    \
 	X(RX_VRP_UNTRACKED, "vrp_untracked_msgs",                                                  \
 	  "WRITE messages delivered reliably: too large or too many in flight")                    \
+	X(RX_VRP_WR_MSGS, "vrp_wr_tol_msgs",                                                       \
+	  "VRP WRITE messages that carried their own tolerance (VTETH)")                           \
+	X(RX_VRP_BAD_TOL, "vrp_bad_tolerance",                                                     \
+	  "VRP WRITE messages whose VTETH was refused (delivered reliably)")                       \
 	X(RX_VRP_MSGS, "vrp_msgs", "WRITE messages ended under VRP")                               \
 	X(RX_VRP_HIST_0, "vrp_msgs_loss_0", "VRP messages that lost no packet")                    \
 	X(RX_VRP_HIST_1, "vrp_msgs_loss_1", "VRP messages that lost 1 packet")                     \

@@ -135,8 +135,9 @@ struct roce_dev_cfg {
 	/**
 	 * --recovery vrp: the loss tolerance of every RDMA WRITE message a QP
 	 * receives (default 0 %: reliable); per QP with roce_qp_set_vrp().
-	 * At most VRP_CRITICAL_MAX - 2 critical ranges (the first and the last
-	 * packet of a message are always critical, docs/vrp.md).
+	 * At most ROCE_VRP_QP_CRITICAL critical ranges (the first and the last
+	 * packet of a message are always critical, and a work request may add
+	 * ROCE_VRP_WR_CRITICAL more: docs/vrp.md).
 	 */
 	struct vrp_tolerance vrp;
 };
@@ -372,9 +373,53 @@ void roce_qp_stats(const struct roce_qp *qp, struct roce_stats *out);
 /**
  * --recovery vrp: set the loss tolerance of the RDMA WRITE messages this QP
  * receives from now on (any state). -EINVAL (and one line in *err) for a
- * tolerance lib/vrp refuses or with more than VRP_CRITICAL_MAX - 2 ranges.
+ * tolerance lib/vrp refuses or with more than ROCE_VRP_QP_CRITICAL ranges.
  */
 int roce_qp_set_vrp(struct roce_qp *qp, const struct vrp_tolerance *tol, const char **err);
+
+#define ROCE_VRP_WR_CRITICAL 4	/**< critical ranges per work request (the VTETH's) */
+#define ROCE_VRP_QP_CRITICAL 14 /**< critical ranges per QP (roce_qp_set_vrp, roce_dev_cfg.vrp) */
+
+/** Which fields of a struct roce_vrp_wr the work request sets (the others: the receiver's). */
+enum roce_vrp_wr_set {
+	ROCE_VRP_WR_LOSS = 1 << 0,   /**< loss_bp (VRP §3.1 LOSS_RATE) */
+	ROCE_VRP_WR_WINDOW = 1 << 1, /**< window */
+	ROCE_VRP_WR_BURST = 1 << 2,  /**< max_burst (VRP §3.1 CONS_LOSS) */
+};
+
+/**
+ * The loss tolerance of one RDMA WRITE work request under --recovery vrp
+ * (docs/vrp.md, "Tolerance per work request"): VRP's per-frame tags
+ * (Denis, LIP RR-2000-11, §3.1 LOSS_RATE, CONS_LOSS, CRITICAL_INTERVAL;
+ * §3.3 vrp_buffer_set_loss_rate / vrp_buffer_add_critical), carried to the
+ * receiver in the message's FIRST packet (VTETH, docs/wire.md). A field not
+ * in @c set takes the receiving QP's value, as the paper's "-1 means default
+ * value". The critical ranges are added to the receiving QP's: a critical
+ * byte is never lost, whoever named it. The first and the last packet of a
+ * message stay critical.
+ */
+struct roce_vrp_wr {
+	unsigned int set;    /**< enum roce_vrp_wr_set */
+	uint32_t loss_bp;    /**< tolerated loss over the window, basis points (0..10000) */
+	uint32_t window;     /**< history window in packets (0: 64; at most 65535) */
+	uint64_t max_burst;  /**< largest consecutive loss in bytes (>= 2^32 - 1: no bound) */
+	unsigned n_critical; /**< entries used in critical[] (0..ROCE_VRP_WR_CRITICAL) */
+	struct vrp_range critical[ROCE_VRP_WR_CRITICAL]; /**< byte ranges never lost */
+};
+
+/**
+ * roce_post_send() with a VRP tolerance for every RDMA WRITE (with or
+ * without immediate) in the chain; other opcodes ignore it, and @p vrp NULL
+ * is roce_post_send(). It goes on the wire only on an RC QP that runs
+ * --recovery vrp (negotiated) and only for messages of 2 packets or more; on
+ * a QP that fell back to gbn the WRITE is delivered reliably (stricter than
+ * asked, never looser). Returns -EINVAL with *bad_wr at the WR for an
+ * unknown bit in set, a loss above 100 %, a window above 65535, more than
+ * ROCE_VRP_WR_CRITICAL ranges, or a critical range empty or outside the
+ * message.
+ */
+int roce_post_send_vrp(struct roce_qp *qp, struct ibv_send_wr *wr, const struct roce_vrp_wr *vrp,
+		       struct ibv_send_wr **bad_wr);
 
 #define ROCE_VRP_HOLES 8 /**< holes kept per message loss record */
 

@@ -21,7 +21,7 @@
 
 #define VRP_WINDOW_DEFAULT 64 /**< history window (VRP §2.5.3 "We chose a default size of 64") */
 #define VRP_WINDOW_MAX 65536  /**< largest history window accepted */
-#define VRP_CRITICAL_MAX 16   /**< critical byte ranges per message */
+#define VRP_CRITICAL_MAX 20   /**< critical byte ranges per message */
 #define VRP_BURST_UNLIMITED UINT64_MAX /**< no bound on consecutive loss (bytes) */
 #define VRP_LOSS_BP_MAX 10000u	       /**< 100 % in basis points */
 

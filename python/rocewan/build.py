@@ -7,9 +7,10 @@ A spec holds ``vlan`` (None or {"pcp", "vid"}), ``ip`` (ver, src, dst, tos,
 ttl, flow), ``udp`` (sport), ``bth`` (opcode, se, m, tver, pkey, fecn, becn,
 dqpn, a, psn, and optionally pad), the extension header entries the opcode
 needs (``reth``, ``aeth``, ``deth``, ``immdt``, ``ieth``, ``atomiceth``,
-``atomicacketh``, and rocewan's ``speth``, ``nteth``) and ``payload`` (bytes). Missing extension header entries
-are zeros. Lengths, checksums, pad bytes and the ICRC (unless the spec gives
-``icrc``, the value to carry) are filled in; the result is padded to the
+``atomicacketh``, and rocewan's ``speth``, ``nteth``, ``vteth``) and
+``payload`` (bytes). Missing extension header entries are zeros. Lengths,
+checksums, pad bytes and the ICRC (unless the spec gives ``icrc``, the
+value to carry) are filled in; the result is padded to the
 60-byte Ethernet minimum.
 """
 
@@ -21,8 +22,8 @@ from scapy.packet import Padding, Raw
 
 from . import icrc
 from . import opcodes as ops
-from .layers import (AETH, BTH, DETH, IETH, NTETH, RETH, SPETH, AtomicAckETH,
-                     AtomicETH, CNPPadding, ImmDt)
+from .layers import (AETH, BTH, DETH, IETH, NTETH, RETH, SPETH, VTETH,
+                     VTETH_CRIT, AtomicAckETH, AtomicETH, CNPPadding, ImmDt)
 
 ETH_MIN_FRAME = 60
 DEFAULT_SRC_MAC = "02:00:00:00:00:01"
@@ -98,6 +99,15 @@ def _ext(name, spec):
     if name == ops.NTETH:
         h = spec.get("nteth", {})
         return NTETH(run=h.get("run", 0), psn=h.get("psn", 0))
+    if name == ops.VTETH:
+        h = spec.get("vteth", {})
+        crit = list(h.get("crit", [])) + [[0, 0]] * VTETH_CRIT
+        kw = {}
+        for i in range(VTETH_CRIT):
+            kw["crit%d_off" % i], kw["crit%d_len" % i] = crit[i]
+        return VTETH(flags=h.get("flags", 0), n_crit=h.get("n_crit", 0),
+                     loss_bp=h.get("loss_bp", 0), window=h.get("window", 0),
+                     max_burst=h.get("max_burst", 0), **kw)
     return CNPPadding()
 
 

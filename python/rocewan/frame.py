@@ -22,8 +22,8 @@ from scapy.utils import checksum
 
 from . import icrc as icrc_mod
 from . import opcodes as ops
-from .layers import (AETH, BTH, DETH, IETH, NTETH, RETH, SPETH, AtomicAckETH,
-                     AtomicETH, ImmDt)
+from .layers import (AETH, BTH, DETH, IETH, NTETH, RETH, SPETH, VTETH,
+                     VTETH_CRIT, AtomicAckETH, AtomicETH, ImmDt)
 
 ETH_HLEN = 14
 VLAN_HLEN = 4
@@ -253,6 +253,14 @@ def _ext_fields(pkt):
                         "offset": pkt[SPETH].offset}
     if NTETH in pkt:
         out["nteth"] = {"run": pkt[NTETH].run, "psn": pkt[NTETH].psn}
+    if VTETH in pkt:
+        h = pkt[VTETH]
+        out["vteth"] = {"flags": h.flags, "n_crit": h.n_crit,
+                        "loss_bp": h.loss_bp, "window": h.window,
+                        "max_burst": h.max_burst,
+                        "crit": [[getattr(h, "crit%d_off" % i),
+                                  getattr(h, "crit%d_len" % i)]
+                                 for i in range(VTETH_CRIT)]}
     return out
 
 

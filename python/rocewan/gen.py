@@ -62,6 +62,10 @@ def _ext_entries(rng, op):
         out["speth"] = {"wqe_seq": r(32), "offset": r(32)}
     if ops.NTETH in op.exts:
         out["nteth"] = {"run": r(8), "psn": r(24)}
+    if ops.VTETH in op.exts:
+        out["vteth"] = {"flags": r(8), "n_crit": r(8), "loss_bp": r(16),
+                        "window": r(16), "max_burst": r(32),
+                        "crit": [[r(32), r(32)] for _ in range(4)]}
     return out
 
 

@@ -122,10 +122,21 @@ def psn_story():
     return f
 
 
+def _ext_spec(seed, code, ver):
+    spec = _spec(seed, code, ver, False)
+    if code == ops.VRP_WRITE_FIRST_OPCODE:
+        # a VTETH rocewan validate accepts: 10 % over 16, 2 KiB bursts, a header
+        spec["reth"]["dlen"] = 16384
+        spec["vteth"] = {"flags": 7, "n_crit": 1, "loss_bp": 1000,
+                         "window": 16, "max_burst": 2048,
+                         "crit": [[0, 64], [0, 0], [0, 0], [0, 0]]}
+    return spec
+
+
 def _extensions(seed):
     """rocewan's extension opcodes (docs/wire.md registry), IPv4 then IPv6."""
     codes = sorted(c for c in ops.OPCODES if ops.is_extension(c))
-    return [build_bytes(_spec(seed + ver * 256 + c, c, ver, False))
+    return [build_bytes(_ext_spec(seed + ver * 256 + c, c, ver))
             for ver in (4, 6) for c in codes]
 
 

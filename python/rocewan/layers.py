@@ -14,14 +14,15 @@ of this module is a subclass of Scapy's that knows which header follows it.
 
 from scapy.contrib import roce as _scapy_roce
 from scapy.contrib.roce import BTH, CNPPadding
-from scapy.fields import (BitField, ByteField, IntField, XByteField, XIntField,
-                          XLongField)
+from scapy.fields import (BitField, ByteField, IntField, ShortField,
+                          XByteField, XIntField, XLongField)
 from scapy.packet import Packet, Raw, bind_layers, split_layers
 
 from . import opcodes as ops
 
 __all__ = ["BTH", "CNPPadding", "DETH", "RETH", "AtomicETH", "AETH",
-           "AtomicAckETH", "ImmDt", "IETH", "SPETH", "NTETH", "EXT_CLASSES",
+           "AtomicAckETH", "ImmDt", "IETH", "SPETH", "NTETH", "VTETH",
+           "VTETH_CRIT", "EXT_CLASSES",
            "ext_headers"]
 
 
@@ -114,6 +115,35 @@ class NTETH(_ExtHeader):
     fields_desc = [ByteField("run", 0), BitField("psn", 0, 24)]
 
 
+VTETH_CRIT = 4
+"""critical ranges a VTETH carries"""
+
+
+class VTETH(_ExtHeader):
+    """rocewan VRP tolerance header (docs/wire.md), after the RETH of a VRP
+    WRITE FIRST (0xE2): the loss tolerance of this one message, set per work
+    request by the sender (Denis, "Variable Reliability Protocol", section
+    3.1 tags LOSS_RATE, CONS_LOSS and CRITICAL_INTERVAL). ``flags`` bit 0:
+    ``loss_bp`` set, bit 1: ``window`` set, bit 2: ``max_burst`` set (an unset
+    field takes the receiver's value); ``n_crit`` of the four byte ranges
+    ``critN_off``/``critN_len`` are critical (never lost)."""
+    name = ops.VTETH
+    fields_desc = [
+        XByteField("flags", 0),
+        ByteField("n_crit", 0),
+        ShortField("loss_bp", 0),
+        ShortField("window", 0),
+        ShortField("reserved", 0),
+        XIntField("max_burst", 0xFFFFFFFF),
+    ] + [f for i in range(VTETH_CRIT)
+         for f in (IntField("crit%d_off" % i, 0), IntField("crit%d_len" % i, 0))]
+
+    def critical(self):
+        """The critical ranges in use, as (offset, length) pairs."""
+        return [(getattr(self, "crit%d_off" % i), getattr(self, "crit%d_len" % i))
+                for i in range(min(self.n_crit, VTETH_CRIT))]
+
+
 EXT_CLASSES = {
     ops.DETH: DETH,
     ops.RETH: RETH,
@@ -125,6 +155,7 @@ EXT_CLASSES = {
     ops.CNP_RSVD: CNPPadding,
     ops.SPETH: SPETH,
     ops.NTETH: NTETH,
+    ops.VTETH: VTETH,
 }
 """extension header name (as in :mod:`rocewan.opcodes`) -> Scapy class"""
 

@@ -24,9 +24,10 @@ IETH = "IETH"
 CNP_RSVD = "CNPPadding"  # the 16 reserved bytes of a CNP
 SPETH = "SPETH"  # rocewan: SEND placement (receive-WQE sequence number, offset)
 NTETH = "NTETH"  # rocewan: RACK/SACK notice (the PSN received)
+VTETH = "VTETH"  # rocewan: VRP tolerance of a WRITE message (per work request)
 
 EXT_ORDER = (DETH, RETH, ATOMICETH, AETH, ATOMICACKETH, IMMDT, IETH, SPETH,
-             NTETH, CNP_RSVD)
+             NTETH, VTETH, CNP_RSVD)
 
 EXT_LEN = {
     DETH: 8,
@@ -39,6 +40,7 @@ EXT_LEN = {
     CNP_RSVD: 16,
     SPETH: 8,
     NTETH: 4,
+    VTETH: 44,
 }
 
 BTH_LEN = 12
@@ -95,7 +97,7 @@ _RC_ONLY_OPS = {
 }
 
 # rocewan extension registry (docs/wire.md): opcode -> (name, exts, payload,
-# request, modes that send it). Leave 0xD0-0xDF to FEC, 0xE2-0xEF to VRP.
+# request, modes that send it). Leave 0xD0-0xDF to FEC, 0xE3-0xEF to VRP.
 EXT_OPS = {
     0xc0: ("RC_X_RACK", (AETH, NTETH), False, False, ("gbone",)),
     0xc1: ("RC_X_SACK", (AETH, NTETH), False, False, ("irn",)),
@@ -112,11 +114,14 @@ EXT_OPS = {
     # VRP (Denis, LIP RR-2000-11, section 3.1 ACK / SINGLE_ACK / NACK tags)
     0xe0: ("RC_X_VRP_ACK", (AETH, NTETH), False, False, ("vrp",)),
     0xe1: ("RC_X_VRP_NACK", (AETH, NTETH), False, False, ("vrp",)),
+    # VRP per-WR tolerance: section 3.1 LOSS_RATE / CONS_LOSS / CRITICAL_INTERVAL
+    0xe2: ("RC_X_RDMA_WRITE_FIRST_VRP", (RETH, VTETH), True, True, ("vrp",)),
 }
 RACK_OPCODE = 0xc0
 SACK_OPCODE = 0xc1
 VRP_ACK_OPCODE = 0xe0
 VRP_NACK_OPCODE = 0xe1
+VRP_WRITE_FIRST_OPCODE = 0xe2
 
 _UD_OPS = {
     0x04: ("SEND_ONLY", (DETH,), True),

@@ -35,7 +35,57 @@ FEC_ERR_TEXT = {
     "VRP_BAD_ACK": "VRP ACK names a PSN no request of its stream arrived with, "
                    "or reports given up a PSN it NACKed",
     "VRP_BAD_NACK": "VRP NACK names a PSN that had arrived already or was given up",
+    "VRP_BAD_VTETH": "VRP WRITE FIRST with a tolerance out of range (reserved flag "
+                     "bits, more than 4 ranges, loss above 100 %, a range outside "
+                     "the message)",
+    "VRP_CRIT_GIVEN_UP": "VRP ACK reports given up a PSN its message's tolerance "
+                         "(VTETH) forbids losing: a critical range, the first or "
+                         "last packet, or a message sent with 0 % loss",
 }
+VTETH_F_LOSS, VTETH_F_WINDOW, VTETH_F_BURST = 1, 2, 4
+VTETH_F_ALL = 7
+VRP_LOSS_BP_MAX = 10000
+
+
+def vteth_problem(rec):
+    """None if the VTETH of a VRP WRITE FIRST is well formed, else a reason."""
+    v = rec["vteth"]
+    dlen = rec["reth"]["dlen"]
+    if v["flags"] & ~VTETH_F_ALL:
+        return "reserved flag bits"
+    if v["n_crit"] > len(v["crit"]):
+        return "more than %d ranges" % len(v["crit"])
+    if v["loss_bp"] > VRP_LOSS_BP_MAX:
+        return "loss above 100 %"
+    for off, ln in v["crit"][:v["n_crit"]]:
+        if ln == 0 or off >= dlen or ln > dlen - off:
+            return "range %d+%d outside the %d-byte message" % (off, ln, dlen)
+    return None
+
+
+class VrpMessage:
+    """A WRITE message whose FIRST carried its tolerance (VTETH): which of
+    its packets may never be given up (docs/vrp.md)."""
+
+    def __init__(self, rec):
+        v = rec["vteth"]
+        self.first = rec["bth"]["psn"]
+        mtu = max(rec["payload_len"], 1)   # a FIRST carries one full MTU
+        dlen = rec["reth"]["dlen"]
+        self.npkts = max(1, -(-dlen // mtu))
+        self.critical = {0, self.npkts - 1}
+        for off, ln in v["crit"][:v["n_crit"]]:
+            self.critical.update(range(off // mtu, (off + ln - 1) // mtu + 1))
+        self.no_loss = ((v["flags"] & VTETH_F_LOSS and v["loss_bp"] == 0) or
+                        (v["flags"] & VTETH_F_BURST and v["max_burst"] < mtu))
+
+    def forbids(self, psn):
+        """None if @p psn is not of this message, else whether losing it breaks
+        the tolerance."""
+        idx = (psn - self.first) & 0xFFFFFF
+        if idx >= self.npkts:
+            return None
+        return self.no_loss or idx in self.critical
 
 
 class VrpChecker:
@@ -59,18 +109,28 @@ class VrpChecker:
         self.seen = {}       # (req src, req dst) -> {dqpn: set of PSNs}
         self.pending = {}    # (req src, req dst) -> NACKed PSNs not yet seen
         self.given_up = {}   # (req src, req dst) -> PSNs an ACK's run reported tolerated
+        self.msgs = {}       # (req src, req dst) -> {first PSN: VrpMessage} (VTETH seen)
         self.counts = {"vrp_acks": 0, "vrp_nacks": 0, "vrp_nacked_psns": 0,
                        "vrp_nacks_repaired": 0, "vrp_acked_tolerated": 0,
-                       "vrp_unchecked": 0}
+                       "vrp_unchecked": 0, "vrp_wr_tol_msgs": 0}
 
     def add_request(self, rec):
+        """A request packet: None, or the error kind of a bad VTETH."""
         key = (rec["ip"]["src"], rec["ip"]["dst"])
+        if rec["bth"]["opcode"] == ops.VRP_WRITE_FIRST_OPCODE:
+            if vteth_problem(rec):
+                return "VRP_BAD_VTETH"
+            msgs = self.msgs.setdefault(key, {})
+            if rec["bth"]["psn"] not in msgs:
+                self.counts["vrp_wr_tol_msgs"] += 1
+                msgs[rec["bth"]["psn"]] = VrpMessage(rec)
         psn = rec["bth"]["psn"]
         self.seen.setdefault(key, {}).setdefault(rec["bth"]["dqpn"], set()).add(psn)
         pend = self.pending.get(key)
         if pend and psn in pend:
             pend.discard(psn)
             self.counts["vrp_nacks_repaired"] += 1
+        return None
 
     def add_notice(self, rec):
         """A VRP ACK or NACK: the error kind, or None."""
@@ -100,6 +160,8 @@ class VrpChecker:
                 continue
             if p in pend:
                 return "VRP_BAD_ACK"
+            if any(m.forbids(p) for m in self.msgs.get(key, {}).values()):
+                return "VRP_CRIT_GIVEN_UP"
             if p not in given_up:
                 given_up.add(p)
                 self.counts["vrp_acked_tolerated"] += 1
@@ -167,7 +229,7 @@ class Report:
             return self.vrp.add_notice(rec)
         info = ops.lookup(op)
         if info is not None and info.request and info.transport == "RC":
-            self.vrp.add_request(rec)
+            return self.vrp.add_request(rec)
         return None
 
     def _fec_frame(self, idx, f):
@@ -287,10 +349,11 @@ def summary(rep):
     if v["vrp_acks"] or v["vrp_nacks"]:
         out.append("  VRP: %d ACKs, %d NACKs naming %d PSNs (%d arrived later), "
                    "%d PSNs reported tolerated, "
-                   "%d unchecked (several QPs between the two addresses)"
+                   "%d unchecked (several QPs between the two addresses), "
+                   "%d messages with their own tolerance"
                    % (v["vrp_acks"], v["vrp_nacks"], v["vrp_nacked_psns"],
                       v["vrp_nacks_repaired"], v["vrp_acked_tolerated"],
-                      v["vrp_unchecked"]))
+                      v["vrp_unchecked"], v.get("vrp_wr_tol_msgs", 0)))
     out.append("RESULT: %s" % ("OK" if r["ok"] else "FAIL"))
     return "\n".join(out)
 

@@ -448,16 +448,22 @@ def test_rc_pingpong(rxe_vm, tmp_path, rnic_is_server):
     check_retransmits_explained(run)
 
 
-@pytest.mark.parametrize("recovery", ["gbone", "irn"])
+@pytest.mark.parametrize("recovery,extra", [
+    ("gbone", ""), ("irn", ""), ("vrp", "--vrp-loss 10"),
+    # per-WR tolerances (docs/vrp.md): after the fallback no WRITE FIRST carries a VTETH
+    # (0xE2), which rxe would refuse as an invalid opcode
+    ("vrp", "--vrp-loss 10 --vrp-wr loss=50,crit=0:64/qp")],
+    ids=["gbone", "irn", "vrp", "vrp-wr"])
 @pytest.mark.parametrize("rnic_is_server", [False, True], ids=["rnic-client", "rnic-server"])
-def test_recovery_falls_back_to_gbn(rxe_vm, tmp_path, recovery, rnic_is_server):
-    """--recovery gbone / irn on the rnic against rxe's perftest, a standard peer (NUL
+def test_recovery_falls_back_to_gbn(rxe_vm, tmp_path, recovery, extra, rnic_is_server):
+    """--recovery gbone / irn / vrp on the rnic against rxe's perftest, a standard peer (NUL
     padding after its version string, docs/perftest-exchange.md "Capability record"):
     the rnic falls back to Go-Back-N, says so in one line, sends no RACK/SACK, and the
     transfer is exact."""
     size, iters, mtu = 64 * KIB, 10, 1024
     tool = f"ib_write_bw -d rxe0 -x 1 -m {mtu} -s {size} -n {iters}"
-    run = run_pair(rxe_vm, tmp_path, "write_bw", f"-s {size} -n {iters} --recovery {recovery}",
+    run = run_pair(rxe_vm, tmp_path, "write_bw",
+                   f"-s {size} -n {iters} --recovery {recovery} {extra}",
                    tool, rnic_is_server, mtu=mtu)
     row = perftest_row(run, size)
     assert int(row[1]) == iters, run.both()
@@ -468,6 +474,8 @@ def test_recovery_falls_back_to_gbn(rxe_vm, tmp_path, recovery, rnic_is_server):
     assert r["recovery_used"] == "gbn" and r["peer_capabilities"] is False, run.both()
     assert r["iters"] == iters and r["size_bytes"] == size, run.both()
     assert run.q["tx_racks"] == 0 and run.q["tx_sacks"] == 0, run.both()
+    assert run.q["vrp_acks_sent"] == 0 and run.q["vrp_nacks_sent"] == 0, run.both()
+    assert run.q["vrp_wr_tol_msgs"] == 0 and run.q["vrp_tolerated_pkts"] == 0, run.both()
     check_counts(run, "write_bw", size, iters, mtu, rnic_is_server)
 
 

@@ -35,13 +35,13 @@ def client_psn(seed):
     return ((seed + 1) * 2654435761) & 0xFFFFFF
 
 
-def run(tmp_path, recovery, extra=""):
+def run(tmp_path, recovery, extra="", drop_at=((5, 7), (9, 0), (13, 4), (13, 5))):
     for exe in ("rnic", "lossy-emu"):
         p = os.path.join(BUILD, "app", exe, exe)
         if not os.access(p, os.X_OK):
             pytest.fail(f"{p} is not built")
     psn0 = client_psn(SEED)
-    drops = [psn0 + PKTS * 5 + 7, psn0 + PKTS * 9, psn0 + PKTS * 13 + 4, psn0 + PKTS * 13 + 5]
+    drops = [psn0 + PKTS * m + k for m, k in drop_at]
     spec = " ".join(f"drop-psn 0x{QPN_B:x}:0x{d & 0xFFFFFF:x}" for d in drops)
     js = {k: str(tmp_path / f"{recovery}-{k}.json") for k in ("emu", "A", "B")}
     with Topology("xv", 1024) as topo:
@@ -92,3 +92,27 @@ def test_gbn_negative_control(tmp_path):
     assert qb["vrp_tolerated_pkts"] == 0 and qb["vrp_zero_filled_bytes"] == 0, qb
     assert qb["rx_req_bytes"] == ITERS * MSG, qb
     assert qa["tx_retransmits"] >= 4, qa
+
+
+def test_vrp_per_wr_tolerance(tmp_path):
+    """--vrp-wr "loss=0/qp" on A (docs/vrp.md, "Tolerance per work request"): even
+    messages carry 0 % in their FIRST (VTETH), odd ones carry nothing, so B's
+    --vrp-loss 10 / window 16 / burst 1024 applies to them. Drops: message 5 packet 7
+    and message 13 packets 4-5 (odd: 5:7 and 13:4 tolerated, 13:5 NACKed, consecutive),
+    message 9's FIRST (NACKed, unknown), and messages 6 packet 7 and 10 packet 3
+    (even, 0 %: NACKed, rate) although B's own tolerance would have let them go."""
+    drop_at = ((5, 7), (6, 7), (9, 0), (10, 3), (13, 4), (13, 5))
+    qa, qb, out_b = run(tmp_path, "vrp",
+                        "--vrp-loss 10 --vrp-window 16 --vrp-max-burst 1024 --vrp-wr loss=0/qp",
+                        drop_at)
+    assert qb["vrp_wr_tol_msgs"] == ITERS // 2, qb
+    assert qb["vrp_bad_tolerance"] == 0, qb
+    assert qb["vrp_tolerated_pkts"] == 2, qb
+    assert qb["vrp_zero_filled_bytes"] == 2 * 1024, qb
+    assert qb["vrp_msgs_loss_1"] == 2 and qb["vrp_msgs_loss_0"] == ITERS - 2, qb
+    assert qb["vrp_nacked_pkts"] == 4, qb
+    assert qb["vrp_nack_rate"] == 2 and qb["vrp_nack_unknown"] == 1, qb
+    assert qb["vrp_nack_consecutive"] == 1 and qb["vrp_nack_critical"] == 0, qb
+    assert qa["tx_retransmits"] == 4 and qa["timeouts"] == 0, qa
+    assert qb["rx_req_bytes"] + qb["vrp_zero_filled_bytes"] == ITERS * MSG, qb
+    assert qb["rx_invalid_requests"] == 0 and qb["tx_nak_seq_err"] == 0, qb

@@ -220,7 +220,7 @@ def _ext_records(spec, op):
     keys = {ops.DETH: "deth", ops.RETH: "reth", ops.ATOMICETH: "atomiceth",
             ops.AETH: "aeth", ops.ATOMICACKETH: "atomicacketh",
             ops.IMMDT: "immdt", ops.IETH: "ieth", ops.SPETH: "speth",
-            ops.NTETH: "nteth"}
+            ops.NTETH: "nteth", ops.VTETH: "vteth"}
     for ext in op.exts:
         if ext in keys:
             out[keys[ext]] = copy.deepcopy(spec[keys[ext]])

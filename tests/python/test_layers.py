@@ -14,12 +14,13 @@ from rocewan.build import build_bytes
 from rocewan.frame import decode
 from rocewan.gen import random_spec
 from rocewan.layers import (AETH, BTH, DETH, EXT_CLASSES, IETH, NTETH, RETH,
-                            SPETH, AtomicAckETH, AtomicETH, ImmDt, ext_headers)
+                            SPETH, VTETH, AtomicAckETH, AtomicETH, ImmDt,
+                            ext_headers)
 
 
 def test_opcode_table_matches_ibta_shapes():
-    # 23 RC + 12 UC + 2 UD + CNP + 12 rocewan extension opcodes (docs/wire.md)
-    assert len(ops.OPCODES) == 50
+    # 23 RC + 12 UC + 2 UD + CNP + 13 rocewan extension opcodes (docs/wire.md)
+    assert len(ops.OPCODES) == 51
     assert 0x15 not in ops.OPCODES          # reserved
     for code in range(0x0c):                # UC has the RC 0x00-0x0b shapes
         rc, uc = ops.OPCODES[code], ops.OPCODES[0x20 + code]
@@ -44,9 +45,26 @@ def test_opcode_numbers_agree_with_scapy_contrib():
 
 @pytest.mark.parametrize("cls,length", [
     (DETH, 8), (RETH, 16), (AtomicETH, 28), (AETH, 4), (AtomicAckETH, 8),
-    (ImmDt, 4), (IETH, 4), (SPETH, 8), (NTETH, 4)])
+    (ImmDt, 4), (IETH, 4), (SPETH, 8), (NTETH, 4), (VTETH, 44)])
 def test_extension_header_lengths(cls, length):
     assert len(raw(cls())) == length == ops.EXT_LEN[cls().name]
+
+
+def test_vteth_layout_on_the_wire():
+    """The VTETH bytes of docs/wire.md (the same as test_roce_wire.c's
+    test_vteth_bytes): flags 7, 2 ranges, 10 %, window 16, burst 2048,
+    ranges 0+64 and 4096+8; and a VRP WRITE FIRST decodes back to it."""
+    v = VTETH(flags=7, n_crit=2, loss_bp=1000, window=16, max_burst=2048,
+              crit0_off=0, crit0_len=64, crit1_off=4096, crit1_len=8)
+    assert raw(v) == bytes.fromhex(
+        "07 02 03e8 0010 0000 00000800 00000000 00000040 00001000 00000008"
+        + "00" * 16)
+    assert v.critical() == [(0, 64), (4096, 8)]
+    pkt = BTH(opcode=0xe2, psn=5) / RETH(dmalen=8192) / v / Raw(bytes(1024))
+    back = BTH(raw(pkt))
+    assert back[VTETH].loss_bp == 1000 and back[VTETH].critical() == [(0, 64), (4096, 8)]
+    assert back[RETH].dmalen == 8192 and len(back[Raw].load) == 1024
+    assert [h.name for h in ext_headers(back)] == ["RETH", "VTETH"]
 
 
 def test_field_layout_on_the_wire():
@@ -76,13 +94,15 @@ def test_extension_registry_shapes():
               0xe0: ("AETH", "NTETH"), 0xe1: ("AETH", "NTETH"),
               0xc2: ("RETH",), 0xc3: ("RETH",), 0xc4: ("SPETH",),
               0xc5: ("SPETH",), 0xc6: ("SPETH",), 0xc7: ("ImmDt", "SPETH"),
-              0xc8: ("SPETH",), 0xc9: ("ImmDt", "SPETH")}
+              0xc8: ("SPETH",), 0xc9: ("ImmDt", "SPETH"),
+              0xe2: ("RETH", "VTETH")}
     assert {c for c in ops.OPCODES if c >= 0xc0} == set(shapes)
     for code, exts in shapes.items():
         op = ops.OPCODES[code]
         assert op.exts == exts and op.transport == "RC", hex(code)
-        assert op.request == (0xc2 <= code <= 0xc9)
+        assert op.request == (0xc2 <= code <= 0xc9 or code == 0xe2)
     assert ops.OPCODES[0xc0].hdr_len == 20 and ops.OPCODES[0xc7].hdr_len == 24
+    assert ops.OPCODES[0xe2].hdr_len == 12 + 16 + 44
 
 
 @pytest.mark.parametrize("code", sorted(ops.OPCODES))

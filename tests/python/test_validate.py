@@ -246,7 +246,7 @@ def test_vrp_ack_nack_logic(tmp_path):
     assert r["opcodes_pkts"]["RC_X_VRP_NACK"] == 1
     assert r["vrp"] == {"vrp_acks": 1, "vrp_nacks": 1, "vrp_nacked_psns": 2,
                         "vrp_nacks_repaired": 2, "vrp_acked_tolerated": 0,
-                        "vrp_unchecked": 0}
+                        "vrp_unchecked": 0, "vrp_wr_tol_msgs": 0}
     assert decode(_vrp_notice(nack, 4, 6, 1)).rec["nteth"] == {"run": 1, "psn": 6}
 
     bad = [_vrp_req(p) for p in (0, 1, 2)] + [_vrp_notice(ack, 2, 3)] \
@@ -276,3 +276,53 @@ def test_vrp_ack_run_reports_tolerated(tmp_path):
     assert not r["ok"]
     assert {k: e["pkts"] for k, e in r["errors"].items()} == \
         {"VRP_BAD_ACK": 1, "VRP_BAD_NACK": 1}
+
+
+def _vrp_first(psn, dlen, vteth):
+    """A VRP WRITE FIRST (0xE2) of a ``dlen``-byte message, MTU 1024."""
+    return build_bytes({
+        "vlan": None,
+        "ip": {"ver": 4, "src": "10.0.0.1", "dst": "10.0.0.2", "tos": 0,
+               "ttl": 64},
+        "udp": {"sport": 0xc123},
+        "bth": {"opcode": 0xe2, "dqpn": 0x11, "psn": psn},
+        "reth": {"va": 0x1000, "rkey": 7, "dlen": dlen},
+        "vteth": vteth,
+        "payload": bytes(1024)})
+
+
+def test_vrp_wr_tolerance(tmp_path):
+    """Per-WR tolerance (docs/vrp.md): a message whose FIRST (0xE2) names a
+    critical range over packet 5 and 25 %; a second one sent with 0 %. An ACK
+    run giving up packet 3 of the first is fine; giving up packet 5 (critical),
+    its last packet, or any packet of the 0 % message is VRP_CRIT_GIVEN_UP.
+    A VTETH with a range outside the message is VRP_BAD_VTETH."""
+    ack = 0xe0
+    tol = {"flags": 1, "n_crit": 1, "loss_bp": 2500, "window": 0,
+           "max_burst": 0xffffffff, "crit": [[5 * 1024 + 10, 4]]}
+    good = [_vrp_first(0, 12 * 1024, tol)] + [_vrp_req(p) for p in (1, 2, 4)] \
+        + [_vrp_notice(ack, 2, 4, 1)]
+    r = validate_file(str(_write_pcap(tmp_path, "wr.pcap", good))).results()
+    assert r["ok"], r["errors"]
+    assert r["vrp"]["vrp_wr_tol_msgs"] == 1
+    assert r["vrp"]["vrp_acked_tolerated"] == 1
+    assert decode(good[0]).rec["vteth"]["crit"][0] == [5 * 1024 + 10, 4]
+
+    def errors(frames, name):
+        r = validate_file(str(_write_pcap(tmp_path, name, frames))).results()
+        return {k: e["pkts"] for k, e in r["errors"].items()}
+
+    crit = [_vrp_first(0, 12 * 1024, tol)] + [_vrp_req(p) for p in (1, 2, 3, 4, 6)] \
+        + [_vrp_notice(ack, 4, 6, 1)]
+    assert errors(crit, "crit.pcap") == {"VRP_CRIT_GIVEN_UP": 1}
+    last = [_vrp_first(0, 12 * 1024, tol)] + [_vrp_req(p) for p in range(1, 11)] \
+        + [_vrp_req(12), _vrp_notice(ack, 10, 12, 1)]
+    assert errors(last, "last.pcap") == {"VRP_CRIT_GIVEN_UP": 1}
+    zero = dict(tol, loss_bp=0, n_crit=0)
+    nolos = [_vrp_first(0, 12 * 1024, zero)] + [_vrp_req(p) for p in (1, 3)] \
+        + [_vrp_notice(ack, 1, 3, 1)]
+    assert errors(nolos, "zero.pcap") == {"VRP_CRIT_GIVEN_UP": 1}
+    out = dict(tol, crit=[[12 * 1024 - 2, 4]])
+    assert errors([_vrp_first(0, 12 * 1024, out)], "bad.pcap") == {"VRP_BAD_VTETH": 1}
+    many = dict(tol, n_crit=5)
+    assert errors([_vrp_first(0, 12 * 1024, many)], "many.pcap") == {"VRP_BAD_VTETH": 1}

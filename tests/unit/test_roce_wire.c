@@ -59,7 +59,7 @@ test_opcode_table(void)
 	static const uint8_t lens[] = {ROCE_DETH_LEN,  ROCE_RETH_LEN,	      ROCE_ATOMICETH_LEN,
 				       ROCE_AETH_LEN,  ROCE_ATOMICACKETH_LEN, ROCE_IMMDT_LEN,
 				       ROCE_IETH_LEN,  ROCE_CNP_RSVD_LEN,     ROCE_SPETH_LEN,
-				       ROCE_NTETH_LEN, ROCE_FRH_LEN};
+				       ROCE_NTETH_LEN, ROCE_FRH_LEN,	      ROCE_VTETH_LEN};
 	int n[5] = {0};
 
 	for (int op = 0; op < 256; op++) {
@@ -71,7 +71,7 @@ test_opcode_table(void)
 			CHECK(o->name == NULL);
 			continue;
 		}
-		for (int b = 0; b < 11; b++)
+		for (int b = 0; b < 12; b++)
 			if (o->ext & (1 << b))
 				len += lens[b];
 		CHECK_EQ(o->hdr_len, len);
@@ -89,7 +89,8 @@ test_opcode_table(void)
 		CHECK((o->flags & (ROCE_OPF_MIDDLE)) == 0 ||
 		      (o->flags & (ROCE_OPF_FIRST | ROCE_OPF_LAST)) == 0);
 	}
-	CHECK_EQ(n[ROCE_TR_RC], 23 + 10 + 2 + 2); /* + FEC repair, negotiation; VRP ACK/NACK */
+	/* + FEC repair, negotiation; VRP ACK/NACK, VRP WRITE FIRST */
+	CHECK_EQ(n[ROCE_TR_RC], 23 + 10 + 2 + 3);
 	CHECK_EQ(n[ROCE_TR_UC], 12);
 	CHECK_EQ(n[ROCE_TR_UD], 2);
 	CHECK_EQ(n[ROCE_TR_CNP], 1);
@@ -117,6 +118,14 @@ test_opcode_table(void)
 	CHECK(!(roce_opcode_info(0xd0)->flags & (ROCE_OPF_REQ | ROCE_OPF_RESP)));
 	CHECK_EQ(roce_opcode_info(0xd0)->hdr_len, 12 + 28);
 	CHECK(strcmp(roce_opcode_name(0xd2), "RESERVED") == 0);
+	/* VRP per-WR tolerance: WRITE FIRST + RETH + VTETH (docs/wire.md) */
+	CHECK(strcmp(roce_opcode_name(0xe2), "RC_X_RDMA_WRITE_FIRST_VRP") == 0);
+	CHECK_EQ(roce_opcode_info(ROCE_XOP_WRITE_FIRST_VRP)->hdr_len, 12 + 16 + 44);
+	CHECK_EQ(roce_ext_offset(ROCE_XOP_WRITE_FIRST_VRP, ROCE_EXT_VTETH), 16);
+	CHECK((roce_opcode_info(0xe2)->flags & (ROCE_OPF_FIRST | ROCE_OPF_WRITE | ROCE_OPF_REQ)) ==
+	      (ROCE_OPF_FIRST | ROCE_OPF_WRITE | ROCE_OPF_REQ));
+	CHECK(!(roce_opcode_info(0xe2)->flags & ROCE_OPF_PLACED));
+	CHECK(strcmp(roce_opcode_name(0xe3), "RESERVED") == 0);
 }
 
 /* Independent ICRC: mask a full copy of the packet and hash it with zlib. */
@@ -183,6 +192,13 @@ fill_pkt(struct roce_pkt *p, uint8_t opcode, int ver, bool vlan)
 	p->h.speth = (struct roce_speth){0xfedcba98, 0x00012000};
 	p->h.nt_psn = 0xabcdef;
 	p->h.nt_run = 0x5a;
+	p->h.vt =
+	    (struct roce_vteth){.flags = 5,
+				.n_crit = 3,
+				.loss_bp = 0x1388,
+				.window = 0x0102,
+				.max_burst = 0xa0b0c0d0,
+				.crit = {{1, 2}, {0x10000, 0x20000}, {0xfffffff0, 0x10}, {0, 0}}};
 }
 
 static bool
@@ -217,6 +233,14 @@ hdrs_equal(const struct roce_pkt *a, const struct roce_pkt *b)
 		      a->h.speth.offset == b->h.speth.offset;
 	if (o->ext & ROCE_EXT_NTETH)
 		eq &= a->h.nt_psn == b->h.nt_psn && a->h.nt_run == b->h.nt_run;
+	if (o->ext & ROCE_EXT_VTETH) {
+		const struct roce_vteth *u = &a->h.vt, *v = &b->h.vt;
+
+		eq &= u->flags == v->flags && u->n_crit == v->n_crit && u->loss_bp == v->loss_bp &&
+		      u->window == v->window && u->max_burst == v->max_burst;
+		for (int i = 0; i < ROCE_VTETH_CRIT; i++)
+			eq &= u->crit[i].off == v->crit[i].off && u->crit[i].len == v->crit[i].len;
+	}
 	return eq;
 }
 
@@ -524,6 +548,41 @@ test_rxe_capture(void)
 	       writes, acks);
 }
 
+/* VTETH (docs/wire.md, "VRP tolerance"): the bytes after the RETH of a 0xE2, big-endian */
+static void
+test_vteth_bytes(void)
+{
+	static const uint8_t want[ROCE_VTETH_LEN] = {
+	    0x07, 0x02, 0x03, 0xe8, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, /* fixed */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, /* crit 0: off 0, len 64 */
+	    0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x08, /* crit 1: off 4096, len 8 */
+	    0,	  0,	0,    0,    0,	  0,	0,    0,    0,	  0,	0,    0,    0, 0, 0, 0};
+	uint8_t buf[2048];
+	struct roce_pkt p, q;
+	size_t off;
+
+	fill_pkt(&p, ROCE_XOP_WRITE_FIRST_VRP, 4, false);
+	memset(&p.h.vt, 0, sizeof(p.h.vt));
+	p.h.vt.flags = ROCE_VTETH_F_LOSS | ROCE_VTETH_F_WINDOW | ROCE_VTETH_F_BURST;
+	p.h.vt.n_crit = 2;
+	p.h.vt.loss_bp = 1000; /* 10 % */
+	p.h.vt.window = 16;
+	p.h.vt.max_burst = 2048;
+	p.h.vt.crit[0].len = 64;
+	p.h.vt.crit[1].off = 4096;
+	p.h.vt.crit[1].len = 8;
+	CHECK(roce_build(buf, sizeof(buf), &p, NULL, 1024, 0) > 0);
+	CHECK_EQ(roce_hdr_len(&p), 14 + 20 + 8 + 12 + 16 + 44);
+	off = 14 + 20 + 8 + 12 + 16;
+	CHECK_MEM(buf + off, want, sizeof(want));
+	CHECK_EQ(roce_parse(buf, p.frame_len, &q, 0), 0);
+	CHECK(hdrs_equal(&p, &q));
+	CHECK_EQ(q.payload_off, off + 44);
+	/* one byte short of the VTETH: truncated, never read past the end */
+	CHECK_EQ(roce_parse(buf, off + 43 + 4, &q, 0) < 0, 1);
+}
+
 RW_TEST_MAIN(RW_TEST(test_psn), RW_TEST(test_opcode_table), RW_TEST(test_roundtrip_all),
-	     RW_TEST(test_build_in_place), RW_TEST(test_build_errors), RW_TEST(test_truncation),
-	     RW_TEST(test_malformed), RW_TEST(test_fuzz_mutations), RW_TEST(test_rxe_capture))
+	     RW_TEST(test_vteth_bytes), RW_TEST(test_build_in_place), RW_TEST(test_build_errors),
+	     RW_TEST(test_truncation), RW_TEST(test_malformed), RW_TEST(test_fuzz_mutations),
+	     RW_TEST(test_rxe_capture))

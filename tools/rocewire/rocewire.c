@@ -255,6 +255,15 @@ print_frame(long idx, const uint8_t *f, int len)
 		       p.h.speth.offset);
 	if (o->ext & ROCE_EXT_NTETH)
 		printf(", \"nteth\": {\"run\": %u, \"psn\": %u}", p.h.nt_run, p.h.nt_psn);
+	if (o->ext & ROCE_EXT_VTETH) {
+		printf(", \"vteth\": {\"flags\": %u, \"n_crit\": %u, \"loss_bp\": %u, "
+		       "\"window\": %u, \"max_burst\": %u, \"crit\": [",
+		       p.h.vt.flags, p.h.vt.n_crit, p.h.vt.loss_bp, p.h.vt.window,
+		       p.h.vt.max_burst);
+		for (int i = 0; i < ROCE_VTETH_CRIT; i++)
+			printf("%s[%u, %u]", i ? ", " : "", p.h.vt.crit[i].off, p.h.vt.crit[i].len);
+		printf("]}");
+	}
 	if (rc_noicrc == 0)
 		printf(", \"payload_len\": %u, \"icrc\": %u, \"icrc_ok\": %s", p.payload_len,
 		       p.icrc, rc == 0 ? "true" : "false");

@@ -441,6 +441,440 @@ t_wc_ex(void)
 	tr_fini(&w);
 }
 
+/* ---- tolerance per work request (roce_post_send_vrp, VTETH on the FIRST, docs/vrp.md) ---- */
+
+/* Exact loss map of one receive completion: @p n holes {off, len} in packets of the message. */
+static void
+expect_map(const struct roce_wc_ex *ex, uint64_t wr_id, uint32_t imm, uint32_t npk, uint32_t lost,
+	   unsigned int n, const uint32_t (*holes)[2])
+{
+	CHECK_EQ(ex->wc.wr_id, wr_id);
+	CHECK_EQ(ex->wc.status, IBV_WC_SUCCESS);
+	CHECK_EQ(ex->wc.opcode, IBV_WC_RECV_RDMA_WITH_IMM);
+	CHECK_EQ(ex->wc.imm_data, htobe32(imm));
+	CHECK_EQ(ex->wc.byte_len, npk * MTU);
+	CHECK(ex->vrp_valid);
+	CHECK_EQ(ex->vrp.len, npk * MTU);
+	CHECK_EQ(ex->vrp.lost_pkts, lost);
+	CHECK_EQ(ex->vrp.lost_bytes, (uint64_t)lost * MTU);
+	CHECK_EQ(ex->vrp.n_holes, n);
+	for (unsigned int i = 0; i < n && i < ex->vrp.n_holes; i++) {
+		CHECK_EQ(ex->vrp.holes[i].off, (uint64_t)holes[i][0] * MTU);
+		CHECK_EQ(ex->vrp.holes[i].len, (uint64_t)holes[i][1] * MTU);
+	}
+}
+
+/*
+ * One QP, five WRITE-with-immediate messages of 10 packets, each with its own
+ * tolerance; the receiving QP's is 30 % over 10 packets (3 losses). Drops by
+ * message-relative index:
+ *   M1 WR 30 %/10, critical [3*MTU+100, +8): drops 2, 3, 6 -> 2, 6 tolerated, 3 NACKed (critical)
+ *   M2 no WR tolerance (the QP's 30 %):       drops 2, 5    -> both tolerated
+ *   M3 WR 0 % (a critical message):           drops 4, 7    -> both NACKed (rate), nothing lost
+ *   M4 WR burst 1024 B (1 packet), QP's 30 %: drops 3, 4, 5 -> 3, 5 tolerated, 4 NACKed
+ * (consecutive) M5 WR critical [0, 10*MTU) only:          drop 5        -> NACKed (critical)
+ * despite the QP's 30 %
+ */
+static void
+t_wr_mixed(void)
+{
+	struct tr_wire w;
+	struct roce_wc_ex ex[8];
+	struct ibv_wc wc;
+	const struct roce_vrp_wr m1 = {.set = ROCE_VRP_WR_LOSS | ROCE_VRP_WR_WINDOW,
+				       .loss_bp = 3000,
+				       .window = 10,
+				       .n_critical = 1,
+				       .critical = {{3 * MTU + 100, 8}}};
+	const struct roce_vrp_wr m3 = {.set = ROCE_VRP_WR_LOSS, .loss_bp = 0};
+	const struct roce_vrp_wr m4 = {.set = ROCE_VRP_WR_BURST, .max_burst = 1024};
+	const struct roce_vrp_wr m5 = {.n_critical = 1, .critical = {{0, 10 * MTU}}};
+	const struct roce_vrp_wr *tol[5] = {&m1, NULL, &m3, &m4, &m5};
+	const int drops[] = {2,	     3,	     6,	     10 + 2, 10 + 5, 20 + 4,
+			     20 + 7, 30 + 3, 30 + 4, 30 + 5, 40 + 5};
+	const uint32_t h1[][2] = {{2, 1}, {6, 1}}, h2[][2] = {{2, 1}, {5, 1}};
+	const uint32_t h4[][2] = {{3, 1}, {5, 1}};
+
+	vinit(&w, 3000, 10, VRP_BURST_UNLIMITED, 0, NULL);
+	tr_fill(A(&w), 0, 50 * MTU, 11);
+	for (int i = 0; i < 5; i++)
+		tr_post_recv(B(&w), 100 + i, 0, 0);
+	for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++)
+		tr_rule(&w, TR_A, TR_REQ, PSN0 + drops[i], TR_DROP, 1);
+	for (int i = 0; i < 5; i++)
+		CHECK_EQ(tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE_WITH_IMM, 1 + i, i * 10 * MTU,
+				     10 * MTU, i * 10 * MTU, 0x50 + i, tol[i]),
+			 0);
+	RUN(&w);
+	for (int i = 0; i < 5; i++)
+		expect_wc(A(&w), false, 1 + i, IBV_WC_SUCCESS);
+	CHECK_EQ(tr_poll_cq(A(&w), false, &wc, 1), 0);
+	CHECK_EQ(roce_poll_cq_ex(B(&w)->rcq, 8, ex), 5);
+	expect_map(&ex[0], 100, 0x50, 10, 2, 2, h1);
+	expect_map(&ex[1], 101, 0x51, 10, 2, 2, h2);
+	expect_map(&ex[2], 102, 0x52, 10, 0, 0, NULL);
+	expect_map(&ex[3], 103, 0x53, 10, 2, 2, h4);
+	expect_map(&ex[4], 104, 0x54, 10, 0, 0, NULL);
+	expect_data(&w, 50,
+		    1ull << 2 | 1ull << 6 | 1ull << 12 | 1ull << 15 | 1ull << 33 | 1ull << 35);
+	/*
+	 * The 5 packets the tolerances refuse are NACKed (critical 3 and 45, rate 24 and 27,
+	 * consecutive 34). A WRITE-with-immediate LAST is not self-placing (docs/wire.md): the
+	 * LASTs of M1-M4 (PSNs 9, 19, 29, 39) reach B while ePSN waits at a NACKed PSN, are
+	 * dropped, and are NACKed (critical) when the next message's first packet shows them
+	 * missing; M5's LAST (49) has nothing after it: one timeout resends exactly it.
+	 */
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TX_RETX_PKTS), 5 + 4 + 1);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_TOLERATED), 6);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_ZERO_BYTES), 6 * MTU);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_NACKED), 5 + 4);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_NACK_CRIT), 2 + 4);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_NACK_RATE), 2);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_NACK_CONS), 1);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_NACK_UNKNOWN), 0);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_WR_MSGS), 4);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_BAD_TOL), 0);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_MSGS), 5);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_HIST_0), 2);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_HIST_2), 3);
+	tr_fini(&w);
+
+	/* negative control: the same posts on a QP whose receiver is reliable (gbn fallback) */
+	tr_init(&w, &(struct tr_opts){.recovery = "gbn"});
+	tr_fill(A(&w), 0, 50 * MTU, 11);
+	for (int i = 0; i < 5; i++)
+		tr_post_recv(B(&w), 100 + i, 0, 0);
+	for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++)
+		tr_rule(&w, TR_A, TR_REQ, PSN0 + drops[i], TR_DROP, 1);
+	for (int i = 0; i < 5; i++)
+		CHECK_EQ(tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE_WITH_IMM, 1 + i, i * 10 * MTU,
+				     10 * MTU, i * 10 * MTU, 0x50 + i, tol[i]),
+			 0);
+	RUN(&w);
+	CHECK_EQ(roce_poll_cq_ex(B(&w)->rcq, 8, ex), 5);
+	for (int i = 0; i < 5; i++)
+		CHECK(!ex[i].vrp_valid);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 50 * MTU);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_WR_MSGS), 0);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_TOLERATED), 0);
+	tr_fini(&w);
+}
+
+/*
+ * Seeded random drops (both directions, ACKs and NACKs too) over 24 messages
+ * of 16 packets that alternate four tolerances on one QP. After the run,
+ * every message's loss map obeys its own tolerance: no hole in a critical
+ * range (its first and last packets, and the WR's range), at most max_loss
+ * losses in any window, no run longer than max_cons, nothing lost at 0 %;
+ * the target holds the data outside the holes and zeros inside. The same
+ * seed run again gives the same maps.
+ */
+#define RND_MSGS 24
+#define RND_PKTS 16
+
+static void
+wr_random_run(uint64_t seed, uint64_t *lostmask, uint64_t *tolerated)
+{
+	struct tr_wire w;
+	struct roce_wc_ex ex[RND_MSGS];
+	static const uint8_t zeros[MTU];
+	/* {loss_bp, window, max_burst, crit_off, crit_len}: 25 %/8 + header; 0 %; 50 %/16 burst 1;
+	 * the QP's (20 %/16, unlimited burst) */
+	const struct roce_vrp_wr tol[4] = {
+	    {.set = ROCE_VRP_WR_LOSS | ROCE_VRP_WR_WINDOW,
+	     .loss_bp = 2500,
+	     .window = 8,
+	     .n_critical = 1,
+	     .critical = {{5 * MTU, 64}}},
+	    {.set = ROCE_VRP_WR_LOSS, .loss_bp = 0},
+	    {.set = ROCE_VRP_WR_LOSS | ROCE_VRP_WR_BURST, .loss_bp = 5000, .max_burst = MTU},
+	    {.set = 0},
+	};
+	const uint32_t max_loss[4] = {2, 0, 8, 3}, win[4] = {8, 16, 16, 16};
+	const uint32_t max_cons[4] = {99, 0, 1, 99};
+	int got;
+
+	vinit(&w, 2000, 16, VRP_BURST_UNLIMITED, 0, NULL);
+	memset(B(&w)->buf, 0xa5, RND_MSGS * RND_PKTS * MTU + MTU);
+	tr_fill(A(&w), 0, RND_MSGS * RND_PKTS * MTU, 5);
+	tr_random_faults(&w, seed, 60, 0, 0); /* 6 % of the frames */
+	for (int i = 0; i < RND_MSGS; i++)
+		tr_post_recv(B(&w), 200 + i, 0, 0);
+	for (int i = 0; i < RND_MSGS; i++)
+		CHECK_EQ(tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE_WITH_IMM, 1 + i, i * RND_PKTS * MTU,
+				     RND_PKTS * MTU, i * RND_PKTS * MTU, i,
+				     i % 4 == 3 ? NULL : &tol[i % 4]),
+			 0);
+	RUN(&w);
+	got = roce_poll_cq_ex(B(&w)->rcq, RND_MSGS, ex);
+	CHECK_EQ(got, RND_MSGS);
+	*tolerated = stat(&w, TR_B, ROCE_STAT_RX_VRP_TOLERATED);
+	for (int i = 0; i < got; i++) {
+		int k = i % 4;
+		uint64_t lost = 0;
+		uint32_t run = 0, cnt = 0;
+		const uint8_t *dst = B(&w)->buf + i * RND_PKTS * MTU;
+		const uint8_t *src = A(&w)->buf + i * RND_PKTS * MTU;
+
+		CHECK_EQ(ex[i].wc.wr_id, 200 + (uint64_t)i);
+		CHECK_EQ(ex[i].wc.status, IBV_WC_SUCCESS);
+		CHECK(ex[i].vrp_valid);
+		CHECK(!ex[i].vrp.holes_truncated);
+		for (uint32_t h = 0; h < ex[i].vrp.n_holes; h++) {
+			CHECK_EQ(ex[i].vrp.holes[h].off % MTU, 0);
+			CHECK_EQ(ex[i].vrp.holes[h].len % MTU, 0);
+			for (uint64_t b = ex[i].vrp.holes[h].off;
+			     b < ex[i].vrp.holes[h].off + ex[i].vrp.holes[h].len; b += MTU)
+				lost |= 1ull << (b / MTU);
+		}
+		CHECK_EQ((uint32_t)__builtin_popcountll(lost), ex[i].vrp.lost_pkts);
+		lostmask[i] = lost;
+		/* critical: the first and last packets, and tolerance 0's WR range (packet 5) */
+		CHECK_EQ(lost & (1ull | 1ull << (RND_PKTS - 1)), 0);
+		if (k == 0)
+			CHECK_EQ(lost & (1ull << 5), 0);
+		for (uint32_t q = 0; q < RND_PKTS; q++) {
+			bool l = lost >> q & 1;
+
+			run = l ? run + 1 : 0;
+			CHECK(run <= max_cons[k]);
+			cnt += l;
+			if (q >= win[k])
+				cnt -= (uint32_t)(lost >> (q - win[k]) & 1);
+			CHECK(cnt <= max_loss[k]);
+			CHECK_MEM(dst + q * MTU, l ? zeros : src + q * MTU, MTU);
+		}
+	}
+	tr_fini(&w);
+}
+
+static void
+t_wr_random(void)
+{
+	uint64_t a[RND_MSGS], b[RND_MSGS], ta, tb;
+
+	wr_random_run(0x5eed13, a, &ta);
+	wr_random_run(0x5eed13, b, &tb);
+	CHECK_EQ(ta, tb);
+	CHECK(ta > 0); /* the seed does drop tolerable packets */
+	for (int i = 0; i < RND_MSGS; i++) {
+		CHECK_EQ(a[i], b[i]);
+		if (i % 4 == 1)
+			CHECK_EQ(a[i], 0); /* 0 %: reliable */
+	}
+}
+
+/* roce_post_send_vrp refuses a bad tolerance at the WR, and posts nothing from it on. */
+static void
+t_wr_refused(void)
+{
+	struct tr_wire w;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr[2], *bad = NULL;
+	struct roce_vrp_wr v;
+	struct ibv_wc wc;
+
+	tr_init(&w, &(struct tr_opts){.recovery = "vrp"});
+	sge = (struct ibv_sge){(uintptr_t)A(&w)->buf, 4 * MTU, A(&w)->mr->lkey};
+	memset(wr, 0, sizeof(wr));
+	for (int i = 0; i < 2; i++) {
+		wr[i].wr_id = 1 + i;
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_RDMA_WRITE;
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].wr.rdma.remote_addr = (uintptr_t)B(&w)->buf;
+		wr[i].wr.rdma.rkey = B(&w)->mr->rkey;
+	}
+	wr[0].next = &wr[1];
+	for (int c = 0; c < 7; c++) {
+		memset(&v, 0, sizeof(v));
+		switch (c) {
+		case 0:
+			v.set = 1u << 3;
+			break; /* unknown bit */
+		case 1:
+			v.set = ROCE_VRP_WR_LOSS, v.loss_bp = 10001;
+			break; /* > 100 % */
+		case 2:
+			v.set = ROCE_VRP_WR_WINDOW, v.window = 65536;
+			break; /* window */
+		case 3:
+			v.n_critical = ROCE_VRP_WR_CRITICAL + 1;
+			break; /* too many */
+		case 4:
+			v.n_critical = 1, v.critical[0] = (struct vrp_range){MTU, 0};
+			break;
+		case 5:
+			v.n_critical = 1, v.critical[0] = (struct vrp_range){4 * MTU, 1};
+			break;
+		default:
+			v.n_critical = 1, v.critical[0] = (struct vrp_range){MTU, 3 * MTU + 1};
+			break;
+		}
+		for (unsigned int i = 0; i < v.n_critical && i < ROCE_VRP_WR_CRITICAL; i++)
+			if (c == 3)
+				v.critical[i] = (struct vrp_range){0, 1};
+		bad = NULL;
+		CHECK_EQ(roce_post_send_vrp(A(&w)->qp, wr, &v, &bad), -EINVAL);
+		CHECK(bad == &wr[0]);
+	}
+	RUN(&w);
+	CHECK_EQ(tr_poll_cq(A(&w), false, &wc, 1), 0);
+	/* the last range byte of the message is accepted; a SEND in the chain ignores it */
+	v = (struct roce_vrp_wr){.n_critical = 1, .critical = {{MTU, 3 * MTU}}};
+	wr[1].opcode = IBV_WR_SEND;
+	tr_post_recv(B(&w), 9, 8 * MTU, 4 * MTU);
+	CHECK_EQ(roce_post_send_vrp(A(&w)->qp, wr, &v, &bad), 0);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	expect_wc(A(&w), false, 2, IBV_WC_SUCCESS);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_WR_MSGS), 1);
+	tr_fini(&w);
+}
+
+/* Rewrite the VTETH of the first queued 0xE2 frame from A (hostile peer); true if found. */
+static bool
+mangle_vteth(struct tr_wire *w, void (*fn)(struct roce_vteth *))
+{
+	for (struct tr_frame *f = w->q[TR_A].head; f; f = f->next) {
+		struct roce_pkt p;
+
+		if (roce_parse(f->data, f->len, &p, 0) != 0 ||
+		    p.h.bth.opcode != ROCE_XOP_WRITE_FIRST_VRP)
+			continue;
+		fn(&p.h.vt);
+		CHECK_EQ(roce_build(f->data, f->len, &p, f->data + p.payload_off, p.payload_len,
+				    ROCE_BUILD_KEEP_PAD),
+			 (int)p.frame_len);
+		return true;
+	}
+	return false;
+}
+
+static void
+vt_many(struct roce_vteth *v)
+{
+	v->n_crit = 200;
+}
+
+static void
+vt_outside(struct roce_vteth *v)
+{
+	v->crit[0].off = 0xfffffff0u;
+}
+
+/*
+ * A VTETH the receiver must refuse (more ranges than it holds; a range
+ * outside the message): counted, and the message is delivered reliably:
+ * the 50 % it asked for is not granted, every loss is resent.
+ */
+static void
+t_wr_bad_vteth(void)
+{
+	void (*fns[2])(struct roce_vteth *) = {vt_many, vt_outside};
+
+	for (int c = 0; c < 2; c++) {
+		struct tr_wire w;
+		const struct roce_vrp_wr v = {.set = ROCE_VRP_WR_LOSS,
+					      .loss_bp = 5000,
+					      .n_critical = 1,
+					      .critical = {{0, 8}}};
+
+		vinit(&w, 5000, 16, VRP_BURST_UNLIMITED, 0, NULL);
+		tr_fill(A(&w), 0, 16 * MTU, 2);
+		tr_rule(&w, TR_A, TR_REQ, PSN0 + 4, TR_DROP, 1);
+		tr_rule(&w, TR_A, TR_REQ, PSN0 + 9, TR_DROP, 1);
+		/* the QP window holds the whole message, so its FIRST is queued at once */
+		CHECK_EQ(tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 16 * MTU, 0, 1, &v), 0);
+		CHECK(mangle_vteth(&w, fns[c]));
+		RUN(&w);
+		expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+		CHECK_MEM(B(&w)->buf, A(&w)->buf, 16 * MTU);
+		CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_BAD_TOL), 1);
+		CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_TOLERATED), 0);
+		CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TX_RETX_PKTS), 2);
+		CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TIMEOUTS), 0);
+		tr_fini(&w);
+	}
+}
+
+/*
+ * The requester's side of the wire: under vrp a WRITE posted with a tolerance
+ * starts with 0xE2 and its VTETH says exactly what was posted; a WRITE posted
+ * without one starts with the standard FIRST; a one-packet WRITE (ONLY) carries
+ * none. Under gbn (the fallback against a standard peer) no 0xE2 at all.
+ */
+static void
+t_wr_wire(void)
+{
+	const struct roce_vrp_wr v = {.set = ROCE_VRP_WR_LOSS | ROCE_VRP_WR_BURST,
+				      .loss_bp = 1250,
+				      .max_burst = VRP_BURST_UNLIMITED,
+				      .n_critical = 2,
+				      .critical = {{0, 64}, {2 * MTU + 1, 3}}};
+	const struct roce_vrp_wr v1 = {.set = ROCE_VRP_WR_LOSS, .loss_bp = 5000};
+
+	for (int vrp = 1; vrp >= 0; vrp--) {
+		struct tr_wire w;
+		uint8_t first[4] = {0};
+		int n = 0, e2 = 0;
+
+		tr_init(&w, &(struct tr_opts){.recovery = vrp ? "vrp" : "gbn"});
+		tr_fill(A(&w), 0, 16 * MTU, 1);
+		CHECK_EQ(tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 4 * MTU, 0, 0, &v), 0);
+		CHECK_EQ(tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE, 2, 0, 4 * MTU, 4 * MTU, 0, NULL), 0);
+		CHECK_EQ(
+		    tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE_WITH_IMM, 3, 0, 4 * MTU, 8 * MTU, 9, &v),
+		    0);
+		/* one packet: a valid tolerance, never on the wire; a range past 64 B is refused */
+		CHECK_EQ(tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE, 4, 0, 64, 12 * MTU, 0, &v), -EINVAL);
+		CHECK_EQ(tr_post_vrp(A(&w), IBV_WR_RDMA_WRITE, 4, 0, 64, 12 * MTU, 0, &v1), 0);
+		tr_post_recv(B(&w), 5, 0, 0);
+		for (struct tr_frame *f = w.q[TR_A].head; f; f = f->next) {
+			struct roce_pkt p;
+			uint32_t f_ = 0;
+
+			if (roce_parse(f->data, f->len, &p, 0) != 0)
+				continue;
+			f_ = roce_opcode_info(p.h.bth.opcode)->flags;
+			if (!(f_ & ROCE_OPF_WRITE) || !(f_ & ROCE_OPF_FIRST)) /* FIRST or ONLY */
+				continue;
+			if (n < 4)
+				first[n] = p.h.bth.opcode;
+			n++;
+			if (p.h.bth.opcode != ROCE_XOP_WRITE_FIRST_VRP)
+				continue;
+			e2++;
+			CHECK_EQ(p.h.vt.flags, ROCE_VTETH_F_LOSS | ROCE_VTETH_F_BURST);
+			CHECK_EQ(p.h.vt.loss_bp, 1250);
+			CHECK_EQ(p.h.vt.window, 0);
+			CHECK_EQ(p.h.vt.max_burst, UINT32_MAX);
+			CHECK_EQ(p.h.vt.n_crit, 2);
+			CHECK_EQ(p.h.vt.crit[1].off, 2 * MTU + 1);
+			CHECK_EQ(p.h.vt.crit[1].len, 3);
+			CHECK_EQ(p.h.vt.crit[2].len, 0);
+			CHECK_EQ(p.h.reth.dlen, 4 * MTU);
+		}
+		CHECK_EQ(n, 4);
+		CHECK_EQ(first[0],
+			 vrp ? ROCE_XOP_WRITE_FIRST_VRP : ROCE_OP_RC_BASE + ROCE_OP_WRITE_FIRST);
+		CHECK_EQ(first[1], ROCE_OP_RC_BASE + ROCE_OP_WRITE_FIRST);
+		CHECK_EQ(first[2],
+			 vrp ? ROCE_XOP_WRITE_FIRST_VRP : ROCE_OP_RC_BASE + ROCE_OP_WRITE_FIRST);
+		CHECK_EQ(first[3], ROCE_OP_RC_BASE + ROCE_OP_WRITE_ONLY);
+		CHECK_EQ(e2, vrp ? 2 : 0);
+		RUN(&w);
+		for (int i = 1; i <= 4; i++)
+			expect_wc(A(&w), false, (uint64_t)i, IBV_WC_SUCCESS);
+		CHECK_MEM(B(&w)->buf, A(&w)->buf, 4 * MTU);
+		CHECK_MEM(B(&w)->buf + 12 * MTU, A(&w)->buf, 64);
+		CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_WR_MSGS), vrp ? 2 : 0);
+		tr_fini(&w);
+	}
+}
+
 /* Negative control: the same drops under gbone are all resent (no tolerance without vrp). */
 static void
 t_negative_gbone(void)
@@ -481,13 +915,25 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } cases[] = {
-    {"tolerated", t_tolerated},		  {"beyond_rate", t_beyond_rate},
-    {"consecutive", t_consecutive},	  {"critical", t_critical},
-    {"zero_tolerance", t_zero_tolerance}, {"first_lost", t_first_lost},
-    {"last_lost", t_last_lost},		  {"nack_lost", t_nack_lost},
-    {"retx_lost", t_retx_lost},		  {"rto_unreported_only", t_rto_unreported_only},
-    {"write_imm_loss", t_write_imm_loss}, {"wc_ex", t_wc_ex},
-    {"negative_gbone", t_negative_gbone}, {"refused", t_refused},
+    {"tolerated", t_tolerated},
+    {"beyond_rate", t_beyond_rate},
+    {"consecutive", t_consecutive},
+    {"critical", t_critical},
+    {"zero_tolerance", t_zero_tolerance},
+    {"first_lost", t_first_lost},
+    {"last_lost", t_last_lost},
+    {"nack_lost", t_nack_lost},
+    {"retx_lost", t_retx_lost},
+    {"rto_unreported_only", t_rto_unreported_only},
+    {"write_imm_loss", t_write_imm_loss},
+    {"wc_ex", t_wc_ex},
+    {"negative_gbone", t_negative_gbone},
+    {"refused", t_refused},
+    {"wr_mixed", t_wr_mixed},
+    {"wr_random", t_wr_random},
+    {"wr_refused", t_wr_refused},
+    {"wr_bad_vteth", t_wr_bad_vteth},
+    {"wr_wire", t_wr_wire},
 };
 
 int

@@ -601,6 +601,13 @@ int
 tr_post_imm(struct tr_side *s, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t loff, uint32_t len,
 	    uint32_t roff, uint32_t imm_host)
 {
+	return tr_post_vrp(s, op, wr_id, loff, len, roff, imm_host, NULL);
+}
+
+int
+tr_post_vrp(struct tr_side *s, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t loff, uint32_t len,
+	    uint32_t roff, uint32_t imm_host, const struct roce_vrp_wr *vrp)
+{
 	struct tr_side *peer = &s->w->side[!s->idx];
 	struct ibv_sge sge = {(uintptr_t)(s->buf + loff), len, s->mr->lkey};
 	struct ibv_send_wr wr, *bad;
@@ -614,7 +621,7 @@ tr_post_imm(struct tr_side *s, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t l
 	wr.imm_data = htobe32(imm_host);
 	wr.wr.rdma.remote_addr = (uintptr_t)(peer->buf + roff);
 	wr.wr.rdma.rkey = peer->mr->rkey;
-	return roce_post_send(s->qp, &wr, &bad);
+	return roce_post_send_vrp(s->qp, &wr, vrp, &bad);
 }
 
 int

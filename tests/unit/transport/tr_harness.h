@@ -170,6 +170,9 @@ int tr_post_send(struct tr_side *s, enum ibv_wr_opcode op, uint64_t wr_id, uint3
 		 uint32_t len, uint32_t roff, unsigned int flags);
 int tr_post_imm(struct tr_side *s, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t loff,
 		uint32_t len, uint32_t roff, uint32_t imm_host);
+/** tr_post_imm with a VRP tolerance for the WRITE (roce_post_send_vrp; NULL: none). */
+int tr_post_vrp(struct tr_side *s, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t loff,
+		uint32_t len, uint32_t roff, uint32_t imm_host, const struct roce_vrp_wr *vrp);
 int tr_post_atomic(struct tr_side *s, enum ibv_wr_opcode op, uint64_t wr_id, uint32_t loff,
 		   uint32_t roff, uint64_t compare_add, uint64_t swap);
 int tr_post_recv(struct tr_side *s, uint64_t wr_id, uint32_t off, uint32_t len);
