@@ -669,17 +669,34 @@ roce_fec_next_deadline(const struct roce_qp *qp)
 	return t;
 }
 
+/*
+ * The sender's idle flush, checked after the QP's run in a poll
+ * (roce_dev_poll), not with its timers before it: a sender that was
+ * descheduled past flush_at and has frames to send now sends them first,
+ * which moves flush_at (roce_fec_tx), so it does not close its open blocks
+ * with partial repairs only to code the next frames on a new grid. Checked
+ * before the run, the flush fired at almost every wake-up of a descheduled
+ * sender on the shared host: 1.3-1.8 k flushes in a 4 s run of rs:32,4, 19-20 %
+ * FEC frames instead of 12.5 % (docs/claims.md).
+ */
+void
+roce_fec_idle_flush(struct roce_qp *qp)
+{
+	struct roce_fec_qp *f = qp->fec;
+
+	if (f->flush_at && qp->dev->now >= f->flush_at) {
+		f->flush_at = 0;
+		roce_qp_stat(qp, ROCE_STAT_FEC_TX_FLUSHES, 1);
+		f->ops->tx_flush(f->st, fec_emit_now, qp);
+	}
+}
+
 void
 roce_fec_timers(struct roce_qp *qp)
 {
 	struct roce_fec_qp *f = qp->fec;
 	uint64_t now = qp->dev->now;
 
-	if (f->flush_at && now >= f->flush_at) {
-		f->flush_at = 0;
-		roce_qp_stat(qp, ROCE_STAT_FEC_TX_FLUSHES, 1);
-		f->ops->tx_flush(f->st, fec_emit_now, qp);
-	}
 	for (int i = 0; i < 2; i++) {
 		struct roce_fec_hold *h = &f->hold[i];
 

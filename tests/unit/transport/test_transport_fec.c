@@ -310,6 +310,44 @@ t_receiver_stall(void)
 	tr_fini(&w);
 }
 
+/*
+ * The sender's idle flush after a stall: A, paced (--rate_limit 8 Mb/s, a
+ * 1 KiB packet per ~1 ms), is descheduled for 5 ms in the middle of a block;
+ * when it wakes it has a packet to send. The flush is checked after the QP's
+ * run (roce_fec_idle_flush), so A sends and does not flush at that poll: the
+ * block goes on filling. Checked before the run (the first version), every
+ * such wake-up closed the open blocks with partial repairs and started a new
+ * grid (this test then fails: one flush at the wake-up poll).
+ */
+static void
+t_flush_after_stall(void)
+{
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTS, .rate_limit = 8000};
+	struct tr_wire w;
+	uint64_t sent;
+
+	fec_init(&w, "xor:8,2");
+	CHECK_EQ(roce_modify_qp(A(&w)->qp, &a, IBV_QP_STATE | IBV_QP_RATE_LIMIT), 0);
+	tr_fill(A(&w), 0, 24 * MTU, 15);
+	w.capture_only = true;
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 24 * MTU, 0, IBV_SEND_SIGNALED);
+	tr_run(&w, 1000);
+	sent = tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_COVERED);
+	CHECK(sent >= 1 && sent < 8); /* paced: the first block is open */
+	w.now +=
+	    5000000; /* A stalls 5 ms: past its flush deadline, and its pacer allows a packet */
+	tr_poll(&w);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_COVERED) > sent);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_FLUSHES), 0);
+	w.capture_only = false;
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 24 * MTU);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_COVERED), 24);
+	expect_fec_only(&w, 0);
+	tr_fini(&w);
+}
+
 /* Reed-Solomon: R losses in one block rebuilt; R + 1 fall back. */
 static void
 t_rs(void)
@@ -579,14 +617,23 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } cases[] = {
-    RW_TEST(t_clean),	       RW_TEST(t_one_loss_per_block),
-    RW_TEST(t_tail_loss),      RW_TEST(t_two_losses_one_block),
-    RW_TEST(t_burst_d),	       RW_TEST(t_burst_d_plus_1),
-    RW_TEST(t_repair_lost),    RW_TEST(t_rs),
-    RW_TEST(t_send),	       RW_TEST(t_read_response),
-    RW_TEST(t_fec_off_peer),   RW_TEST(t_hostile_repairs),
-    RW_TEST(t_set_fec_errors), RW_TEST(t_goback_coded),
-    RW_TEST(t_adapt_burst),    RW_TEST(t_receiver_stall),
+    RW_TEST(t_clean),
+    RW_TEST(t_one_loss_per_block),
+    RW_TEST(t_tail_loss),
+    RW_TEST(t_two_losses_one_block),
+    RW_TEST(t_burst_d),
+    RW_TEST(t_burst_d_plus_1),
+    RW_TEST(t_repair_lost),
+    RW_TEST(t_rs),
+    RW_TEST(t_send),
+    RW_TEST(t_read_response),
+    RW_TEST(t_fec_off_peer),
+    RW_TEST(t_hostile_repairs),
+    RW_TEST(t_set_fec_errors),
+    RW_TEST(t_goback_coded),
+    RW_TEST(t_adapt_burst),
+    RW_TEST(t_receiver_stall),
+    RW_TEST(t_flush_after_stall),
 };
 
 int
