@@ -29,7 +29,8 @@ from rocewan.testbed.repro.lowar import lowar_config  # noqa: E402
 POINTS = [("gbn 0.5%", "gbn", "", "0.5%"), ("xor 0.5%", "fec+gbn", "xor:32,4", "0.5%"),
           ("xor 1%", "fec+gbn", "xor:32,4", "1%"), ("rs 1%", "fec+gbn", "rs:32,4", "1%")]
 KEYS = ("tx_retransmits", "b_fec_rebuilt", "b_fec_unrecoverable", "b_fec_holds_repaired",
-        "b_fec_holds_filled", "b_fec_release_deadline", "b_fec_release_unrecoverable",
+        "b_fec_holds_filled", "b_fec_release_deadline", "b_fec_release_progress",
+        "b_fec_release_unrecoverable",
         "b_fec_rebuilt_after_release", "fec_tx_recoded", "fec_tx_flushes", "fec_tx_frames",
         "fec_tx_covered")
 

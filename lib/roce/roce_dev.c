@@ -296,6 +296,9 @@ roce_dev_poll(struct roce_dev *dev, uint64_t now_ns)
 		roce_qp_timers(qp);
 		/* a timer may have moved the QP to ERR: run copes with every state */
 		roce_qp_run(qp);
+		/* after run: a sender that just sent is not idle (roce_fec.c) */
+		if (qp->fec)
+			roce_fec_idle_flush(qp);
 	}
 }
 

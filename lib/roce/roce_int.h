@@ -468,6 +468,7 @@ uint64_t roce_fec_next_deadline(const struct roce_qp *qp);
 /** FEC on: the sender's idle flush delay (a tail's repair leaves that late); 0 without FEC. */
 uint64_t roce_fec_tx_idle_ns(const struct roce_qp *qp);
 void roce_fec_timers(struct roce_qp *qp);
+void roce_fec_idle_flush(struct roce_qp *qp);
 void roce_fec_reset(struct roce_qp *qp);
 void roce_fec_free(struct roce_qp *qp);
 

@@ -176,7 +176,9 @@
 	X(FEC_ADAPT_PROPOSALS, "fec_adapt_proposals", "--fec-adapt: PROPOSE frames sent")          \
 	X(FEC_ADAPT_FAILED, "fec_adapt_failed", "--fec-adapt: a PROPOSE that could not be built")  \
 	X(FEC_RELEASE_DEADLINE, "fec_release_deadline",                                            \
-	  "holds released to the transport at the deadline")                                       \
+	  "holds released to the transport at the deadline: the stream fell silent")               \
+	X(FEC_RELEASE_PROGRESS, "fec_release_progress",                                            \
+	  "holds released: a packet sent after the hole's block's repairs arrived, hole open")     \
 	X(FEC_RELEASE_UNREC, "fec_release_unrecoverable",                                          \
 	  "holds released: the hole is unrecoverable")                                             \
 	X(FEC_RELEASE_FULL, "fec_release_full", "holds released: a packet beyond the hold ring")   \

@@ -84,7 +84,7 @@ def test_fec_rebuilds_every_drop(tmp_path, mode):
     assert qb["fec_rebuilt"] == len(DROPS), qb
     assert qb["fec_unrecoverable"] == 0 and qb["fec_rx_refused"] == 0, qb
     assert qb["fec_release_deadline"] == 0 and qb["fec_release_unrecoverable"] == 0, qb
-    assert qb["fec_release_full"] == 0, qb
+    assert qb["fec_release_full"] == 0 and qb["fec_release_progress"] == 0, qb
     assert qb["fec_holds_repaired"] == qb["fec_loss_signals_withheld"] >= 1, qb
     # no loss signal of any mode, nothing out of sequence, no retransmission, no timer
     assert qb["tx_nak_seq_err"] == 0 and qb["tx_racks"] == 0 and qb["tx_sacks"] == 0, qb

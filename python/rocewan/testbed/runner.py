@@ -179,7 +179,7 @@ def reduce(cfg, docs, spec):
               "fec_tx_recoded"):
         row[k] = qa.get(k, 0)
     for k in ("fec_rebuilt", "fec_unrecoverable", "fec_loss_signals_withheld", "fec_holds_repaired",
-              "fec_release_deadline", "fec_release_unrecoverable", "fec_release_full",
+              "fec_release_deadline", "fec_release_progress", "fec_release_unrecoverable", "fec_release_full",
               "fec_holds_filled", "fec_rebuilt_after_release", "fec_rebuilt_dup"):
         row["b_" + k] = qb.get(k, 0)
     mean_loss, events = model.ge_params(link["loss"]) if link["loss"] else (0.0, 0.0)

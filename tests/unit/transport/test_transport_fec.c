@@ -95,6 +95,7 @@ expect_holds_reconcile(struct tr_wire *w)
 		     tr_dev_stat(B(w), ROCE_STAT_FEC_HOLD_FILLED) +
 		     tr_dev_stat(B(w), ROCE_STAT_FEC_RELEASE_UNREC) +
 		     tr_dev_stat(B(w), ROCE_STAT_FEC_RELEASE_DEADLINE) +
+		     tr_dev_stat(B(w), ROCE_STAT_FEC_RELEASE_PROGRESS) +
 		     tr_dev_stat(B(w), ROCE_STAT_FEC_RELEASE_FULL) +
 		     tr_dev_stat(B(w), ROCE_STAT_FEC_HOLD_RESET));
 }
@@ -110,6 +111,7 @@ expect_fec_only(struct tr_wire *w, uint64_t rebuilt)
 	CHECK_EQ(loss_signals(w), 0);
 	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_RX_OOS), 0);
 	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_FEC_RELEASE_DEADLINE), 0);
+	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_FEC_RELEASE_PROGRESS), 0);
 	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_FEC_RELEASE_UNREC), 0);
 	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_FEC_RELEASE_FULL), 0);
 	CHECK_EQ(tr_dev_stat(B(w), ROCE_STAT_FEC_RX_REFUSED), 0);
@@ -235,7 +237,13 @@ t_burst_d_plus_1(void)
 	tr_fini(&w);
 }
 
-/* The repair of a block with a loss is lost too: the hold ends, the base mode resends. */
+/*
+ * The repair of a block with a loss is lost too: the hold ends, the base mode
+ * resends. It ends by PSN progress, not at a deadline: PSN0+27
+ * (the hole PSN0+3 + 1.5 groups of xor:8,2) was sent after the lost repair
+ * (fec_hold_reach), so the hole will not be rebuilt. The packets after it are
+ * held as after any release (under gbn the go-back round's ACK skips them).
+ */
 static void
 t_repair_lost(void)
 {
@@ -246,14 +254,97 @@ t_repair_lost(void)
 	tr_rule(&w, TR_A, TR_FEC, PSN0 + 1, TR_DROP, 1);
 	write_with_drops(&w, 32, drop, 1, 7);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_REBUILT), 0);
-	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_WITHHELD), 1);
+	CHECK(tr_dev_stat(B(&w), ROCE_STAT_FEC_WITHHELD) >= 1);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_HOLD_REPAIRED), 0);
-	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_RELEASE_DEADLINE) +
-		     tr_dev_stat(B(&w), ROCE_STAT_FEC_RELEASE_UNREC),
-		 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_RELEASE_PROGRESS), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_RELEASE_DEADLINE), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_RELEASE_UNREC), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);
+	if (strcmp(mode, "gbn") == 0)
+		CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_TX_NAK_SEQ), 1);
 	expect_holds_reconcile(&w);
 	CHECK(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS) >= 1);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 32);
+	tr_fini(&w);
+}
+
+/*
+ * The receiver stalls (descheduled, as on the shared 2-vCPU host) with a hole
+ * held and the block's repair waiting in its receive ring; it wakes 20 ms
+ * later, longer than any time-based deadline, and reads its backlog before
+ * its timers run (rnic_poll.c). The hold must survive: the deadline counts
+ * silence after the last packet held, and packets, not time, show that a
+ * repair is overdue (fec_hold_reach). The first version's deadline (hold
+ * start + two block-fill times + margin) expired at this poll: a NAK / RACK /
+ * SACK and a go-back or resend for a hole the next frames rebuild.
+ */
+static void
+t_receiver_stall(void)
+{
+	struct tr_wire w;
+
+	fec_init(&w, "xor:8,2");
+	tr_fill(A(&w), 0, 32 * MTU, 14);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 3, TR_DROP, 1);
+	w.capture_only = true;
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 32 * MTU, 0, IBV_SEND_SIGNALED);
+	tr_run(&w, 1000);
+	/* the COMMIT, PSN0 .. PSN0+2, then PSN0+4, +5 held behind the hole */
+	for (int i = 0; i < 6; i++)
+		tr_deliver_one(&w, TR_A);
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_WITHHELD), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_HELD), 2);
+	w.now += 20000000; /* B stalls for 20 ms */
+	tr_deliver_one(&w, TR_A);
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_HELD), 3);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_RELEASE_DEADLINE), 0);
+	CHECK_EQ(loss_signals(&w), 0);
+	w.capture_only = false;
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 32 * MTU);
+	expect_fec_only(&w, 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_HOLD_REPAIRED), 1);
+	tr_fini(&w);
+}
+
+/*
+ * The sender's idle flush after a stall: A, paced (--rate_limit 8 Mb/s, a
+ * 1 KiB packet per ~1 ms), is descheduled for 5 ms in the middle of a block;
+ * when it wakes it has a packet to send. The flush is checked after the QP's
+ * run (roce_fec_idle_flush), so A sends and does not flush at that poll: the
+ * block goes on filling. Checked before the run (the first version), every
+ * such wake-up closed the open blocks with partial repairs and started a new
+ * grid (this test then fails: one flush at the wake-up poll).
+ */
+static void
+t_flush_after_stall(void)
+{
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTS, .rate_limit = 8000};
+	struct tr_wire w;
+	uint64_t sent;
+
+	fec_init(&w, "xor:8,2");
+	CHECK_EQ(roce_modify_qp(A(&w)->qp, &a, IBV_QP_STATE | IBV_QP_RATE_LIMIT), 0);
+	tr_fill(A(&w), 0, 24 * MTU, 15);
+	w.capture_only = true;
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 24 * MTU, 0, IBV_SEND_SIGNALED);
+	tr_run(&w, 1000);
+	sent = tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_COVERED);
+	CHECK(sent >= 1 && sent < 8); /* paced: the first block is open */
+	w.now +=
+	    5000000; /* A stalls 5 ms: past its flush deadline, and its pacer allows a packet */
+	tr_poll(&w);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_COVERED) > sent);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_FLUSHES), 0);
+	w.capture_only = false;
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 24 * MTU);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_COVERED), 24);
+	expect_fec_only(&w, 0);
 	tr_fini(&w);
 }
 
@@ -526,14 +617,23 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } cases[] = {
-    RW_TEST(t_clean),	       RW_TEST(t_one_loss_per_block),
-    RW_TEST(t_tail_loss),      RW_TEST(t_two_losses_one_block),
-    RW_TEST(t_burst_d),	       RW_TEST(t_burst_d_plus_1),
-    RW_TEST(t_repair_lost),    RW_TEST(t_rs),
-    RW_TEST(t_send),	       RW_TEST(t_read_response),
-    RW_TEST(t_fec_off_peer),   RW_TEST(t_hostile_repairs),
-    RW_TEST(t_set_fec_errors), RW_TEST(t_goback_coded),
+    RW_TEST(t_clean),
+    RW_TEST(t_one_loss_per_block),
+    RW_TEST(t_tail_loss),
+    RW_TEST(t_two_losses_one_block),
+    RW_TEST(t_burst_d),
+    RW_TEST(t_burst_d_plus_1),
+    RW_TEST(t_repair_lost),
+    RW_TEST(t_rs),
+    RW_TEST(t_send),
+    RW_TEST(t_read_response),
+    RW_TEST(t_fec_off_peer),
+    RW_TEST(t_hostile_repairs),
+    RW_TEST(t_set_fec_errors),
+    RW_TEST(t_goback_coded),
     RW_TEST(t_adapt_burst),
+    RW_TEST(t_receiver_stall),
+    RW_TEST(t_flush_after_stall),
 };
 
 int

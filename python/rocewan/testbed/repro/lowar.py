@@ -69,6 +69,7 @@ def reproduce_lowar(prefix: str = "tb", quick: bool = False, out: str | None = N
             ("b_fec_rebuilt", "rebuilt", "{}"), ("b_fec_unrecoverable", "unrecov", "{}"),
             ("b_fec_holds_repaired", "holds rebuilt", "{}"), ("b_fec_holds_filled", "holds filled", "{}"),
             ("b_fec_release_deadline", "rel deadline", "{}"),
+            ("b_fec_release_progress", "rel progress", "{}"),
             ("b_fec_release_unrecoverable", "rel unrec", "{}"),
             ("b_fec_rebuilt_after_release", "rebuilt late", "{}"), ("fec_tx_recoded", "recoded", "{}"),
             ("fec_tx_flushes", "flushes", "{}"),
@@ -120,7 +121,8 @@ def reproduce_lowar_burst(prefix: str = "tb", quick: bool = False, out: str | No
             ("x_gbn", "x gbn", "{:.2f}"), ("x_xor", "x xor", "{:.2f}"),
             ("loss_rate_measured", "loss a2b", "{:.5f}"), ("tx_retransmits", "retx pkts", "{}"),
             ("b_fec_rebuilt", "rebuilt", "{}"), ("b_fec_unrecoverable", "unrecov", "{}"),
-            ("b_fec_release_deadline", "rel deadline", "{}")]
+            ("b_fec_release_deadline", "rel deadline", "{}"),
+            ("b_fec_release_progress", "rel progress", "{}")]
     print(report.table(rows, cols))
     doc = report.write_doc(os.path.join(out, "lowar-burst.json"), cfg, rows)
     print(f"results: {doc}")
