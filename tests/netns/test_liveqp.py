@@ -251,67 +251,99 @@ def clean_live(tmp_path_factory):
         vp.close()
 
 
+class FrozenPingpong:
+    """An rc_pingpong between an rnic server (ns[1]) and client (ns[0]) frozen by PFC
+    after the client's first message, every PSN fixed (see the module's docstring).
+    Attributes: procs, tel, qpn, psns (per box: sq_psn, una, epsn), base (each QP's
+    counters once frozen), sock (per box: a socket that sends to it from its peer's
+    side), mac, ip, peer, sjs/cjs (the --json paths)."""
+
+    def __init__(self, vp, tmp_path, tag):
+        self.vp = vp
+        self.pfx = {"server": f"lqs{tag}" + vp.ns[1][-5:], "client": f"lqc{tag}" + vp.ns[0][-5:]}
+        self.mac = {"client": mac_of(vp.ns[0], vp.ifs[0]), "server": mac_of(vp.ns[1], vp.ifs[1])}
+        self.ip = {"client": vp.rip[0], "server": vp.rip[1]}
+        self.peer = {"server": "client", "client": "server"}
+        self.sock = {"server": quiet_socket(vp.ns[0], vp.ifs[0]),
+                     "client": quiet_socket(vp.ns[1], vp.ifs[1])}
+        self.procs, self.tel, self.qpn = {}, {}, {}
+        self.alive = {b: (lambda b=b: self.procs[b].poll() is None) for b in self.peer}
+        self.tmp_path, self.tag = tmp_path, tag
+
+    def port(self, box):
+        return self.tel[box].cmd("/rnic/port/stats")
+
+    def qstat(self, box):
+        return self.tel[box].cmd(f"/rnic/qp/stats,{self.qpn[box]}")
+
+    def pause(self, box, quanta, counted=True):
+        """XOFF (or XON) at @box from its peer's side, waited for on its counter (unless
+        the caller waits for what follows, e.g. the rnic's exit)."""
+        ctr = "pfc_rx_xoff" if quanta else "pfc_rx_xon"
+        before = self.port(box)[ctr]
+        self.sock[box].send(pfc(self.mac[self.peer[box]], quanta))
+        if counted:
+            wait_for(lambda: self.port(box)[ctr] > before, lambda: f"{box}: no {ctr}",
+                     self.alive[box])
+
+    def freeze(self):
+        vp, tel = self.vp, self.tel
+        srv, self.sjs = start_server(vp, self.tmp_path, self.pfx["server"], self.tag)
+        self.procs["server"] = srv
+        tel["server"] = Telemetry(f"/var/run/dpdk/{self.pfx['server']}/dpdk_telemetry.v2", 30,
+                                  self.alive["server"])
+        wait_for(lambda: "/rnic/port/stats" in tel["server"].cmd("/"),
+                 lambda: "server: /rnic/port/stats never registered", self.alive["server"])
+        self.pause("server", 0xFFFF)  # before the client exists: its first message is all it sends
+        cli, self.cjs = start_client(vp, self.tmp_path, self.pfx["client"], self.tag)
+        self.procs["client"] = cli
+        tel["client"] = Telemetry(f"/var/run/dpdk/{self.pfx['client']}/dpdk_telemetry.v2", 30,
+                                  self.alive["client"])
+        for box in ("server", "client"):
+            self.qpn[box] = wait_for(lambda: tel[box].cmd("/rnic/qp/list"),
+                                     lambda: f"{box}: no QP", self.alive[box])[0]
+        qstat = self.qstat
+        # the client's first message reached the server, which echoes nothing (paused):
+        # the transfer cannot move; pause the client too, then wait until each side has
+        # read everything on the wire (its expected PSN is the other's next PSN)
+        wait_for(lambda: qstat("server")["rx_req_packets"] == PKTS,
+                 lambda: f"server: {qstat('server')}", self.alive["server"])
+        self.pause("client", 0xFFFF)
+        wait_for(lambda: qstat("client")["state"] == "RTS" and qstat("server")["state"] == "RTS"
+                 and qstat("server")["epsn"] == qstat("client")["sq_psn"]
+                 and qstat("client")["epsn"] == qstat("server")["sq_psn"],
+                 lambda: f"not settled: {qstat('server')} {qstat('client')}", self.alive["client"])
+        self.psns = {b: {k: qstat(b)[k] for k in ("sq_psn", "una", "epsn")} for b in self.qpn}
+        self.base = {b: qstat(b) for b in self.qpn}
+
+    def fail(self):
+        """On a failure: stop both, print their output."""
+        kill(self.procs.values())
+        for b, p in self.procs.items():
+            p.wait()
+            print(f"---- {b} output:\n{p.log.read_text()[-3000:]}")
+
+    def close(self):
+        for t in self.tel.values():
+            t.close()
+        for x in self.sock.values():
+            x.close()
+
+
 def test_rnic_live_qp_attacks(veth_pair, tmp_path, clean_live):
     vp = veth_pair
     no_ipv6(vp)
-    pfx = {"server": "lqs" + vp.ns[1][-6:], "client": "lqc" + vp.ns[0][-6:]}
-    mac = {"client": mac_of(vp.ns[0], vp.ifs[0]), "server": mac_of(vp.ns[1], vp.ifs[1])}
-    ip = {"client": vp.rip[0], "server": vp.rip[1]}
-    peer = {"server": "client", "client": "server"}
-    # a socket in the peer's namespace sends to each box, with the peer's addresses
-    sock = {"server": quiet_socket(vp.ns[0], vp.ifs[0]),
-            "client": quiet_socket(vp.ns[1], vp.ifs[1])}
+    fz = FrozenPingpong(vp, tmp_path, "a")
+    mac, ip, peer, sock = fz.mac, fz.ip, fz.peer, fz.sock
     rng = random.Random(15)
     templates = {}
     for box in ("server", "client"):
         atk = Attacks(mac[peer[box]], mac[box], ip[peer[box]], ip[box])
         templates[box] = {name: live_frames(name, atk, rng) for name, _ in LIVE_ATTACKS}
-    procs, tel = {}, {}
     sent = {"server": {}, "client": {}}
     try:
-        srv, sjs = start_server(vp, tmp_path, pfx["server"], "live")
-        procs["server"] = srv
-        alive = {b: (lambda b=b: procs[b].poll() is None) for b in ("server", "client")}
-        tel["server"] = Telemetry(f"/var/run/dpdk/{pfx['server']}/dpdk_telemetry.v2", 30,
-                                  alive["server"])
-
-        def port(box):
-            return tel[box].cmd("/rnic/port/stats")
-
-        def pause(box, quanta):
-            """XOFF (or XON) at @box from its peer's side, waited for on its counter."""
-            ctr = "pfc_rx_xoff" if quanta else "pfc_rx_xon"
-            before = port(box)[ctr]
-            sock[box].send(pfc(mac[peer[box]], quanta))
-            wait_for(lambda: port(box)[ctr] > before, lambda: f"{box}: no {ctr}", alive[box])
-
-        wait_for(lambda: "/rnic/port/stats" in tel["server"].cmd("/"),
-                 lambda: "server: /rnic/port/stats never registered", alive["server"])
-        pause("server", 0xFFFF)   # before the client exists: its first message is all it sends
-        cli, cjs = start_client(vp, tmp_path, pfx["client"], "live")
-        procs["client"] = cli
-        tel["client"] = Telemetry(f"/var/run/dpdk/{pfx['client']}/dpdk_telemetry.v2", 30,
-                                  alive["client"])
-        qpn = {}
-        for box in ("server", "client"):
-            qpn[box] = wait_for(lambda: tel[box].cmd("/rnic/qp/list"),
-                                lambda: f"{box}: no QP", alive[box])[0]
-
-        def qstat(box):
-            return tel[box].cmd(f"/rnic/qp/stats,{qpn[box]}")
-
-        # the client's first message reached the server, which echoes nothing (paused):
-        # the transfer cannot move; pause the client too, then wait until each side has
-        # read everything on the wire (its expected PSN is the other's next PSN)
-        wait_for(lambda: qstat("server")["rx_req_packets"] == PKTS,
-                 lambda: f"server: {qstat('server')}", alive["server"])
-        pause("client", 0xFFFF)
-        wait_for(lambda: qstat("client")["state"] == "RTS" and qstat("server")["state"] == "RTS"
-                 and qstat("server")["epsn"] == qstat("client")["sq_psn"]
-                 and qstat("client")["epsn"] == qstat("server")["sq_psn"],
-                 lambda: f"not settled: {qstat('server')} {qstat('client')}", alive["client"])
-        psns = {b: {k: qstat(b)[k] for k in ("sq_psn", "una", "epsn")} for b in qpn}
-        base = {b: qstat(b) for b in qpn}
+        fz.freeze()
+        qpn, psns, base, qstat, alive, pause = fz.qpn, fz.psns, fz.base, fz.qstat, fz.alive, fz.pause
         for box in ("server", "client"):
             total = {}
             for name, ctr in LIVE_ATTACKS:
@@ -343,18 +375,13 @@ def test_rnic_live_qp_attacks(veth_pair, tmp_path, clean_live):
                  alive["server"])
         pause("server", 0)
     except BaseException:
-        kill(procs.values())
-        for b, p in procs.items():
-            p.wait()
-            print(f"---- {b} output:\n{p.log.read_text()[-3000:]}")
+        fz.fail()
         raise
     finally:
-        for t in tel.values():
-            t.close()
-        for s in sock.values():
-            s.close()
-    outs = finish([procs["server"], procs["client"]])
-    res = {"server": json.load(open(sjs))["results"], "client": json.load(open(cjs))["results"]}
+        fz.close()
+    outs = finish([fz.procs["server"], fz.procs["client"]])
+    res = {"server": json.load(open(fz.sjs))["results"],
+           "client": json.load(open(fz.cjs))["results"]}
     print("live-QP attacks, frames sent per rnic: " + ", ".join(
         f"{k} {v}" for k, v in sent["server"].items()))
     for b in ("server", "client"):
@@ -393,3 +420,90 @@ def test_rnic_live_qp_attacks(veth_pair, tmp_path, clean_live):
         # 0 leaked mbufs: what the same transfer without attacks leaves in use at exit
     for r, c in zip((res["server"], res["client"]), clean_live):
         assert r["mempool"]["in_use"] == c["mempool"]["in_use"], (r["mempool"], c["mempool"])
+
+
+# ---- a bad request AT the expected PSN: fatal for the responder's QP, by the standard ----
+
+# attack -> (the responder counter it moves, the NAK it draws, the NAK's code in the log)
+IN_WINDOW = {
+    "wrong_rkey_write": ("rx_bad_rkey", "tx_nak_rem_access", 2),
+    "read_beyond_mr": ("rx_bad_rkey", "tx_nak_rem_access", 2),
+    "misaligned_atomic": ("rx_invalid_requests", "tx_nak_inv_req", 1),
+    "huge_dma_write": ("rx_invalid_requests", "tx_nak_inv_req", 1),
+}
+
+
+def in_window_frame(name, atk, qpn, psn):
+    rkey = random.Random(name).randrange(1 << 32)
+    if name == "wrong_rkey_write":
+        return atk.roce(OP["write"], qpn, psn=psn, payload=b"\xee" * 64,
+                        reth={"va": 0x1000, "rkey": rkey, "dlen": 64})
+    if name == "read_beyond_mr":
+        return atk.roce(OP["read_req"], qpn, psn=psn, payload=b"",
+                        reth={"va": 1 << 63, "rkey": rkey, "dlen": 1 << 30})
+    if name == "misaligned_atomic":
+        return atk.roce(OP["fetch_add"], qpn, psn=psn, payload=b"",
+                        atomiceth={"va": 0x1003, "rkey": rkey, "swap": 1, "cmp": 0})
+    # huge_dma_write: a WRITE ONLY of 64 bytes that claims 4 GiB - 1
+    return atk.roce(OP["write"], qpn, psn=psn, payload=b"\xee" * 64,
+                    reth={"va": 0x1000, "rkey": rkey, "dlen": 0xFFFFFFFF})
+
+
+@pytest.mark.parametrize("name", sorted(IN_WINDOW))
+def test_rnic_live_qp_in_window_attack(veth_pair, tmp_path, name):
+    """One bad request at the live QP's expected PSN (the on-path attacker who knows
+    it): the responder checks it (IBTA ch. 9.7: R_Key, bounds, alignment, DMA length),
+    counts it once under its reason, answers with one fatal NAK once the pause ends, and
+    its QP goes to ERR after the NAK has left: rc_pingpong exits 1 with one clear line
+    per step, its --json complete. The NAK names the client's next PSN, a request the
+    client never sent: one bad response there, nothing else taken. No crash, nothing
+    executed out of the MR (the frame never gets past the checks)."""
+    ctr, nak, code = IN_WINDOW[name]
+    vp = veth_pair
+    no_ipv6(vp)
+    fz = FrozenPingpong(vp, tmp_path, "w")
+    try:
+        fz.freeze()
+        atk = Attacks(fz.mac["client"], fz.mac["server"], fz.ip["client"], fz.ip["server"])
+        fz.sock["server"].send(in_window_frame(name, atk, fz.qpn["server"],
+                                               fz.psns["server"]["epsn"]))
+        wait_for(lambda: fz.qstat("server")[ctr] == fz.base["server"][ctr] + 1,
+                 lambda: f"server: {ctr} never counted: {fz.qstat('server')}", fz.alive["server"])
+        q = fz.qstat("server")
+        # paused: the NAK waits, so the QP is still in RTS
+        assert q["state"] == "RTS" and q[nak] == 0, q
+        fz.pause("server", 0, counted=False)  # the NAK leaves, the QP ends, the server exits
+        fz.procs["server"].wait(timeout=120)
+        wait_for(lambda: fz.qstat("client")["rx_bad_responses"] == 1,
+                 lambda: f"client: the NAK never came: {fz.qstat('client')}", fz.alive["client"])
+        assert fz.qstat("client")["state"] == "RTS"
+        fz.procs["client"].send_signal(signal.SIGTERM)
+        fz.procs["client"].wait(timeout=120)
+    except BaseException:
+        fz.fail()
+        raise
+    finally:
+        fz.close()
+    out = {b: p.log.read_text() for b, p in fz.procs.items()}
+    print(f"{name}: server exit {fz.procs['server'].returncode}:\n{out['server'][-1500:]}\n"
+          f"client exit {fz.procs['client'].returncode}:\n{out['client'][-800:]}")
+    assert fz.procs["server"].returncode == 1 and fz.procs["client"].returncode == 1, out
+    assert out["server"].count(f"NAK code {code}, QP goes to ERR") == 1, out["server"]
+    assert "completion error IBV_WC_WR_FLUSH_ERR after 0 of" in out["server"], out["server"]
+    assert "PSN was never sent" in out["client"], out["client"]
+    assert "round trips completed (stopped by a signal)" in out["client"], out["client"]
+    s = json.load(open(fz.sjs))["results"]
+    c = json.load(open(fz.cjs))["results"]
+    qs, qc = s["qp_counters"], c["qp_counters"]
+    # the one frame, counted once under its reason, answered by one fatal NAK
+    assert qs[ctr] == 1 and qs[nak] == 1, qs
+    assert qs["rx_bad_rkey"] + qs["rx_invalid_requests"] == 1, qs
+    for k in ("rx_out_of_sequence", "tx_nak_seq_err", "tx_read_responses", "tx_atomic_acks",
+              "rx_dup_requests"):
+        assert qs[k] == 0, (k, qs)
+    assert qs["rx_req_packets"] == PKTS and s["completion_errors"] >= 1, s
+    # the client: one response, for a PSN it never sent, taken as nothing
+    assert qc["rx_bad_responses"] == 1, qc
+    for k in ("rx_acks", "rx_nak_seq_err", "rx_nak_rnr", "rx_nak_inv_req", "rx_nak_rem_access",
+              "rx_nak_rem_op", "rx_nak_other", "tx_retransmits"):
+        assert qc[k] == 0, (k, qc)
