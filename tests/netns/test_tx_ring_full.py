@@ -189,6 +189,11 @@ def test_rnic_tx_ring_full(veth_pair, tmp_path, clean_ring):
     # the ring was full and the engine held frames; nothing dropped for it
     assert pc["tx_ring_full"] >= 1 and pc["tx_ring_held"] >= 1, pc
     assert pc["tx_drop_nombuf"] == 0, pc
+    # no control frame needed the full ring (no ARP, ND or ICMP to answer: IPv6 is off)
+    assert pc["tx_drop_full"] == 0, pc
+    # the PMD counts as errors the frames written into its ring while sendto() failed
+    # (ENETDOWN): the whole ring, all sent after the link came up (counted above)
+    assert cli_r["pmd_counters"]["oerrors"] == CLI_RING, cli_r["pmd_counters"]
     # each go-back resent the whole window, every packet of it arrived (a duplicate)
     assert qc["timeouts"] == qc["retries"] >= 1, qc
     assert qc["tx_retransmits"] == WINDOW * qc["retries"] == qs["rx_dup_requests"], (qc, qs)
