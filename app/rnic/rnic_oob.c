@@ -433,8 +433,9 @@ rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *e
 	else if (rc)
 		snprintf(err, errlen,
 			 "rc_pingpong: only %" PRIu64 " of %" PRIu64 " round trips "
-			 "completed (no progress for 30 s)",
-			 run->res.iters, p->iters);
+			 "completed (%s)",
+			 run->res.iters, p->iters,
+			 dp_quit ? "stopped by a signal" : "no progress for 30 s");
 	return rc ? -EIO : 0;
 }
 

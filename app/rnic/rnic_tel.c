@@ -177,6 +177,14 @@ tel_qp_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "qpn", (int)q->qpn);
 	rte_tel_data_add_dict_string(d, "type", qp_type_name(q->type));
 	rte_tel_data_add_dict_string(d, "state", qp_state_name(roce_qp_state(q->qp)));
+	{
+		uint32_t sq_psn, una, epsn;
+
+		roce_qp_psns(q->qp, &sq_psn, &una, &epsn);
+		rte_tel_data_add_dict_int(d, "sq_psn", (int)sq_psn);
+		rte_tel_data_add_dict_int(d, "una", (int)una);
+		rte_tel_data_add_dict_int(d, "epsn", (int)epsn);
+	}
 	roce_qp_stats(q->qp, &st);
 	add_roce_stats(d, &st);
 	return add_rtt(d, &q->qp, 1);

@@ -207,7 +207,25 @@ comp_bad_response(struct comp_ctx *c, const char *why)
 	return COMP_DONE;
 }
 
-/* A response must answer an outstanding PSN (IBTA ch. 9.7: requester PSN checks). */
+/* An ACK packet whose AETH is a NAK-PSN sequence error (not a READ response or atomic ACK). */
+static bool
+comp_is_nak_seq(const struct roce_rx *rx)
+{
+	uint8_t syn = rx->pkt.h.aeth.syndrome;
+
+	return !(rx->op->flags & (ROCE_OPF_READ | ROCE_OPF_ATOMIC)) &&
+	       roce_aeth_type(syn) == ROCE_AETH_NAK && roce_aeth_value(syn) == ROCE_NAK_PSN_SEQ_ERR;
+}
+
+/*
+ * A response must answer an outstanding PSN (IBTA ch. 9.7: requester PSN
+ * checks). Every response carries the PSN of a request we sent, except the
+ * NAK-PSN sequence error, which carries the responder's expected PSN: when the
+ * responder has everything we sent (an out-of-sequence request that we did not
+ * send, e.g. a forged or stale one, reached it), that is our next PSN, one
+ * past the last one sent. Such a NAK acknowledges everything before it and
+ * asks for nothing to be resent (comp_nak_seq).
+ */
 static enum comp_state
 comp_check_psn(struct comp_ctx *c)
 {
@@ -218,7 +236,8 @@ comp_check_psn(struct comp_ctx *c)
 		roce_qp_stat(qp, ROCE_STAT_RX_DUP_RESP, 1);
 		return COMP_DONE;
 	}
-	if (roce_psn_cmp(c->psn, qp->req.psn) >= 0)
+	if (roce_psn_cmp(c->psn, qp->req.psn) > 0 ||
+	    (c->psn == qp->req.psn && !comp_is_nak_seq(c->rx)))
 		return comp_bad_response(c, "PSN was never sent");
 	return COMP_CLASSIFY;
 }
@@ -433,7 +452,11 @@ static enum comp_state
 comp_nak_seq(struct comp_ctx *c)
 {
 	/* everything before the NAK's PSN arrived: resend from there (or from a lost READ) */
-	comp_ack_until(c->qp, c->psn);
+	bool rd_lost = comp_ack_until(c->qp, c->psn);
+
+	/* nothing before it is outstanding (it names our next PSN): no loss to repair */
+	if (!rd_lost && c->qp->comp.una == c->qp->req.psn)
+		return COMP_PROGRESS;
 	c->loss = true;
 	c->loss_kind = ROCE_LOSS_NAK_SEQ;
 	return COMP_PROGRESS;

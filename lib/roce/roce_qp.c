@@ -67,6 +67,15 @@ roce_qp_state(const struct roce_qp *qp)
 	return qp->state;
 }
 
+void
+roce_qp_psns(const struct roce_qp *qp, uint32_t *sq_psn, uint32_t *una, uint32_t *epsn)
+{
+	/* read from another thread (telemetry) while the engine runs: one load each */
+	*sq_psn = __atomic_load_n(&qp->req.psn, __ATOMIC_RELAXED);
+	*una = __atomic_load_n(&qp->comp.una, __ATOMIC_RELAXED);
+	*epsn = __atomic_load_n(&qp->resp.epsn, __ATOMIC_RELAXED);
+}
+
 void *
 roce_qp_context(const struct roce_qp *qp)
 {

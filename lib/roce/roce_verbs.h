@@ -328,6 +328,13 @@ int roce_destroy_qp(struct roce_qp *qp);
 uint32_t roce_qp_num(const struct roce_qp *qp);
 /** The QP's current state. */
 enum ibv_qp_state roce_qp_state(const struct roce_qp *qp);
+/**
+ * The QP's live PSNs: the next one its requester sends (@p sq_psn), the oldest
+ * one not yet acknowledged (@p una) and the one its responder expects
+ * (@p epsn). For telemetry and tests; safe to call from another thread (each
+ * value is one load, the three are not a snapshot).
+ */
+void roce_qp_psns(const struct roce_qp *qp, uint32_t *sq_psn, uint32_t *una, uint32_t *epsn);
 /** The qp_context given at creation. */
 void *roce_qp_context(const struct roce_qp *qp);
 

@@ -145,7 +145,10 @@ def test_counters_through_telemetry(veth_h4, tmp_path):
 
     res = json.load(open(js))["results"]
     q, port, dev = res["qp_counters"], res["port_counters"], res["device_counters"]
-    assert set(b) - {"qpn", "type", "state", "rtt"} == set(q)
+    assert set(b) - {"qpn", "type", "state", "rtt", "sq_psn", "una", "epsn"} == set(q)
+    # the live PSNs (24 bits): the requester's next one moved while data flowed
+    assert all(0 <= x[k] < 1 << 24 for x in (a, b) for k in ("sq_psn", "una", "epsn")), (a, b)
+    assert b["sq_psn"] != a["sq_psn"], (a, b)
     assert set(pb) - {"port_id", "device", "rtt"} == set(port)
     # RTT figures (not counters): the adaptive timeout is never below --rto-min (10 ms)
     assert b["rtt_samples"] > 0 and b["rtt"]["qps_sampled"] == 1, b

@@ -7,7 +7,9 @@
 #include <endian.h>
 #include <errno.h>
 
+#include "net_bytes.h"
 #include "roce_cc.h"
+#include "roce_icrc.h"
 #include "roce_pkt.h"
 #include "rw_test.h"
 #include "tr_harness.h"
@@ -1180,6 +1182,85 @@ t_cq_overflow(void)
 	tr_fini(&w);
 }
 
+/*
+ * An out-of-sequence request the requester never sent (forged, or a stale copy)
+ * reaches a responder that has everything: its NAK-PSN sequence error names the
+ * responder's ePSN, which is the requester's next PSN, one past the last sent.
+ * That NAK is valid (IBTA ch. 9.7): counted once at each end, nothing resent, no
+ * bad response; the QP keeps working. A NAK one PSN further, and an ACK at the
+ * next PSN, were never sent: bad responses (the live-QP netns test once counted
+ * 513 of them for 512 forged frames: this NAK).
+ */
+static void
+t_nak_seq_at_next_psn(void)
+{
+	struct tr_wire w;
+	struct roce_pkt p;
+	struct ibv_wc wc;
+	uint8_t req[2048], nak[2048];
+	size_t rlen, nlen;
+	uint32_t psn;
+
+	tr_init(&w, NULL);
+	tr_fill(A(&w), 0, 100, 3);
+	CHECK_EQ(tr_post_recv(B(&w), 1, 4096, 1000), 0);
+	CHECK_EQ(tr_post_recv(B(&w), 2, 8192, 1000), 0);
+	w.capture_only = true;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_SEND, 1, 0, 100, 0, IBV_SEND_SIGNALED), 0);
+	tr_run(&w, 1000);
+	CHECK_EQ(w.q[TR_A].count, 1);
+	rlen = w.q[TR_A].head->len;
+	memcpy(req, w.q[TR_A].head->data, rlen);
+	w.capture_only = false;
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS, IBV_WC_SEND);
+	expect_wc(B(&w), true, 1, IBV_WC_SUCCESS, IBV_WC_RECV);
+	/* a copy of that request moved 2^22 PSNs ahead: out of sequence at B */
+	CHECK_EQ(roce_parse(req, rlen, &p, ROCE_PARSE_NO_ICRC), 0);
+	psn = p.h.bth.psn;
+	net_put_be24(req + p.bth_off + 9, (psn + 0x400000) & 0xffffff);
+	roce_icrc_update(req, &p);
+	w.capture_only = true;
+	roce_dev_rx(B(&w)->dev, req, rlen);
+	tr_run(&w, 1000);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_OOS), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_TX_NAK_SEQ), 1);
+	CHECK_EQ(w.q[TR_B].count, 1);
+	nlen = w.q[TR_B].head->len;
+	memcpy(nak, w.q[TR_B].head->data, nlen);
+	CHECK_EQ(roce_parse(nak, nlen, &p, ROCE_PARSE_NO_ICRC), 0);
+	CHECK_EQ(p.h.bth.psn, (psn + 1) & 0xffffff); /* B's ePSN = A's next PSN */
+	w.capture_only = false;
+	RUN(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RX_NAK_SEQ), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RX_BAD_RESP), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RETRIES), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 0);
+	CHECK_EQ(roce_qp_state(A(&w)->qp), IBV_QPS_RTS);
+	/* the same NAK one PSN further, and an ACK at the next PSN: never sent */
+	net_put_be24(nak + p.bth_off + 9, (psn + 2) & 0xffffff);
+	roce_icrc_update(nak, &p);
+	roce_dev_rx(A(&w)->dev, nak, nlen);
+	net_put_be24(nak + p.bth_off + 9, (psn + 1) & 0xffffff);
+	nak[p.bth_off + ROCE_BTH_LEN] = 0x1f; /* AETH syndrome: ACK, credits invalid */
+	roce_icrc_update(nak, &p);
+	roce_dev_rx(A(&w)->dev, nak, nlen);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RX_BAD_RESP), 2);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RX_NAK_SEQ), 1);
+	/* the QP still works: the next SEND is the PSN B expects, accepted in order */
+	tr_fill(A(&w), 0, 100, 4);
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_SEND, 2, 0, 100, 0, IBV_SEND_SIGNALED), 0);
+	RUN(&w);
+	expect_wc(A(&w), false, 2, IBV_WC_SUCCESS, IBV_WC_SEND);
+	CHECK_EQ(tr_poll_cq(B(&w), true, &wc, 1), 1);
+	CHECK_EQ(wc.wr_id, 2);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf + 8192, A(&w)->buf, 100);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_OOS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 0);
+	tr_fini(&w);
+}
+
 static void
 t_stat_names(void)
 {
@@ -1202,4 +1283,4 @@ RW_TEST_MAIN(RW_TEST(t_send_recv), RW_TEST(t_write_read), RW_TEST(t_segmentation
 	     RW_TEST(t_ud_no_recv_and_small_buffer), RW_TEST(t_ipv6_vlan),
 	     RW_TEST(t_dispatch_drops), RW_TEST(t_tx_backpressure), RW_TEST(t_ecn_cnp),
 	     RW_TEST(t_ack_coalescing), RW_TEST(t_ackreq_within_window), RW_TEST(t_cq_overflow),
-	     RW_TEST(t_stat_names))
+	     RW_TEST(t_nak_seq_at_next_psn), RW_TEST(t_stat_names))
