@@ -137,8 +137,10 @@ struct cc_timely_params {
 	 */
 	double base_rtt;
 	/**
-	 * 1 (profile=wan): a queueing delay above T_low is a queue signal to the
-	 * loss window (roce_qp_cc_queue_signal: slow start ends, no growth).
+	 * N > 0 (profile=wan: 8): N consecutive samples whose queueing delay is
+	 * above T_low (base_rtt mode) are a queue signal to the loss window
+	 * (roce_qp_cc_queue_signal: slow start ends, no growth this round trip),
+	 * and so is every further one until a sample falls to T_low. 0: off.
 	 */
 	double queue_signal;
 };
@@ -149,6 +151,7 @@ struct cc_timely_state {
 	uint64_t min_rtt; /**< least sample seen (ns; base_rtt mode) */
 	uint64_t qdelay;  /**< last queueing delay, last_rtt - min_rtt (ns; base_rtt mode) */
 	uint32_t neg_rounds;
+	uint32_t above; /**< consecutive samples with the queueing delay above T_low */
 	uint64_t decreases, increases;
 	uint64_t queue_signals; /**< samples that raised the queue signal */
 };

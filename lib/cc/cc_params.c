@@ -139,8 +139,8 @@ static const struct cc_param params[] = {
     {P_TIMELY, "hai_n", TM(hai_n), 0, 1000, "N: negative-gradient samples before HAI"},
     {P_TIMELY, "min_rate_mbps", TM(min_rate_mbps), 0, 1e6, "minimum rate (Mb/s)"},
     {P_TIMELY, "base_rtt", TM(base_rtt), 0, 1, "1: T_low/T_high against RTT - least measured RTT"},
-    {P_TIMELY, "queue_signal", TM(queue_signal), 0, 1,
-     "1: queueing delay > T_low ends the loss window's slow start"},
+    {P_TIMELY, "queue_signal", TM(queue_signal), 0, 1000,
+     "N: N samples in a row above T_low end the loss window's slow start (0: off)"},
 };
 
 static const char *const algo_names[] = {"dcqcn", "dcqcn-p", "dctcp", "timely"};
@@ -182,12 +182,14 @@ profile_wan(int a)
 		 * Thresholds on the queueing delay (base_rtt, docs/cc.md): T_low
 		 * 5 ms is above this host's millisecond scheduling stalls, T_high
 		 * 25 ms a queue well below a WAN bottleneck's buffer (2 MB at
-		 * 200 Mb/s: 80 ms). Our choice, not a published value.
+		 * 200 Mb/s: 80 ms). Our choice, not a published value. The queue
+		 * signal needs 8 samples in a row above T_low, as HyStart's delay
+		 * test takes the least of 8 samples (Ha and Rhee 2011).
 		 */
 		cc_timely_prm.t_low_us = 5000;
 		cc_timely_prm.t_high_us = 25000;
 		cc_timely_prm.base_rtt = 1;
-		cc_timely_prm.queue_signal = 1;
+		cc_timely_prm.queue_signal = 8; /* HyStart's 8 samples (Ha and Rhee 2011) */
 	}
 }
 

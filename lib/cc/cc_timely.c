@@ -17,9 +17,10 @@
  * queueing delay new_rtt - min_rtt, min_rtt the least sample the QP measured
  * (the base-RTT correction of TIMELY deployments and of Swift, Kumar et al.,
  * SIGCOMM 2020), and line 4's minRTT is that measured least RTT. With
- * queue_signal = 1 a queueing delay above T_low is also handed to the loss
- * window as a congestion notification, so its slow start ends at a standing
- * queue as it does at a CNP (TIMELY has no ECN to end it).
+ * queue_signal = N, N consecutive samples above T_low (a standing queue, not
+ * one late ACK: HyStart's 8-sample filter, Ha and Rhee 2011) are handed to
+ * the loss window as a congestion notification, so its slow start ends at a
+ * standing queue as it does at a CNP (TIMELY has no ECN to end it).
  */
 #include <string.h>
 
@@ -62,7 +63,8 @@ cc_timely_rtt(struct cc_timely_state *s, const struct cc_timely_params *p, uint6
 		rtt = (double)s->qdelay;
 		if (s->min_rtt)
 			scale = (double)s->min_rtt;
-		if (p->queue_signal != 0 && rtt > t_low) {
+		s->above = rtt > t_low ? s->above + 1 : 0;
+		if (p->queue_signal >= 1 && s->above >= (uint32_t)p->queue_signal) {
 			signal = true;
 			s->queue_signals++;
 		}

@@ -342,7 +342,9 @@ test_timely(void)
  *   41 ms  q 1 ms < T_low: +delta; rtt_diff 875000               rate 0.501
  *   38 ms  new min 38, q 0: +delta; rtt_diff -2515625            rate 0.502
  *          (the datacenter profile would cut here: 38 ms > 500 us)
- *   70 ms  q 32 ms > T_high: x (1 - 0.8 (1 - 25/32)) = x 0.825     rate 0.41415   signal
+ * The queue signal needs queue_signal samples in a row above T_low: the
+ * profile's 8 is checked, the trace runs with 2.
+ *   70 ms  q 32 ms > T_high: x (1 - 0.8 (1 - 25/32)) = x 0.825     rate 0.41415   (1st above)
  *          rtt_diff 0.125 (-2515625) + 0.875 32e6 = 27685546.875
  *   50 ms  q 12 ms in band; rtt_diff -14039306.640625 <= 0: +delta rate 0.41515   signal
  *   52 ms  q 14 ms; rtt_diff -4913.330078125 <= 0: +delta          rate 0.41615   signal
@@ -350,7 +352,8 @@ test_timely(void)
  *          x (1 - 0.8 rtt_diff / 38e6)                             rate 0.3548280...  signal
  *   43 ms  q 5 ms (not above T_low: no signal, not below: band);
  *          rtt_diff 0.125 6999385.83... - 0.875 17e6 < 0: +delta   rate 0.3558280...
- * 4 queue signals, 2 decreases, 5 increases.
+ * 3 queue signals (50, 52, 60: the 2nd-4th above in a row), 2 decreases,
+ * 5 increases.
  */
 static void
 test_timely_wan(void)
@@ -366,7 +369,8 @@ test_timely_wan(void)
 	p = cc_timely_prm;
 	cc_timely_prm = save;
 	CHECK(NEAR(p.t_low_us, 5000) && NEAR(p.t_high_us, 25000));
-	CHECK(p.base_rtt == 1 && p.queue_signal == 1);
+	CHECK(p.base_rtt == 1 && p.queue_signal == 8);
+	p.queue_signal = 2;
 	/* the rest is the datacenter profile's */
 	CHECK(NEAR(p.alpha, 0.875) && NEAR(p.beta, 0.8) && NEAR(p.delta_mbps, 10));
 	CHECK(NEAR(p.hai_n, 5) && NEAR(p.min_rate_mbps, 100));
@@ -380,7 +384,8 @@ test_timely_wan(void)
 	CHECK(!cc_timely_rtt(&s, &p, 38000 * US));
 	CHECK(NEAR(s.rate, 0.502) && NEAR(s.rtt_diff, -2515625) && s.min_rtt == 38000 * US);
 	CHECK_EQ(s.qdelay, 0);
-	CHECK(cc_timely_rtt(&s, &p, 70000 * US));
+	CHECK(!cc_timely_rtt(&s, &p, 70000 * US)); /* the first above T_low: no signal yet */
+	CHECK_EQ(s.above, 1);
 	CHECK(NEAR(s.rate, 0.502 * 0.825) && NEAR(s.rtt_diff, 27685546.875));
 	CHECK_EQ(s.qdelay, 32000 * US);
 	CHECK(cc_timely_rtt(&s, &p, 50000 * US));
@@ -396,7 +401,8 @@ test_timely_wan(void)
 	CHECK_EQ(s.neg_rounds, 0);
 	CHECK(!cc_timely_rtt(&s, &p, 43000 * US));
 	CHECK(NEAR(s.rate, 0.41615 * cut + 0.001));
-	CHECK_EQ(s.queue_signals, 4);
+	CHECK_EQ(s.above, 0);
+	CHECK_EQ(s.queue_signals, 3);
 	CHECK_EQ(s.decreases, 2);
 	CHECK_EQ(s.increases, 5);
 
@@ -412,7 +418,7 @@ test_timely_wan(void)
 	cc_timely_init(&s, &p);
 	s.rate = 0.011;
 	cc_timely_rtt(&s, &p, 40000 * US);
-	CHECK(cc_timely_rtt(&s, &p, 120000 * US));
+	CHECK(!cc_timely_rtt(&s, &p, 120000 * US)); /* one sample above T_low: no signal */
 	CHECK(NEAR(s.rate, 0.01));
 }
 

@@ -279,19 +279,20 @@ test_timely_rtt_through_engine(void)
  * TIMELY profile=wan through the engine, as above (one 1 KiB WRITE per round,
  * B's ACK held D ms): T_low 5 ms and T_high 25 ms against the queueing delay
  * q = D - least D so far, the gradient over that least D (docs/cc.md). The
- * QP starts in the loss window's slow start (10 packets, the rnic's default).
+ * QP starts in the loss window's slow start (10 packets, the rnic's default);
+ * queue_signal=2: two samples in a row above T_low are a queue signal.
  * Worked by hand (rtt_diff in ns, delta 0.001 of the 10 Gb/s line):
  *   20 ms  seeds (min 20)                                        1.0
  *   21 ms  q 1 < T_low: + delta, clamped at the line              1.0
  *   18 ms  min 18, q 0: clamped                                   1.0
- *   50 ms  q 32 > T_high: x (1 - 0.8 (1 - 25/32)) = x 0.825         0.825   queue signal
+ *   50 ms  q 32 > T_high: x (1 - 0.8 (1 - 25/32)) = x 0.825         0.825   (1st above)
  *   30 ms  q 12, rtt_diff -14039306.640625 <= 0: + delta          0.826   queue signal
  *   32 ms  q 14, rtt_diff -4913.330078125 <= 0: + delta            0.827   queue signal
  *   40 ms  q 22, rtt_diff 6999385.833740234375 > 0:
  *          x (1 - 0.8 x 6999385.833740234375 / 18e6)               0.5697336851  signal
  *   23 ms  q 5 (not above T_low), rtt_diff < 0: + delta            0.5707336851
  * (the rtt_diff sequence is test_cc.c's test_timely_wan's, 20 ms lower). The
- * first queue signal (50 ms) ends the loss window's slow start at its 10
+ * first queue signal (30 ms) ends the loss window's slow start at its 10
  * packets (ssthresh = cwnd, as a CNP would); before it ssthresh is unset.
  */
 static void
@@ -310,7 +311,7 @@ test_timely_wan_through_engine(void)
 	const unsigned int n = sizeof(rtt_ms) / sizeof(rtt_ms[0]);
 
 	CHECK_EQ(rw_cc_register_all(), 0);
-	CHECK_EQ(rw_cc_set_params("timely", "profile=wan", err, sizeof(err)), 0);
+	CHECK_EQ(rw_cc_set_params("timely", "profile=wan,queue_signal=2", err, sizeof(err)), 0);
 	tr_init(&w, &o);
 	w.capture_only = true;
 	CHECK_EQ(A(&w)->qp->lwin.cwnd, 10);
@@ -334,8 +335,8 @@ test_timely_wan_through_engine(void)
 		CHECK_EQ(roce_qp_cc_info(A(&w)->qp, &ci), 0);
 		CHECK_EQ(ci.rtt_ns, (uint64_t)rtt_ms[i] * 1000000);
 		CHECK(fabs(ci.rate_bps / (double)rw_cc_line_rate() - want[i]) < 1e-12);
-		/* slow start until the first queueing delay above T_low (i = 3) */
-		CHECK_EQ(A(&w)->qp->lwin.ssthresh, i < 3 ? UINT32_MAX : 10u);
+		/* slow start until the second queueing delay in a row above T_low (i = 4) */
+		CHECK_EQ(A(&w)->qp->lwin.ssthresh, i < 4 ? UINT32_MAX : 10u);
 		CHECK_EQ(A(&w)->qp->lwin.cwnd, 10); /* one packet in flight: never window-limited */
 	}
 	CHECK(fabs(want[6] - 0.5697336851) < 1e-10);
