@@ -140,7 +140,7 @@ static const struct cc_param params[] = {
     {P_TIMELY, "min_rate_mbps", TM(min_rate_mbps), 0, 1e6, "minimum rate (Mb/s)"},
     {P_TIMELY, "base_rtt", TM(base_rtt), 0, 1, "1: T_low/T_high against RTT - least measured RTT"},
     {P_TIMELY, "queue_signal", TM(queue_signal), 0, 1000,
-     "N: N samples in a row above T_low end the loss window's slow start (0: off)"},
+     "N: N samples in a row above T_low end the loss window's slow start (base_rtt only; 0: off)"},
 };
 
 static const char *const algo_names[] = {"dcqcn", "dcqcn-p", "dctcp", "timely"};
