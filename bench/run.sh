@@ -48,7 +48,7 @@ echo "== claim: vrp at 10 % tolerated delivers >= 0.12 Gb/s intact and >= 5x gbn
 /usr/bin/python3 bench/testbed/vrp_goodput.py "$b"
 echo "== congestion control: RED/ECN bottleneck per --cc, slow receiver with defaults (bench/cc/ecn.py; root)"
 /usr/bin/python3 bench/cc/ecn.py "$b" "${CC_ROUNDS:-${BENCH_ROUNDS:-10}}"
-echo "== congestion control: TIMELY's rate with and without 10 ms of added RTT (bench/cc/timely.py; root)"
+echo "== congestion control: TIMELY with and without 10 ms of added RTT, datacenter and WAN profiles (bench/cc/timely.py; root)"
 /usr/bin/python3 bench/cc/timely.py "$b" "${CC_ROUNDS:-${BENCH_ROUNDS:-10}}"
 echo "== congestion control: the loss window's slow-start cost, 1 Gb/s x 40 ms lossless (bench/cc/slowstart.py; root)"
 /usr/bin/python3 bench/cc/slowstart.py "$b" "${CC_ROUNDS:-${BENCH_ROUNDS:-10}}"

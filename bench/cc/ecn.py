@@ -24,7 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 B = os.path.realpath(sys.argv[1] if len(sys.argv) > 1 else "build")
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 10
-CASES = [("none", ""), ("dcqcn", ""), ("dcqcn", "profile=wan"), ("dcqcn-p", ""), ("dctcp", "")]
+CASES = [("none", ""), ("dcqcn", ""), ("dcqcn", "profile=wan"), ("dcqcn-p", ""), ("dctcp", ""),
+         ("timely", ""), ("timely", "profile=wan")]
 ONLY = sys.argv[3].split(",") if len(sys.argv) > 3 else None
 if ONLY:
     CASES = [(cc, p) for cc, p in CASES if (f"{cc}:{p}" if p else cc) in ONLY]

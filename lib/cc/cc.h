@@ -130,17 +130,35 @@ struct cc_timely_params {
 	double delta_mbps; /**< additive step (Mb/s) */
 	double hai_n;	   /**< N: consecutive negative-gradient samples before HAI (N * delta) */
 	double min_rate_mbps; /**< floor (Mb/s) */
+	/**
+	 * 1 (profile=wan): T_low/T_high are compared with the queueing delay
+	 * rtt - (least RTT measured on the QP), and the gradient is scaled by
+	 * that measured least RTT instead of min_rtt_us (docs/cc.md).
+	 */
+	double base_rtt;
+	/**
+	 * N > 0 (profile=wan: 8): N consecutive samples whose queueing delay is
+	 * above T_low (base_rtt mode) are a queue signal to the loss window
+	 * (roce_qp_cc_queue_signal: slow start ends, no growth this round trip),
+	 * and so is every further one until a sample falls to T_low. 0: off.
+	 */
+	double queue_signal;
 };
 
 struct cc_timely_state {
 	double rate, rtt_diff;
 	uint64_t prev_rtt, last_rtt;
+	uint64_t min_rtt; /**< least sample seen (ns; base_rtt mode) */
+	uint64_t qdelay;  /**< last queueing delay, last_rtt - min_rtt (ns; base_rtt mode) */
 	uint32_t neg_rounds;
+	uint32_t above; /**< consecutive samples with the queueing delay above T_low */
 	uint64_t decreases, increases;
+	uint64_t queue_signals; /**< samples that raised the queue signal */
 };
 
 void cc_timely_init(struct cc_timely_state *s, const struct cc_timely_params *p);
-void cc_timely_rtt(struct cc_timely_state *s, const struct cc_timely_params *p, uint64_t rtt_ns);
+/** One RTT sample. Returns true if it raises the queue signal (p->queue_signal only). */
+bool cc_timely_rtt(struct cc_timely_state *s, const struct cc_timely_params *p, uint64_t rtt_ns);
 
 /* ------------------------------------------------------------------------- */
 /* Pacing: a token bucket in the engine's clock (TSC ns)                      */

@@ -78,6 +78,8 @@ struct cc_timely_params cc_timely_prm = {
     .delta_mbps = 10, /* bobzhuyb timely branch Delta 10 Mb/s */
     .hai_n = 5,	      /* HPCC ns-3: HAI after 5 consecutive increases */
     .min_rate_mbps = 100,
+    .base_rtt = 0, /* Mittal et al. 2015: thresholds on the absolute RTT */
+    .queue_signal = 0,
 };
 
 enum { P_DCQCN, P_DCQCNP, P_DCTCP, P_TIMELY };
@@ -136,6 +138,9 @@ static const struct cc_param params[] = {
     {P_TIMELY, "delta_mbps", TM(delta_mbps), 0, 1e6, "additive step delta (Mb/s)"},
     {P_TIMELY, "hai_n", TM(hai_n), 0, 1000, "N: negative-gradient samples before HAI"},
     {P_TIMELY, "min_rate_mbps", TM(min_rate_mbps), 0, 1e6, "minimum rate (Mb/s)"},
+    {P_TIMELY, "base_rtt", TM(base_rtt), 0, 1, "1: T_low/T_high against RTT - least measured RTT"},
+    {P_TIMELY, "queue_signal", TM(queue_signal), 0, 1000,
+     "N: N samples in a row above T_low end the loss window's slow start (base_rtt only; 0: off)"},
 };
 
 static const char *const algo_names[] = {"dcqcn", "dcqcn-p", "dctcp", "timely"};
@@ -173,9 +178,18 @@ profile_wan(int a)
 			p->alpha_timer_us = 5000;
 		p->dec_interval_us = 5000;
 	} else if (a == P_TIMELY) {
-		cc_timely_prm.t_low_us = 50000; /* scaled to WAN RTTs: our choice */
-		cc_timely_prm.t_high_us = 100000;
-		cc_timely_prm.min_rtt_us = 10000;
+		/*
+		 * Thresholds on the queueing delay (base_rtt, docs/cc.md): T_low
+		 * 5 ms is above this host's millisecond scheduling stalls, T_high
+		 * 25 ms a queue well below a WAN bottleneck's buffer (2 MB at
+		 * 200 Mb/s: 80 ms). Our choice, not a published value. The queue
+		 * signal needs 8 samples in a row above T_low, as HyStart's delay
+		 * test takes the least of 8 samples (Ha and Rhee 2011).
+		 */
+		cc_timely_prm.t_low_us = 5000;
+		cc_timely_prm.t_high_us = 25000;
+		cc_timely_prm.base_rtt = 1;
+		cc_timely_prm.queue_signal = 8; /* HyStart's 8 samples (Ha and Rhee 2011) */
 	}
 }
 

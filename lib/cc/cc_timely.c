@@ -11,6 +11,16 @@
  *   else:          rate *= 1 - beta gradient
  * The samples come through roce_cc_ops.on_rtt from the engine's RTT sampler
  * (Karn's rule); without samples the rate stays at the line rate.
+ *
+ * profile=wan (base_rtt = 1; our interpretation, docs/cc.md): the thresholds
+ * of Algorithm 1 lines 5 and 8 (and T_high / new_rtt in line 9) take the
+ * queueing delay new_rtt - min_rtt, min_rtt the least sample the QP measured
+ * (the base-RTT correction of TIMELY deployments and of Swift, Kumar et al.,
+ * SIGCOMM 2020), and line 4's minRTT is that measured least RTT. With
+ * queue_signal = N, N consecutive samples above T_low (a standing queue, not
+ * one late ACK: HyStart's 8-sample filter, Ha and Rhee 2011) are handed to
+ * the loss window as a congestion notification, so its slow start ends at a
+ * standing queue as it does at a CNP (TIMELY has no ECN to end it).
  */
 #include <string.h>
 
@@ -30,32 +40,48 @@ cc_timely_init(struct cc_timely_state *s, const struct cc_timely_params *p)
 	s->rate = 1.0;
 }
 
-void
+bool
 cc_timely_rtt(struct cc_timely_state *s, const struct cc_timely_params *p, uint64_t rtt_ns)
 {
 	double rtt = (double)rtt_ns, t_low = p->t_low_us * 1000, t_high = p->t_high_us * 1000;
-	double old = s->rate, grad;
+	double old = s->rate, grad, scale = p->min_rtt_us * 1000;
+	bool wan = p->base_rtt != 0, signal = false;
 
 	s->last_rtt = rtt_ns;
+	if (rtt_ns && (!s->min_rtt || rtt_ns < s->min_rtt))
+		s->min_rtt = rtt_ns;
 	if (!s->prev_rtt) {
-		s->prev_rtt = rtt_ns; /* the first sample only seeds prev_rtt */
-		return;
+		s->prev_rtt = rtt_ns; /* the first sample only seeds prev_rtt (and min_rtt) */
+		return false;
 	}
+	/* Algorithm 1 lines 1-3 */
 	s->rtt_diff = (1 - p->alpha) * s->rtt_diff + p->alpha * (rtt - (double)s->prev_rtt);
 	s->prev_rtt = rtt_ns;
-	grad = s->rtt_diff / (p->min_rtt_us * 1000);
-	if (rtt < t_low) {
+	if (wan) {
+		/* the queueing delay stands for new_rtt in lines 5, 8 and 9 */
+		s->qdelay = rtt_ns > s->min_rtt ? rtt_ns - s->min_rtt : 0;
+		rtt = (double)s->qdelay;
+		if (s->min_rtt)
+			scale = (double)s->min_rtt;
+		s->above = rtt > t_low ? s->above + 1 : 0;
+		if (p->queue_signal >= 1 && s->above >= (uint32_t)p->queue_signal) {
+			signal = true;
+			s->queue_signals++;
+		}
+	}
+	grad = s->rtt_diff / scale; /* line 4 */
+	if (rtt < t_low) {	    /* lines 5-7 */
 		s->rate += mbps(p->delta_mbps);
 		s->neg_rounds = 0;
-	} else if (rtt > t_high) {
+	} else if (rtt > t_high) { /* lines 8-10 */
 		s->rate *= 1 - p->beta * (1 - t_high / rtt);
 		s->neg_rounds = 0;
-	} else if (grad <= 0) {
+	} else if (grad <= 0) { /* lines 11-12, HAI */
 		double n = s->neg_rounds >= p->hai_n ? 5 : 1;
 
 		s->rate += n * mbps(p->delta_mbps);
 		s->neg_rounds++;
-	} else {
+	} else { /* lines 13-14 */
 		s->rate *= 1 - p->beta * grad;
 		s->neg_rounds = 0;
 	}
@@ -67,6 +93,7 @@ cc_timely_rtt(struct cc_timely_state *s, const struct cc_timely_params *p, uint6
 		s->increases++;
 	else if (s->rate < old)
 		s->decreases++;
+	return signal;
 }
 
 /* ---- ops ---- */
@@ -120,7 +147,8 @@ tm_on_rtt(struct roce_qp *qp, void *priv, uint64_t now, uint64_t rtt_ns)
 	uint64_t inc0 = d->s.increases, dec0 = d->s.decreases;
 
 	(void)now;
-	cc_timely_rtt(&d->s, &cc_timely_prm, rtt_ns);
+	if (cc_timely_rtt(&d->s, &cc_timely_prm, rtt_ns))
+		roce_qp_cc_queue_signal(qp);
 	if (d->s.increases != inc0)
 		roce_qp_cc_changed(qp, true);
 	if (d->s.decreases != dec0)

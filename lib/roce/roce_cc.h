@@ -84,6 +84,12 @@ struct roce_cc_info {
 
 /** Count a rate/window decrease (or increase) of the QP's CC (roce_stats). */
 void roce_qp_cc_changed(struct roce_qp *qp, bool increase);
+/**
+ * A delay-based CC saw a standing queue (TIMELY profile=wan): the loss window
+ * takes it as a congestion notification, as a CNP or a BECN-flagged ACK
+ * (roce_lwin_on_ecn: slow start ends, no growth this round trip).
+ */
+void roce_qp_cc_queue_signal(struct roce_qp *qp);
 /** The CC state of a QP: 0, or -ENOTSUP if its CC has no info hook (loss_window is set anyway). */
 int roce_qp_cc_info(const struct roce_qp *qp, struct roce_cc_info *out);
 

@@ -97,6 +97,12 @@ roce_qp_cc_changed(struct roce_qp *qp, bool increase)
 	roce_qp_stat(qp, increase ? ROCE_STAT_CC_INCREASES : ROCE_STAT_CC_DECREASES, 1);
 }
 
+void
+roce_qp_cc_queue_signal(struct roce_qp *qp)
+{
+	roce_lwin_on_ecn(&qp->lwin);
+}
+
 int
 roce_qp_cc_info(const struct roce_qp *qp, struct roce_cc_info *out)
 {

@@ -333,6 +333,95 @@ test_timely(void)
 	CHECK(NEAR(s.rate, before + 5 * 0.001));
 }
 
+/*
+ * TIMELY profile=wan (base_rtt, queue_signal; docs/cc.md): T_low 5 ms and
+ * T_high 25 ms are compared with the queueing delay q = rtt - least RTT seen,
+ * and the gradient is scaled by that least RTT. Line 10 Gb/s: delta 10 Mb/s
+ * = 0.001. Worked by hand (alpha 0.875, beta 0.8), rtt_diff in ns:
+ *   40 ms  seeds: prev 40, min 40                                rate 0.5
+ *   41 ms  q 1 ms < T_low: +delta; rtt_diff 875000               rate 0.501
+ *   38 ms  new min 38, q 0: +delta; rtt_diff -2515625            rate 0.502
+ *          (the datacenter profile would cut here: 38 ms > 500 us)
+ * The queue signal needs queue_signal samples in a row above T_low: the
+ * profile's 8 is checked, the trace runs with 2.
+ *   70 ms  q 32 ms > T_high: x (1 - 0.8 (1 - 25/32)) = x 0.825     rate 0.41415   (1st above)
+ *          rtt_diff 0.125 (-2515625) + 0.875 32e6 = 27685546.875
+ *   50 ms  q 12 ms in band; rtt_diff -14039306.640625 <= 0: +delta rate 0.41515   signal
+ *   52 ms  q 14 ms; rtt_diff -4913.330078125 <= 0: +delta          rate 0.41615   signal
+ *   60 ms  q 22 ms; rtt_diff 6999385.833740234375 > 0:
+ *          x (1 - 0.8 rtt_diff / 38e6)                             rate 0.3548280...  signal
+ *   43 ms  q 5 ms (not above T_low: no signal, not below: band);
+ *          rtt_diff 0.125 6999385.83... - 0.875 17e6 < 0: +delta   rate 0.3558280...
+ * 3 queue signals (50, 52, 60: the 2nd-4th above in a row), 2 decreases,
+ * 5 increases.
+ */
+static void
+test_timely_wan(void)
+{
+	struct cc_timely_params save = cc_timely_prm, p;
+	struct cc_timely_state s;
+	char err[160];
+	double cut;
+	const double MS = 1e6;
+
+	rw_cc_set_line_rate(10000000000ull);
+	CHECK_EQ(rw_cc_set_params("timely", "profile=wan", err, sizeof(err)), 0);
+	p = cc_timely_prm;
+	cc_timely_prm = save;
+	CHECK(NEAR(p.t_low_us, 5000) && NEAR(p.t_high_us, 25000));
+	CHECK(p.base_rtt == 1 && p.queue_signal == 8);
+	p.queue_signal = 2;
+	/* the rest is the datacenter profile's */
+	CHECK(NEAR(p.alpha, 0.875) && NEAR(p.beta, 0.8) && NEAR(p.delta_mbps, 10));
+	CHECK(NEAR(p.hai_n, 5) && NEAR(p.min_rate_mbps, 100));
+
+	cc_timely_init(&s, &p);
+	s.rate = 0.5;
+	CHECK(!cc_timely_rtt(&s, &p, 40000 * US));
+	CHECK(NEAR(s.rate, 0.5) && s.min_rtt == 40000 * US);
+	CHECK(!cc_timely_rtt(&s, &p, 41000 * US));
+	CHECK(NEAR(s.rate, 0.501) && NEAR(s.rtt_diff, 875000) && s.qdelay == 1000 * US);
+	CHECK(!cc_timely_rtt(&s, &p, 38000 * US));
+	CHECK(NEAR(s.rate, 0.502) && NEAR(s.rtt_diff, -2515625) && s.min_rtt == 38000 * US);
+	CHECK_EQ(s.qdelay, 0);
+	CHECK(!cc_timely_rtt(&s, &p, 70000 * US)); /* the first above T_low: no signal yet */
+	CHECK_EQ(s.above, 1);
+	CHECK(NEAR(s.rate, 0.502 * 0.825) && NEAR(s.rtt_diff, 27685546.875));
+	CHECK_EQ(s.qdelay, 32000 * US);
+	CHECK(cc_timely_rtt(&s, &p, 50000 * US));
+	CHECK(NEAR(s.rate, 0.41515) && NEAR(s.rtt_diff, -14039306.640625));
+	CHECK_EQ(s.neg_rounds, 1);
+	CHECK(cc_timely_rtt(&s, &p, 52000 * US));
+	CHECK(NEAR(s.rate, 0.41615) && NEAR(s.rtt_diff, -4913.330078125));
+	CHECK(cc_timely_rtt(&s, &p, 60000 * US));
+	cut = 1 - 0.8 * 6999385.833740234375 / (38 * MS);
+	CHECK(fabs(s.rtt_diff - 6999385.833740234375) < 1e-6);
+	CHECK(NEAR(s.rate, 0.41615 * cut));
+	CHECK(fabs(s.rate - 0.3548280123) < 1e-10); /* 0.41615 x 0.8526445088 */
+	CHECK_EQ(s.neg_rounds, 0);
+	CHECK(!cc_timely_rtt(&s, &p, 43000 * US));
+	CHECK(NEAR(s.rate, 0.41615 * cut + 0.001));
+	CHECK_EQ(s.above, 0);
+	CHECK_EQ(s.queue_signals, 3);
+	CHECK_EQ(s.decreases, 2);
+	CHECK_EQ(s.increases, 5);
+
+	/* the same two samples with the datacenter profile: 41 ms > T_high 500 us */
+	cc_timely_init(&s, &cc_timely_prm);
+	s.rate = 0.5;
+	CHECK(!cc_timely_rtt(&s, &cc_timely_prm, 40000 * US));
+	CHECK(!cc_timely_rtt(&s, &cc_timely_prm, 41000 * US)); /* no queue signal in dc */
+	CHECK(NEAR(s.rate, 0.5 * (1 - 0.8 * (1 - 500.0 / 41000))));
+	CHECK_EQ(s.queue_signals, 0);
+
+	/* the floor: q 80 ms cuts x 0.45 (1 - 0.8 (1 - 25/80)), 0.011 -> 0.00495 -> 0.01 */
+	cc_timely_init(&s, &p);
+	s.rate = 0.011;
+	cc_timely_rtt(&s, &p, 40000 * US);
+	CHECK(!cc_timely_rtt(&s, &p, 120000 * US)); /* one sample above T_low: no signal */
+	CHECK(NEAR(s.rate, 0.01));
+}
+
 static void
 test_pacer(void)
 {
@@ -395,4 +484,4 @@ RW_TEST_MAIN(RW_TEST(test_dcqcnp_fig4_single), RW_TEST(test_dcqcnp_fig4_consecut
 	     RW_TEST(test_dcqcn_fig4_counts), RW_TEST(test_dcqcn_timers_and_counters),
 	     RW_TEST(test_dcqcn_hyper), RW_TEST(test_dcqcnp_alpha_and_compensation),
 	     RW_TEST(test_np_cnp_interval), RW_TEST(test_dctcp), RW_TEST(test_timely),
-	     RW_TEST(test_pacer), RW_TEST(test_params))
+	     RW_TEST(test_timely_wan), RW_TEST(test_pacer), RW_TEST(test_params))

@@ -11,6 +11,7 @@
 
 #include "cc.h"
 #include "net_hdr.h"
+#include "roce_int.h"
 #include "roce_pkt.h"
 #include "rw_test.h"
 #include "tr_harness.h"
@@ -275,6 +276,99 @@ test_timely_rtt_through_engine(void)
 }
 
 /*
+ * TIMELY profile=wan through the engine, as above (one 1 KiB WRITE per round,
+ * B's ACK held D ms): T_low 5 ms and T_high 25 ms against the queueing delay
+ * q = D - least D so far, the gradient over that least D (docs/cc.md). The
+ * QP starts in the loss window's slow start (10 packets, the rnic's default);
+ * queue_signal=2: two samples in a row above T_low are a queue signal.
+ * Worked by hand (rtt_diff in ns, delta 0.001 of the 10 Gb/s line):
+ *   20 ms  seeds (min 20)                                        1.0
+ *   21 ms  q 1 < T_low: + delta, clamped at the line              1.0
+ *   18 ms  min 18, q 0: clamped                                   1.0
+ *   50 ms  q 32 > T_high: x (1 - 0.8 (1 - 25/32)) = x 0.825         0.825   (1st above)
+ *   30 ms  q 12, rtt_diff -14039306.640625 <= 0: + delta          0.826   queue signal
+ *   32 ms  q 14, rtt_diff -4913.330078125 <= 0: + delta            0.827   queue signal
+ *   40 ms  q 22, rtt_diff 6999385.833740234375 > 0:
+ *          x (1 - 0.8 x 6999385.833740234375 / 18e6)               0.5697336851  signal
+ *   23 ms  q 5 (not above T_low), rtt_diff < 0: + delta            0.5707336851
+ * (the rtt_diff sequence is test_cc.c's test_timely_wan's, 20 ms lower). The
+ * first queue signal (30 ms) ends the loss window's slow start at its 10
+ * packets (ssthresh = cwnd, as a CNP would); before it ssthresh is unset.
+ */
+static void
+test_timely_wan_through_engine(void)
+{
+	static const uint32_t rtt_ms[] = {20, 21, 18, 50, 30, 32, 40, 23};
+	const double cut = 1 - 0.8 * 6999385.833740234375 / 18e6;
+	const double want[] = {1.0,   1.0,   1.0,	  0.825,
+			       0.826, 0.827, 0.827 * cut, 0.827 * cut + 0.001};
+	struct tr_opts o = {.cc = "timely", .rto_fixed = true, .loss_window_init = 10};
+	struct cc_timely_params save = cc_timely_prm;
+	struct tr_wire w;
+	struct roce_cc_info ci;
+	struct ibv_wc wc;
+	char err[160];
+	const unsigned int n = sizeof(rtt_ms) / sizeof(rtt_ms[0]);
+
+	CHECK_EQ(rw_cc_register_all(), 0);
+	CHECK_EQ(rw_cc_set_params("timely", "profile=wan,queue_signal=2", err, sizeof(err)), 0);
+	tr_init(&w, &o);
+	w.capture_only = true;
+	CHECK_EQ(A(&w)->qp->lwin.cwnd, 10);
+	CHECK_EQ(A(&w)->qp->lwin.ssthresh, UINT32_MAX);
+	tr_fill(A(&w), 0, n * 1024, 98);
+	for (unsigned int i = 0; i < n; i++) {
+		w.now = (uint64_t)(i + 1) * 1000000000; /* 1 s apart: the pacer never holds */
+		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, i, i * 1024, 1024, i * 1024,
+				      IBV_SEND_SIGNALED),
+			 0);
+		tr_run(&w, 100);
+		CHECK_EQ(w.q[TR_A].count, 1);
+		CHECK(tr_deliver_one(&w, TR_A));
+		tr_poll(&w);
+		CHECK_EQ(w.q[TR_B].count, 1);
+		w.now += (uint64_t)rtt_ms[i] * 1000000;
+		CHECK(tr_deliver_one(&w, TR_B));
+		tr_poll(&w);
+		CHECK_EQ(tr_poll_cq(A(&w), false, &wc, 1), 1);
+		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+		CHECK_EQ(roce_qp_cc_info(A(&w)->qp, &ci), 0);
+		CHECK_EQ(ci.rtt_ns, (uint64_t)rtt_ms[i] * 1000000);
+		CHECK(fabs(ci.rate_bps / (double)rw_cc_line_rate() - want[i]) < 1e-12);
+		/* slow start until the second queueing delay in a row above T_low (i = 4) */
+		CHECK_EQ(A(&w)->qp->lwin.ssthresh, i < 4 ? UINT32_MAX : 10u);
+		CHECK_EQ(A(&w)->qp->lwin.cwnd, 10); /* one packet in flight: never window-limited */
+	}
+	CHECK(fabs(want[6] - 0.5697336851) < 1e-10);
+	CHECK_MEM(A(&w)->buf, B(&w)->buf, n * 1024);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTT_SAMPLES), n);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_CC_DECREASES), 2);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_CC_INCREASES), 3);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);
+	tr_fini(&w);
+	cc_timely_prm = save;
+
+	/* negative control: the datacenter profile never signals, slow start goes on */
+	tr_init(&w, &o);
+	w.capture_only = true;
+	for (unsigned int i = 0; i < 3; i++) {
+		w.now = (uint64_t)(i + 1) * 1000000000;
+		tr_post_send(A(&w), IBV_WR_RDMA_WRITE, i, 0, 1024, 0, IBV_SEND_SIGNALED);
+		tr_run(&w, 100);
+		tr_deliver_one(&w, TR_A);
+		tr_poll(&w);
+		w.now += 50000000; /* 50 ms: far above T_high 500 us */
+		tr_deliver_one(&w, TR_B);
+		tr_poll(&w);
+	}
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTT_SAMPLES), 3);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_CC_DECREASES), 2);
+	CHECK_EQ(A(&w)->qp->lwin.ssthresh, UINT32_MAX);
+	tr_fini(&w);
+}
+
+/*
  * TIMELY's rate paces the wire: after an RTT above T_high the next burst of
  * packets leaves spaced by its wire time at the lowered rate, on the fake clock.
  */
@@ -330,4 +424,5 @@ test_timely_paces(void)
 RW_TEST_MAIN(RW_TEST(test_ect0_when_ecn_cc), RW_TEST(test_dcqcn_cnp), RW_TEST(test_cnp_dscp),
 	     RW_TEST(test_dcqcnp_becn_ack), RW_TEST(test_dctcp_window),
 	     RW_TEST(test_dctcp_loss_after_cut), RW_TEST(test_no_marks_no_change),
-	     RW_TEST(test_timely_rtt_through_engine), RW_TEST(test_timely_paces))
+	     RW_TEST(test_timely_rtt_through_engine), RW_TEST(test_timely_wan_through_engine),
+	     RW_TEST(test_timely_paces))

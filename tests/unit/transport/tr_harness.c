@@ -394,6 +394,7 @@ side_init(struct tr_wire *w, int idx, const struct tr_opts *o)
 	if (o->log_level)
 		cfg.log_level = o->log_level;
 	cfg.loss_window = !o->no_loss_window;
+	cfg.loss_window_init = o->loss_window_init;
 	if (o->cc)
 		snprintf(cfg.cc, sizeof(cfg.cc), "%s", o->cc);
 	if (o->recovery)

@@ -113,6 +113,7 @@ struct tr_opts {
 	uint32_t max_ooo;			    /**< roce_dev_cfg.max_ooo */
 	uint64_t link_bps, rto_low_ns, rto_high_ns; /**< roce_dev_cfg (IRN) */
 	bool no_loss_window;		 /**< turn the loss-reactive window off (roce_lwin.h) */
+	uint32_t loss_window_init;	 /**< slow start from this many packets (0: none) */
 	bool fec_adapt;			 /**< roce_dev_cfg.fec_adapt (--fec-adapt) */
 	bool no_ecn;			 /**< cfg.ecn off (the CC alone decides ECT(0)) */
 	uint32_t buf_size;		 /**< default TR_BUF_SIZE */
