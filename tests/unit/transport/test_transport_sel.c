@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "roce_pkt.h"
+#include "roce_rtt.h"
 #include "rw_test.h"
 #include "tr_harness.h"
 
 #define RUN(w) tr_run((w), 1000000)
 #define PSN0 0x100 /* the harness's start PSN */
 #define MTU 1024u
+#define MS 1000000ull
 
 static const char *mode;
 
@@ -718,6 +720,100 @@ t_trace(void)
 	tr_fini(&w);
 }
 
+/* Deliver every frame side @p dir has queued; returns how many. */
+static unsigned int
+deliver_all(struct tr_wire *w, int dir)
+{
+	unsigned int n = 0;
+
+	while (tr_deliver_one(w, dir))
+		n++;
+	return n;
+}
+
+/*
+ * Adaptive RTO, a path of 10 ms each way: 16 samples of exactly 20 ms give
+ * RTT 20 ms and D = 10 x (7/8)^15 ms, so 4 D is under the 10 ms floor and
+ * the timeout is RTT + 10 = 30 ms, less than the 2 RTT in which a hole at
+ * una can be repaired by a notice (the notice takes one RTT to come back,
+ * the resend one more RTT to be acknowledged).
+ */
+static struct roce_rtt_info
+sel_rtt_20ms(struct tr_wire *w)
+{
+	struct roce_rtt_info r;
+
+	for (uint32_t i = 0; i < 16; i++)
+		sel_round_trip(w, i * 512, 10 * MS, 10 * MS);
+	CHECK_EQ(roce_qp_rtt(A(w)->qp, &r), 0);
+	CHECK_EQ(r.samples, 16);
+	CHECK_EQ(r.srtt_ns, 20 * MS);
+	CHECK(4 * r.rttvar_ns < 10 * MS);
+	CHECK_EQ(r.rto_ns, 30 * MS);
+	return r;
+}
+
+/*
+ * The cause of the spurious adaptive-RTO expiries under gbone/irn (issue
+ * 11; docs/transport.md section 5.2). A 10-packet WRITE loses its first
+ * packet P (= una). The notices reach A one RTT after the send and A resends
+ * P at once; the resend's ACK comes one more RTT later, at t0 + 40 ms. The
+ * timer was armed at t0 from P's first send and was not re-armed when P was
+ * resent, so it fired at t0 + 30 ms with the repair in flight: a spurious
+ * expiry, which resent every PSN no notice reported and doubled the timeout.
+ * A resend of una re-arms the timer from the resend (Linux TCP re-arms its
+ * RTO when it retransmits the head): the deadline becomes t0 + 20 + 30 ms.
+ */
+static void
+t_rto_resend_rearms(void)
+{
+	struct tr_wire w;
+	struct roce_rtt_info r;
+	uint32_t p = PSN0 + 16;
+	uint64_t t0;
+
+	sel_init(&w, NULL);
+	tr_fill(A(&w), 0, 64 * MTU, 31);
+	r = sel_rtt_20ms(&w);
+	tr_rule(&w, TR_A, TR_REQ, p, TR_DROP, 1);
+	t0 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 7, 16 * MTU, 10 * MTU, 16 * MTU,
+			      IBV_SEND_SIGNALED),
+		 0);
+	tr_poll(&w);
+	CHECK_EQ(w.q[TR_A].count, 9); /* P dropped */
+	/* IRN: armed at the first send, 1 packet outstanding: RTO_low = RTT + 4 D */
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev),
+		 t0 + (is_gbone() ? 30 * MS : r.srtt_ns + 4 * r.rttvar_ns));
+	w.now = t0 + 10 * MS;
+	CHECK_EQ(deliver_all(&w, TR_A), 9);
+	tr_poll(&w);
+	CHECK_EQ(notices_sent(&w), 9);
+	w.now = t0 + 20 * MS;
+	CHECK_EQ(deliver_all(&w, TR_B), 9);
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1); /* P, resent at t0 + 20 */
+	CHECK_EQ(w.q[TR_A].count, 1);
+	/* the timer times the resend: RTO after it, not after P's first send */
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t0 + 50 * MS);
+	w.now = t0 + 30 * MS;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);
+	CHECK_EQ(deliver_all(&w, TR_A), 1);
+	tr_poll(&w);
+	w.now = t0 + 40 * MS;
+	CHECK(deliver_all(&w, TR_B) >= 1);
+	tr_poll(&w);
+	expect_wc(A(&w), false, 7, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 16 * 512);			   /* the round trips */
+	CHECK_MEM(B(&w)->buf + 16 * MTU, A(&w)->buf + 16 * MTU, 10 * MTU); /* the WRITE */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 0);
+	expect_clean_repair(&w);
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), UINT64_MAX); /* nothing outstanding */
+	tr_fini(&w);
+}
+
 static const struct rw_test_case cases[] = {
     RW_TEST(t_single_loss),	   RW_TEST(t_consecutive_losses),
     RW_TEST(t_lost_notice),	   RW_TEST(t_lost_retransmission),
@@ -727,6 +823,7 @@ static const struct rw_test_case cases[] = {
     RW_TEST(t_random_soak),	   RW_TEST(t_irn_rto_low_high),
     RW_TEST(t_irn_rto_measured),   RW_TEST(t_irn_bdp_measured),
     RW_TEST(t_irn_bdp_cap),	   RW_TEST(t_trace),
+    RW_TEST(t_rto_resend_rearms),
 };
 
 /* RW_TEST_MAIN, once per mode */
