@@ -814,6 +814,86 @@ t_rto_resend_rearms(void)
 	tr_fini(&w);
 }
 
+/*
+ * Karn's rule starved the estimator under the selective modes: while a
+ * hole holds una back, every cumulative ACK covers a resend and gives no
+ * sample, so a backed-off timeout stayed doubled (at --rto-max after a few
+ * expiries at 10 % loss). A RACK/SACK names the PSN whose arrival sent it:
+ * if that PSN was sent once, the notice is a sample (roce_rtt_noticed).
+ * Here an expiry doubles the timeout to 60 ms; the next burst loses its
+ * first packet, and its 9 notices (20 ms each) bring it back to 30 ms before
+ * the hole is repaired. The cumulative ACK that names a noticed PSN gives
+ * no second sample.
+ */
+static void
+t_notice_rtt_sample(void)
+{
+	struct tr_opts o = {.no_loss_window = true}; /* the expiry would cut it to 3 packets */
+	struct tr_wire w;
+	struct roce_rtt_info r;
+	uint32_t p = PSN0 + 17;
+	uint64_t t0;
+
+	sel_init(&w, &o);
+	tr_fill(A(&w), 0, 64 * MTU, 32);
+	sel_rtt_20ms(&w);
+	/* a lone packet lost once: the timer expires, the timeout doubles */
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 16, TR_DROP, 1);
+	CHECK_EQ(
+	    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 6, 8 * MTU, 512, 8 * MTU, IBV_SEND_SIGNALED), 0);
+	w.now = roce_dev_next_deadline(A(&w)->dev);
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	w.now += 10 * MS;
+	CHECK_EQ(deliver_all(&w, TR_A), 1);
+	w.now += 10 * MS;
+	CHECK_EQ(deliver_all(&w, TR_B), 1);
+	tr_poll(&w);
+	expect_wc(A(&w), false, 6, IBV_WC_SUCCESS);
+	CHECK_EQ(roce_qp_rtt(A(&w)->qp, &r), 0);
+	CHECK_EQ(r.samples, 16); /* the resend's ACK: ambiguous, no sample (Karn) */
+	CHECK_EQ(r.backoffs, 1);
+	CHECK_EQ(r.rto_ns, 60 * MS);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_KARN_SKIPPED), 1);
+
+	/* 10 packets, the first lost: 9 notices, each a 20 ms sample */
+	tr_rule(&w, TR_A, TR_REQ, p, TR_DROP, 1);
+	t0 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 7, 16 * MTU, 10 * MTU, 16 * MTU,
+			      IBV_SEND_SIGNALED),
+		 0);
+	tr_poll(&w);
+	w.now = t0 + 10 * MS;
+	CHECK_EQ(deliver_all(&w, TR_A), 9);
+	tr_poll(&w);
+	w.now = t0 + 20 * MS;
+	CHECK_EQ(deliver_all(&w, TR_B), 9);
+	tr_poll(&w);
+	CHECK_EQ(roce_qp_rtt(A(&w)->qp, &r), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTT_NOTICE_SAMPLES), 9);
+	CHECK_EQ(r.samples, 25);
+	CHECK_EQ(r.srtt_ns, 20 * MS);
+	CHECK_EQ(r.backoffs, 0);
+	CHECK_EQ(r.rto_ns, 30 * MS); /* back from 60: RTT + the 10 ms floor */
+	w.now = t0 + 30 * MS;
+	CHECK_EQ(deliver_all(&w, TR_A), 1); /* the resend of P */
+	tr_poll(&w);
+	w.now = t0 + 40 * MS;
+	CHECK(deliver_all(&w, TR_B) >= 1);
+	tr_poll(&w);
+	expect_wc(A(&w), false, 7, IBV_WC_SUCCESS);
+	/* the cumulative ACK names P + 9, sampled already: no second sample, no Karn skip */
+	CHECK_EQ(roce_qp_rtt(A(&w)->qp, &r), 0);
+	CHECK_EQ(r.samples, 25);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_KARN_SKIPPED), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 16 * 512);
+	CHECK_MEM(B(&w)->buf + 8 * MTU, A(&w)->buf + 8 * MTU, 512);
+	CHECK_MEM(B(&w)->buf + 16 * MTU, A(&w)->buf + 16 * MTU, 10 * MTU);
+	tr_fini(&w);
+}
+
 static const struct rw_test_case cases[] = {
     RW_TEST(t_single_loss),	   RW_TEST(t_consecutive_losses),
     RW_TEST(t_lost_notice),	   RW_TEST(t_lost_retransmission),
@@ -823,7 +903,7 @@ static const struct rw_test_case cases[] = {
     RW_TEST(t_random_soak),	   RW_TEST(t_irn_rto_low_high),
     RW_TEST(t_irn_rto_measured),   RW_TEST(t_irn_bdp_measured),
     RW_TEST(t_irn_bdp_cap),	   RW_TEST(t_trace),
-    RW_TEST(t_rto_resend_rearms),
+    RW_TEST(t_rto_resend_rearms),  RW_TEST(t_notice_rtt_sample),
 };
 
 /* RW_TEST_MAIN, once per mode */
