@@ -239,8 +239,17 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 		 */
 		qp->rto_spur_armed = false;
 		if (qp->rtt.min_rtt && now >= qp->rto_spur_at &&
-		    now - qp->rto_spur_at < qp->rtt.min_rtt / 4 * 3)
+		    now - qp->rto_spur_at < qp->rtt.min_rtt / 4 * 3) {
 			roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+			/*
+			 * The Eifel response (RFC 4015): the timeout restarted the
+			 * loss-reactive window at ROCE_LWIN_MIN for a path that lost
+			 * nothing; restore it. Each spurious expiry otherwise cost a
+			 * slow start (7 round trips to 440 packets at 10 ms) on a host
+			 * whose stalls outlast --rto-min (issue 11).
+			 */
+			roce_lwin_undo(&qp->lwin);
+		}
 	}
 	if (!stamp || (stamp & ROCE_RTT_SAMPLED))
 		return; /* not a response to a packet we stamped (a NAK, a READ's later PSN) */

@@ -500,6 +500,129 @@ t_rto_spurious(void)
 	}
 }
 
+/*
+ * Go-Back-N, a spurious expiry of a 10-packet WRITE (its ACK held back past
+ * the timer, as a descheduled peer holds it): --rto adaptive resends the
+ * head alone (gbn_tx_lost, after F-RTO, RFC 5682) and the late ACK covers
+ * all 10, so 1 packet is resent, not 10; --rto fixed (IBTA) still goes back
+ * for all 10. Then a real tail loss under adaptive (PSNs 7..9 of 10, nothing
+ * after them to raise a NAK): the head's resend is ACKed and that ACK stops
+ * right after it, so the engine goes back for 8 and 9 at once: one expiry,
+ * 3 resends, no duplicate at B.
+ */
+static void
+t_rto_gbn_head_first(void)
+{
+	for (int fixed = 0; fixed < 2; fixed++) {
+		/* no loss-reactive window: a timeout would cut it to 4 packets */
+		struct tr_opts o = {
+		    .rto_fixed = fixed, .rto_min_ns = 1 * MS, .no_loss_window = true};
+		struct tr_wire w;
+		uint64_t t, due;
+
+		tr_init(&w, &o);
+		tr_fill(A(&w), 0, 32 * 1024, 13);
+		round_trip(&w, 0, 5 * MS, 5 * MS); /* RTT 10, D 5: timeout 30 ms */
+		t = w.now;
+		CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 1024, 10 * 1024, 1024,
+				      IBV_SEND_SIGNALED),
+			 0);
+		tr_poll(&w);
+		w.now = t + 5 * MS;
+		while (tr_deliver_one(&w, TR_A))
+			;
+		w.now += 20 * US; /* B's delayed ACK, if any */
+		tr_poll(&w);
+		CHECK(w.q[TR_B].count >= 1); /* held */
+		due = roce_dev_next_deadline(A(&w)->dev);
+		CHECK_EQ(due, t + (fixed ? 4096ull << 14 : 30 * MS));
+		w.now = due;
+		tr_poll(&w);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+		w.now += 1 * MS;
+		while (tr_deliver_one(&w, TR_B)) /* the originals' ACKs */
+			;
+		tr_poll(&w);
+		drain_send_cq(A(&w), 1);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 1);
+		tr_run(&w, 100000);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), fixed ? 10 : 1);
+		CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), fixed ? 10 : 1);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+		CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 10 * 1024);
+		tr_fini(&w);
+	}
+
+	struct tr_opts o = {.rto_min_ns = 1 * MS, .no_loss_window = true};
+	struct tr_wire w;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 32 * 1024, 14);
+	round_trip(&w, 0, 5 * MS, 5 * MS);
+	for (int i = 7; i < 10; i++)
+		tr_rule(&w, TR_A, TR_REQ, PSN0 + 1 + i, TR_DROP, 1);
+	CHECK_EQ(
+	    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 1024, 10 * 1024, 1024, IBV_SEND_SIGNALED), 0);
+	tr_run(&w, 100000);
+	drain_send_cq(A(&w), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 3);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_TX_NAK_SEQ), 0);
+	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 10 * 1024);
+	tr_fini(&w);
+}
+
+/*
+ * The Eifel response (RFC 4015): a timeout restarts the loss-reactive window
+ * at ROCE_LWIN_MIN; when the expiry turns out spurious (the original's ACK
+ * arrives within 3/4 of the least RTT after the resend), the window is
+ * restored. Here, after a spurious expiry of a 10-packet WRITE, the next
+ * 64-packet WRITE leaves at once, as before the expiry; without the undo the
+ * slow start would let 4 + 10 packets go.
+ */
+static void
+t_rto_spurious_undo(void)
+{
+	struct tr_opts o = {.rto_min_ns = 1 * MS};
+	struct tr_wire w;
+	uint64_t t;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 128 * 1024, 15);
+	round_trip(&w, 0, 5 * MS, 5 * MS);
+	t = w.now;
+	CHECK_EQ(
+	    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 1024, 10 * 1024, 1024, IBV_SEND_SIGNALED), 0);
+	tr_poll(&w);
+	w.now = t + 5 * MS;
+	while (tr_deliver_one(&w, TR_A))
+		;
+	w.now += 20 * US;
+	tr_poll(&w);
+	w.now = roce_dev_next_deadline(A(&w)->dev);
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	w.now += 1 * MS;
+	while (tr_deliver_one(&w, TR_B)) /* the originals' ACKs */
+		;
+	tr_poll(&w);
+	drain_send_cq(A(&w), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 1);
+	tr_run(&w, 100000);
+	CHECK_EQ(w.q[TR_A].count, 0);
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 16 * 1024, 64 * 1024, 16 * 1024,
+			      IBV_SEND_SIGNALED),
+		 0);
+	tr_poll(&w);
+	CHECK_EQ(w.q[TR_A].count, 64);
+	tr_run(&w, 100000);
+	drain_send_cq(A(&w), 1);
+	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 10 * 1024);
+	CHECK_MEM(B(&w)->buf + 16 * 1024, A(&w)->buf + 16 * 1024, 64 * 1024);
+	tr_fini(&w);
+}
+
 /* Two single-packet WRITEs sent at t, both ACKs queued, A stalled until t + 100 ms. */
 static void
 stall_setup(struct tr_wire *w, const struct tr_opts *o, uint64_t *t)
@@ -778,4 +901,4 @@ RW_TEST_MAIN(RW_TEST(t_rtt_ewma), RW_TEST(t_rtt_karn), RW_TEST(t_rto_backoff_cap
 	     RW_TEST(t_rto_tail_loss), RW_TEST(t_rto_floor_and_initial), RW_TEST(t_rto_fixed),
 	     RW_TEST(t_rto_spurious), RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer),
 	     RW_TEST(t_rtt_read), RW_TEST(t_rto_tx_held), RW_TEST(t_read_new_while_replaying),
-	     RW_TEST(t_rto_cfg))
+	     RW_TEST(t_rto_cfg), RW_TEST(t_rto_gbn_head_first), RW_TEST(t_rto_spurious_undo))
