@@ -9,11 +9,12 @@ then gbn, gbone (Go-Back-ONE, Wang (NJUPT)) and irn at 1 %. Targets, per round:
 gbone and irn each keep at least 80 % of that round's lossless goodput, and reach
 at least 2.5x the goodput of gbn in the same round.
 
-gbone and irn run with `--rto adaptive` (the rnic's default), and each round also
-runs them with `--rto fixed` (the IBTA timer of -u 14, 67 ms): the adaptive timer
-must keep at least 90 % of the fixed timer's goodput in the same round (two runs of
-one setting differ by up to 10 % on the loaded 2-core host; docs/claims.md), and its
-spurious expiries (`rto_spurious`, a lower bound) are reported.
+Those four run with `--rto adaptive` (the rnic's default); each round runs all four
+again with `--rto fixed` (the IBTA timer of -u 14, 67 ms): lossless, gbone and irn
+with the adaptive timer must keep at least 90 % of the fixed timer's goodput in the
+same round (two runs of one setting differ by up to 10 % on the loaded 2-core host;
+docs/claims.md), and the adaptive runs' spurious expiries (`rto_spurious`, a lower
+bound) are reported.
 
   bench/testbed/selective_goodput.py [BUILD_DIR]   (root; BENCH_ROUNDS=N, default 10)
 """
@@ -29,12 +30,15 @@ import claims  # noqa: E402
 
 B = claims.build_dir(sys.argv)
 CONFIG = os.path.join(claims.ROOT, "configs", "selective-1pct.toml")
-RUNS = [("lossless", ["--set", "link.loss=", "--set", "rnic.recovery=gbn"]),
-        ("gbn", ["--set", "rnic.recovery=gbn"]),
-        ("gbone", ["--set", "rnic.recovery=gbone", "--set", "rnic.rto=adaptive"]),
-        ("irn", ["--set", "rnic.recovery=irn", "--set", "rnic.rto=adaptive"]),
-        ("gbone-fixed", ["--set", "rnic.recovery=gbone", "--set", "rnic.rto=fixed"]),
-        ("irn-fixed", ["--set", "rnic.recovery=irn", "--set", "rnic.rto=fixed"])]
+AD, FX = ["--set", "rnic.rto=adaptive"], ["--set", "rnic.rto=fixed"]
+RUNS = [("lossless", ["--set", "link.loss=", "--set", "rnic.recovery=gbn"] + AD),
+        ("gbn", ["--set", "rnic.recovery=gbn"] + AD),
+        ("gbone", ["--set", "rnic.recovery=gbone"] + AD),
+        ("irn", ["--set", "rnic.recovery=irn"] + AD),
+        ("lossless-fixed", ["--set", "link.loss=", "--set", "rnic.recovery=gbn"] + FX),
+        ("gbn-fixed", ["--set", "rnic.recovery=gbn"] + FX),
+        ("gbone-fixed", ["--set", "rnic.recovery=gbone"] + FX),
+        ("irn-fixed", ["--set", "rnic.recovery=irn"] + FX)]
 
 
 def run(env, extra):
@@ -70,9 +74,13 @@ def main():
             x = g[m] / g["gbn"] if g["gbn"] > 0 else float("nan")
             c.add(f"{m}: goodput / lossless", ">= 0.80", frac, frac >= 0.8)
             c.add(f"{m}: goodput / gbn", ">= 2.5", x, x >= 2.5)
+        for m in ("lossless", "gbn", "gbone", "irn"):
             fx = g[m] / g[m + "-fixed"] if g[m + "-fixed"] > 0 else float("nan")
-            c.add(f"{m}: goodput / the same with --rto fixed", ">= 0.90", fx, fx >= 0.90)
-            c.add(f"{m}: spurious expiries (rto_spurious, reported)", "none (reported)",
+            if m == "gbn":  # a few hundred kb/s: reported, not a target
+                c.add("gbn: goodput / the same with --rto fixed (reported)", "none (reported)", fx, True)
+            else:
+                c.add(f"{m}: goodput / the same with --rto fixed", ">= 0.90", fx, fx >= 0.90)
+            c.add(f"{m}: spurious expiries, adaptive (rto_spurious, reported)", "none (reported)",
                   spur[m], True)
         c.add("gbn: goodput / lossless (reference, issue: 0.048 / 0.162 = 0.30)", "none (reported)",
               g["gbn"] / g["lossless"] if g["lossless"] > 0 else float("nan"), True)

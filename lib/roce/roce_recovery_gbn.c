@@ -35,6 +35,7 @@ struct gbn {
 	uint32_t repair_psn;
 	bool rto_head; /* --rto adaptive: an expiry resent rto_head_psn alone, no progress since */
 	uint32_t rto_head_psn;
+	uint64_t rto_head_at; /* when (engine clock) */
 	/* receiver */
 	bool nak_sent; /* a sequence NAK (or RNR NAK) is outstanding */
 };
@@ -70,15 +71,18 @@ gbn_tx_acked(struct roce_qp *qp, void *priv, uint32_t una)
 	if (g->rto_head) {
 		/*
 		 * The first progress after a head-only expiry (gbn_tx_lost): an
-		 * ACK that stops right after the resent head says the PSNs sent
-		 * after it did not arrive (F-RTO's verdict, RFC 5682 2.1): go back
-		 * for all of them now. One beyond it: the expiry was spurious.
+		 * ACK that answers the resend (roce_rto_head_answered) and stops
+		 * right after the head says the PSNs sent after it did not arrive
+		 * (F-RTO's verdict, RFC 5682 2.1): go back for all of them now.
+		 * One beyond it, or one too early to answer the resend (the
+		 * original's ACK, B ACKs each paced packet): no go-back.
 		 */
 		struct roce_recovery_env env;
 
 		g->rto_head = false;
 		roce_recovery_env(qp, &env);
-		if (una == roce_psn_add(g->rto_head_psn, 1) && una != env.nxt) {
+		if (una == roce_psn_add(g->rto_head_psn, 1) && una != env.nxt &&
+		    roce_rto_head_answered(qp, g->rto_head_at, env.now_ns)) {
 			g->retx = true;
 			g->retx_psn = una;
 			g->retx_end = env.nxt;
@@ -119,8 +123,12 @@ gbn_tx_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt, enum roc
 		 * lossless testbed run). gbn_tx_acked goes back when the head's ACK
 		 * shows the rest lost; a second expiry without progress goes back.
 		 */
+		struct roce_recovery_env env;
+
+		roce_recovery_env(qp, &env);
 		g->rto_head = true;
 		g->rto_head_psn = psn;
+		g->rto_head_at = env.now_ns;
 		g->retx_end = roce_psn_add(psn, 1);
 	}
 	g->repaired = true;

@@ -361,6 +361,14 @@ roce_rtt_tx_held(struct roce_dev *dev)
 	return true;
 }
 
+bool
+roce_rto_head_answered(const struct roce_qp *qp, uint64_t resent_ns, uint64_t now_ns)
+{
+	uint64_t m = qp->rtt.min_rtt;
+
+	return !m || now_ns < resent_ns || now_ns - resent_ns >= m / 4 * 3;
+}
+
 int
 roce_qp_rtt(const struct roce_qp *qp, struct roce_rtt_info *out)
 {
