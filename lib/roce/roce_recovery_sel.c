@@ -221,8 +221,9 @@ sel_tx_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt, enum roc
 }
 
 /*
- * A timer expiry under gbone and irn (ours, beyond both papers, after F-RTO,
- * RFC 5682): the first expiry since the last progress resends una alone;
+ * A timer expiry under gbone and irn with --rto adaptive (ours, beyond both
+ * papers, after F-RTO, RFC 5682): the first expiry since the last progress
+ * resends una alone;
  * a second one with no progress in between, or an ACK of the resent head
  * that stops right after it (sel_tx_acked), resends every PSN from una that
  * no notice reported (sel_tx_lost), as Algorithm 1's go-back does. The
@@ -238,11 +239,12 @@ sel_tx_lost_head(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt,
 		 enum roce_loss_kind kind)
 {
 	struct sel *s = priv;
-
-	if (kind != ROCE_LOSS_TIMEOUT || s->rto_head)
-		return sel_tx_lost(qp, priv, psn, nxt, kind);
 	struct roce_recovery_env env;
+	struct roce_rtt_info r;
 
+	/* --rto adaptive only: IBTA's fixed timer (67 ms at -u 14) keeps the go-back */
+	if (kind != ROCE_LOSS_TIMEOUT || s->rto_head || roce_qp_rtt(qp, &r) < 0 || !r.adaptive)
+		return sel_tx_lost(qp, priv, psn, nxt, kind);
 	roce_recovery_env(qp, &env);
 	sel_tx_sync(s, psn);
 	s->rto_head = true;
