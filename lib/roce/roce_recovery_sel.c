@@ -174,22 +174,21 @@ sel_tx_acked(struct roce_qp *qp, void *priv, uint32_t una)
 	if (s->rto_head) {
 		/*
 		 * The first progress after a head-only expiry (sel_tx_lost_head):
-		 * an ACK that answers the resend (roce_rto_head_answered) and
-		 * stops right after the head says no PSN sent after it arrived,
-		 * although they left before the resend and the path keeps order:
-		 * they are lost too (F-RTO's verdict, RFC 5682 2.1), go back for
-		 * every one no notice reported. An ACK beyond it says they
-		 * arrived; one too early to answer the resend is the original's
-		 * (B ACKs each paced packet): the expiry was spurious, nothing
-		 * more is resent.
+		 * an ACK that answers the resend (roce_rto_head_answered) comes
+		 * a round trip after it, when every PSN sent before the resend
+		 * that arrived has been reported (the path keeps order): those
+		 * still unreported are lost too (F-RTO's verdict, RFC 5682 2.1),
+		 * go back for them. One too early to answer the resend is the
+		 * original's (B ACKs each paced packet): the expiry was spurious,
+		 * nothing more is resent.
 		 */
 		struct roce_recovery_env env;
 
 		s->rto_head = false;
 		roce_recovery_env(qp, &env);
-		if (una == roce_psn_add(s->rto_head_psn, 1) && una != env.nxt &&
+		if (roce_psn_cmp(una, s->rto_head_nxt) < 0 &&
 		    roce_rto_head_answered(qp, s->rto_head_at, env.now_ns))
-			sel_tx_lost(qp, s, una, env.nxt, ROCE_LOSS_TIMEOUT);
+			sel_tx_lost(qp, s, una, s->rto_head_nxt, ROCE_LOSS_TIMEOUT);
 	}
 	if (s->implied && roce_psn_cmp(una, s->implied_psn) > 0)
 		s->implied = false;
@@ -250,6 +249,7 @@ sel_tx_lost_head(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt,
 	s->rto_head = true;
 	s->rto_head_psn = psn;
 	s->rto_head_at = env.now_ns;
+	s->rto_head_nxt = nxt;
 	roce_psn_bitmap_clear(&s->retxd, psn);
 	sel_tx_queue(qp, s, psn);
 	return roce_psn_cmp(psn, nxt) < 0;

@@ -944,6 +944,34 @@ t_rto_spurious_head_only(void)
 	tr_fini(&w);
 }
 
+/*
+ * The head-first expiry's verdict (sel_tx_acked): the first ACK that can
+ * answer the head's resend comes when everything sent before the resend that
+ * arrived has been reported, so the PSNs still unreported are lost too. Here
+ * PSN 0 and the tail 7..9 of a 10-packet WRITE are lost and so is every
+ * notice: one expiry resends 0, its ACK (up to 7) sends 7..9 at once.
+ */
+static void
+t_rto_head_then_tail(void)
+{
+	struct tr_wire w;
+
+	sel_init(&w, NULL);
+	tr_fill(A(&w), 0, 10 * MTU, 34);
+	tr_rule(&w, TR_A, TR_REQ, PSN0, TR_DROP, 1);
+	for (int i = 7; i < 10; i++)
+		tr_rule(&w, TR_A, TR_REQ, PSN0 + i, TR_DROP, 1);
+	tr_rule(&w, TR_B, is_gbone() ? TR_RACK : TR_SACK, -1, TR_DROP, 100);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 10 * MTU, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 10 * MTU);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 4);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 0);
+	tr_fini(&w);
+}
+
 static const struct rw_test_case cases[] = {
     RW_TEST(t_single_loss),
     RW_TEST(t_consecutive_losses),
@@ -964,6 +992,7 @@ static const struct rw_test_case cases[] = {
     RW_TEST(t_rto_resend_rearms),
     RW_TEST(t_notice_rtt_sample),
     RW_TEST(t_rto_spurious_head_only),
+    RW_TEST(t_rto_head_then_tail),
 };
 
 /* RW_TEST_MAIN, once per mode */
