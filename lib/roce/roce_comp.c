@@ -550,6 +550,8 @@ comp_progress(struct comp_ctx *c)
 		uint32_t epsn =
 		    roce_psn_cmp(c->notice_epsn, qp->comp.una) > 0 ? c->notice_epsn : qp->comp.una;
 
+		roce_rtt_noticed(qp, got); /* the PSN whose arrival sent the notice */
+
 		qp->rec->tx_notice(qp, qp->rec_priv, c->notice, qp->comp.una, epsn, got, run,
 				   qp->req.psn);
 	}

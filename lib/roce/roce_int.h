@@ -598,6 +598,8 @@ uint64_t roce_rtt_sent_at(const struct roce_qp *qp, uint32_t psn);
  * @p has_psn, sample the RTT of the response's PSN @p psn (Karn's rule).
  */
 void roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn, uint32_t psn);
+/** A RACK/SACK named @p psn received: one RTT sample if it was sent once (roce_rtt.c). */
+void roce_rtt_noticed(struct roce_qp *qp, uint32_t psn);
 /** The retransmit timer expired: back the adaptive RTO off (RTT and D doubled). */
 void roce_rtt_expired(struct roce_qp *qp);
 /** The retransmit timeout in force (0: no timer). */

@@ -19,6 +19,19 @@ roce_lwin_init(struct roce_lwin *w)
 }
 
 void
+roce_lwin_undo(struct roce_lwin *w)
+{
+	if (!w->undo_ok)
+		return;
+	w->undo_ok = false;
+	w->cwnd = w->undo_cwnd;
+	w->ssthresh = w->undo_ssthresh;
+	w->cut = w->undo_cut;
+	w->recover = w->undo_recover;
+	w->ai_acc = 0;
+}
+
+void
 roce_lwin_slow_start(struct roce_lwin *w, uint32_t init)
 {
 	if (!init)
@@ -141,6 +154,13 @@ roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t n
 {
 	uint32_t in_flight = (uint32_t)roce_psn_diff(nxt, una), base, cut, floor;
 
+	w->undo_ok = timeout;
+	if (timeout) {
+		w->undo_cwnd = w->cwnd;
+		w->undo_ssthresh = w->ssthresh;
+		w->undo_cut = w->cut;
+		w->undo_recover = w->recover;
+	}
 	w->round_lossy = true;
 	if (w->cut && roce_psn_cmp(una, w->recover) < 0) {
 		/* the episode this window was already cut (or held) for */

@@ -86,6 +86,10 @@ struct roce_lwin {
 	uint64_t min_rtt;	/**< least RTT sample (ns; 0: none yet) */
 	uint64_t rtt_round_min; /**< least RTT sample of the current round (0: none) */
 	uint64_t rtt_prev_min;	/**< ... of the last round that had samples */
+	/* the state before the last timeout, for roce_lwin_undo (valid: undo_ok) */
+	bool undo_ok;
+	bool undo_cut;
+	uint32_t undo_cwnd, undo_ssthresh, undo_recover;
 };
 
 /** roce_lwin_on_loss(): the loss belongs to the episode already handled. */
@@ -121,6 +125,12 @@ void roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32
  */
 int roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt,
 		      bool timeout);
+/**
+ * The last timeout was spurious (roce_rtt.c found the resend's ACK too early to
+ * answer it): restore the window as it was before that timeout (the Eifel
+ * response, RFC 4015). Once per timeout; a later loss report voids it.
+ */
+void roce_lwin_undo(struct roce_lwin *w);
 /** The largest delivery of a recent clean round (the floor of a cut). */
 uint32_t roce_lwin_delivered(const struct roce_lwin *w);
 

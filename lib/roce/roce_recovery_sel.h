@@ -28,6 +28,10 @@ struct sel {
 	bool retx_any;
 	bool implied; /* a READ re-request for implied_psn is queued or sent */
 	uint32_t implied_psn;
+	bool rto_head; /* gbone/irn: an expiry resent rto_head_psn alone, no progress since */
+	uint32_t rto_head_psn;
+	uint64_t rto_head_at;  /* when it was resent (engine clock) */
+	uint32_t rto_head_nxt; /* snd_nxt then */
 	/* receiver */
 	bool rx_init;
 	struct roce_psn_bitmap ooo; /* placed ahead of ePSN (base = ePSN) */

@@ -608,13 +608,21 @@ req_after_send(struct roce_qp *qp, uint32_t psn, uint32_t next, uint32_t bytes, 
 		roce_rtt_sent(qp, psn, retx);
 		qp->rec->tx_sent(qp, qp->rec_priv, psn, next, retx);
 		/*
-		 * VRP: a NACKed PSN at una is repaired two round trips after its
-		 * first send (the NACK, then the resend); the timer times the resend
-		 * (VRP §3.2.1: each packet's timer starts when it is sent), or it
-		 * would expire before every such repair and restart the window.
+		 * A resend of una re-arms the timer from the resend (every mode).
+		 * A hole at una repaired by a notice (a VRP NACK, a Go-Back-ONE
+		 * RACK, an IRN SACK) is acknowledged two round trips after its
+		 * first send: the notice, then the resend. Left armed from the
+		 * first send, the adaptive timer (RTT + max(4 D, --rto-min), under
+		 * 2 RTT whenever the margin is under one RTT) expired before every
+		 * such repair: a spurious expiry that resent every PSN no notice
+		 * reported and doubled the timeout (issue 11, the cause of the
+		 * spurious expiries under gbone/irn; test t_rto_resend_rearms).
+		 * VRP §3.2.1 ("each packet's timer starts when it is sent") and
+		 * Linux TCP (it re-arms its RTO when it retransmits the head of
+		 * its queue) time the resend likewise. Go-Back-N's go-back
+		 * re-armed from now already (comp_retry): unchanged for it.
 		 */
-		if (!qp->req.rto_at ||
-		    (retx && psn == qp->comp.una && (qp->rec->flags & ROCE_REC_F_TOLERATE)))
+		if (!qp->req.rto_at || (retx && psn == qp->comp.una))
 			roce_req_rearm(qp);
 	}
 	qp->cc->on_send(qp, qp->cc_priv, qp->dev->now, bytes, retx);

@@ -26,6 +26,9 @@
 #include "roce_int.h"
 
 #define ROCE_RTT_RETX (1ull << 63)
+/* a notice (RACK/SACK) already gave this PSN's sample: a later ACK naming it gives none */
+#define ROCE_RTT_SAMPLED (1ull << 62)
+#define ROCE_RTT_FLAGS (ROCE_RTT_RETX | ROCE_RTT_SAMPLED)
 
 /* ---- the estimator (VRP, Denis LIP RR-2000-11, §2.5.1) ---- */
 
@@ -187,14 +190,29 @@ roce_rtt_sent_at(const struct roce_qp *qp, uint32_t psn)
 
 	if (!qp->rtt_sent)
 		return 0;
-	s = qp->rtt_sent[psn & qp->rtt_mask] & ~ROCE_RTT_RETX;
+	s = qp->rtt_sent[psn & qp->rtt_mask] & ~ROCE_RTT_FLAGS;
 	return s ? s - 1 : 0; /* a stamp of time 0 reads as "none": the timer falls back to now */
+}
+
+/* One RTT sample: now minus @p sent, to the estimator, the loss window and the CC. */
+static void
+rtt_take(struct roce_qp *qp, uint64_t sent)
+{
+	const struct roce_dev_cfg *c = &qp->dev->cfg;
+	uint64_t now = qp->dev->now;
+
+	if (roce_unlikely(now < sent))
+		return; /* a clock that went backwards gives no sample */
+	roce_rtt_est_sample(&qp->rtt, now - sent, c->rto_min_ns, c->rto_max_ns);
+	roce_qp_stat(qp, ROCE_STAT_RTT_SAMPLES, 1);
+	roce_lwin_on_rtt(&qp->lwin, now - sent);
+	if (qp->cc->on_rtt)
+		qp->cc->on_rtt(qp, qp->cc_priv, now, now - sent);
 }
 
 void
 roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn, uint32_t psn)
 {
-	const struct roce_dev_cfg *c = &qp->dev->cfg;
 	uint32_t n = (uint32_t)roce_psn_diff(una, old_una);
 	uint64_t stamp = 0, now = qp->dev->now;
 	bool karn = false;
@@ -221,24 +239,56 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 		 */
 		qp->rto_spur_armed = false;
 		if (qp->rtt.min_rtt && now >= qp->rto_spur_at &&
-		    now - qp->rto_spur_at < qp->rtt.min_rtt / 4 * 3)
+		    now - qp->rto_spur_at < qp->rtt.min_rtt / 4 * 3) {
 			roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+			/*
+			 * The Eifel response (RFC 4015): the timeout restarted the
+			 * loss-reactive window at ROCE_LWIN_MIN for a path that lost
+			 * nothing; restore it. Each spurious expiry otherwise cost a
+			 * slow start (7 round trips to 440 packets at 10 ms) on a host
+			 * whose stalls outlast --rto-min (issue 11).
+			 */
+			roce_lwin_undo(&qp->lwin);
+		}
 	}
-	if (!stamp)
+	if (!stamp || (stamp & ROCE_RTT_SAMPLED))
 		return; /* not a response to a packet we stamped (a NAK, a READ's later PSN) */
 	if (karn) {
 		/* the response may answer a retransmission: M is ambiguous (Karn) */
 		roce_qp_stat(qp, ROCE_STAT_KARN_SKIPPED, 1);
 		return;
 	}
-	stamp -= 1;
-	if (roce_unlikely(now < stamp))
-		return; /* a clock that went backwards gives no sample */
-	roce_rtt_est_sample(&qp->rtt, now - stamp, c->rto_min_ns, c->rto_max_ns);
-	roce_qp_stat(qp, ROCE_STAT_RTT_SAMPLES, 1);
-	roce_lwin_on_rtt(&qp->lwin, now - stamp);
-	if (qp->cc->on_rtt)
-		qp->cc->on_rtt(qp, qp->cc_priv, now, now - stamp);
+	rtt_take(qp, stamp - 1);
+}
+
+void
+roce_rtt_noticed(struct roce_qp *qp, uint32_t psn)
+{
+	uint64_t *slot;
+
+	if (!qp->rtt_sent ||
+	    !roce_psn_in_window(psn, qp->comp.una,
+				(uint32_t)roce_psn_diff(qp->req.psn, qp->comp.una)))
+		return;
+	slot = &qp->rtt_sent[psn & qp->rtt_mask];
+	if (!*slot || (*slot & ROCE_RTT_FLAGS))
+		return; /* never stamped, retransmitted (Karn) or sampled already */
+	/*
+	 * A RACK/SACK names the one PSN whose arrival sent it (Go-Back-ONE
+	 * section IV.B, IRN: a notice per out-of-order packet), so now minus that
+	 * PSN's send time is a round trip as exact as an ACK's; a PSN sent once
+	 * gives an unambiguous sample (Karn). Ours, as Linux TCP times SACKed
+	 * segments (tcp_sacktag_one): while a hole holds una back, every
+	 * cumulative ACK covers a resend and Karn's rule leaves no sample, so a
+	 * backed-off timeout stayed doubled (at --rto-max after a few expiries
+	 * at 10 % loss; issue 11). The slot is marked so the cumulative ACK that
+	 * later names the same PSN does not sample it twice.
+	 */
+	uint64_t stamp = *slot - 1;
+
+	*slot |= ROCE_RTT_SAMPLED;
+	roce_qp_stat(qp, ROCE_STAT_RTT_NOTICE_SAMPLES, 1);
+	rtt_take(qp, stamp);
 }
 
 void
@@ -309,6 +359,14 @@ roce_rtt_tx_held(struct roce_dev *dev)
 		return false;
 	}
 	return true;
+}
+
+bool
+roce_rto_head_answered(const struct roce_qp *qp, uint64_t resent_ns, uint64_t now_ns)
+{
+	uint64_t m = qp->rtt.min_rtt;
+
+	return !m || now_ns < resent_ns || now_ns - resent_ns >= m / 4 * 3;
 }
 
 int

@@ -64,6 +64,13 @@ struct roce_rtt_info {
 /** RTT figures of an RC QP. -EINVAL for a NULL pointer. */
 int roce_qp_rtt(const struct roce_qp *qp, struct roce_rtt_info *out);
 
+/**
+ * Can an ACK arriving at @p now_ns answer a packet resent at @p resent_ns? Not if it
+ * came within 3/4 of the QP's least RTT sample (it answers the original: the rule of
+ * the rto_spurious counter); true when there is no sample yet.
+ */
+bool roce_rto_head_answered(const struct roce_qp *qp, uint64_t resent_ns, uint64_t now_ns);
+
 /** Reset @p e: no samples, timeout @p initial_ns clamped to [min_ns, max_ns]. */
 void roce_rtt_est_init(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns,
 		       uint64_t max_ns);

@@ -55,7 +55,9 @@
 	X(RTO_SPURIOUS, "rto_spurious",                                                            \
 	  "timer expiries found spurious: the resent oldest PSN ACKed within 3/4 of the least "    \
 	  "RTT sample (a lower bound)")                                                            \
-	X(RTT_SAMPLES, "rtt_samples", "RTT samples taken from ACKs and responses")                 \
+	X(RTT_SAMPLES, "rtt_samples", "RTT samples taken from ACKs, responses and notices")        \
+	X(RTT_NOTICE_SAMPLES, "rtt_notice_samples",                                                \
+	  "of rtt_samples: from a RACK/SACK naming a PSN sent once")                               \
 	X(KARN_SKIPPED, "karn_skipped",                                                            \
 	  "responses giving no RTT sample: a retransmitted PSN acknowledged (Karn)")               \
 	X(RETRIES, "retries", "go-back retransmission rounds started")                             \

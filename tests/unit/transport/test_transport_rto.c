@@ -500,6 +500,56 @@ t_rto_spurious(void)
 	}
 }
 
+/*
+ * The Eifel response (RFC 4015): a timeout restarts the loss-reactive window
+ * at ROCE_LWIN_MIN; when the expiry turns out spurious (the original's ACK
+ * arrives within 3/4 of the least RTT after the resend), the window is
+ * restored. Here, after a spurious expiry of a 10-packet WRITE, the next
+ * 64-packet WRITE leaves at once, as before the expiry; without the undo the
+ * slow start would let 4 + 10 packets go.
+ */
+static void
+t_rto_spurious_undo(void)
+{
+	struct tr_opts o = {.rto_min_ns = 1 * MS};
+	struct tr_wire w;
+	uint64_t t;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 128 * 1024, 15);
+	round_trip(&w, 0, 5 * MS, 5 * MS);
+	t = w.now;
+	CHECK_EQ(
+	    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 1024, 10 * 1024, 1024, IBV_SEND_SIGNALED), 0);
+	tr_poll(&w);
+	w.now = t + 5 * MS;
+	while (tr_deliver_one(&w, TR_A))
+		;
+	w.now += 20 * US;
+	tr_poll(&w);
+	w.now = roce_dev_next_deadline(A(&w)->dev);
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	w.now += 1 * MS;
+	while (tr_deliver_one(&w, TR_B)) /* the originals' ACKs */
+		;
+	tr_poll(&w);
+	drain_send_cq(A(&w), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 1);
+	tr_run(&w, 100000);
+	CHECK_EQ(w.q[TR_A].count, 0);
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 16 * 1024, 64 * 1024, 16 * 1024,
+			      IBV_SEND_SIGNALED),
+		 0);
+	tr_poll(&w);
+	CHECK_EQ(w.q[TR_A].count, 64);
+	tr_run(&w, 100000);
+	drain_send_cq(A(&w), 1);
+	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 10 * 1024);
+	CHECK_MEM(B(&w)->buf + 16 * 1024, A(&w)->buf + 16 * 1024, 64 * 1024);
+	tr_fini(&w);
+}
+
 /* Two single-packet WRITEs sent at t, both ACKs queued, A stalled until t + 100 ms. */
 static void
 stall_setup(struct tr_wire *w, const struct tr_opts *o, uint64_t *t)
@@ -778,4 +828,4 @@ RW_TEST_MAIN(RW_TEST(t_rtt_ewma), RW_TEST(t_rtt_karn), RW_TEST(t_rto_backoff_cap
 	     RW_TEST(t_rto_tail_loss), RW_TEST(t_rto_floor_and_initial), RW_TEST(t_rto_fixed),
 	     RW_TEST(t_rto_spurious), RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer),
 	     RW_TEST(t_rtt_read), RW_TEST(t_rto_tx_held), RW_TEST(t_read_new_while_replaying),
-	     RW_TEST(t_rto_cfg))
+	     RW_TEST(t_rto_cfg), RW_TEST(t_rto_spurious_undo))

@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "roce_pkt.h"
+#include "roce_rtt.h"
 #include "rw_test.h"
 #include "tr_harness.h"
 
 #define RUN(w) tr_run((w), 1000000)
 #define PSN0 0x100 /* the harness's start PSN */
 #define MTU 1024u
+#define MS 1000000ull
 
 static const char *mode;
 
@@ -496,9 +498,13 @@ t_irn_rto_low_high(void)
 	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
 	CHECK_MEM(B(&w)->buf, A(&w)->buf, 10 * MTU);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
-	/* no SACK arrived: the timer resends every PSN from una on, 4 of them for nothing */
-	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 5);
-	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_SPURIOUS), 4);
+	/*
+	 * No SACK arrived: the first expiry resends una alone (sel_tx_lost_head);
+	 * its ACK covers 6..9 too, so nothing more is resent (before the
+	 * head-first rule: every PSN from una, 4 of them for nothing).
+	 */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_SPURIOUS), 0);
 	CHECK(w.now >= 40000000);
 	tr_fini(&w);
 }
@@ -718,15 +724,275 @@ t_trace(void)
 	tr_fini(&w);
 }
 
+/* Deliver every frame side @p dir has queued; returns how many. */
+static unsigned int
+deliver_all(struct tr_wire *w, int dir)
+{
+	unsigned int n = 0;
+
+	while (tr_deliver_one(w, dir))
+		n++;
+	return n;
+}
+
+/*
+ * Adaptive RTO, a path of 10 ms each way: 16 samples of exactly 20 ms give
+ * RTT 20 ms and D = 10 x (7/8)^15 ms, so 4 D is under the 10 ms floor and
+ * the timeout is RTT + 10 = 30 ms, less than the 2 RTT in which a hole at
+ * una can be repaired by a notice (the notice takes one RTT to come back,
+ * the resend one more RTT to be acknowledged).
+ */
+static struct roce_rtt_info
+sel_rtt_20ms(struct tr_wire *w)
+{
+	struct roce_rtt_info r;
+
+	for (uint32_t i = 0; i < 16; i++)
+		sel_round_trip(w, i * 512, 10 * MS, 10 * MS);
+	CHECK_EQ(roce_qp_rtt(A(w)->qp, &r), 0);
+	CHECK_EQ(r.samples, 16);
+	CHECK_EQ(r.srtt_ns, 20 * MS);
+	CHECK(4 * r.rttvar_ns < 10 * MS);
+	CHECK_EQ(r.rto_ns, 30 * MS);
+	return r;
+}
+
+/*
+ * The cause of the spurious adaptive-RTO expiries under gbone/irn (issue
+ * 11; docs/transport.md section 5.2). A 10-packet WRITE loses its first
+ * packet P (= una). The notices reach A one RTT after the send and A resends
+ * P at once; the resend's ACK comes one more RTT later, at t0 + 40 ms. The
+ * timer was armed at t0 from P's first send and was not re-armed when P was
+ * resent, so it fired at t0 + 30 ms with the repair in flight: a spurious
+ * expiry, which resent every PSN no notice reported and doubled the timeout.
+ * A resend of una re-arms the timer from the resend (Linux TCP re-arms its
+ * RTO when it retransmits the head): the deadline becomes t0 + 20 + 30 ms.
+ */
+static void
+t_rto_resend_rearms(void)
+{
+	struct tr_wire w;
+	struct roce_rtt_info r;
+	uint32_t p = PSN0 + 16;
+	uint64_t t0;
+
+	sel_init(&w, NULL);
+	tr_fill(A(&w), 0, 64 * MTU, 31);
+	r = sel_rtt_20ms(&w);
+	tr_rule(&w, TR_A, TR_REQ, p, TR_DROP, 1);
+	t0 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 7, 16 * MTU, 10 * MTU, 16 * MTU,
+			      IBV_SEND_SIGNALED),
+		 0);
+	tr_poll(&w);
+	CHECK_EQ(w.q[TR_A].count, 9); /* P dropped */
+	/* IRN: armed at the first send, 1 packet outstanding: RTO_low = RTT + 4 D */
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev),
+		 t0 + (is_gbone() ? 30 * MS : r.srtt_ns + 4 * r.rttvar_ns));
+	w.now = t0 + 10 * MS;
+	CHECK_EQ(deliver_all(&w, TR_A), 9);
+	tr_poll(&w);
+	CHECK_EQ(notices_sent(&w), 9);
+	w.now = t0 + 20 * MS;
+	CHECK_EQ(deliver_all(&w, TR_B), 9);
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1); /* P, resent at t0 + 20 */
+	CHECK_EQ(w.q[TR_A].count, 1);
+	/* the timer times the resend: RTO after it, not after P's first send */
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), t0 + 50 * MS);
+	w.now = t0 + 30 * MS;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);
+	CHECK_EQ(deliver_all(&w, TR_A), 1);
+	tr_poll(&w);
+	w.now = t0 + 40 * MS;
+	CHECK(deliver_all(&w, TR_B) >= 1);
+	tr_poll(&w);
+	expect_wc(A(&w), false, 7, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 16 * 512);			   /* the round trips */
+	CHECK_MEM(B(&w)->buf + 16 * MTU, A(&w)->buf + 16 * MTU, 10 * MTU); /* the WRITE */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 0);
+	expect_clean_repair(&w);
+	CHECK_EQ(roce_dev_next_deadline(A(&w)->dev), UINT64_MAX); /* nothing outstanding */
+	tr_fini(&w);
+}
+
+/*
+ * Karn's rule starved the estimator under the selective modes: while a
+ * hole holds una back, every cumulative ACK covers a resend and gives no
+ * sample, so a backed-off timeout stayed doubled (at --rto-max after a few
+ * expiries at 10 % loss). A RACK/SACK names the PSN whose arrival sent it:
+ * if that PSN was sent once, the notice is a sample (roce_rtt_noticed).
+ * Here an expiry doubles the timeout to 60 ms; the next burst loses its
+ * first packet, and its 9 notices (20 ms each) bring it back to 30 ms before
+ * the hole is repaired. The cumulative ACK that names a noticed PSN gives
+ * no second sample.
+ */
+static void
+t_notice_rtt_sample(void)
+{
+	struct tr_opts o = {.no_loss_window = true}; /* the expiry would cut it to 3 packets */
+	struct tr_wire w;
+	struct roce_rtt_info r;
+	uint32_t p = PSN0 + 17;
+	uint64_t t0;
+
+	sel_init(&w, &o);
+	tr_fill(A(&w), 0, 64 * MTU, 32);
+	sel_rtt_20ms(&w);
+	/* a lone packet lost once: the timer expires, the timeout doubles */
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 16, TR_DROP, 1);
+	CHECK_EQ(
+	    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 6, 8 * MTU, 512, 8 * MTU, IBV_SEND_SIGNALED), 0);
+	w.now = roce_dev_next_deadline(A(&w)->dev);
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	w.now += 10 * MS;
+	CHECK_EQ(deliver_all(&w, TR_A), 1);
+	w.now += 10 * MS;
+	CHECK_EQ(deliver_all(&w, TR_B), 1);
+	tr_poll(&w);
+	expect_wc(A(&w), false, 6, IBV_WC_SUCCESS);
+	CHECK_EQ(roce_qp_rtt(A(&w)->qp, &r), 0);
+	CHECK_EQ(r.samples, 16); /* the resend's ACK: ambiguous, no sample (Karn) */
+	CHECK_EQ(r.backoffs, 1);
+	CHECK_EQ(r.rto_ns, 60 * MS);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_KARN_SKIPPED), 1);
+
+	/* 10 packets, the first lost: 9 notices, each a 20 ms sample */
+	tr_rule(&w, TR_A, TR_REQ, p, TR_DROP, 1);
+	t0 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 7, 16 * MTU, 10 * MTU, 16 * MTU,
+			      IBV_SEND_SIGNALED),
+		 0);
+	tr_poll(&w);
+	w.now = t0 + 10 * MS;
+	CHECK_EQ(deliver_all(&w, TR_A), 9);
+	tr_poll(&w);
+	w.now = t0 + 20 * MS;
+	CHECK_EQ(deliver_all(&w, TR_B), 9);
+	tr_poll(&w);
+	CHECK_EQ(roce_qp_rtt(A(&w)->qp, &r), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTT_NOTICE_SAMPLES), 9);
+	CHECK_EQ(r.samples, 25);
+	CHECK_EQ(r.srtt_ns, 20 * MS);
+	CHECK_EQ(r.backoffs, 0);
+	CHECK_EQ(r.rto_ns, 30 * MS); /* back from 60: RTT + the 10 ms floor */
+	w.now = t0 + 30 * MS;
+	CHECK_EQ(deliver_all(&w, TR_A), 1); /* the resend of P */
+	tr_poll(&w);
+	w.now = t0 + 40 * MS;
+	CHECK(deliver_all(&w, TR_B) >= 1);
+	tr_poll(&w);
+	expect_wc(A(&w), false, 7, IBV_WC_SUCCESS);
+	/* the cumulative ACK names P + 9, sampled already: no second sample, no Karn skip */
+	CHECK_EQ(roce_qp_rtt(A(&w)->qp, &r), 0);
+	CHECK_EQ(r.samples, 25);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_KARN_SKIPPED), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 16 * 512);
+	CHECK_MEM(B(&w)->buf + 8 * MTU, A(&w)->buf + 8 * MTU, 512);
+	CHECK_MEM(B(&w)->buf + 16 * MTU, A(&w)->buf + 16 * MTU, 10 * MTU);
+	tr_fini(&w);
+}
+
+/*
+ * A spurious expiry (the receiver's ACKs held back beyond RTT + --rto-min,
+ * as a descheduled rnic holds them) costs one resend, not a window: the
+ * first expiry resends una alone (sel_tx_lost_head, after F-RTO); the late
+ * ACK covers the whole WRITE, so nothing more is resent, and the expiry is
+ * counted spurious (the resend's ACK came within 3/4 of the least RTT).
+ */
+static void
+t_rto_spurious_head_only(void)
+{
+	struct tr_wire w;
+	uint64_t t0, due;
+
+	sel_init(&w, NULL);
+	tr_fill(A(&w), 0, 64 * MTU, 33);
+	sel_rtt_20ms(&w);
+	t0 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 7, 16 * MTU, 10 * MTU, 16 * MTU,
+			      IBV_SEND_SIGNALED),
+		 0);
+	tr_poll(&w);
+	w.now = t0 + 10 * MS;
+	CHECK_EQ(deliver_all(&w, TR_A), 10);
+	w.now += 20000; /* B's delayed ACK, if any */
+	tr_poll(&w);
+	CHECK(w.q[TR_B].count >= 1); /* held: not delivered before the timer */
+	due = roce_dev_next_deadline(A(&w)->dev);
+	CHECK(due > t0 + 20 * MS && due <= t0 + 30 * MS);
+	w.now = due;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1); /* una alone */
+	CHECK_EQ(w.q[TR_A].count, 1);
+	w.now = due + 1 * MS; /* the held ACK arrives */
+	CHECK(deliver_all(&w, TR_B) >= 1);
+	tr_poll(&w);
+	expect_wc(A(&w), false, 7, IBV_WC_SUCCESS);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 1);
+	RUN(&w); /* the resend reaches B: a duplicate, ACKed again */
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_MEM(B(&w)->buf + 16 * MTU, A(&w)->buf + 16 * MTU, 10 * MTU);
+	tr_fini(&w);
+}
+
+/*
+ * The head-first expiry's verdict (sel_tx_acked): the first ACK that can
+ * answer the head's resend comes when everything sent before the resend that
+ * arrived has been reported, so the PSNs still unreported are lost too. Here
+ * PSN 0 and the tail 7..9 of a 10-packet WRITE are lost and so is every
+ * notice: one expiry resends 0, its ACK (up to 7) sends 7..9 at once.
+ */
+static void
+t_rto_head_then_tail(void)
+{
+	struct tr_wire w;
+
+	sel_init(&w, NULL);
+	tr_fill(A(&w), 0, 10 * MTU, 34);
+	tr_rule(&w, TR_A, TR_REQ, PSN0, TR_DROP, 1);
+	for (int i = 7; i < 10; i++)
+		tr_rule(&w, TR_A, TR_REQ, PSN0 + i, TR_DROP, 1);
+	tr_rule(&w, TR_B, is_gbone() ? TR_RACK : TR_SACK, -1, TR_DROP, 100);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 10 * MTU, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 10 * MTU);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 4);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 0);
+	tr_fini(&w);
+}
+
 static const struct rw_test_case cases[] = {
-    RW_TEST(t_single_loss),	   RW_TEST(t_consecutive_losses),
-    RW_TEST(t_lost_notice),	   RW_TEST(t_lost_retransmission),
-    RW_TEST(t_lost_last_packet),   RW_TEST(t_bitmap_limit),
-    RW_TEST(t_reorder_no_loss),	   RW_TEST(t_read_response_lost),
-    RW_TEST(t_stale_no_overwrite), RW_TEST(t_psn_wrap),
-    RW_TEST(t_random_soak),	   RW_TEST(t_irn_rto_low_high),
-    RW_TEST(t_irn_rto_measured),   RW_TEST(t_irn_bdp_measured),
-    RW_TEST(t_irn_bdp_cap),	   RW_TEST(t_trace),
+    RW_TEST(t_single_loss),
+    RW_TEST(t_consecutive_losses),
+    RW_TEST(t_lost_notice),
+    RW_TEST(t_lost_retransmission),
+    RW_TEST(t_lost_last_packet),
+    RW_TEST(t_bitmap_limit),
+    RW_TEST(t_reorder_no_loss),
+    RW_TEST(t_read_response_lost),
+    RW_TEST(t_stale_no_overwrite),
+    RW_TEST(t_psn_wrap),
+    RW_TEST(t_random_soak),
+    RW_TEST(t_irn_rto_low_high),
+    RW_TEST(t_irn_rto_measured),
+    RW_TEST(t_irn_bdp_measured),
+    RW_TEST(t_irn_bdp_cap),
+    RW_TEST(t_trace),
+    RW_TEST(t_rto_resend_rearms),
+    RW_TEST(t_notice_rtt_sample),
+    RW_TEST(t_rto_spurious_head_only),
+    RW_TEST(t_rto_head_then_tail),
 };
 
 /* RW_TEST_MAIN, once per mode */
