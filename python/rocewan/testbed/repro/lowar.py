@@ -14,6 +14,7 @@ import os
 
 from .. import config, model, report, runner
 from ..references import WANG_BY
+from ..topo import TopoError
 
 LOWAR = "Zuo et al., LoWAR"
 
@@ -220,7 +221,11 @@ def reproduce_lowar_rtt(prefix: str = "tb", quick: bool = False, out: str | None
         if fec:
             c["rnic"]["fec"] = fec
         c["link"]["loss"] = f"random {loss}" if loss else ""
-        row = runner.run_once(c, out, tag=f"r{i}", prefix=prefix)
+        try:
+            row = runner.run_once(c, out, tag=f"r{i}", prefix=prefix)
+        except TopoError as e:  # e.g. IBV_WC_RETRY_EXC_ERR: reported as such, not dropped
+            print(f"  rtt {rtt} {case} loss {loss or 'none'}: aborted: {str(e).splitlines()[0]}")
+            row = {"goodput_gbps": float("nan"), "aborted": str(e)[-2000:]}
         row.update(case=case if loss else "gbn lossless", loss=loss or "none", rtt=rtt,
                    bdp_pkts=bdp_packets(c))
         if not loss:
