@@ -208,3 +208,7 @@ def test_lowar_rtt_reproduction_covers_the_bdp():
         # IBTA local ACK timeout 4.096 us x 2^15 = 134 ms > 80 ms
         assert 4.096e-6 * 2 ** cfg["rnic"]["qp_timeout"] > config.parse_time("80ms")
     assert lowar.lowar_rtt_config("80ms", quick=True)["workload"]["duration"] == 3
+    # 10 expected losses a direction: 10 / (1e-5 x 21972.66 packets/s) = 45.5 -> 46 s
+    cfg = lowar.lowar_rtt_config("80ms", quick=False)
+    assert [lowar.lowar_rtt_duration(cfg, ls, False) for ls in ["", *lowar.RTT_LOSSES]] == [10, 46, 10, 10, 10]
+    assert lowar.lowar_rtt_duration(cfg, "0.001%", True) == 3
