@@ -187,3 +187,28 @@ def test_bulk_qps_and_iters_options():
     cfg = config.defaults()
     o = runner.rnic_opts(cfg)
     assert " -D 4" in o and " -q " not in o and " -n " not in o, o
+
+
+def test_lowar_rtt_reproduction_covers_the_bdp():
+    """lowar-rtt (issue 12): registered, valid configs at 40 / 80 ms, window and timer
+    above the 80 ms path's BDP (0.18 Gb/s x 80 ms / 1024 B = 1757.8 packets) and RTT."""
+    from rocewan.testbed.repro import REPRODUCTIONS, lowar
+    assert REPRODUCTIONS["lowar-rtt"][0] is lowar.reproduce_lowar_rtt
+    assert lowar.RTT_RTTS == ["40ms", "80ms"]
+    assert lowar.RTT_LOSSES == ["0.001%", "0.01%", "0.1%", "1%"]
+    for rtt, bdp in (("40ms", 878.90625), ("80ms", 1757.8125)):
+        cfg = lowar.lowar_rtt_config(rtt, quick=False)
+        assert config.validate(cfg) == cfg
+        assert cfg["link"]["rtt"] == rtt and cfg["link"]["rate"] == "200mbit"
+        assert cfg["rnic"]["mtu"] == 1024 and cfg["rnic"]["pace"] == 0.9
+        assert lowar.bdp_packets(cfg) == pytest.approx(bdp)
+        assert cfg["rnic"]["max_inflight"] >= 2 * bdp
+        assert cfg["workload"]["tx_depth"] == 0  # auto: about 4 BDPs of WRITEs
+        assert cfg["link"]["limit"] >= 2 * bdp
+        # IBTA local ACK timeout 4.096 us x 2^15 = 134 ms > 80 ms
+        assert 4.096e-6 * 2 ** cfg["rnic"]["qp_timeout"] > config.parse_time("80ms")
+    assert lowar.lowar_rtt_config("80ms", quick=True)["workload"]["duration"] == 3
+    # 10 expected losses a direction: 10 / (1e-5 x 21972.66 packets/s) = 45.5 -> 46 s
+    cfg = lowar.lowar_rtt_config("80ms", quick=False)
+    assert [lowar.lowar_rtt_duration(cfg, ls, False) for ls in ["", *lowar.RTT_LOSSES]] == [10, 46, 10, 10, 10]
+    assert lowar.lowar_rtt_duration(cfg, "0.001%", True) == 3

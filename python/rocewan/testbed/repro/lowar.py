@@ -10,9 +10,12 @@ packets), random loss in both directions. What matters for the comparison is the
 per packet and the BDP in packets, not the absolute rate (LoWAR: 10 Gb/s).
 """
 import copy
+import math
 import os
 
-from .. import config, report, runner
+from .. import config, model, report, runner
+from ..references import WANG_BY
+from ..topo import TopoError
 
 LOWAR = "Zuo et al., LoWAR"
 
@@ -170,5 +173,98 @@ def reproduce_lowar_fct(prefix: str = "tb", quick: bool = False, out: str | None
     for r in rows:
         r.pop("records", None)
     doc = report.write_doc(os.path.join(out, "lowar-fct.json"), cfg, rows)
+    print(f"results: {doc}")
+    return 0
+
+
+# LoWAR's headline sweep: 1e-5 ... 1e-2 random loss at 40 and 80 ms RTT (issue 12)
+RTT_RTTS = ["40ms", "80ms"]
+RTT_LOSSES = ["0.001%", "0.01%", "0.1%", "1%"]
+RTT_MODES = [("gbn", "gbn", ""), ("fec+gbn xor:32,4", "fec+gbn", "xor:32,4")]
+
+
+def bdp_packets(cfg):
+    """The path's BDP in packets at the rnics' paced rate (pace x link rate x RTT / MTU)."""
+    rate = config.parse_rate(cfg["link"]["rate"]) * cfg["rnic"]["pace"]
+    return rate / 8 * config.parse_time(cfg["link"]["rtt"]) / cfg["rnic"]["mtu"]
+
+
+def lowar_rtt_duration(cfg, loss, quick):
+    """Seconds of a point: 10 (quick: 3), longer where the loss is so rare that 10 s would
+    see fewer than 10 expected losses per direction (1e-5 at 0.18 Gb/s: 46 s)."""
+    least = 3 if quick else 10
+    rate = config.parse_rate(cfg["link"]["rate"]) * cfg["rnic"]["pace"] / 8 / cfg["rnic"]["mtu"]
+    _, ev = model.ge_params(f"random {loss}" if loss else "")
+    if quick or ev <= 0:
+        return least
+    return max(least, math.ceil(10 / (ev * rate)))
+
+
+def lowar_rtt_config(rtt, quick):
+    """The lowar path at a longer RTT: the window (max_inflight), the posted WRITEs
+    (tx_depth 0: about 4 BDPs) and the duration cover the BDP at 80 ms (~1760 packets);
+    the IBTA timer is 2^15 x 4.096 us = 134 ms, above the 80 ms RTT (2^14 = 67 ms is not)."""
+    cfg = lowar_config(quick)
+    cfg["name"] = "lowar-rtt"
+    cfg["link"]["rtt"] = rtt
+    cfg["rnic"].update(qp_timeout=15, max_inflight=max(cfg["rnic"]["max_inflight"], 8192))
+    cfg["workload"].update(duration=3 if quick else 10, tx_depth=0)
+    return cfg
+
+
+def reproduce_lowar_rtt(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
+    """LoWAR's 40 / 80 ms sweep: gbn vs fec+gbn xor:32,4 over random loss 1e-5 ... 1e-2,
+    with the Go-Back-N model of Wang (NJUPT) IV.A at each point."""
+    rtts = RTT_RTTS[-1:] if quick else RTT_RTTS
+    losses = ["0.1%"] if quick else RTT_LOSSES
+    out = out or os.path.join(report.RESULTS, "reproduce-lowar-rtt")
+    print(f"reproduce lowar-rtt: {LOWAR}, goodput of fec+gbn xor:32,4 vs gbn at 40 / 80 ms RTT\n"
+          "  paper: 10 Gb/s, x2.05-5.01 at 40 ms, x11.55-19.07 at 80 ms; here 200 Mb/s bottleneck,\n"
+          "  rnics paced to 0.18 Gb/s, MTU 1024 (BDP ~880 / ~1760 packets), random loss both ways,\n"
+          "  64 KiB WRITEs, 10 s per point (at 1e-5: 46 s, 10 expected losses a direction),\n"
+          f"  one round per point; model: {WANG_BY} IV.A with B = the lossless goodput.")
+    pts = [(rtt, "lossless", "gbn", "", "") for rtt in rtts]
+    pts += [(rtt, c, r, f, ls) for rtt in rtts for ls in losses for c, r, f in RTT_MODES]
+    rows, base = [], {}
+    for i, (rtt, case, rec, fec, loss) in enumerate(pts):
+        report.progress(i, len(pts), f"rtt {rtt} {case} loss {loss or 'none'}")
+        c = lowar_rtt_config(rtt, quick)
+        c["rnic"]["recovery"] = rec
+        if fec:
+            c["rnic"]["fec"] = fec
+        c["link"]["loss"] = f"random {loss}" if loss else ""
+        c["workload"]["duration"] = lowar_rtt_duration(c, loss, quick)
+        try:
+            row = runner.run_once(c, out, tag=f"r{i}", prefix=prefix)
+        except TopoError as e:  # e.g. IBV_WC_RETRY_EXC_ERR: reported as such, not dropped
+            print(f"  rtt {rtt} {case} loss {loss or 'none'}: aborted: {str(e).splitlines()[0]}")
+            row = {"goodput_gbps": float("nan"), "aborted": str(e)[-2000:]}
+        row.update(case=case if loss else "gbn lossless", loss=loss or "none", rtt=rtt,
+                   seconds=c["workload"]["duration"],
+                   bdp_pkts=bdp_packets(c))
+        if not loss:
+            base[rtt] = row["goodput_gbps"]
+        rows.append(row)
+    report.progress(len(pts), len(pts), "done")
+    gbn = {(r["rtt"], r["loss"]): r["goodput_gbps"] for r in rows if r["case"] == "gbn"}
+    for r in rows:
+        b = base.get(r["rtt"], 0.0)
+        r["lossless_gbps"] = b
+        g = gbn.get((r["rtt"], r["loss"]))
+        r["x_gbn"] = r["goodput_gbps"] / g if g else float("nan")
+        _, ev = model.ge_params(f"random {r['loss']}" if r["loss"] != "none" else "")
+        r["e_x_bdp"] = ev * r["bdp_pkts"]
+        frac = model.gbn_goodput_fraction(ev, 1024, b * 1e9, config.parse_time(r["rtt"]))
+        r["model_gbn_gbps"] = b * frac
+    cols = [("rtt", "RTT", "{}"), ("case", "case", "{}"), ("loss", "loss", "{}"),
+            ("e_x_bdp", "E x BDP", "{:.3g}"), ("seconds", "s", "{}"), ("goodput_gbps", "Gb/s", "{:.3f}"),
+            ("x_gbn", "x gbn", "{:.2f}"), ("model_gbn_gbps", "gbn model Gb/s", "{:.3f}"),
+            ("lossless_gbps", "lossless Gb/s", "{:.3f}"), ("tx_retransmits", "retx pkts", "{}"),
+            ("b_fec_rebuilt", "rebuilt", "{}"), ("b_fec_unrecoverable", "unrecov", "{}"),
+            ("b_fec_release_deadline", "rel deadline", "{}"),
+            ("b_fec_release_progress", "rel progress", "{}"),
+            ("emu_a2b_drop_loss", "emu a2b drops", "{}")]
+    print(report.table(rows, cols))
+    doc = report.write_doc(os.path.join(out, "lowar-rtt.json"), lowar_rtt_config(rtts[0], quick), rows)
     print(f"results: {doc}")
     return 0
