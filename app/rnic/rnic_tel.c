@@ -11,6 +11,8 @@
 
 #include <rte_telemetry.h>
 
+#include "roce_cc.h"
+
 struct tel_qp {
 	struct roce_qp *qp;
 	uint32_t qpn;
@@ -87,6 +89,31 @@ add_rtt(struct rte_tel_data *d, struct roce_qp *const *qps, unsigned int n)
 	rte_tel_data_add_dict_u64(r, "rto_us", (uint64_t)s.rto_us);
 	rte_tel_data_add_dict_u64(r, "qps_sampled", s.sampled);
 	return rte_tel_data_add_dict_container(d, "rtt", r, 0);
+}
+
+/*
+ * Under "cc": the QP's congestion-control state now, the live form of --json's cc_trace
+ * (rate and target in Mb/s, windows in packets, alpha in millionths, the last RTT sample in
+ * us; 0 where the algorithm has no such quantity; under --cc none the loss window only).
+ */
+static int
+add_cc(struct rte_tel_data *d, const struct roce_qp *qp)
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+	struct roce_cc_info ci;
+
+	if (!c)
+		return -ENOMEM;
+	memset(&ci, 0, sizeof(ci));
+	(void)roce_qp_cc_info(qp, &ci); /* -ENOTSUP (none): the loss window only */
+	rte_tel_data_start_dict(c);
+	rte_tel_data_add_dict_u64(c, "rate_mbps", (uint64_t)(ci.rate_bps / 1e6));
+	rte_tel_data_add_dict_u64(c, "target_mbps", (uint64_t)(ci.target_bps / 1e6));
+	rte_tel_data_add_dict_u64(c, "cc_window_pkts", ci.window);
+	rte_tel_data_add_dict_u64(c, "loss_window_pkts", ci.loss_window);
+	rte_tel_data_add_dict_u64(c, "alpha_ppm", (uint64_t)(ci.alpha * 1e6));
+	rte_tel_data_add_dict_u64(c, "rtt_us", ci.rtt_ns / 1000);
+	return rte_tel_data_add_dict_container(d, "cc", c, 0);
 }
 
 static int
@@ -187,6 +214,8 @@ tel_qp_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	roce_qp_stats(q->qp, &st);
 	add_roce_stats(d, &st);
+	if (add_cc(d, q->qp) < 0)
+		return -ENOMEM;
 	return add_rtt(d, &q->qp, 1);
 }
 
@@ -213,8 +242,10 @@ rnic_tel_register(struct rnic_port *port)
 				       "Port counters and, under \"device\", the device-wide RoCE "
 				       "counters. No parameters");
 	rc |= rte_telemetry_register_cmd("/rnic/qp/list", tel_qp_list, "QP numbers. No parameters");
-	rc |= rte_telemetry_register_cmd("/rnic/qp/stats", tel_qp_stats,
-					 "One QP's counters, type and state. Parameters: QPN "
-					 "(decimal or 0x hex, see /rnic/qp/list)");
+	rc |= rte_telemetry_register_cmd(
+	    "/rnic/qp/stats", tel_qp_stats,
+	    /* help: under 128 bytes (RTE_TEL_MAX_STRING_LEN), or the command is refused */
+	    "One QP's counters, state, PSNs, rtt and cc (its congestion control). "
+	    "Parameters: QPN (see /rnic/qp/list)");
 	return rc ? -EINVAL : 0;
 }

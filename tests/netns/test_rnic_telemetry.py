@@ -118,6 +118,12 @@ def test_counters_through_telemetry(veth_h4, tmp_path):
                 break
             assert time.time() < deadline + 30 and cli.poll() is None, (a, b)
             time.sleep(0.05)
+        # the QP's congestion-control state (the live cc_trace): --cc none, so no rate or
+        # alpha, and the default loss window bounds the flight
+        cc = b["cc"]
+        assert set(cc) == {"rate_mbps", "target_mbps", "cc_window_pkts", "loss_window_pkts",
+                           "alpha_ppm", "rtt_us"}, cc
+        assert cc["loss_window_pkts"] > 0 and cc["rate_mbps"] == 0 and cc["alpha_ppm"] == 0, cc
         # errors: an unknown QPN or a missing parameter give a null reply
         assert tel.cmd(f"/rnic/qp/stats,{qpn + 1000}") is None
         assert tel.cmd("/rnic/qp/stats") is None
@@ -145,7 +151,7 @@ def test_counters_through_telemetry(veth_h4, tmp_path):
 
     res = json.load(open(js))["results"]
     q, port, dev = res["qp_counters"], res["port_counters"], res["device_counters"]
-    assert set(b) - {"qpn", "type", "state", "rtt", "sq_psn", "una", "epsn"} == set(q)
+    assert set(b) - {"qpn", "type", "state", "rtt", "cc", "sq_psn", "una", "epsn"} == set(q)
     # the live PSNs (24 bits): the requester's next one moved while data flowed
     assert all(0 <= x[k] < 1 << 24 for x in (a, b) for k in ("sq_psn", "una", "epsn")), (a, b)
     assert b["sq_psn"] != a["sq_psn"], (a, b)
