@@ -66,6 +66,10 @@ def _ext_entries(rng, op):
         out["vteth"] = {"flags": r(8), "n_crit": r(8), "loss_bp": r(16),
                         "window": r(16), "max_burst": r(32),
                         "crit": [[r(32), r(32)] for _ in range(4)]}
+    if ops.VLETH in op.exts:
+        out["vleth"] = {"len": r(32), "lost_pkts": r(32), "lost_bytes": r(32),
+                        "n_holes": r(8), "flags": r(8),
+                        "holes": [[r(32), r(32)] for _ in range(8)]}
     return out
 
 
