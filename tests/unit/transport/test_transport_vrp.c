@@ -961,6 +961,10 @@ t_wr_wire(void)
 		CHECK_MEM(B(&w)->buf, A(&w)->buf, 4 * MTU);
 		CHECK_MEM(B(&w)->buf + 12 * MTU, A(&w)->buf, 64);
 		CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_WR_MSGS), vrp ? 2 : 0);
+		/* every WRITE (the one-packet ONLY too) gets a summary under vrp, none under gbn */
+		CHECK_EQ(stat(&w, TR_B, ROCE_STAT_TX_VRP_SUMMARIES), vrp ? 4 : 0);
+		CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RX_VRP_SUMMARIES), vrp ? 4 : 0);
+		CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_SUM_MISSING), 0);
 		tr_fini(&w);
 	}
 }
