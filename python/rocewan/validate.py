@@ -46,8 +46,9 @@ FEC_ERR_TEXT = {
     "VRP_CRIT_GIVEN_UP": "VRP ACK reports given up a PSN its message's tolerance "
                          "(VTETH) forbids losing: a critical range, the first or "
                          "last packet, or a message sent with 0 % loss",
-    "VRP_BAD_SUMMARY": "VRP LOSS summary (0xE3) whose map differs from the "
-                       "packets of its message that never arrived before it",
+    "VRP_BAD_SUMMARY": "VRP LOSS summary (0xE3) that hides a loss of its message "
+                       "the capture shows (a packet never seen before it), or "
+                       "whose map does not add up",
     "VRP_OVER_BUDGET": "VRP WRITE message that lost more than its tolerance "
                        "allows (a critical packet, a consecutive run or a "
                        "window over the loss rate; frame index = its FIRST)",
@@ -221,6 +222,7 @@ class VrpChecker:
                        "vrp_nacks_repaired": 0, "vrp_acked_tolerated": 0,
                        "vrp_unchecked": 0, "vrp_wr_tol_msgs": 0,
                        "vrp_summaries": 0, "vrp_summaries_match": 0,
+                       "vrp_summary_extra_pkts": 0,
                        "vrp_summaries_unchecked": 0,
                        "vrp_budget_checked_msgs": 0, "vrp_budget_over_msgs": 0,
                        "vrp_budget_unchecked_msgs": 0, "vrp_incomplete_msgs": 0,
@@ -284,10 +286,17 @@ class VrpChecker:
         return None
 
     def add_summary(self, rec):
-        """A VRP LOSS summary (0xE3): its map must be the packets of its
-        message (the WRITE ending at its PSN) that had not arrived before it
-        (the responder sends it when the message ends). The error kind, or
-        None; unchecked when the message's FIRST is not in the capture."""
+        """A VRP LOSS summary (0xE3) of the WRITE message ending at its PSN
+        (the responder sends it when the message ends). Its map must add up
+        (packets and bytes equal to its holes, unless truncated) and it must
+        report lost every packet of the message the capture never saw arrive
+        before it: a summary that hides a visible loss is VRP_BAD_SUMMARY. It
+        may report more: a copy that arrived after the receiver gave the
+        packet up is discarded, and a frame the capture saw may have been
+        missed by the receiver's socket; those are counted
+        (vrp_summary_extra_pkts), exact maps as vrp_summaries_match. The
+        error kind, or None; unchecked when the message's FIRST is not in the
+        capture."""
         self.counts["vrp_summaries"] += 1
         key = (rec["ip"]["dst"], rec["ip"]["src"])
         cands = [ws[rec["bth"]["psn"]] for k, ws in self.writes.items()
@@ -297,15 +306,30 @@ class VrpChecker:
             self.counts["vrp_summaries_unchecked"] += 1
             return None
         m, seen = cands[0], next(iter(streams.values()))
-        npk, nbytes, holes = loss_map(m.lost(seen), m.dlen, m.mtu)
+        visible = m.lost(seen)
         v = rec["vleth"]
-        want = holes[:VRP_HOLES]
-        if (v["len"], v["lost_pkts"], v["lost_bytes"], v["n_holes"],
-                [tuple(h) for h in v["holes"][:v["n_holes"]]],
-                bool(v["flags"] & 1)) != \
-                (m.dlen, npk, nbytes, len(want), want, len(holes) > VRP_HOLES):
+        trunc = bool(v["flags"] & 1)
+        holes = [tuple(h) for h in v["holes"][:v["n_holes"]]]
+        pkts, nbytes, end = set(), 0, 0
+        for off, ln in holes:
+            if ln == 0 or off < end or off + ln > m.dlen:
+                return "VRP_BAD_SUMMARY"
+            end = off + ln
+            nbytes += ln
+            pkts.update(range(off // m.mtu, (off + ln - 1) // m.mtu + 1))
+        if v["len"] != m.dlen or v["n_holes"] > VRP_HOLES or \
+                (not trunc and (nbytes != v["lost_bytes"] or len(pkts) != v["lost_pkts"])) or \
+                (trunc and (nbytes > v["lost_bytes"] or len(pkts) > v["lost_pkts"])):
             return "VRP_BAD_SUMMARY"
-        self.counts["vrp_summaries_match"] += 1
+        # every loss the capture shows is reported (past the last hole of a truncated map:
+        # only counted)
+        shown = visible if not trunc else {i for i in visible if i * m.mtu < end}
+        if not shown <= pkts or len(visible) > v["lost_pkts"]:
+            return "VRP_BAD_SUMMARY"
+        if pkts == visible and not trunc:
+            self.counts["vrp_summaries_match"] += 1
+        else:
+            self.counts["vrp_summary_extra_pkts"] += v["lost_pkts"] - len(visible)
         return None
 
     def _tolerance_of(self, m):
@@ -566,10 +590,12 @@ def summary(rep):
                       v["vrp_nacks_repaired"], v["vrp_acked_tolerated"],
                       v["vrp_unchecked"], v.get("vrp_wr_tol_msgs", 0)))
     if v["vrp_summaries"]:
-        out.append("  VRP LOSS summaries: %d, %d match the packets their message "
-                   "missed, %d unchecked (message not captured)"
+        out.append("  VRP LOSS summaries: %d, %d exactly the packets their message "
+                   "missed in the capture, %d packets reported lost that the capture "
+                   "saw arrive (late copies, receiver socket drops), %d unchecked "
+                   "(message not captured)"
                    % (v["vrp_summaries"], v["vrp_summaries_match"],
-                      v["vrp_summaries_unchecked"]))
+                      v["vrp_summary_extra_pkts"], v["vrp_summaries_unchecked"]))
     if v["vrp_budget_checked_msgs"] or v["vrp_budget_unchecked_msgs"]:
         out.append("  VRP loss budget: %d WRITE messages checked (%d PSNs never "
                    "arrived), %d over their tolerance, %d unchecked (no VTETH "

@@ -407,28 +407,38 @@ def test_vrp_budget_receiver_tolerance(tmp_path):
 
 
 def test_vrp_summary_checked_against_capture(tmp_path):
-    """A VRP LOSS summary must report exactly the packets of its message that
-    never arrived before it: a summary that hides a loss, invents one, or
-    moves a hole is VRP_BAD_SUMMARY. A message cut by the capture's end is
-    incomplete, not judged."""
+    """A VRP LOSS summary must report every packet of its message that the
+    capture never saw arrive before it, and add up: a summary that hides a
+    loss, moves a hole, or whose bytes disagree with its holes is
+    VRP_BAD_SUMMARY. One that reports a packet the capture saw arrive (a late
+    copy the receiver discarded, a frame its socket missed) passes, counted.
+    A message cut by the capture's end is incomplete, not judged."""
     lost = {(0, 5), (1, 9)}
 
     def hide(m, vl):
         return dict(vl, lost_pkts=0, lost_bytes=0, n_holes=0, holes=[]) \
             if m == 1 else vl
 
+    def move(m, vl):
+        return dict(vl, holes=[[6 * 1024, 1024]]) if m == 0 else vl
+
+    def bytes_off(m, vl):
+        return dict(vl, lost_bytes=vl["lost_bytes"] + 1) if m == 1 else vl
+
     def invent(m, vl):
         return dict(vl, lost_pkts=1, lost_bytes=1024, n_holes=1,
                     holes=[[3 * 1024, 1024]]) if m == 2 else vl
 
-    def move(m, vl):
-        return dict(vl, holes=[[6 * 1024, 1024]]) if m == 0 else vl
-
-    for name, fn in (("hide", hide), ("invent", invent), ("move", move)):
+    for name, fn in (("hide", hide), ("move", move), ("bytes", bytes_off)):
         frames = gen.vrp_flow(3, 16, lost, vteth=TOL16, summaries=fn)
         r, errs = _vrp_errors(tmp_path, name + ".pcap", frames)
         assert errs == {"VRP_BAD_SUMMARY": 1}, (name, errs)
         assert r["vrp"]["vrp_summaries_match"] == 2
+    frames = gen.vrp_flow(3, 16, lost, vteth=TOL16, summaries=invent)
+    r, errs = _vrp_errors(tmp_path, "invent.pcap", frames)
+    assert errs == {}, errs
+    assert r["vrp"]["vrp_summaries_match"] == 2
+    assert r["vrp"]["vrp_summary_extra_pkts"] == 1
     # the capture ends inside message 2: its LAST never seen
     frames = gen.vrp_flow(3, 16, lost, vteth=TOL16)
     cut = frames[:-3]
