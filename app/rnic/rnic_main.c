@@ -664,6 +664,35 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
 		rw_uint(&w, roce_stat_name((enum roce_stat)i), st->v[i]);
 	rw_obj_end(&w);
+	if (c->qp[0]) {
+		/*
+		 * --recovery vrp: the loss map of the last WRITE message QP 0 received
+		 * (vrp_last, the responder's record) and of the last one it sent whose
+		 * VRP LOSS summary came back (vrp_peer_last, the requester's view)
+		 */
+		struct roce_vrp_loss l;
+
+		for (int k = 0; k < 2; k++) {
+			if ((k == 0 ? roce_qp_vrp_loss(c->qp[0], &l)
+				    : roce_qp_vrp_peer_loss(c->qp[0], &l)) < 0)
+				continue;
+			rw_obj_begin(&w, k == 0 ? "vrp_last" : "vrp_peer_last");
+			rw_uint(&w, "msn", l.msn);
+			rw_uint(&w, "len", l.len);
+			rw_uint(&w, "lost_pkts", l.lost_pkts);
+			rw_uint(&w, "lost_bytes", l.lost_bytes);
+			rw_bool(&w, "holes_truncated", l.holes_truncated);
+			rw_arr_begin(&w, "holes");
+			for (uint32_t i = 0; i < l.n_holes && i < ROCE_VRP_HOLES; i++) {
+				rw_obj_begin(&w, NULL);
+				rw_uint(&w, "off", l.holes[i].off);
+				rw_uint(&w, "len", l.holes[i].len);
+				rw_obj_end(&w);
+			}
+			rw_arr_end(&w);
+			rw_obj_end(&w);
+		}
+	}
 	{
 		/* the run's QPs at exit: mean srtt / rttvar of the sampled ones, the largest RTO */
 		struct rnic_rtt_sum rs;
@@ -1031,6 +1060,15 @@ main(int argc, char **argv)
 				   (c.prm.report_gbits ? 8.0 * 1048576.0 / 1e9 : 1.0),
 			       c.prm.report_gbits ? "Gb/sec" : "MB/sec");
 	}
+	if (strcmp(c.run.caps.recovery, "vrp") == 0 &&
+	    (st.v[ROCE_STAT_RX_VRP_SUMMARIES] || st.v[ROCE_STAT_VRP_SUM_MISSING]))
+		/* the requester's view: the responder's VRP LOSS summaries (docs/vrp.md) */
+		printf(" VRP reported    : %" PRIu64 " WRITE summaries from the responder, %" PRIu64
+		       " packets lost (%" PRIu64 " bytes zero-filled), %" PRIu64
+		       " WRITEs completed without one\n",
+		       st.v[ROCE_STAT_RX_VRP_SUMMARIES] - st.v[ROCE_STAT_RX_VRP_SUM_DROP],
+		       st.v[ROCE_STAT_VRP_PEER_LOST_PKTS], st.v[ROCE_STAT_VRP_PEER_LOST_BYTES],
+		       st.v[ROCE_STAT_VRP_SUM_MISSING]);
 	if (strcmp(c.run.caps.recovery, "vrp") == 0 && c.qp[0]) {
 		/* the loss map of the last WRITE message received (docs/vrp.md) */
 		struct roce_vrp_loss l;

@@ -12,6 +12,7 @@
  * the next state. Retransmission itself is the recovery plug-in's job: the
  * completer only reports losses to it (tx_lost) and charges the retry budget.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "roce_int.h"
@@ -49,12 +50,27 @@ wc_opcode(uint8_t wr_opcode)
 	}
 }
 
+static bool
+wqe_is_write(const struct roce_send_wqe *wqe)
+{
+	return wqe->opcode == IBV_WR_RDMA_WRITE || wqe->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
 void
 roce_comp_send_cqe(struct roce_qp *qp, const struct roce_send_wqe *wqe, enum ibv_wc_status status)
 {
+	const struct roce_vrp_loss *loss = NULL;
 	struct ibv_wc wc;
 
 	roce_qp_stat(qp, ROCE_STAT_SEND_CQES, 1);
+	/* VRP: a WRITE's completion carries the responder's LOSS summary of it */
+	if (status == IBV_WC_SUCCESS && qp->type == IBV_QPT_RC &&
+	    (qp->rec->flags & ROCE_REC_F_TOLERATE) && wqe_is_write(wqe)) {
+		if (wqe->vrp_sum && qp->comp.vrp_sum)
+			loss = &qp->comp.vrp_sum[(uint32_t)(wqe - qp->sq.wqe)];
+		else
+			roce_qp_stat(qp, ROCE_STAT_VRP_SUM_MISSING, 1);
+	}
 	/* unsignaled WRs complete silently, but an error is always reported */
 	if (status == IBV_WC_SUCCESS && !(wqe->flags & IBV_SEND_SIGNALED) && !qp->sq_sig_all)
 		return;
@@ -64,7 +80,76 @@ roce_comp_send_cqe(struct roce_qp *qp, const struct roce_send_wqe *wqe, enum ibv
 	wc.opcode = wc_opcode(wqe->opcode);
 	wc.byte_len = wqe->length;
 	wc.qp_num = qp->qpn;
-	roce_cq_push(qp->scq, &wc, false);
+	roce_cq_push_loss(qp->scq, &wc, false, loss);
+}
+
+/*
+ * VRP LOSS summary (0xE3, docs/wire.md): the responder's loss record of the
+ * WRITE message that ends at its PSN. It acknowledges nothing (the ACK that
+ * covers the message follows it); it is kept beside that WRITE's send WQE
+ * until the WRITE completes (roce_comp_send_cqe). Dropped and counted: on a
+ * QP not running vrp, when no outstanding WRITE ends at its PSN or its
+ * length differs, and when its fields do not add up.
+ */
+static void
+comp_vrp_summary(struct roce_qp *qp, const struct roce_rx *rx)
+{
+	const struct roce_vleth *v = &rx->pkt.h.vl;
+	struct roce_send_wqe *wqe = NULL;
+	const char *why = NULL;
+	uint64_t hole_bytes = 0, end = 0;
+	struct roce_vrp_loss *l;
+
+	roce_qp_stat(qp, ROCE_STAT_RX_VRP_SUMMARIES, 1);
+	if (!(qp->rec->flags & ROCE_REC_F_TOLERATE))
+		why = "the QP does not run vrp";
+	else if (!(wqe = roce_req_find_wqe(qp, rx->psn)) || !wqe_is_write(wqe) ||
+		 roce_wqe_last_psn(wqe) != rx->psn || wqe->length != v->len)
+		why = "no outstanding WRITE ends at its PSN";
+	else if (v->n_holes > ROCE_VLETH_HOLES || (v->flags & ~ROCE_VLETH_F_ALL) ||
+		 v->lost_bytes > v->len || v->lost_pkts > wqe->npkts ||
+		 ((v->flags & ROCE_VLETH_F_TRUNC) && v->n_holes < ROCE_VLETH_HOLES))
+		why = "fields out of range";
+	for (uint32_t i = 0; !why && i < v->n_holes; i++) {
+		/* holes: in order, apart, non-empty, inside the message */
+		if (v->holes[i].len == 0 || v->holes[i].off < end ||
+		    (uint64_t)v->holes[i].off + v->holes[i].len > v->len)
+			why = "holes out of order or outside the message";
+		end = (uint64_t)v->holes[i].off + v->holes[i].len + 1;
+		hole_bytes += v->holes[i].len;
+	}
+	if (!why && (hole_bytes > v->lost_bytes ||
+		     (!(v->flags & ROCE_VLETH_F_TRUNC) && hole_bytes != v->lost_bytes)))
+		why = "holes and bytes lost disagree";
+	if (why) {
+		roce_qp_stat(qp, ROCE_STAT_RX_VRP_SUM_DROP, 1);
+		qp_log(qp, ROCE_LOG_DEBUG, "VRP LOSS summary PSN 0x%06x dropped: %s", rx->psn, why);
+		return;
+	}
+	if (!qp->comp.vrp_sum) {
+		qp->comp.vrp_sum = calloc(qp->sq.size, sizeof(*qp->comp.vrp_sum));
+		if (!qp->comp.vrp_sum) {
+			roce_qp_stat(qp, ROCE_STAT_RX_VRP_SUM_DROP, 1);
+			return;
+		}
+	}
+	l = &qp->comp.vrp_sum[(uint32_t)(wqe - qp->sq.wqe)];
+	memset(l, 0, sizeof(*l));
+	l->msn = rx->pkt.h.aeth.msn;
+	l->len = v->len;
+	l->lost_pkts = v->lost_pkts;
+	l->lost_bytes = v->lost_bytes;
+	l->n_holes = v->n_holes;
+	l->holes_truncated = v->flags & ROCE_VLETH_F_TRUNC;
+	for (uint32_t i = 0; i < v->n_holes; i++)
+		l->holes[i] = (struct roce_vrp_hole){v->holes[i].off, v->holes[i].len};
+	if (!wqe->vrp_sum) { /* a duplicate summary counts once */
+		roce_qp_stat(qp, ROCE_STAT_VRP_PEER_LOST_PKTS, v->lost_pkts);
+		roce_qp_stat(qp, ROCE_STAT_VRP_PEER_LOST_BYTES, v->lost_bytes);
+	}
+	wqe->vrp_sum = true;
+	qp->comp.vrp_peer_last = *l;
+	qp->comp.vrp_have_peer_last = true;
 }
 
 static struct roce_send_wqe *
@@ -703,6 +788,10 @@ roce_comp_rx(struct roce_qp *qp, const struct roce_rx *rx)
 
 	if (qp->type != IBV_QPT_RC || !roce_qp_can_send(qp)) {
 		roce_qp_stat(qp, ROCE_STAT_RX_DROP_QP_STATE, 1);
+		return;
+	}
+	if (rx->pkt.h.bth.opcode == ROCE_XOP_VRP_LOSS) {
+		comp_vrp_summary(qp, rx);
 		return;
 	}
 	comp_run(&c, (rx->op->flags & ROCE_OPF_NOTICE) ? COMP_NOTICE : COMP_CHECK_PSN);

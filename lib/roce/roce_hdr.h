@@ -28,11 +28,13 @@
 #define ROCE_ATOMICACKETH_LEN 8
 #define ROCE_CNP_RSVD_LEN 16 /**< CNP: 16 reserved bytes after the BTH */
 /* Vendor extension headers of the manufacturer-specific opcodes (docs/wire.md registry) */
-#define ROCE_SPETH_LEN 8  /**< SEND placement: receive-WQE sequence number | byte offset */
-#define ROCE_NTETH_LEN 4  /**< RACK/SACK notice: run (8 bit) | PSN the receiver got (24 bit) */
-#define ROCE_FRH_LEN 28	  /**< FEC Repair Header (lib/fec, docs/wire.md): LoWAR's RH fields */
-#define ROCE_VTETH_LEN 44 /**< VRP tolerance of a WRITE message (docs/wire.md): VRP §3.1 tags */
-#define ROCE_VTETH_CRIT 4 /**< critical ranges a VTETH carries */
+#define ROCE_SPETH_LEN 8   /**< SEND placement: receive-WQE sequence number | byte offset */
+#define ROCE_NTETH_LEN 4   /**< RACK/SACK notice: run (8 bit) | PSN the receiver got (24 bit) */
+#define ROCE_FRH_LEN 28	   /**< FEC Repair Header (lib/fec, docs/wire.md): LoWAR's RH fields */
+#define ROCE_VTETH_LEN 44  /**< VRP tolerance of a WRITE message (docs/wire.md): VRP §3.1 tags */
+#define ROCE_VTETH_CRIT 4  /**< critical ranges a VTETH carries */
+#define ROCE_VLETH_LEN 80  /**< VRP loss summary of a WRITE message (docs/wire.md, 0xE3) */
+#define ROCE_VLETH_HOLES 8 /**< holes a VLETH carries (= ROCE_VRP_HOLES) */
 
 /** BTH (IBTA 9.2): opcode | SE M Pad(2) TVer(4) | P_Key | F B resv6 | DestQP | A resv7 | PSN */
 struct roce_bth {
@@ -150,6 +152,29 @@ struct roce_vteth {
 	} crit[ROCE_VTETH_CRIT]; /**< byte ranges of the message never lost */
 };
 
+/** VLETH flags. */
+enum roce_vleth_flag {
+	ROCE_VLETH_F_TRUNC = 1 << 0, /**< the message had more holes than the VLETH carries */
+	ROCE_VLETH_F_ALL = 0x01,
+};
+
+/**
+ * VLETH (rocewan extension, docs/wire.md): what one RDMA WRITE message lost
+ * under --recovery vrp, as the responder's loss record has it, sent back to
+ * the requester in a VRP LOSS summary (opcode 0xE3) when the message ends.
+ * Host-order view.
+ */
+struct roce_vleth {
+	uint32_t len;	    /**< message length (bytes) */
+	uint32_t lost_pkts; /**< packets given up (zero-filled) */
+	uint32_t lost_bytes;
+	uint8_t n_holes; /**< entries of holes[] used (0..ROCE_VLETH_HOLES) */
+	uint8_t flags;	 /**< enum roce_vleth_flag; bits 1-7 zero */
+	struct {
+		uint32_t off, len;
+	} holes[ROCE_VLETH_HOLES]; /**< merged zero-filled byte ranges, in order */
+};
+
 /** All transport headers of one packet; which ones are valid is in the opcode table. */
 struct roce_hdrs {
 	struct roce_bth bth;
@@ -164,6 +189,7 @@ struct roce_hdrs {
 	uint32_t nt_psn;	 /**< NTETH: the PSN a RACK/SACK reports received (24 bit) */
 	uint8_t nt_run;	      /**< NTETH: how many PSNs right before nt_psn the receiver has too */
 	struct roce_vteth vt; /**< VTETH (VRP WRITE FIRST, 0xE2) */
+	struct roce_vleth vl; /**< VLETH (VRP LOSS summary, 0xE3) */
 };
 
 #endif /* ROCE_HDR_H */

@@ -138,6 +138,7 @@ struct roce_send_wqe {
 	uint32_t sent;		   /**< packets transmitted at least once */
 	uint32_t rwqe_seq;    /**< SEND / WRITE with immediate: receive WQE it consumes (SPETH) */
 	bool vrp_wr;	      /**< WRITE posted with a VRP tolerance (roce_post_send_vrp) */
+	bool vrp_sum;	      /**< vrp: the responder's LOSS summary arrived (comp.vrp_sum[slot]) */
 	struct roce_vteth vt; /**< that tolerance as its FIRST packet carries it (VTETH) */
 };
 
@@ -187,6 +188,10 @@ struct roce_comp_state {
 	uint32_t una;	    /**< oldest unacknowledged PSN (snd_una) */
 	uint8_t retry_left; /**< retries left before IBV_WC_RETRY_EXC_ERR */
 	uint8_t rnr_left;   /**< RNR retries left (ignored when rnr_retry == 7) */
+	/* --recovery vrp: the responder's LOSS summaries (0xE3) of our WRITEs */
+	struct roce_vrp_loss *vrp_sum;	    /**< per SQ slot, allocated at the first summary */
+	struct roce_vrp_loss vrp_peer_last; /**< the last summary taken */
+	bool vrp_have_peer_last;
 };
 
 /** A retained READ or atomic at the responder (IBTA "responder resources"). */

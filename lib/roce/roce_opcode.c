@@ -13,6 +13,7 @@
 #define NT ROCE_NTETH_LEN
 #define FR ROCE_FRH_LEN
 #define VT ROCE_VTETH_LEN
+#define VL ROCE_VLETH_LEN
 #define XP (ROCE_OPF_VENDOR | ROCE_OPF_PLACED)
 
 /* Operations shared by RC and UC (IBTA table 38, offsets 0x00..0x0b). */
@@ -91,6 +92,9 @@ const struct roce_opcode_info roce_opcodes[256] = {
     /* VRP per-WR tolerance (§3.1 LOSS_RATE/CONS_LOSS/CRITICAL_INTERVAL tags) on a WRITE FIRST */
     [0xe2] = {"RC_X_RDMA_WRITE_FIRST_VRP", ROCE_TR_RC, ROCE_EXT_RETH | ROCE_EXT_VTETH, B + R + VT,
 	      ROCE_OPF_PAYLOAD | ROCE_OPF_FIRST | ROCE_OPF_REQ | ROCE_OPF_WRITE | ROCE_OPF_VENDOR},
+    /* VRP: the requester's loss summary of a WRITE message (docs/wire.md, VLETH) */
+    [0xe3] = {"RC_X_VRP_LOSS", ROCE_TR_RC, ROCE_EXT_AETH | ROCE_EXT_VLETH, B + A + VL,
+	      ROCE_OPF_ONLY | ROCE_OPF_RESP | ROCE_OPF_VENDOR},
     [0xc2] = {"RC_X_RDMA_WRITE_MIDDLE_PLACED", ROCE_TR_RC, ROCE_EXT_RETH, B + R,
 	      ROCE_OPF_PAYLOAD | ROCE_OPF_MIDDLE | ROCE_OPF_REQ | ROCE_OPF_WRITE | XP},
     [0xc3] = {"RC_X_RDMA_WRITE_LAST_PLACED", ROCE_TR_RC, ROCE_EXT_RETH, B + R,
@@ -138,6 +142,7 @@ static const struct {
     {ROCE_EXT_SPETH, ROCE_SPETH_LEN},
     {ROCE_EXT_NTETH, ROCE_NTETH_LEN},
     {ROCE_EXT_VTETH, ROCE_VTETH_LEN},
+    {ROCE_EXT_VLETH, ROCE_VLETH_LEN},
     {ROCE_EXT_FRH, ROCE_FRH_LEN},
     {ROCE_EXT_CNP, ROCE_CNP_RSVD_LEN},
 };

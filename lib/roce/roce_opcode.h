@@ -35,6 +35,7 @@ enum roce_ext {
 	ROCE_EXT_NTETH = 1 << 9,  /**< RACK/SACK: the PSN received */
 	ROCE_EXT_FRH = 1 << 10,	  /**< FEC repair / negotiation: the FEC Repair Header (lib/fec) */
 	ROCE_EXT_VTETH = 1 << 11, /**< VRP WRITE FIRST: the message's loss tolerance */
+	ROCE_EXT_VLETH = 1 << 12, /**< VRP LOSS summary: what a WRITE message lost */
 };
 
 /** Opcode flags. */
@@ -108,8 +109,9 @@ enum roce_opcode_num {
 	ROCE_XOP_VRP_ACK = 0xe0,	 /**< VRP cumulative + single ACK (AETH, NTETH) */
 	ROCE_XOP_VRP_NACK = 0xe1,	 /**< VRP NACK of an intolerable loss (AETH, NTETH) */
 	ROCE_XOP_WRITE_FIRST_VRP = 0xe2, /**< WRITE FIRST + RETH + VTETH (per-WR tolerance) */
+	ROCE_XOP_VRP_LOSS = 0xe3,	 /**< VRP loss summary of a WRITE message (AETH, VLETH) */
 	/* 0xca-0xcf: selective recovery (reserved); 0xd2-0xdf: FEC (reserved);
-	 * 0xe3-0xef: VRP (reserved); 0xf0-0xff: free */
+	 * 0xe4-0xef: VRP (reserved); 0xf0-0xff: free */
 };
 
 struct roce_opcode_info {

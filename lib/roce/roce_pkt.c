@@ -96,6 +96,18 @@ ext_read(const uint8_t *b, uint16_t ext, struct roce_hdrs *h)
 			h->vt.crit[i].off = net_get_be32(b + 12 + 8 * i);
 			h->vt.crit[i].len = net_get_be32(b + 16 + 8 * i);
 		}
+		b += ROCE_VTETH_LEN;
+	}
+	if (ext & ROCE_EXT_VLETH) {
+		h->vl.len = net_get_be32(b);
+		h->vl.lost_pkts = net_get_be32(b + 4);
+		h->vl.lost_bytes = net_get_be32(b + 8);
+		h->vl.n_holes = b[12];
+		h->vl.flags = b[13];
+		for (unsigned int i = 0; i < ROCE_VLETH_HOLES; i++) {
+			h->vl.holes[i].off = net_get_be32(b + 16 + 8 * i);
+			h->vl.holes[i].len = net_get_be32(b + 20 + 8 * i);
+		}
 	}
 }
 
@@ -160,6 +172,19 @@ ext_write(uint8_t *b, uint16_t ext, const struct roce_hdrs *h)
 			net_put_be32(b + 16 + 8 * i, h->vt.crit[i].len);
 		}
 		b += ROCE_VTETH_LEN;
+	}
+	if (ext & ROCE_EXT_VLETH) {
+		net_put_be32(b, h->vl.len);
+		net_put_be32(b + 4, h->vl.lost_pkts);
+		net_put_be32(b + 8, h->vl.lost_bytes);
+		b[12] = h->vl.n_holes;
+		b[13] = h->vl.flags;
+		b[14] = b[15] = 0;
+		for (unsigned int i = 0; i < ROCE_VLETH_HOLES; i++) {
+			net_put_be32(b + 16 + 8 * i, h->vl.holes[i].off);
+			net_put_be32(b + 20 + 8 * i, h->vl.holes[i].len);
+		}
+		b += ROCE_VLETH_LEN;
 	}
 	if (ext & ROCE_EXT_FRH) /* lib/fec writes its FEC Repair Header itself */
 		memset(b, 0, ROCE_FRH_LEN);

@@ -182,6 +182,7 @@ qp_free(struct roce_qp *qp)
 	free(qp->cc_priv);
 	free(qp->ooo);
 	free(qp->rd_ooo);
+	free(qp->comp.vrp_sum);
 	roce_rtt_free(qp);
 	roce_fec_free(qp);
 	free(qp);
@@ -839,6 +840,15 @@ roce_qp_vrp_loss(const struct roce_qp *qp, struct roce_vrp_loss *out)
 	if (!qp->resp.vrp_have_last)
 		return -ENOENT;
 	*out = qp->resp.vrp_last;
+	return 0;
+}
+
+int
+roce_qp_vrp_peer_loss(const struct roce_qp *qp, struct roce_vrp_loss *out)
+{
+	if (!qp->comp.vrp_have_peer_last)
+		return -ENOENT;
+	*out = qp->comp.vrp_peer_last;
 	return 0;
 }
 

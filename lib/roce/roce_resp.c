@@ -828,8 +828,40 @@ resp_place(struct resp_ctx *c)
  * VRP (ROCE_REC_F_TOLERATE): a WRITE message ended. Publish its loss record
  * (roce_qp_vrp_loss) and count it in the per-message loss histogram.
  */
+/*
+ * VRP: tell the requester what the WRITE message ending at @p last_psn lost:
+ * a VRP LOSS summary (0xE3, docs/wire.md) with the message's loss record in
+ * its VLETH, sent before the ACK that covers the message, so the requester's
+ * completion can carry it (roce_poll_cq_ex). Only on a QP running vrp, which
+ * both sides negotiated: a standard peer never gets one. A summary the port
+ * refuses or the path loses leaves that completion without a map.
+ */
 static void
-vrp_msg_end(struct roce_qp *qp)
+resp_vrp_summary(struct roce_qp *qp, uint32_t last_psn, const struct roce_vrp_loss *l)
+{
+	struct roce_pkt p = qp->tmpl;
+
+	roce_bth_init(qp, &p, ROCE_XOP_VRP_LOSS, last_psn);
+	p.h.aeth.syndrome = ack_syndrome();
+	p.h.aeth.msn = l->msn;
+	memset(&p.h.vl, 0, sizeof(p.h.vl));
+	p.h.vl.len = l->len;
+	p.h.vl.lost_pkts = l->lost_pkts;
+	p.h.vl.lost_bytes = (uint32_t)l->lost_bytes; /* <= len, a 32-bit RETH length */
+	p.h.vl.n_holes = (uint8_t)l->n_holes;
+	p.h.vl.flags = l->holes_truncated ? ROCE_VLETH_F_TRUNC : 0;
+	for (uint32_t i = 0; i < l->n_holes && i < ROCE_VLETH_HOLES; i++) {
+		p.h.vl.holes[i].off = (uint32_t)l->holes[i].off;
+		p.h.vl.holes[i].len = (uint32_t)l->holes[i].len;
+	}
+	roce_qp_stat(qp,
+		     roce_tx_pkt(qp, &p, 0, false) == 0 ? ROCE_STAT_TX_VRP_SUMMARIES
+							: ROCE_STAT_TX_VRP_SUM_UNSENT,
+		     1);
+}
+
+static void
+vrp_msg_end(struct roce_qp *qp, uint32_t last_psn)
 {
 	struct roce_resp_state *r = &qp->resp;
 	uint32_t n = r->vrp_cur.lost_pkts;
@@ -841,6 +873,7 @@ vrp_msg_end(struct roce_qp *qp)
 	r->vrp_last = r->vrp_cur;
 	r->vrp_have_last = true;
 	memset(&r->vrp_cur, 0, sizeof(r->vrp_cur));
+	resp_vrp_summary(qp, last_psn, &r->vrp_last);
 	roce_qp_stat(qp, ROCE_STAT_RX_VRP_MSGS, 1);
 	roce_qp_stat(qp,
 		     n == 0   ? ROCE_STAT_RX_VRP_HIST_0
@@ -892,7 +925,7 @@ vrp_fill_hole(struct roce_qp *qp)
 	if (r->wr_off == r->wr_len) { /* not reached: the last packet is critical */
 		r->msn = roce_psn_add(r->msn, 1);
 		r->msg = ROCE_MSG_NONE;
-		vrp_msg_end(qp);
+		vrp_msg_end(qp, r->epsn);
 	}
 	return true;
 }
@@ -932,7 +965,7 @@ ooo_complete(struct roce_qp *qp, const struct roce_ooo_desc *d)
 	if (d->f & ROCE_OPF_LAST) {
 		r->msn = roce_psn_add(r->msn, 1);
 		if (kind == ROCE_MSG_WRITE)
-			vrp_msg_end(qp);
+			vrp_msg_end(qp, d->psn);
 		if (kind == ROCE_MSG_SEND) {
 			struct ibv_wc wc;
 			bool imm = d->f & ROCE_OPF_IMM;
@@ -1171,7 +1204,7 @@ resp_complete(struct resp_ctx *c)
 		r->msn = roce_psn_add(r->msn, 1);
 		/* VRP: the message's loss record first, for the receive completion */
 		if (f & ROCE_OPF_WRITE)
-			vrp_msg_end(qp);
+			vrp_msg_end(qp, c->rx->psn);
 		if ((f & ROCE_OPF_SEND) || (f & ROCE_OPF_IMM))
 			resp_recv_done(c);
 	}

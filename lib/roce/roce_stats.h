@@ -115,6 +115,19 @@
 	X(RX_VRP_HIST_2, "vrp_msgs_loss_2_3", "VRP messages that lost 2-3 packets")                \
 	X(RX_VRP_HIST_4, "vrp_msgs_loss_4_15", "VRP messages that lost 4-15 packets")              \
 	X(RX_VRP_HIST_16, "vrp_msgs_loss_16p", "VRP messages that lost 16 packets or more")        \
+	X(TX_VRP_SUMMARIES, "vrp_summaries_sent",                                                  \
+	  "VRP LOSS summaries sent (0xE3, one per WRITE message ended)")                           \
+	X(TX_VRP_SUM_UNSENT, "vrp_summaries_unsent",                                               \
+	  "VRP LOSS summaries the port refused (the requester reports none)")                      \
+	X(RX_VRP_SUMMARIES, "vrp_summaries_received", "VRP LOSS summaries received")               \
+	X(RX_VRP_SUM_DROP, "vrp_summaries_dropped",                                                \
+	  "VRP LOSS summaries dropped: no outstanding WRITE ends at its PSN, bad fields, not vrp") \
+	X(VRP_PEER_LOST_PKTS, "vrp_peer_lost_pkts",                                                \
+	  "packets of our WRITEs the responder gave up (from its LOSS summaries)")                 \
+	X(VRP_PEER_LOST_BYTES, "vrp_peer_lost_bytes",                                              \
+	  "bytes of our WRITEs the responder zero-filled (from its LOSS summaries)")               \
+	X(VRP_SUM_MISSING, "vrp_summary_missing",                                                  \
+	  "WRITEs completed under vrp without a LOSS summary (lost on the way)")                   \
 	/* responder */                                                                            \
 	X(RX_REQ_PKTS, "rx_req_packets", "request packets accepted in order")                      \
 	X(RX_REQ_BYTES, "rx_req_bytes", "payload bytes of request packets accepted in order")      \

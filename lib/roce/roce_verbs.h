@@ -455,13 +455,25 @@ struct roce_vrp_loss {
 int roce_qp_vrp_loss(const struct roce_qp *qp, struct roce_vrp_loss *out);
 
 /**
+ * The requester's view (docs/vrp.md, "What the requester sees"): the loss
+ * record of the last RDMA WRITE message this QP sent under --recovery vrp
+ * whose VRP LOSS summary (0xE3) came back from the responder, as the
+ * responder's roce_qp_vrp_loss() had it. -ENOENT before the first one.
+ */
+int roce_qp_vrp_peer_loss(const struct roce_qp *qp, struct roce_vrp_loss *out);
+
+/**
  * An extended work completion (docs/vrp.md, "What the receiver application
  * sees"): rdma-core's struct ibv_wc, unchanged and first (a struct roce_wc_ex *
  * is a valid struct ibv_wc *), then the loss map of the message under
  * --recovery vrp. @c vrp_valid is set on the receive completion of an RDMA
- * WRITE with immediate that ran under vrp (also when it lost nothing); @c vrp
- * then holds its record as roce_qp_vrp_loss() gives it: packets and bytes
- * zero-filled and the first ROCE_VRP_HOLES holes. Otherwise @c vrp is zero.
+ * WRITE with immediate that ran under vrp (also when it lost nothing), and on
+ * the send completion of an RDMA WRITE (with or without immediate) under vrp
+ * whose VRP LOSS summary came back from the responder; @c vrp then holds the
+ * message's record as the responder's roce_qp_vrp_loss() gives it: packets
+ * and bytes zero-filled and the first ROCE_VRP_HOLES holes (@c msn is the
+ * responder's). Otherwise @c vrp is zero (a send completion whose summary was
+ * lost: counter vrp_summary_missing).
  */
 struct roce_wc_ex {
 	struct ibv_wc wc;	  /**< the standard fields, rdma-core's layout */

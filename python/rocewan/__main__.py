@@ -25,6 +25,13 @@ def _parser():
     v.add_argument("file", metavar="FILE.pcap", help="pcap or pcapng capture")
     v.add_argument("--json", metavar="OUT",
                    help="also write the results as rocewan/1 JSON to OUT")
+    v.add_argument("--vrp-tolerance", metavar="SPEC",
+                   help="the VRP receiver's own tolerance, as its rnic "
+                   "--vrp-* options gave it: loss=PCT,window=N,burst=BYTES,"
+                   "crit=OFF:LEN[,crit=...]; each WRITE message's losses are "
+                   "checked against it, with its FIRST's VTETH over it "
+                   "(docs/vrp.md). Without it only messages with a VTETH "
+                   "are checked, for the fields the VTETH sets")
     v.set_defaults(func=validate.run)
 
     d = sub.add_parser(

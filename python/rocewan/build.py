@@ -22,8 +22,9 @@ from scapy.packet import Padding, Raw
 
 from . import icrc
 from . import opcodes as ops
-from .layers import (AETH, BTH, DETH, IETH, NTETH, RETH, SPETH, VTETH,
-                     VTETH_CRIT, AtomicAckETH, AtomicETH, CNPPadding, ImmDt)
+from .layers import (AETH, BTH, DETH, IETH, NTETH, RETH, SPETH, VLETH,
+                     VLETH_HOLES, VTETH, VTETH_CRIT, AtomicAckETH, AtomicETH,
+                     CNPPadding, ImmDt)
 
 ETH_MIN_FRAME = 60
 DEFAULT_SRC_MAC = "02:00:00:00:00:01"
@@ -108,6 +109,16 @@ def _ext(name, spec):
         return VTETH(flags=h.get("flags", 0), n_crit=h.get("n_crit", 0),
                      loss_bp=h.get("loss_bp", 0), window=h.get("window", 0),
                      max_burst=h.get("max_burst", 0), **kw)
+    if name == ops.VLETH:
+        h = spec.get("vleth", {})
+        holes = list(h.get("holes", [])) + [[0, 0]] * VLETH_HOLES
+        kw = {}
+        for i in range(VLETH_HOLES):
+            kw["hole%d_off" % i], kw["hole%d_len" % i] = holes[i]
+        return VLETH(len=h.get("len", 0), lost_pkts=h.get("lost_pkts", 0),
+                     lost_bytes=h.get("lost_bytes", 0),
+                     n_holes=h.get("n_holes", 0), flags=h.get("flags", 0),
+                     **kw)
     return CNPPadding()
 
 

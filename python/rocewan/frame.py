@@ -22,8 +22,9 @@ from scapy.utils import checksum
 
 from . import icrc as icrc_mod
 from . import opcodes as ops
-from .layers import (AETH, BTH, DETH, IETH, NTETH, RETH, SPETH, VTETH,
-                     VTETH_CRIT, AtomicAckETH, AtomicETH, ImmDt)
+from .layers import (AETH, BTH, DETH, IETH, NTETH, RETH, SPETH, VLETH,
+                     VLETH_HOLES, VTETH, VTETH_CRIT, AtomicAckETH, AtomicETH,
+                     ImmDt)
 
 ETH_HLEN = 14
 VLAN_HLEN = 4
@@ -261,6 +262,14 @@ def _ext_fields(pkt):
                         "crit": [[getattr(h, "crit%d_off" % i),
                                   getattr(h, "crit%d_len" % i)]
                                  for i in range(VTETH_CRIT)]}
+    if VLETH in pkt:
+        h = pkt[VLETH]
+        out["vleth"] = {"len": h.len, "lost_pkts": h.lost_pkts,
+                        "lost_bytes": h.lost_bytes, "n_holes": h.n_holes,
+                        "flags": h.flags,
+                        "holes": [[getattr(h, "hole%d_off" % i),
+                                   getattr(h, "hole%d_len" % i)]
+                                  for i in range(VLETH_HOLES)]}
     return out
 
 

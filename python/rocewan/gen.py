@@ -66,6 +66,10 @@ def _ext_entries(rng, op):
         out["vteth"] = {"flags": r(8), "n_crit": r(8), "loss_bp": r(16),
                         "window": r(16), "max_burst": r(32),
                         "crit": [[r(32), r(32)] for _ in range(4)]}
+    if ops.VLETH in op.exts:
+        out["vleth"] = {"len": r(32), "lost_pkts": r(32), "lost_bytes": r(32),
+                        "n_holes": r(8), "flags": r(8),
+                        "holes": [[r(32), r(32)] for _ in range(8)]}
     return out
 
 
@@ -120,3 +124,64 @@ def run(args):
     write_frames(args.out, [build_bytes(s)
                             for s in random_specs(args.seed, args.count)])
     return 0
+
+
+def vrp_flow(nmsgs, npkts, lost=(), late=(), vteth=None, mtu=1024,
+             summaries=True, psn0=0x100):
+    """Frames of a VRP WRITE flow as a capture at the receiver sees it
+    (docs/vrp.md), for ``rocewan validate``: A (10.0.0.1) writes ``nmsgs``
+    messages of ``npkts`` packets to QP 0x11 of B (10.0.0.2), PSNs from
+    ``psn0``: a FIRST (0xE2 with ``vteth`` when given, else the standard
+    0x06), self-placing MIDDLEs (0xC2) and a LAST (0xC3). The (message,
+    packet) pairs in ``lost`` never arrive (given up, zero-filled); those in
+    ``late`` arrive after the message's other packets (a NACKed packet
+    resent). After each message B's VRP LOSS summary (0xE3) with the map of
+    its lost packets, unless ``summaries`` is false; ``summaries`` may also
+    be a function (message index, vleth dict) -> vleth dict that rewrites it
+    (a lying responder)."""
+    lost, late = set(lost), set(late)
+    ip_a = {"ver": 4, "src": "10.0.0.1", "dst": "10.0.0.2", "tos": 0, "ttl": 64}
+    ip_b = {"ver": 4, "src": "10.0.0.2", "dst": "10.0.0.1", "tos": 0, "ttl": 64}
+    dlen = npkts * mtu
+    frames = []
+    for m in range(nmsgs):
+        first = (psn0 + m * npkts) & 0xFFFFFF
+
+        def req(i):
+            op = 0xc2 if i < npkts - 1 else 0xc3
+            spec = {"vlan": None, "ip": ip_a, "udp": {"sport": 0xc123},
+                    "bth": {"opcode": op, "dqpn": 0x11,
+                            "psn": (first + i) & 0xFFFFFF},
+                    "reth": {"va": 0x10000 + m * dlen + i * mtu, "rkey": 7,
+                             "dlen": dlen},
+                    "payload": bytes([(m + i) & 0xFF]) * mtu}
+            if i == 0:
+                spec["bth"]["opcode"] = 0x06 if vteth is None else 0xe2
+                spec["reth"]["va"] = 0x10000 + m * dlen
+                if vteth is not None:
+                    spec["vteth"] = vteth
+            return build_bytes(spec)
+
+        gone = sorted(i for (k, i) in lost if k == m)
+        frames += [req(i) for i in range(npkts)
+                   if (m, i) not in lost and (m, i) not in late]
+        frames += [req(i) for (k, i) in sorted(late) if k == m]
+        if not summaries:
+            continue
+        holes = []
+        for i in gone:
+            if holes and holes[-1][0] + holes[-1][1] == i * mtu:
+                holes[-1][1] += mtu
+            else:
+                holes.append([i * mtu, mtu])
+        vl = {"len": dlen, "lost_pkts": len(gone), "lost_bytes": len(gone) * mtu,
+              "n_holes": min(len(holes), 8), "flags": int(len(holes) > 8),
+              "holes": holes[:8]}
+        if callable(summaries):
+            vl = summaries(m, vl)
+        frames.append(build_bytes({
+            "vlan": None, "ip": ip_b, "udp": {"sport": 0xc321},
+            "bth": {"opcode": ops.VRP_LOSS_OPCODE, "dqpn": 0x22,
+                    "psn": (first + npkts - 1) & 0xFFFFFF},
+            "aeth": {"syndrome": 0x1f, "msn": m + 1}, "vleth": vl}))
+    return frames

@@ -22,7 +22,7 @@ from . import opcodes as ops
 
 __all__ = ["BTH", "CNPPadding", "DETH", "RETH", "AtomicETH", "AETH",
            "AtomicAckETH", "ImmDt", "IETH", "SPETH", "NTETH", "VTETH",
-           "VTETH_CRIT", "EXT_CLASSES",
+           "VTETH_CRIT", "VLETH", "VLETH_HOLES", "EXT_CLASSES",
            "ext_headers"]
 
 
@@ -144,6 +144,34 @@ class VTETH(_ExtHeader):
                 for i in range(min(self.n_crit, VTETH_CRIT))]
 
 
+VLETH_HOLES = 8
+"""holes a VLETH carries"""
+
+
+class VLETH(_ExtHeader):
+    """rocewan VRP loss summary header (docs/wire.md), after the AETH of a VRP
+    LOSS summary (0xE3) that the responder sends when a WRITE message ends
+    under ``--recovery vrp``: the message's length, the packets and bytes it
+    gave up (zero-filled), and the first ``n_holes`` of the eight merged
+    holes ``holeN_off``/``holeN_len``. ``flags`` bit 0: more holes than
+    eight. The requester's send completion carries it (docs/vrp.md)."""
+    name = ops.VLETH
+    fields_desc = [
+        IntField("len", 0),
+        IntField("lost_pkts", 0),
+        IntField("lost_bytes", 0),
+        ByteField("n_holes", 0),
+        XByteField("flags", 0),
+        ShortField("reserved", 0),
+    ] + [f for i in range(VLETH_HOLES)
+         for f in (IntField("hole%d_off" % i, 0), IntField("hole%d_len" % i, 0))]
+
+    def holes(self):
+        """The holes in use, as (offset, length) pairs."""
+        return [(getattr(self, "hole%d_off" % i), getattr(self, "hole%d_len" % i))
+                for i in range(min(self.n_holes, VLETH_HOLES))]
+
+
 EXT_CLASSES = {
     ops.DETH: DETH,
     ops.RETH: RETH,
@@ -156,6 +184,7 @@ EXT_CLASSES = {
     ops.SPETH: SPETH,
     ops.NTETH: NTETH,
     ops.VTETH: VTETH,
+    ops.VLETH: VLETH,
 }
 """extension header name (as in :mod:`rocewan.opcodes`) -> Scapy class"""
 

@@ -25,9 +25,10 @@ CNP_RSVD = "CNPPadding"  # the 16 reserved bytes of a CNP
 SPETH = "SPETH"  # rocewan: SEND placement (receive-WQE sequence number, offset)
 NTETH = "NTETH"  # rocewan: RACK/SACK notice (the PSN received)
 VTETH = "VTETH"  # rocewan: VRP tolerance of a WRITE message (per work request)
+VLETH = "VLETH"  # rocewan: VRP loss summary of a WRITE message (to the requester)
 
 EXT_ORDER = (DETH, RETH, ATOMICETH, AETH, ATOMICACKETH, IMMDT, IETH, SPETH,
-             NTETH, VTETH, CNP_RSVD)
+             NTETH, VTETH, VLETH, CNP_RSVD)
 
 EXT_LEN = {
     DETH: 8,
@@ -41,6 +42,7 @@ EXT_LEN = {
     SPETH: 8,
     NTETH: 4,
     VTETH: 44,
+    VLETH: 80,
 }
 
 BTH_LEN = 12
@@ -97,7 +99,7 @@ _RC_ONLY_OPS = {
 }
 
 # rocewan extension registry (docs/wire.md): opcode -> (name, exts, payload,
-# request, modes that send it). Leave 0xD0-0xDF to FEC, 0xE3-0xEF to VRP.
+# request, modes that send it). Leave 0xD0-0xDF to FEC, 0xE4-0xEF to VRP.
 EXT_OPS = {
     0xc0: ("RC_X_RACK", (AETH, NTETH), False, False, ("gbone",)),
     0xc1: ("RC_X_SACK", (AETH, NTETH), False, False, ("irn",)),
@@ -116,12 +118,16 @@ EXT_OPS = {
     0xe1: ("RC_X_VRP_NACK", (AETH, NTETH), False, False, ("vrp",)),
     # VRP per-WR tolerance: section 3.1 LOSS_RATE / CONS_LOSS / CRITICAL_INTERVAL
     0xe2: ("RC_X_RDMA_WRITE_FIRST_VRP", (RETH, VTETH), True, True, ("vrp",)),
+    # VRP: the responder's loss map of a WRITE message, for the requester's
+    # completion (docs/wire.md, VLETH)
+    0xe3: ("RC_X_VRP_LOSS", (AETH, VLETH), False, False, ("vrp",)),
 }
 RACK_OPCODE = 0xc0
 SACK_OPCODE = 0xc1
 VRP_ACK_OPCODE = 0xe0
 VRP_NACK_OPCODE = 0xe1
 VRP_WRITE_FIRST_OPCODE = 0xe2
+VRP_LOSS_OPCODE = 0xe3
 
 _UD_OPS = {
     0x04: ("SEND_ONLY", (DETH,), True),

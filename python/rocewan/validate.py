@@ -8,8 +8,13 @@ failures); and it counts CNPs, ECN-CE marks and 802.3 MAC Control frames
 docs/fec.md) are checked too: ICRC, FRH ranges, and each repair against the
 XOR / Reed-Solomon code of its members when they are in the capture. VRP
 ACKs and NACKs (opcodes 0xE0/0xE1, docs/vrp.md) are checked against the
-requests of their stream in the capture (:class:`VrpChecker`). A capture
-fails when any RoCEv2 frame fails a check.
+requests of their stream in the capture (:class:`VrpChecker`), so are VRP
+LOSS summaries (0xE3) against the packets of their message seen before
+them, and, at the end of the capture, every VRP WRITE message's losses (the
+PSNs that never arrived) against its tolerance: the VTETH of its FIRST, over
+the receiver's own tolerance when given (``--vrp-tolerance``). A capture
+fails when any RoCEv2 frame fails a check or a message lost more than it
+allowed.
 """
 
 import datetime
@@ -41,9 +46,16 @@ FEC_ERR_TEXT = {
     "VRP_CRIT_GIVEN_UP": "VRP ACK reports given up a PSN its message's tolerance "
                          "(VTETH) forbids losing: a critical range, the first or "
                          "last packet, or a message sent with 0 % loss",
+    "VRP_BAD_SUMMARY": "VRP LOSS summary (0xE3) that hides a loss of its message "
+                       "the capture shows (a packet never seen before it), or "
+                       "whose map does not add up",
+    "VRP_OVER_BUDGET": "VRP WRITE message that lost more than its tolerance "
+                       "allows (a critical packet, a consecutive run or a "
+                       "window over the loss rate; frame index = its FIRST)",
 }
 VTETH_F_LOSS, VTETH_F_WINDOW, VTETH_F_BURST = 1, 2, 4
 VTETH_F_ALL = 7
+WRITE_FIRST_OPCODE = 0x06
 VRP_LOSS_BP_MAX = 10000
 
 
@@ -61,6 +73,100 @@ def vteth_problem(rec):
         if ln == 0 or off >= dlen or ln > dlen - off:
             return "range %d+%d outside the %d-byte message" % (off, ln, dlen)
     return None
+
+
+VRP_WINDOW_DEFAULT = 64
+VRP_HOLES = 8
+BURST_UNLIMITED = 0xFFFFFFFF
+
+
+def parse_tolerance(spec):
+    """The receiver's tolerance as ``rnic --vrp-*`` gave it, from a
+    ``--vrp-tolerance`` SPEC: comma-separated ``loss=PCT``, ``window=N``,
+    ``burst=BYTES`` and ``crit=OFF:LEN`` (several). Returns a dict with
+    ``loss_bp``, ``window``, ``max_burst`` and ``crit``; ValueError if bad."""
+    tol = {"loss_bp": 0, "window": 0, "max_burst": BURST_UNLIMITED, "crit": []}
+    for item in filter(None, (x.strip() for x in spec.split(","))):
+        key, _, val = item.partition("=")
+        if key == "loss":
+            bp = round(float(val) * 100)
+            if not 0 <= bp <= VRP_LOSS_BP_MAX:
+                raise ValueError("loss %s: 0..100 %%" % val)
+            tol["loss_bp"] = bp
+        elif key == "window":
+            tol["window"] = int(val)
+        elif key == "burst":
+            tol["max_burst"] = int(val)
+        elif key == "crit":
+            off, _, ln = val.partition(":")
+            tol["crit"].append((int(off, 0), int(ln, 0)))
+        else:
+            raise ValueError("unknown key %r (loss, window, burst, crit)" % key)
+    return tol
+
+
+def budget_problem(lost, npkts, mtu, window, loss_bp, max_burst, critical):
+    """Why the set ``lost`` of packet indices breaks the tolerance, or None.
+    The translation of docs/vrp.md (lib/vrp's vrp_tolerance_to_params):
+    window = min(W or 64, npkts), max_loss = floor(loss_bp * window / 10000)
+    losses in any ``window`` consecutive packets, max_cons =
+    floor(max_burst / mtu) consecutive losses, no loss in ``critical``.
+    ``None`` for an unknown field skips that check."""
+    crit = sorted(set(lost) & critical)
+    if crit:
+        return "critical packet %d lost" % crit[0]
+    if max_burst is not None and max_burst != BURST_UNLIMITED:
+        max_cons, run = max_burst // mtu, 0
+        for i in range(npkts):
+            run = run + 1 if i in lost else 0
+            if run > max_cons:
+                return "%d consecutive losses (at most %d)" % (run, max_cons)
+    if loss_bp is not None and window is not None:
+        w = min(window or VRP_WINDOW_DEFAULT, npkts)
+        max_loss, cnt = loss_bp * w // VRP_LOSS_BP_MAX, 0
+        for i in range(npkts):
+            cnt += i in lost
+            if i >= w:
+                cnt -= (i - w) in lost
+            if cnt > max_loss:
+                return "%d losses in %d packets ending at %d (at most %d)" % (
+                    cnt, w, i, max_loss)
+    return None
+
+
+def loss_map(lost, dlen, mtu):
+    """The responder's loss record of the packets ``lost``: (packets, bytes,
+    merged holes [(off, len)] - all of them)."""
+    holes, nbytes = [], 0
+    for i in sorted(lost):
+        off = i * mtu
+        ln = min(mtu, dlen - off)
+        nbytes += ln
+        if holes and holes[-1][0] + holes[-1][1] == off:
+            holes[-1] = (holes[-1][0], holes[-1][1] + ln)
+        else:
+            holes.append((off, ln))
+    return len(lost), nbytes, holes
+
+
+class VrpWrite:
+    """A multi-packet RDMA WRITE message seen in the capture (its FIRST:
+    0x06, or 0xE2 with a VTETH), for the loss-budget and summary checks."""
+
+    def __init__(self, rec, idx):
+        self.idx = idx
+        self.first = rec["bth"]["psn"]
+        self.mtu = max(rec["payload_len"], 1)   # a FIRST carries one full MTU
+        self.dlen = rec["reth"]["dlen"]
+        self.npkts = max(1, -(-self.dlen // self.mtu))
+        self.last = (self.first + self.npkts - 1) & 0xFFFFFF
+        self.vteth = rec.get("vteth")
+
+    def psn(self, i):
+        return (self.first + i) & 0xFFFFFF
+
+    def lost(self, seen):
+        return {i for i in range(self.npkts) if self.psn(i) not in seen}
 
 
 class VrpMessage:
@@ -105,18 +211,30 @@ class VrpChecker:
     counted unchecked. A NACKed PSN that arrives later is counted repaired.
     """
 
-    def __init__(self):
+    def __init__(self, tolerance=None):
+        self.tolerance = tolerance  # the receiver's (parse_tolerance), or None
+        self.writes = {}     # (req src, req dst, dqpn) -> {last PSN: VrpWrite}
         self.seen = {}       # (req src, req dst) -> {dqpn: set of PSNs}
         self.pending = {}    # (req src, req dst) -> NACKed PSNs not yet seen
         self.given_up = {}   # (req src, req dst) -> PSNs an ACK's run reported tolerated
         self.msgs = {}       # (req src, req dst) -> {first PSN: VrpMessage} (VTETH seen)
         self.counts = {"vrp_acks": 0, "vrp_nacks": 0, "vrp_nacked_psns": 0,
                        "vrp_nacks_repaired": 0, "vrp_acked_tolerated": 0,
-                       "vrp_unchecked": 0, "vrp_wr_tol_msgs": 0}
+                       "vrp_unchecked": 0, "vrp_wr_tol_msgs": 0,
+                       "vrp_summaries": 0, "vrp_summaries_match": 0,
+                       "vrp_summary_extra_pkts": 0,
+                       "vrp_summaries_unchecked": 0,
+                       "vrp_budget_checked_msgs": 0, "vrp_budget_over_msgs": 0,
+                       "vrp_budget_unchecked_msgs": 0, "vrp_incomplete_msgs": 0,
+                       "vrp_lost_pkts": 0}
 
-    def add_request(self, rec):
+    def add_request(self, rec, idx=0):
         """A request packet: None, or the error kind of a bad VTETH."""
         key = (rec["ip"]["src"], rec["ip"]["dst"])
+        if rec["bth"]["opcode"] in (ops.VRP_WRITE_FIRST_OPCODE, WRITE_FIRST_OPCODE):
+            m = VrpWrite(rec, idx)
+            self.writes.setdefault(key + (rec["bth"]["dqpn"],), {}) \
+                .setdefault(m.last, m)
         if rec["bth"]["opcode"] == ops.VRP_WRITE_FIRST_OPCODE:
             if vteth_problem(rec):
                 return "VRP_BAD_VTETH"
@@ -167,11 +285,114 @@ class VrpChecker:
                 self.counts["vrp_acked_tolerated"] += 1
         return None
 
+    def add_summary(self, rec):
+        """A VRP LOSS summary (0xE3) of the WRITE message ending at its PSN
+        (the responder sends it when the message ends). Its map must add up
+        (packets and bytes equal to its holes, unless truncated) and it must
+        report lost every packet of the message the capture never saw arrive
+        before it: a summary that hides a visible loss is VRP_BAD_SUMMARY. It
+        may report more: a copy that arrived after the receiver gave the
+        packet up is discarded, and a frame the capture saw may have been
+        missed by the receiver's socket; those are counted
+        (vrp_summary_extra_pkts), exact maps as vrp_summaries_match. The
+        error kind, or None; unchecked when the message's FIRST is not in the
+        capture."""
+        self.counts["vrp_summaries"] += 1
+        key = (rec["ip"]["dst"], rec["ip"]["src"])
+        cands = [ws[rec["bth"]["psn"]] for k, ws in self.writes.items()
+                 if k[:2] == key and rec["bth"]["psn"] in ws]
+        streams = self.seen.get(key, {})
+        if len(cands) != 1 or len(streams) != 1:
+            self.counts["vrp_summaries_unchecked"] += 1
+            return None
+        m, seen = cands[0], next(iter(streams.values()))
+        visible = m.lost(seen)
+        v = rec["vleth"]
+        trunc = bool(v["flags"] & 1)
+        holes = [tuple(h) for h in v["holes"][:v["n_holes"]]]
+        pkts, nbytes, end = set(), 0, 0
+        for off, ln in holes:
+            if ln == 0 or off < end or off + ln > m.dlen:
+                return "VRP_BAD_SUMMARY"
+            end = off + ln
+            nbytes += ln
+            pkts.update(range(off // m.mtu, (off + ln - 1) // m.mtu + 1))
+        if v["len"] != m.dlen or v["n_holes"] > VRP_HOLES or \
+                (not trunc and (nbytes != v["lost_bytes"] or len(pkts) != v["lost_pkts"])) or \
+                (trunc and (nbytes > v["lost_bytes"] or len(pkts) > v["lost_pkts"])):
+            return "VRP_BAD_SUMMARY"
+        # every loss the capture shows is reported (past the last hole of a truncated map:
+        # only counted)
+        shown = visible if not trunc else {i for i in visible if i * m.mtu < end}
+        if not shown <= pkts or len(visible) > v["lost_pkts"]:
+            return "VRP_BAD_SUMMARY"
+        if pkts == visible and not trunc:
+            self.counts["vrp_summaries_match"] += 1
+        else:
+            self.counts["vrp_summary_extra_pkts"] += v["lost_pkts"] - len(visible)
+        return None
+
+    def _tolerance_of(self, m):
+        """(window, loss_bp, max_burst, critical packets) of message ``m``: the
+        receiver's tolerance (if given) with the VTETH's fields over it and
+        its ranges added, the first and last packets critical (docs/vrp.md).
+        A field neither gives is None (its check is skipped)."""
+        base = self.tolerance
+        window = base["window"] if base else None
+        loss_bp = base["loss_bp"] if base else None
+        burst = base["max_burst"] if base else None
+        ranges = list(base["crit"]) if base else []
+        v = m.vteth
+        if v:
+            if v["flags"] & VTETH_F_LOSS:
+                loss_bp = v["loss_bp"]
+            if v["flags"] & VTETH_F_WINDOW:
+                window = v["window"]
+            if v["flags"] & VTETH_F_BURST:
+                burst = v["max_burst"]
+            ranges += [tuple(c) for c in v["crit"][:v["n_crit"]]]
+        crit = {0, m.npkts - 1}
+        for off, ln in ranges:
+            if ln and off < m.dlen:
+                crit.update(range(off // m.mtu,
+                                  min(off + ln - 1, m.dlen - 1) // m.mtu + 1))
+        if loss_bp == 0 and window is None:
+            window = 0      # 0 %: nothing may be lost, whatever the window
+        return window, loss_bp, burst, crit
+
+    def finish(self):
+        """End of the capture: each WRITE message's losses (its PSNs never
+        seen) against its tolerance. Returns [(error kind, frame index)]. A
+        message whose LAST never arrived (cut by the capture's end, or
+        failed) is counted incomplete, not judged."""
+        out = []
+        for key, ws in self.writes.items():
+            seen = self.seen.get(key[:2], {}).get(key[2], set())
+            for m in ws.values():
+                if m.npkts < 2:
+                    continue
+                if m.psn(m.npkts - 1) not in seen:
+                    self.counts["vrp_incomplete_msgs"] += 1
+                    continue
+                window, loss_bp, burst, crit = self._tolerance_of(m)
+                if self.tolerance is None and m.vteth is None:
+                    self.counts["vrp_budget_unchecked_msgs"] += 1
+                    continue
+                lost = m.lost(seen)
+                self.counts["vrp_budget_checked_msgs"] += 1
+                self.counts["vrp_lost_pkts"] += len(lost)
+                if budget_problem(lost, m.npkts, m.mtu, window, loss_bp, burst,
+                                  crit):
+                    self.counts["vrp_budget_over_msgs"] += 1
+                    out.append(("VRP_OVER_BUDGET", m.idx))
+        return out
+
 
 class Report:
-    """Counters of one capture; feed frames with :meth:`add`."""
+    """Counters of one capture; feed frames with :meth:`add`, then call
+    :meth:`finish`."""
 
-    def __init__(self, path):
+    def __init__(self, path, vrp_tolerance=None):
         self.path = path
         self.started_utc = datetime.datetime.now(datetime.timezone.utc) \
             .strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -186,7 +407,8 @@ class Report:
         self.ecn_ce = 0
         self.psn = PsnTracker()
         self.fec = fec.FecChecker()
-        self.vrp = VrpChecker()
+        self.vrp = VrpChecker(vrp_tolerance)
+        self.finished = False
 
     @property
     def failed(self):
@@ -214,7 +436,7 @@ class Report:
             err = self.errors.setdefault(d.err, [0, idx])
             err[0] += 1
             return
-        bad = self._vrp(d.rec)
+        bad = self._vrp(d.rec, idx)
         if bad:
             err = self.errors.setdefault(bad, [0, idx])
             err[0] += 1
@@ -223,14 +445,25 @@ class Report:
         self._track_psn(idx, d.rec)
         self.fec.add_data(buf)
 
-    def _vrp(self, rec):
+    def _vrp(self, rec, idx):
         op = rec["bth"]["opcode"]
         if op in (ops.VRP_ACK_OPCODE, ops.VRP_NACK_OPCODE):
             return self.vrp.add_notice(rec)
+        if op == ops.VRP_LOSS_OPCODE:
+            return self.vrp.add_summary(rec)
         info = ops.lookup(op)
         if info is not None and info.request and info.transport == "RC":
-            return self.vrp.add_request(rec)
+            return self.vrp.add_request(rec, idx)
         return None
+
+    def finish(self):
+        """End of the capture: the per-message VRP loss budgets."""
+        if self.finished:
+            return
+        self.finished = True
+        for kind, idx in self.vrp.finish():
+            err = self.errors.setdefault(kind, [0, idx])
+            err[0] += 1
 
     def _fec_frame(self, idx, f):
         """A lib/fec repair or negotiation frame (not part of any PSN stream)."""
@@ -302,11 +535,13 @@ class Report:
         }
 
 
-def validate_file(path):
-    """Read ``path`` and return its :class:`Report`."""
-    rep = Report(path)
+def validate_file(path, vrp_tolerance=None):
+    """Read ``path`` and return its finished :class:`Report`.
+    ``vrp_tolerance``: the VRP receiver's own tolerance (:func:`parse_tolerance`)."""
+    rep = Report(path, vrp_tolerance)
     for idx, buf, wire_len in read_frames(path):
         rep.add(idx, buf, wire_len)
+    rep.finish()
     return rep
 
 
@@ -354,6 +589,20 @@ def summary(rep):
                    % (v["vrp_acks"], v["vrp_nacks"], v["vrp_nacked_psns"],
                       v["vrp_nacks_repaired"], v["vrp_acked_tolerated"],
                       v["vrp_unchecked"], v.get("vrp_wr_tol_msgs", 0)))
+    if v["vrp_summaries"]:
+        out.append("  VRP LOSS summaries: %d, %d exactly the packets their message "
+                   "missed in the capture, %d packets reported lost that the capture "
+                   "saw arrive (late copies, receiver socket drops), %d unchecked "
+                   "(message not captured)"
+                   % (v["vrp_summaries"], v["vrp_summaries_match"],
+                      v["vrp_summary_extra_pkts"], v["vrp_summaries_unchecked"]))
+    if v["vrp_budget_checked_msgs"] or v["vrp_budget_unchecked_msgs"]:
+        out.append("  VRP loss budget: %d WRITE messages checked (%d PSNs never "
+                   "arrived), %d over their tolerance, %d unchecked (no VTETH "
+                   "and no --vrp-tolerance), %d incomplete"
+                   % (v["vrp_budget_checked_msgs"], v["vrp_lost_pkts"],
+                      v["vrp_budget_over_msgs"], v["vrp_budget_unchecked_msgs"],
+                      v["vrp_incomplete_msgs"]))
     out.append("RESULT: %s" % ("OK" if r["ok"] else "FAIL"))
     return "\n".join(out)
 
@@ -389,7 +638,14 @@ def write_json(rep, out_path):
 
 def run(args):
     """Entry point of ``python -m rocewan validate``; returns the exit code."""
-    rep = validate_file(args.file)
+    tol = None
+    if getattr(args, "vrp_tolerance", None):
+        try:
+            tol = parse_tolerance(args.vrp_tolerance)
+        except ValueError as e:
+            print("rocewan validate: --vrp-tolerance: %s" % e)
+            return 2
+    rep = validate_file(args.file, tol)
     print(summary(rep))
     if args.json:
         write_json(rep, args.json)

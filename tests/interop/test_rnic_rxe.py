@@ -458,8 +458,8 @@ def test_rc_pingpong(rxe_vm, tmp_path, rnic_is_server):
 def test_recovery_falls_back_to_gbn(rxe_vm, tmp_path, recovery, extra, rnic_is_server):
     """--recovery gbone / irn / vrp on the rnic against rxe's perftest, a standard peer (NUL
     padding after its version string, docs/perftest-exchange.md "Capability record"):
-    the rnic falls back to Go-Back-N, says so in one line, sends no RACK/SACK, and the
-    transfer is exact."""
+    the rnic falls back to Go-Back-N, says so in one line, sends no RACK/SACK, no VRP
+    ACK/NACK/LOSS summary, and the transfer is exact."""
     size, iters, mtu = 64 * KIB, 10, 1024
     tool = f"ib_write_bw -d rxe0 -x 1 -m {mtu} -s {size} -n {iters}"
     run = run_pair(rxe_vm, tmp_path, "write_bw",
@@ -476,6 +476,9 @@ def test_recovery_falls_back_to_gbn(rxe_vm, tmp_path, recovery, extra, rnic_is_s
     assert run.q["tx_racks"] == 0 and run.q["tx_sacks"] == 0, run.both()
     assert run.q["vrp_acks_sent"] == 0 and run.q["vrp_nacks_sent"] == 0, run.both()
     assert run.q["vrp_wr_tol_msgs"] == 0 and run.q["vrp_tolerated_pkts"] == 0, run.both()
+    # nor a VRP LOSS summary (0xE3) to the standard requester, nor one expected from it
+    assert run.q["vrp_summaries_sent"] == 0 and run.q["vrp_summaries_received"] == 0, run.both()
+    assert run.q["vrp_summary_missing"] == 0, run.both()
     check_counts(run, "write_bw", size, iters, mtu, rnic_is_server)
 
 

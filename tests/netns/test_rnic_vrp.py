@@ -63,7 +63,27 @@ def run(tmp_path, recovery, extra="", drop_at=((5, 7), (9, 0), (13, 4), (13, 5))
     assert e["b2a"]["drop_rule"] == 0 and e["a2b"]["drop_loss"] == 0, emu_out
     assert a["iters"] == ITERS and a["completion_errors"] == 0 and b["completion_errors"] == 0
     assert a["recovery_used"] == recovery and b["recovery_used"] == recovery
+    run.last = (a, b, out_a)
     return a["qp_counters"], b["qp_counters"], out_b
+
+
+def check_requester_summary(qa, qb):
+    """The requester's summary (the responder's VRP LOSS summaries, 0xE3)
+    equals the responder's loss map: per-message totals and the last map,
+    field by field (the ACK direction is lossless)."""
+    a, b, out_a = run.last
+    assert qb["vrp_summaries_sent"] == ITERS and qb["vrp_summaries_unsent"] == 0, qb
+    assert qa["vrp_summaries_received"] == ITERS, qa
+    assert qa["vrp_summaries_dropped"] == 0 and qa["vrp_summary_missing"] == 0, qa
+    assert qa["vrp_peer_lost_pkts"] == qb["vrp_tolerated_pkts"], (qa, qb)
+    assert qa["vrp_peer_lost_bytes"] == qb["vrp_zero_filled_bytes"], (qa, qb)
+    assert b["vrp_last"]["len"] == MSG, b["vrp_last"]
+    assert a["vrp_peer_last"] == b["vrp_last"], (a["vrp_peer_last"], b["vrp_last"])
+    assert "vrp_peer_last" not in b and "vrp_last" not in a, (a, b)
+    assert (f"VRP reported    : {ITERS} WRITE summaries from the responder, "
+            f"{qb['vrp_tolerated_pkts']} packets lost "
+            f"({qb['vrp_zero_filled_bytes']} bytes zero-filled), "
+            "0 WRITEs completed without one") in out_a, out_a
 
 
 def test_vrp_tolerates_and_nacks(tmp_path):
@@ -85,6 +105,7 @@ def test_vrp_tolerates_and_nacks(tmp_path):
     assert qb["rx_req_bytes"] + qb["vrp_zero_filled_bytes"] == ITERS * MSG, qb
     assert qb["rx_invalid_requests"] == 0 and qb["tx_nak_seq_err"] == 0, qb
     assert "VRP received    : 20 WRITE messages, 2 packets lost (2048 bytes zero-filled" in out_b, out_b
+    check_requester_summary(qa, qb)
 
 
 def test_gbn_negative_control(tmp_path):
@@ -92,6 +113,9 @@ def test_gbn_negative_control(tmp_path):
     assert qb["vrp_tolerated_pkts"] == 0 and qb["vrp_zero_filled_bytes"] == 0, qb
     assert qb["rx_req_bytes"] == ITERS * MSG, qb
     assert qa["tx_retransmits"] >= 4, qa
+    # no VRP LOSS summary outside vrp
+    assert qb["vrp_summaries_sent"] == 0 and qa["vrp_summaries_received"] == 0, (qa, qb)
+    assert qa["vrp_summary_missing"] == 0, qa
 
 
 def test_vrp_per_wr_tolerance(tmp_path):
@@ -116,3 +140,4 @@ def test_vrp_per_wr_tolerance(tmp_path):
     assert qa["tx_retransmits"] == 4 and qa["timeouts"] == 0, qa
     assert qb["rx_req_bytes"] + qb["vrp_zero_filled_bytes"] == ITERS * MSG, qb
     assert qb["rx_invalid_requests"] == 0 and qb["tx_nak_seq_err"] == 0, qb
+    check_requester_summary(qa, qb)

@@ -220,7 +220,8 @@ def _ext_records(spec, op):
     keys = {ops.DETH: "deth", ops.RETH: "reth", ops.ATOMICETH: "atomiceth",
             ops.AETH: "aeth", ops.ATOMICACKETH: "atomicacketh",
             ops.IMMDT: "immdt", ops.IETH: "ieth", ops.SPETH: "speth",
-            ops.NTETH: "nteth", ops.VTETH: "vteth"}
+            ops.NTETH: "nteth", ops.VTETH: "vteth",
+            ops.VLETH: "vleth"}
     for ext in op.exts:
         if ext in keys:
             out[keys[ext]] = copy.deepcopy(spec[keys[ext]])

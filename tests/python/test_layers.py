@@ -14,13 +14,13 @@ from rocewan.build import build_bytes
 from rocewan.frame import decode
 from rocewan.gen import random_spec
 from rocewan.layers import (AETH, BTH, DETH, EXT_CLASSES, IETH, NTETH, RETH,
-                            SPETH, VTETH, AtomicAckETH, AtomicETH, ImmDt,
+                            SPETH, VLETH, VTETH, AtomicAckETH, AtomicETH, ImmDt,
                             ext_headers)
 
 
 def test_opcode_table_matches_ibta_shapes():
-    # 23 RC + 12 UC + 2 UD + CNP + 13 rocewan extension opcodes (docs/wire.md)
-    assert len(ops.OPCODES) == 51
+    # 23 RC + 12 UC + 2 UD + CNP + 14 rocewan extension opcodes (docs/wire.md)
+    assert len(ops.OPCODES) == 52
     assert 0x15 not in ops.OPCODES          # reserved
     for code in range(0x0c):                # UC has the RC 0x00-0x0b shapes
         rc, uc = ops.OPCODES[code], ops.OPCODES[0x20 + code]
@@ -31,7 +31,7 @@ def test_opcode_table_matches_ibta_shapes():
     for code, exts in shapes.items():
         assert ops.OPCODES[code].exts == exts
     no_payload = {c for c, o in ops.OPCODES.items() if not o.payload}
-    assert no_payload == {0x0c, 0x11, 0x12, 0x13, 0x14, 0x81, 0xc0, 0xc1, 0xe0, 0xe1}
+    assert no_payload == {0x0c, 0x11, 0x12, 0x13, 0x14, 0x81, 0xc0, 0xc1, 0xe0, 0xe1, 0xe3}
 
 
 def test_opcode_numbers_agree_with_scapy_contrib():
@@ -45,7 +45,7 @@ def test_opcode_numbers_agree_with_scapy_contrib():
 
 @pytest.mark.parametrize("cls,length", [
     (DETH, 8), (RETH, 16), (AtomicETH, 28), (AETH, 4), (AtomicAckETH, 8),
-    (ImmDt, 4), (IETH, 4), (SPETH, 8), (NTETH, 4), (VTETH, 44)])
+    (ImmDt, 4), (IETH, 4), (SPETH, 8), (NTETH, 4), (VTETH, 44), (VLETH, 80)])
 def test_extension_header_lengths(cls, length):
     assert len(raw(cls())) == length == ops.EXT_LEN[cls().name]
 
@@ -65,6 +65,23 @@ def test_vteth_layout_on_the_wire():
     assert back[VTETH].loss_bp == 1000 and back[VTETH].critical() == [(0, 64), (4096, 8)]
     assert back[RETH].dmalen == 8192 and len(back[Raw].load) == 1024
     assert [h.name for h in ext_headers(back)] == ["RETH", "VTETH"]
+
+
+def test_vleth_layout_on_the_wire():
+    """The VLETH bytes of docs/wire.md (the same as test_roce_wire.c's
+    test_vleth_bytes): a 16 KiB message that lost 3 packets (3072 bytes) in
+    2 holes, 1024+2048 and 6144+1024; and a VRP LOSS summary decodes back."""
+    v = VLETH(len=16384, lost_pkts=3, lost_bytes=3072, n_holes=2,
+              hole0_off=1024, hole0_len=2048, hole1_off=6144, hole1_len=1024)
+    assert raw(v) == bytes.fromhex(
+        "00004000 00000003 00000c00 02 00 0000"
+        " 00000400 00000800 00001800 00000400" + "00" * 48)
+    assert v.holes() == [(1024, 2048), (6144, 1024)]
+    pkt = BTH(opcode=0xe3, psn=15) / AETH(syndrome=0x1f, msn=4) / v
+    back = BTH(raw(pkt))
+    assert back[VLETH].lost_bytes == 3072 and back[VLETH].holes() == v.holes()
+    assert back[AETH].msn == 4
+    assert [h.name for h in ext_headers(back)] == ["AETH", "VLETH"]
 
 
 def test_field_layout_on_the_wire():
@@ -95,7 +112,7 @@ def test_extension_registry_shapes():
               0xc2: ("RETH",), 0xc3: ("RETH",), 0xc4: ("SPETH",),
               0xc5: ("SPETH",), 0xc6: ("SPETH",), 0xc7: ("ImmDt", "SPETH"),
               0xc8: ("SPETH",), 0xc9: ("ImmDt", "SPETH"),
-              0xe2: ("RETH", "VTETH")}
+              0xe2: ("RETH", "VTETH"), 0xe3: ("AETH", "VLETH")}
     assert {c for c in ops.OPCODES if c >= 0xc0} == set(shapes)
     for code, exts in shapes.items():
         op = ops.OPCODES[code]
@@ -103,6 +120,7 @@ def test_extension_registry_shapes():
         assert op.request == (0xc2 <= code <= 0xc9 or code == 0xe2)
     assert ops.OPCODES[0xc0].hdr_len == 20 and ops.OPCODES[0xc7].hdr_len == 24
     assert ops.OPCODES[0xe2].hdr_len == 12 + 16 + 44
+    assert ops.OPCODES[0xe3].hdr_len == 12 + 4 + 80
 
 
 @pytest.mark.parametrize("code", sorted(ops.OPCODES))

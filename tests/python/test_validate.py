@@ -11,7 +11,8 @@ from rocewan.build import build_bytes
 from rocewan.frame import decode
 from rocewan.pcapio import read_frames, write_frames
 from rocewan.psn import psn_delta, psn_span
-from rocewan.validate import validate_file
+from rocewan import gen
+from rocewan.validate import parse_tolerance, validate_file
 
 RXE_FIRST_ROCE = 19        # frames 0-18 are the perftest TCP exchange
 
@@ -244,9 +245,11 @@ def test_vrp_ack_nack_logic(tmp_path):
     assert r["ok"], r["errors"]
     assert r["opcodes_pkts"]["RC_X_VRP_ACK"] == 1
     assert r["opcodes_pkts"]["RC_X_VRP_NACK"] == 1
-    assert r["vrp"] == {"vrp_acks": 1, "vrp_nacks": 1, "vrp_nacked_psns": 2,
-                        "vrp_nacks_repaired": 2, "vrp_acked_tolerated": 0,
-                        "vrp_unchecked": 0, "vrp_wr_tol_msgs": 0}
+    assert {k: v for k, v in r["vrp"].items() if "summar" not in k and "budget" not in k
+            and k not in ("vrp_incomplete_msgs", "vrp_lost_pkts")} == \
+        {"vrp_acks": 1, "vrp_nacks": 1, "vrp_nacked_psns": 2,
+         "vrp_nacks_repaired": 2, "vrp_acked_tolerated": 0,
+         "vrp_unchecked": 0, "vrp_wr_tol_msgs": 0}
     assert decode(_vrp_notice(nack, 4, 6, 1)).rec["nteth"] == {"run": 1, "psn": 6}
 
     bad = [_vrp_req(p) for p in (0, 1, 2)] + [_vrp_notice(ack, 2, 3)] \
@@ -326,3 +329,123 @@ def test_vrp_wr_tolerance(tmp_path):
     assert errors([_vrp_first(0, 12 * 1024, out)], "bad.pcap") == {"VRP_BAD_VTETH": 1}
     many = dict(tol, n_crit=5)
     assert errors([_vrp_first(0, 12 * 1024, many)], "many.pcap") == {"VRP_BAD_VTETH": 1}
+
+
+# ---- VRP LOSS summaries (0xE3) and per-message loss budgets (docs/vrp.md) ----
+
+# 10 % over a window of 16, bursts of one packet (1024 bytes), a 64-byte header
+TOL16 = {"flags": 7, "n_crit": 1, "loss_bp": 1000, "window": 16,
+         "max_burst": 1024, "crit": [[0, 64], [0, 0], [0, 0], [0, 0]]}
+
+
+def _vrp_errors(tmp_path, name, frames, tol=None):
+    path = str(_write_pcap(tmp_path, name, frames))
+    r = validate_file(path, tol).results()
+    return r, {k: e["pkts"] for k, e in r["errors"].items()}
+
+
+def test_vrp_budget_within_passes(tmp_path):
+    """Negative control: 4 messages of 16 packets at 10 %/16, burst 1 packet;
+    each loses at most one packet (never the first or last), one more was
+    NACKed and arrived late. Every summary matches, every budget holds."""
+    lost = {(0, 5), (1, 9), (3, 14)}
+    late = {(2, 7)}
+    frames = gen.vrp_flow(4, 16, lost, late, vteth=TOL16)
+    r, errs = _vrp_errors(tmp_path, "within.pcap", frames)
+    assert r["ok"] and errs == {}, errs
+    v = r["vrp"]
+    assert (v["vrp_summaries"], v["vrp_summaries_match"]) == (4, 4)
+    assert (v["vrp_budget_checked_msgs"], v["vrp_budget_over_msgs"]) == (4, 0)
+    assert v["vrp_lost_pkts"] == 3 and v["vrp_incomplete_msgs"] == 0
+    assert v["vrp_wr_tol_msgs"] == 4
+
+
+@pytest.mark.parametrize("lost,why", [
+    ({(1, 3), (1, 10)}, "rate"),        # 2 in 16 at 10 %/16 (max 1)
+    ({(2, 0 + 8), (2, 9)}, "burst"),    # 2 consecutive with a 1-packet burst
+    ({(0, 0)}, "first"),                # the FIRST (critical) never arrived
+])
+def test_vrp_budget_over_is_flagged(tmp_path, lost, why):
+    """A message that lost more than its VTETH allows is VRP_OVER_BUDGET (once,
+    at its FIRST's frame), whatever its summary says; the others pass."""
+    if why == "first":
+        # the FIRST carries the RETH: lost, the message is unknown; use a
+        # second packet critical by the header range instead (crit 0:1100)
+        tol = dict(TOL16, crit=[[0, 1100], [0, 0], [0, 0], [0, 0]])
+        lost = {(0, 1)}
+    else:
+        tol = TOL16
+    frames = gen.vrp_flow(3, 16, lost, vteth=tol)
+    r, errs = _vrp_errors(tmp_path, "over-%s.pcap" % why, frames)
+    assert errs == {"VRP_OVER_BUDGET": 1}, errs
+    assert not r["ok"]
+    assert r["vrp"]["vrp_budget_over_msgs"] == 1
+    assert r["vrp"]["vrp_summaries_match"] == 3   # the summaries tell the truth
+
+
+def test_vrp_budget_receiver_tolerance(tmp_path):
+    """Messages without a VTETH (standard FIRST) are judged against the
+    receiver's tolerance given to validate (--vrp-tolerance), and only then:
+    2 losses in 16 pass at 20 %/16 and are over budget at 10 %/16."""
+    frames = gen.vrp_flow(2, 16, {(1, 4), (1, 11)})
+    r, errs = _vrp_errors(tmp_path, "noqp.pcap", frames)
+    assert errs == {} and r["vrp"]["vrp_budget_unchecked_msgs"] == 2
+    ok = parse_tolerance("loss=20,window=16")
+    r, errs = _vrp_errors(tmp_path, "qp20.pcap", frames, ok)
+    assert errs == {} and r["vrp"]["vrp_budget_checked_msgs"] == 2
+    tight = parse_tolerance("loss=10,window=16,burst=4096")
+    r, errs = _vrp_errors(tmp_path, "qp10.pcap", frames, tight)
+    assert errs == {"VRP_OVER_BUDGET": 1}, errs
+    # a critical range of the receiver's own over packet 4 of message 1
+    crit = parse_tolerance("loss=20,window=16,crit=4096:1")
+    r, errs = _vrp_errors(tmp_path, "qpcrit.pcap", frames, crit)
+    assert errs == {"VRP_OVER_BUDGET": 1}, errs
+    with pytest.raises(ValueError):
+        parse_tolerance("loss=101")
+    with pytest.raises(ValueError):
+        parse_tolerance("drop=3")
+
+
+def test_vrp_summary_checked_against_capture(tmp_path):
+    """A VRP LOSS summary must report every packet of its message that the
+    capture never saw arrive before it, and add up: a summary that hides a
+    loss, moves a hole, or whose bytes disagree with its holes is
+    VRP_BAD_SUMMARY. One that reports a packet the capture saw arrive (a late
+    copy the receiver discarded, a frame its socket missed) passes, counted.
+    A message cut by the capture's end is incomplete, not judged."""
+    lost = {(0, 5), (1, 9)}
+
+    def hide(m, vl):
+        return dict(vl, lost_pkts=0, lost_bytes=0, n_holes=0, holes=[]) \
+            if m == 1 else vl
+
+    def move(m, vl):
+        return dict(vl, holes=[[6 * 1024, 1024]]) if m == 0 else vl
+
+    def bytes_off(m, vl):
+        return dict(vl, lost_bytes=vl["lost_bytes"] + 1) if m == 1 else vl
+
+    def invent(m, vl):
+        return dict(vl, lost_pkts=1, lost_bytes=1024, n_holes=1,
+                    holes=[[3 * 1024, 1024]]) if m == 2 else vl
+
+    for name, fn in (("hide", hide), ("move", move), ("bytes", bytes_off)):
+        frames = gen.vrp_flow(3, 16, lost, vteth=TOL16, summaries=fn)
+        r, errs = _vrp_errors(tmp_path, name + ".pcap", frames)
+        assert errs == {"VRP_BAD_SUMMARY": 1}, (name, errs)
+        assert r["vrp"]["vrp_summaries_match"] == 2
+    frames = gen.vrp_flow(3, 16, lost, vteth=TOL16, summaries=invent)
+    r, errs = _vrp_errors(tmp_path, "invent.pcap", frames)
+    assert errs == {}, errs
+    assert r["vrp"]["vrp_summaries_match"] == 2
+    assert r["vrp"]["vrp_summary_extra_pkts"] == 1
+    # the capture ends inside message 2: its LAST never seen
+    frames = gen.vrp_flow(3, 16, lost, vteth=TOL16)
+    cut = frames[:-3]
+    r, errs = _vrp_errors(tmp_path, "cut.pcap", cut)
+    assert errs == {} and r["vrp"]["vrp_incomplete_msgs"] == 1
+    assert r["vrp"]["vrp_budget_checked_msgs"] == 2
+    # the summary layer as decoded
+    rec = decode(frames[15]).rec   # message 0: 15 packets arrived, then its summary
+    assert rec["bth"]["opcode"] == 0xe3 and rec["vleth"]["holes"][0] == [5 * 1024, 1024]
+    assert rec["vleth"]["lost_pkts"] == 1 and rec["aeth"]["msn"] == 1

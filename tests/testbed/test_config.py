@@ -212,3 +212,28 @@ def test_lowar_rtt_reproduction_covers_the_bdp():
     cfg = lowar.lowar_rtt_config("80ms", quick=False)
     assert [lowar.lowar_rtt_duration(cfg, ls, False) for ls in ["", *lowar.RTT_LOSSES]] == [10, 46, 10, 10, 10]
     assert lowar.lowar_rtt_duration(cfg, "0.001%", True) == 3
+
+
+def test_vrp_reproduction_cases_and_vrp_wr_option():
+    """reproduce vrp / vrp-burst (issue 13): registered; gbn, gbone and the per-WR
+    case; the per-WR case sends --vrp-wr on the rnics with the receiver at 0 %; the
+    burst variant runs GE bursts with the 2-packet bound both ways."""
+    from rocewan.testbed import runner
+    from rocewan.testbed.repro import REPRODUCTIONS, vrp
+    assert "vrp" in REPRODUCTIONS and "vrp-burst" in REPRODUCTIONS
+    names = [c[0] for c in vrp.CASES]
+    assert names[:2] == ["gbn", "gbone"] and "vrp-wr 10 %" in names
+    cfg = vrp.vrp_config(False)
+    cfg["rnic"].update(recovery="vrp", vrp_loss=0.0, vrp_wr="loss=10")
+    o = runner.rnic_opts(cfg)
+    assert " --vrp-loss 0 " in o and " --vrp-wr loss=10" in o, o
+    cfg["rnic"]["vrp_wr"] = ""
+    assert "--vrp-wr" not in runner.rnic_opts(cfg)
+    cfg["rnic"]["recovery"] = "gbn"
+    cfg["rnic"]["vrp_wr"] = "loss=10"
+    assert "--vrp" not in runner.rnic_opts(cfg)   # only under vrp
+    b = vrp.vrp_config(False, burst=True)
+    assert b["link"]["loss"].startswith("gemodel") and b["link"]["loss_direction"] == "a2b"
+    burst = {c[0]: c for c in vrp.BURST_CASES}
+    assert burst["vrp 10 % burst 2k"][3] == "2048"
+    assert burst["vrp-wr 10 % burst 2k"][4] == "loss=10,burst=2048"

@@ -59,7 +59,8 @@ test_opcode_table(void)
 	static const uint8_t lens[] = {ROCE_DETH_LEN,  ROCE_RETH_LEN,	      ROCE_ATOMICETH_LEN,
 				       ROCE_AETH_LEN,  ROCE_ATOMICACKETH_LEN, ROCE_IMMDT_LEN,
 				       ROCE_IETH_LEN,  ROCE_CNP_RSVD_LEN,     ROCE_SPETH_LEN,
-				       ROCE_NTETH_LEN, ROCE_FRH_LEN,	      ROCE_VTETH_LEN};
+				       ROCE_NTETH_LEN, ROCE_FRH_LEN,	      ROCE_VTETH_LEN,
+				       ROCE_VLETH_LEN};
 	int n[5] = {0};
 
 	for (int op = 0; op < 256; op++) {
@@ -71,7 +72,7 @@ test_opcode_table(void)
 			CHECK(o->name == NULL);
 			continue;
 		}
-		for (int b = 0; b < 12; b++)
+		for (int b = 0; b < 13; b++)
 			if (o->ext & (1 << b))
 				len += lens[b];
 		CHECK_EQ(o->hdr_len, len);
@@ -89,8 +90,8 @@ test_opcode_table(void)
 		CHECK((o->flags & (ROCE_OPF_MIDDLE)) == 0 ||
 		      (o->flags & (ROCE_OPF_FIRST | ROCE_OPF_LAST)) == 0);
 	}
-	/* + FEC repair, negotiation; VRP ACK/NACK, VRP WRITE FIRST */
-	CHECK_EQ(n[ROCE_TR_RC], 23 + 10 + 2 + 3);
+	/* + FEC repair, negotiation; VRP ACK/NACK, VRP WRITE FIRST, VRP LOSS */
+	CHECK_EQ(n[ROCE_TR_RC], 23 + 10 + 2 + 4);
 	CHECK_EQ(n[ROCE_TR_UC], 12);
 	CHECK_EQ(n[ROCE_TR_UD], 2);
 	CHECK_EQ(n[ROCE_TR_CNP], 1);
@@ -125,7 +126,13 @@ test_opcode_table(void)
 	CHECK((roce_opcode_info(0xe2)->flags & (ROCE_OPF_FIRST | ROCE_OPF_WRITE | ROCE_OPF_REQ)) ==
 	      (ROCE_OPF_FIRST | ROCE_OPF_WRITE | ROCE_OPF_REQ));
 	CHECK(!(roce_opcode_info(0xe2)->flags & ROCE_OPF_PLACED));
-	CHECK(strcmp(roce_opcode_name(0xe3), "RESERVED") == 0);
+	/* VRP loss summary: AETH + VLETH, a response the completer takes (docs/wire.md) */
+	CHECK(strcmp(roce_opcode_name(0xe3), "RC_X_VRP_LOSS") == 0);
+	CHECK_EQ(roce_opcode_info(ROCE_XOP_VRP_LOSS)->hdr_len, 12 + 4 + 80);
+	CHECK_EQ(roce_ext_offset(ROCE_XOP_VRP_LOSS, ROCE_EXT_VLETH), 4);
+	CHECK((roce_opcode_info(0xe3)->flags & (ROCE_OPF_RESP | ROCE_OPF_REQ | ROCE_OPF_NOTICE |
+						ROCE_OPF_PAYLOAD)) == ROCE_OPF_RESP);
+	CHECK(strcmp(roce_opcode_name(0xe4), "RESERVED") == 0);
 }
 
 /* Independent ICRC: mask a full copy of the packet and hash it with zlib. */
@@ -199,6 +206,12 @@ fill_pkt(struct roce_pkt *p, uint8_t opcode, int ver, bool vlan)
 				.window = 0x0102,
 				.max_burst = 0xa0b0c0d0,
 				.crit = {{1, 2}, {0x10000, 0x20000}, {0xfffffff0, 0x10}, {0, 0}}};
+	p->h.vl = (struct roce_vleth){.len = 0x00100000,
+				      .lost_pkts = 0x01020304,
+				      .lost_bytes = 0xa0b0c0d0,
+				      .n_holes = 2,
+				      .flags = 1,
+				      .holes = {{0x400, 0x800}, {0xfffff000, 0xc00}}};
 }
 
 static bool
@@ -240,6 +253,16 @@ hdrs_equal(const struct roce_pkt *a, const struct roce_pkt *b)
 		      u->window == v->window && u->max_burst == v->max_burst;
 		for (int i = 0; i < ROCE_VTETH_CRIT; i++)
 			eq &= u->crit[i].off == v->crit[i].off && u->crit[i].len == v->crit[i].len;
+	}
+	if (o->ext & ROCE_EXT_VLETH) {
+		const struct roce_vleth *u = &a->h.vl, *v = &b->h.vl;
+
+		eq &= u->len == v->len && u->lost_pkts == v->lost_pkts &&
+		      u->lost_bytes == v->lost_bytes && u->n_holes == v->n_holes &&
+		      u->flags == v->flags;
+		for (int i = 0; i < ROCE_VLETH_HOLES; i++)
+			eq &= u->holes[i].off == v->holes[i].off &&
+			      u->holes[i].len == v->holes[i].len;
 	}
 	return eq;
 }
@@ -582,7 +605,43 @@ test_vteth_bytes(void)
 	CHECK_EQ(roce_parse(buf, off + 43 + 4, &q, 0) < 0, 1);
 }
 
+/* The VLETH on the wire, byte by byte (docs/wire.md): 2 holes, 3 packets, 3072 bytes lost. */
+static void
+test_vleth_bytes(void)
+{
+	static const uint8_t want[ROCE_VLETH_LEN] = {
+	    0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x03, /* len 16384, 3 packets */
+	    0x00, 0x00, 0x0c, 0x00, 0x02, 0x00, 0x00, 0x00, /* 3072 bytes, 2 holes, flags 0 */
+	    0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x08, 0x00, /* hole 0: 1024+2048 */
+	    0x00, 0x00, 0x18, 0x00, 0x00, 0x00, 0x04, 0x00, /* hole 1: 6144+1024 */
+	    0,	  0,	0,    0,    0,	  0,	0,    0,    0, 0, 0, 0, 0, 0, 0, 0,
+	    0,	  0,	0,    0,    0,	  0,	0,    0,    0, 0, 0, 0, 0, 0, 0, 0,
+	    0,	  0,	0,    0,    0,	  0,	0,    0,    0, 0, 0, 0, 0, 0, 0, 0};
+	uint8_t buf[2048];
+	struct roce_pkt p, q;
+	size_t off;
+
+	fill_pkt(&p, ROCE_XOP_VRP_LOSS, 4, false);
+	memset(&p.h.vl, 0, sizeof(p.h.vl));
+	p.h.vl.len = 16384;
+	p.h.vl.lost_pkts = 3;
+	p.h.vl.lost_bytes = 3072;
+	p.h.vl.n_holes = 2;
+	p.h.vl.holes[0].off = 1024;
+	p.h.vl.holes[0].len = 2048;
+	p.h.vl.holes[1].off = 6144;
+	p.h.vl.holes[1].len = 1024;
+	CHECK(roce_build(buf, sizeof(buf), &p, NULL, 0, 0) > 0);
+	CHECK_EQ(roce_hdr_len(&p), 14 + 20 + 8 + 12 + 4 + 80);
+	off = 14 + 20 + 8 + 12 + 4;
+	CHECK_MEM(buf + off, want, sizeof(want));
+	CHECK_EQ(roce_parse(buf, p.frame_len, &q, 0), 0);
+	CHECK(hdrs_equal(&p, &q));
+	/* one byte short of the VLETH: truncated, never read past the end */
+	CHECK_EQ(roce_parse(buf, off + 79 + 4, &q, 0) < 0, 1);
+}
+
 RW_TEST_MAIN(RW_TEST(test_psn), RW_TEST(test_opcode_table), RW_TEST(test_roundtrip_all),
-	     RW_TEST(test_vteth_bytes), RW_TEST(test_build_in_place), RW_TEST(test_build_errors),
-	     RW_TEST(test_truncation), RW_TEST(test_malformed), RW_TEST(test_fuzz_mutations),
-	     RW_TEST(test_rxe_capture))
+	     RW_TEST(test_vteth_bytes), RW_TEST(test_vleth_bytes), RW_TEST(test_build_in_place),
+	     RW_TEST(test_build_errors), RW_TEST(test_truncation), RW_TEST(test_malformed),
+	     RW_TEST(test_fuzz_mutations), RW_TEST(test_rxe_capture))

@@ -264,6 +264,16 @@ print_frame(long idx, const uint8_t *f, int len)
 			printf("%s[%u, %u]", i ? ", " : "", p.h.vt.crit[i].off, p.h.vt.crit[i].len);
 		printf("]}");
 	}
+	if (o->ext & ROCE_EXT_VLETH) {
+		printf(", \"vleth\": {\"len\": %u, \"lost_pkts\": %u, \"lost_bytes\": %u, "
+		       "\"n_holes\": %u, \"flags\": %u, \"holes\": [",
+		       p.h.vl.len, p.h.vl.lost_pkts, p.h.vl.lost_bytes, p.h.vl.n_holes,
+		       p.h.vl.flags);
+		for (int i = 0; i < ROCE_VLETH_HOLES; i++)
+			printf("%s[%u, %u]", i ? ", " : "", p.h.vl.holes[i].off,
+			       p.h.vl.holes[i].len);
+		printf("]}");
+	}
 	if (rc_noicrc == 0)
 		printf(", \"payload_len\": %u, \"icrc\": %u, \"icrc_ok\": %s", p.payload_len,
 		       p.icrc, rc == 0 ? "true" : "false");

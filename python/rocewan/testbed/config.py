@@ -144,6 +144,9 @@ SCHEMA = {
                      "packets (--vrp-loss; docs/vrp.md)"),
         "vrp_window": (64, _int_range(1, 65536), "vrp: history window in packets (--vrp-window)"),
         "vrp_max_burst": ("", _str, "vrp: most consecutive bytes lost (--vrp-max-burst; empty: no bound)"),
+        "vrp_wr": ("", _str, "vrp: the tolerance rnic A puts on each WRITE it posts (--vrp-wr "
+                   "SPEC[/SPEC...], e.g. 'loss=10' or 'loss=10,burst=2048/qp'; empty: none, B's "
+                   "vrp_* apply; docs/vrp.md)"),
         "cc": ("none", _choice(CC_MODES), "congestion control"),
         "cc_param": ("", _str, "--cc-param of the rnics, e.g. 'profile=wan,timer_us=300' (docs/cc.md)"),
         "loss_window": (True, lambda v: _bool(v), "the loss-reactive window under every CC (--loss-window)"),

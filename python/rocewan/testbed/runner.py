@@ -48,6 +48,9 @@ def rnic_opts(cfg):
         o += f" --vrp-loss {r['vrp_loss']:g} --vrp-window {r['vrp_window']}"
         if r["vrp_max_burst"]:
             o += f" --vrp-max-burst {r['vrp_max_burst']}"
+        if r["vrp_wr"]:
+            # the sender's per-WR tolerance (B ignores it: it posts no WRITE)
+            o += f" --vrp-wr {r['vrp_wr']}"
     if not r["loss_window"]:
         o += " --loss-window off"
     elif r["loss_window_init"] != 10:
@@ -208,6 +211,12 @@ def reduce(cfg, docs, spec):
     row["vrp_nacked_pkts"] = qb.get("vrp_nacked_pkts", 0)
     row["vrp_msgs"] = qb.get("vrp_msgs", 0)
     row["vrp_msgs_lossy"] = row["vrp_msgs"] - qb.get("vrp_msgs_loss_0", 0)
+    row["vrp_nack_consecutive"] = qb.get("vrp_nack_consecutive", 0)
+    row["vrp_nack_rate"] = qb.get("vrp_nack_rate", 0)
+    row["vrp_wr_tol_msgs"] = qb.get("vrp_wr_tol_msgs", 0)
+    # the requester's view (B's VRP LOSS summaries): equal to B's own counts when none was lost
+    row["vrp_peer_lost_pkts"] = qa.get("vrp_peer_lost_pkts", 0)
+    row["vrp_summary_missing"] = qa.get("vrp_summary_missing", 0)
     row["residual_loss"] = zb / (took + zb) if took + zb else 0.0
     row["goodput_intact_gbps"] = row["goodput_gbps"] * (1 - row["residual_loss"])
     # the fraction of the link that carried new data, and of what the pacer allows

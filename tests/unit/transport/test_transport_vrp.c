@@ -78,6 +78,26 @@ stat(struct tr_wire *w, int side, enum roce_stat id)
 	return tr_dev_stat(&w->side[side], id);
 }
 
+/*
+ * The requester's summary of a message (its send completion, from the VRP
+ * LOSS summary, docs/wire.md 0xE3) equals the responder's loss map, field by
+ * field.
+ */
+static void
+expect_same_map(const struct roce_vrp_loss *req, const struct roce_vrp_loss *resp)
+{
+	CHECK_EQ(req->msn, resp->msn);
+	CHECK_EQ(req->len, resp->len);
+	CHECK_EQ(req->lost_pkts, resp->lost_pkts);
+	CHECK_EQ(req->lost_bytes, resp->lost_bytes);
+	CHECK_EQ(req->n_holes, resp->n_holes);
+	CHECK_EQ(req->holes_truncated, resp->holes_truncated);
+	for (uint32_t i = 0; i < resp->n_holes && i < ROCE_VRP_HOLES; i++) {
+		CHECK_EQ(req->holes[i].off, resp->holes[i].off);
+		CHECK_EQ(req->holes[i].len, resp->holes[i].len);
+	}
+}
+
 /* One 20-packet WRITE, drops by PSN offset; returns after the run. */
 static void
 write20(struct tr_wire *w, const int *drops, int ndrops)
@@ -374,7 +394,8 @@ static void
 t_wc_ex(void)
 {
 	struct tr_wire w;
-	struct roce_wc_ex ex[4];
+	struct roce_wc_ex ex[4], sx[4];
+	struct roce_vrp_loss peer;
 	struct ibv_wc plain;
 
 	_Static_assert(offsetof(struct roce_wc_ex, wc) == 0, "ibv_wc first");
@@ -418,6 +439,28 @@ t_wc_ex(void)
 	CHECK_EQ(ex[2].vrp.lost_bytes, 0);
 	expect_data(&w, 20, 1ull << 1 | 1ull << 2 | 1ull << 6);
 	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TX_RETX_PKTS), 0);
+	/* the requester's completions carry the responder's maps (VRP LOSS summaries) */
+	CHECK_EQ(roce_poll_cq_ex(A(&w)->scq, 4, sx), 3);
+	CHECK_EQ(sx[0].wc.wr_id, 1);
+	CHECK_EQ(sx[0].wc.opcode, IBV_WC_RDMA_WRITE);
+	CHECK_EQ(sx[0].wc.byte_len, 10 * MTU);
+	CHECK(sx[0].vrp_valid);
+	expect_same_map(&sx[0].vrp, &ex[0].vrp);
+	CHECK_EQ(sx[0].vrp.lost_pkts, 3);
+	CHECK_EQ(sx[1].wc.wr_id, 2);
+	CHECK(sx[1].vrp_valid);
+	expect_same_map(&sx[1].vrp, &ex[1].vrp);
+	CHECK_EQ(sx[2].wc.wr_id, 3);
+	CHECK_EQ(sx[2].wc.opcode, IBV_WC_SEND);
+	CHECK(!sx[2].vrp_valid);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_TX_VRP_SUMMARIES), 2);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RX_VRP_SUMMARIES), 2);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RX_VRP_SUM_DROP), 0);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_SUM_MISSING), 0);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_PEER_LOST_PKTS), 3);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_PEER_LOST_BYTES), 3 * MTU);
+	CHECK_EQ(roce_qp_vrp_peer_loss(A(&w)->qp, &peer), 0);
+	expect_same_map(&peer, &ex[1].vrp);
 	tr_fini(&w);
 
 	/* no tolerance mode: plain completions, roce_poll_cq and roce_poll_cq_ex agree */
@@ -438,6 +481,12 @@ t_wc_ex(void)
 	CHECK_EQ(plain.imm_data, htobe32(0x44));
 	CHECK_EQ(roce_poll_cq_ex(B(&w)->rcq, 4, ex), 0);
 	CHECK_EQ(roce_poll_cq_ex(B(&w)->rcq, -1, ex), -EINVAL);
+	/* nor on the requester's side: no summary is sent outside vrp */
+	CHECK_EQ(roce_poll_cq_ex(A(&w)->scq, 4, sx), 2);
+	CHECK(!sx[0].vrp_valid && !sx[1].vrp_valid);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_TX_VRP_SUMMARIES), 0);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_SUM_MISSING), 0);
+	CHECK_EQ(roce_qp_vrp_peer_loss(A(&w)->qp, &peer), -ENOENT);
 	tr_fini(&w);
 }
 
@@ -479,7 +528,7 @@ static void
 t_wr_mixed(void)
 {
 	struct tr_wire w;
-	struct roce_wc_ex ex[8];
+	struct roce_wc_ex ex[8], sx[8];
 	struct ibv_wc wc;
 	const struct roce_vrp_wr m1 = {.set = ROCE_VRP_WR_LOSS | ROCE_VRP_WR_WINDOW,
 				       .loss_bp = 3000,
@@ -506,15 +555,24 @@ t_wr_mixed(void)
 				     10 * MTU, i * 10 * MTU, 0x50 + i, tol[i]),
 			 0);
 	RUN(&w);
-	for (int i = 0; i < 5; i++)
-		expect_wc(A(&w), false, 1 + i, IBV_WC_SUCCESS);
-	CHECK_EQ(tr_poll_cq(A(&w), false, &wc, 1), 0);
 	CHECK_EQ(roce_poll_cq_ex(B(&w)->rcq, 8, ex), 5);
 	expect_map(&ex[0], 100, 0x50, 10, 2, 2, h1);
 	expect_map(&ex[1], 101, 0x51, 10, 2, 2, h2);
 	expect_map(&ex[2], 102, 0x52, 10, 0, 0, NULL);
 	expect_map(&ex[3], 103, 0x53, 10, 2, 2, h4);
 	expect_map(&ex[4], 104, 0x54, 10, 0, 0, NULL);
+	/* each send completion carries exactly its message's map, from the responder */
+	CHECK_EQ(roce_poll_cq_ex(A(&w)->scq, 8, sx), 5);
+	for (int i = 0; i < 5; i++) {
+		CHECK_EQ(sx[i].wc.wr_id, 1 + (uint64_t)i);
+		CHECK_EQ(sx[i].wc.status, IBV_WC_SUCCESS);
+		CHECK(sx[i].vrp_valid);
+		expect_same_map(&sx[i].vrp, &ex[i].vrp);
+	}
+	CHECK_EQ(tr_poll_cq(A(&w), false, &wc, 1), 0);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_PEER_LOST_PKTS), 6);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_PEER_LOST_BYTES), 6 * MTU);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_SUM_MISSING), 0);
 	expect_data(&w, 50,
 		    1ull << 2 | 1ull << 6 | 1ull << 12 | 1ull << 15 | 1ull << 33 | 1ull << 35);
 	/*
@@ -553,8 +611,11 @@ t_wr_mixed(void)
 			 0);
 	RUN(&w);
 	CHECK_EQ(roce_poll_cq_ex(B(&w)->rcq, 8, ex), 5);
+	CHECK_EQ(roce_poll_cq_ex(A(&w)->scq, 8, sx), 5);
 	for (int i = 0; i < 5; i++)
-		CHECK(!ex[i].vrp_valid);
+		CHECK(!ex[i].vrp_valid && !sx[i].vrp_valid);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_TX_VRP_SUMMARIES), 0);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RX_VRP_SUMMARIES), 0);
 	CHECK_MEM(B(&w)->buf, A(&w)->buf, 50 * MTU);
 	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_WR_MSGS), 0);
 	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_TOLERATED), 0);
@@ -574,10 +635,11 @@ t_wr_mixed(void)
 #define RND_PKTS 16
 
 static void
-wr_random_run(uint64_t seed, uint64_t *lostmask, uint64_t *tolerated)
+wr_random_run(uint64_t seed, uint64_t *lostmask, uint64_t *tolerated, uint64_t *missing)
 {
 	struct tr_wire w;
-	struct roce_wc_ex ex[RND_MSGS];
+	struct roce_wc_ex ex[RND_MSGS], sx[RND_MSGS];
+	uint64_t valid = 0, peer_pkts = 0, peer_bytes = 0;
 	static const uint8_t zeros[MTU];
 	/* {loss_bp, window, max_burst, crit_off, crit_len}: 25 %/8 + header; 0 %; 50 %/16 burst 1;
 	 * the QP's (20 %/16, unlimited burst) */
@@ -646,17 +708,45 @@ wr_random_run(uint64_t seed, uint64_t *lostmask, uint64_t *tolerated)
 			CHECK_MEM(dst + q * MTU, l ? zeros : src + q * MTU, MTU);
 		}
 	}
+	/*
+	 * The requester's side: the summaries that crossed the lossy wire give
+	 * exactly the responder's maps; a lost one leaves its completion without
+	 * a map, counted. Every message ended once, so B sent 24.
+	 */
+	CHECK_EQ(roce_poll_cq_ex(A(&w)->scq, RND_MSGS, sx), RND_MSGS);
+	for (int i = 0; i < RND_MSGS; i++) {
+		CHECK_EQ(sx[i].wc.wr_id, 1 + (uint64_t)i);
+		CHECK_EQ(sx[i].wc.status, IBV_WC_SUCCESS);
+		if (!sx[i].vrp_valid)
+			continue;
+		valid++;
+		peer_pkts += sx[i].vrp.lost_pkts;
+		peer_bytes += sx[i].vrp.lost_bytes;
+		expect_same_map(&sx[i].vrp, &ex[i].vrp);
+	}
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_TX_VRP_SUMMARIES), RND_MSGS);
+	*missing = stat(&w, TR_A, ROCE_STAT_VRP_SUM_MISSING);
+	CHECK_EQ(valid + *missing, RND_MSGS);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RX_VRP_SUMMARIES) -
+		     stat(&w, TR_A, ROCE_STAT_RX_VRP_SUM_DROP),
+		 valid);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_PEER_LOST_PKTS), peer_pkts);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_PEER_LOST_BYTES), peer_bytes);
 	tr_fini(&w);
 }
 
 static void
 t_wr_random(void)
 {
-	uint64_t a[RND_MSGS], b[RND_MSGS], ta, tb;
+	uint64_t a[RND_MSGS], b[RND_MSGS], ta, tb, ma, mb;
 
-	wr_random_run(0x5eed13, a, &ta);
-	wr_random_run(0x5eed13, b, &tb);
+	wr_random_run(0x5eed13, a, &ta, &ma);
+	wr_random_run(0x5eed13, b, &tb, &mb);
 	CHECK_EQ(ta, tb);
+	CHECK_EQ(ma, mb);
+	CHECK(ma > 0); /* the seed does lose a summary on the way back */
+	printf("  wr_random: %llu tolerated, %llu summaries lost on the wire\n",
+	       (unsigned long long)ta, (unsigned long long)ma);
 	CHECK(ta > 0); /* the seed does drop tolerable packets */
 	for (int i = 0; i < RND_MSGS; i++) {
 		CHECK_EQ(a[i], b[i]);
@@ -871,11 +961,216 @@ t_wr_wire(void)
 		CHECK_MEM(B(&w)->buf, A(&w)->buf, 4 * MTU);
 		CHECK_MEM(B(&w)->buf + 12 * MTU, A(&w)->buf, 64);
 		CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_WR_MSGS), vrp ? 2 : 0);
+		/* every WRITE (the one-packet ONLY too) gets a summary under vrp, none under gbn */
+		CHECK_EQ(stat(&w, TR_B, ROCE_STAT_TX_VRP_SUMMARIES), vrp ? 4 : 0);
+		CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RX_VRP_SUMMARIES), vrp ? 4 : 0);
+		CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_SUM_MISSING), 0);
 		tr_fini(&w);
 	}
 }
 
 /* Negative control: the same drops under gbone are all resent (no tolerance without vrp). */
+/*
+ * What the requester sees of a plain WRITE (no receiver completion at all):
+ * its send completion carries the responder's map. The summary of the first
+ * message is dropped on the way back: that completion carries none, counted;
+ * the second message's completion carries exactly its map, and
+ * roce_qp_vrp_peer_loss() gives it.
+ */
+static void
+t_summary_lost(void)
+{
+	struct tr_wire w;
+	struct roce_wc_ex sx[4];
+	struct roce_vrp_loss resp, peer;
+
+	vinit(&w, 2000, 10, VRP_BURST_UNLIMITED, 0, NULL); /* 2 of 10 */
+	tr_fill(A(&w), 0, 20 * MTU, 4);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 4, TR_DROP, 1);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 13, TR_DROP, 1);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 15, TR_DROP, 1);
+	tr_rule(&w, TR_B, TR_VRP_LOSS, PSN0 + 9, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 10 * MTU, 0, IBV_SEND_SIGNALED);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 10 * MTU, 10 * MTU, 10 * MTU, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_data(&w, 20, 1ull << 4 | 1ull << 13 | 1ull << 15);
+	CHECK_EQ(roce_poll_cq_ex(A(&w)->scq, 4, sx), 2);
+	CHECK_EQ(sx[0].wc.wr_id, 1);
+	CHECK_EQ(sx[0].wc.status, IBV_WC_SUCCESS);
+	CHECK(!sx[0].vrp_valid);
+	CHECK_EQ(sx[0].vrp.lost_pkts, 0);
+	CHECK_EQ(sx[1].wc.wr_id, 2);
+	CHECK(sx[1].vrp_valid);
+	CHECK_EQ(roce_qp_vrp_loss(B(&w)->qp, &resp), 0);
+	expect_same_map(&sx[1].vrp, &resp);
+	CHECK_EQ(sx[1].vrp.lost_pkts, 2);
+	CHECK_EQ(sx[1].vrp.n_holes, 2);
+	CHECK_EQ(sx[1].vrp.holes[0].off, 3 * MTU);
+	CHECK_EQ(sx[1].vrp.holes[1].off, 5 * MTU);
+	CHECK_EQ(roce_qp_vrp_peer_loss(A(&w)->qp, &peer), 0);
+	expect_same_map(&peer, &resp);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_TX_VRP_SUMMARIES), 2);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RX_VRP_SUMMARIES), 1);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_SUM_MISSING), 1);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_PEER_LOST_PKTS), 2);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_PEER_LOST_BYTES), 2 * MTU);
+	CHECK_EQ(stat(&w, TR_B, ROCE_STAT_RX_VRP_TOLERATED), 3);
+	/* the summary acknowledges nothing: no retransmission, no timeout for the lost one */
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TX_RETX_PKTS), 0);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TIMEOUTS), 0);
+	tr_fini(&w);
+}
+
+/* The first VRP LOSS summary queued from B, parsed; NULL if none is on the wire yet. */
+static struct tr_frame *
+find_summary(struct tr_wire *w, struct roce_pkt *p)
+{
+	for (struct tr_frame *f = w->q[TR_B].head; f; f = f->next)
+		if (roce_parse(f->data, f->len, p, 0) == 0 && p->h.bth.opcode == ROCE_XOP_VRP_LOSS)
+			return f;
+	return NULL;
+}
+
+static void
+vl_many_holes(struct roce_pkt *p)
+{
+	p->h.vl.n_holes = 9;
+}
+
+static void
+vl_bytes_past_len(struct roce_pkt *p)
+{
+	p->h.vl.lost_bytes = p->h.vl.len + 1;
+}
+
+static void
+vl_holes_disagree(struct roce_pkt *p)
+{
+	p->h.vl.holes[0].len += MTU; /* the map no longer sums to lost_bytes */
+}
+
+static void
+vl_hole_outside(struct roce_pkt *p)
+{
+	p->h.vl.holes[0].off = p->h.vl.len - 8; /* runs past the message's end */
+}
+
+static void
+vl_wrong_psn(struct roce_pkt *p)
+{
+	p->h.bth.psn -= 1; /* no WRITE ends there */
+}
+
+static void
+vl_wrong_len(struct roce_pkt *p)
+{
+	p->h.vl.len += MTU;
+}
+
+/*
+ * A hostile or broken summary (a peer that lies about its map) never
+ * reaches a completion: each is dropped and counted, the completion carries
+ * no map and the requester's totals stay at zero. The unmangled control run
+ * takes it.
+ */
+static void
+t_summary_bad(void)
+{
+	void (*fns[])(struct roce_pkt *) = {
+	    NULL,	  vl_many_holes, vl_bytes_past_len, vl_holes_disagree, vl_hole_outside,
+	    vl_wrong_psn, vl_wrong_len};
+
+	for (size_t c = 0; c < sizeof(fns) / sizeof(fns[0]); c++) {
+		struct tr_wire w;
+		struct roce_wc_ex sx[2];
+		struct roce_pkt p;
+		struct tr_frame *f;
+		int steps = 0;
+
+		vinit(&w, 2000, 10, VRP_BURST_UNLIMITED, 0, NULL);
+		tr_fill(A(&w), 0, 10 * MTU, 6);
+		tr_rule(&w, TR_A, TR_REQ, PSN0 + 4, TR_DROP, 1);
+		tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 10 * MTU, 0, IBV_SEND_SIGNALED);
+		/* deliver the requests one by one until B has queued its summary */
+		while (!(f = find_summary(&w, &p)) && steps++ < 64) {
+			tr_deliver_one(&w, TR_A);
+			tr_poll(&w);
+		}
+		CHECK(f != NULL);
+		if (!f) {
+			tr_fini(&w);
+			continue;
+		}
+		if (fns[c]) {
+			fns[c](&p);
+			CHECK_EQ(roce_build(f->data, f->len, &p, NULL, 0, 0), (int)p.frame_len);
+		}
+		RUN(&w);
+		CHECK_EQ(roce_poll_cq_ex(A(&w)->scq, 2, sx), 1);
+		CHECK_EQ(sx[0].wc.status, IBV_WC_SUCCESS);
+		CHECK_EQ(sx[0].vrp_valid, fns[c] == NULL);
+		CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RX_VRP_SUMMARIES), 1);
+		CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RX_VRP_SUM_DROP), fns[c] ? 1 : 0);
+		CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_SUM_MISSING), fns[c] ? 1 : 0);
+		CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_PEER_LOST_PKTS), fns[c] ? 0 : 1);
+		CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RX_BAD_RESP), 0);
+		expect_data(&w, 10, 1ull << 4);
+		tr_fini(&w);
+	}
+}
+
+/*
+ * A VRP LOSS summary to a QP that does not run vrp (a forged one: the
+ * responder sends none outside vrp) is dropped and counted; the WRITE
+ * completes as usual, without a map.
+ */
+static void
+t_summary_not_vrp(void)
+{
+	struct tr_wire w;
+	struct roce_wc_ex sx[2];
+	struct roce_pkt p;
+	uint8_t *buf;
+	int len;
+
+	tr_init(&w, &(struct tr_opts){.recovery = "gbn"});
+	tr_fill(A(&w), 0, 4 * MTU, 8);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 4 * MTU, 0, IBV_SEND_SIGNALED);
+	while (w.q[TR_A].count) {
+		tr_deliver_one(&w, TR_A);
+		tr_poll(&w);
+	}
+	/* B's ACK, rewritten into a summary of the whole WRITE (PSN 3, 1 packet lost) */
+	CHECK(w.q[TR_B].head != NULL);
+	if (!w.q[TR_B].head) {
+		tr_fini(&w);
+		return;
+	}
+	CHECK_EQ(roce_parse(w.q[TR_B].head->data, w.q[TR_B].head->len, &p, 0), 0);
+	p.h.bth.opcode = ROCE_XOP_VRP_LOSS;
+	p.h.bth.psn = PSN0 + 3;
+	memset(&p.h.vl, 0, sizeof(p.h.vl));
+	p.h.vl = (struct roce_vleth){
+	    .len = 4 * MTU, .lost_pkts = 1, .lost_bytes = MTU, .n_holes = 1, .holes = {{MTU, MTU}}};
+	buf = malloc(ROCE_MAX_FRAME);
+	len = roce_build(buf, ROCE_MAX_FRAME, &p, NULL, 0, 0);
+	CHECK(len > 0);
+	free(w.q[TR_B].head->data);
+	w.q[TR_B].head->data = buf;
+	w.q[TR_B].head->len = (size_t)len;
+	/* the ACK is gone: the timer resends, B ACKs the duplicate, the WRITE completes */
+	RUN(&w);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RX_VRP_SUMMARIES), 1);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_RX_VRP_SUM_DROP), 1);
+	CHECK_EQ(stat(&w, TR_A, ROCE_STAT_VRP_PEER_LOST_PKTS), 0);
+	CHECK_EQ(roce_poll_cq_ex(A(&w)->scq, 2, sx), 1);
+	CHECK_EQ(sx[0].wc.status, IBV_WC_SUCCESS);
+	CHECK(!sx[0].vrp_valid);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 4 * MTU);
+	tr_fini(&w);
+}
+
 static void
 t_negative_gbone(void)
 {
@@ -934,6 +1229,9 @@ static const struct {
     {"wr_refused", t_wr_refused},
     {"wr_bad_vteth", t_wr_bad_vteth},
     {"wr_wire", t_wr_wire},
+    {"summary_lost", t_summary_lost},
+    {"summary_bad", t_summary_bad},
+    {"summary_not_vrp", t_summary_not_vrp},
 };
 
 int

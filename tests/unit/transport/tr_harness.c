@@ -70,6 +70,9 @@ rule_matches(const struct tr_rule *r, int dir, const struct roce_pkt *p)
 	case TR_VRP_NACK:
 		m = p->h.bth.opcode == ROCE_XOP_VRP_NACK;
 		break;
+	case TR_VRP_LOSS:
+		m = p->h.bth.opcode == ROCE_XOP_VRP_LOSS;
+		break;
 	default:
 		m = true;
 		break;

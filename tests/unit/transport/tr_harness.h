@@ -36,6 +36,7 @@ enum tr_match {
 	TR_SACK, /**< IRN SACK; likewise */
 	TR_FEC,	 /**< FEC repair (0xD0); the rule's PSN is its BTH PSN, the block's first member */
 	TR_VRP_NACK, /**< VRP NACK; the rule's PSN is the last one it names (NTETH) */
+	TR_VRP_LOSS, /**< VRP LOSS summary (0xE3); the rule's PSN is its BTH PSN (message's last) */
 };
 
 enum tr_action {

@@ -52,5 +52,9 @@ REPRODUCTIONS = {
     "lowar-fct": (lowar.reproduce_lowar_fct,
                   f"{lowar.LOWAR}: 1 MB flows, FCT average and p99, gbn vs fec+gbn at 0.01-0.05 %"),
     "vrp": (vrp.reproduce_vrp,
-            f"{VRP_BY}: intact goodput at 0/1/5/10 % tolerated loss vs gbn, 5 % loss, 20 ms"),
+            f"{VRP_BY}: intact goodput at 0/1/5/10 % tolerated loss (and 10 % per WR) vs gbn "
+            "and gbone, 5 % loss, 20 ms"),
+    "vrp-burst": (vrp.reproduce_vrp_burst,
+                  f"{VRP_BY}: the same in GE bursts (5 % mean), vrp 10 % with and without "
+                  "a 2-packet consecutive-loss bound"),
 }
