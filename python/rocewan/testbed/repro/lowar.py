@@ -33,39 +33,76 @@ def lowar_config(quick):
     return cfg
 
 
-def reproduce_lowar(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
-    """LoWAR's evaluation on the testbed: fec+gbn vs gbn vs gbone over random loss."""
+def _median(xs):
+    xs = sorted(x for x in xs if x == x)  # NaN (an aborted run) left out, counted apart
+    if not xs:
+        return float("nan")
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+
+
+def rounds_summary(rows, keys=("goodput_gbps", "x_gbn", "x_xor")):
+    """Per (case, loss) over the rounds: n, the aborted count, and median / min / max of
+    each key (NaN rounds, i.e. aborted runs, left out of the statistics)."""
+    out = {}
+    for r in rows:
+        out.setdefault((r["case"], r["loss"]), []).append(r)
+    summ = []
+    for (case, loss), rs in out.items():
+        s = {"case": case, "loss": loss, "rounds": len(rs),
+             "aborted": sum(1 for r in rs if r.get("aborted"))}
+        for k in keys:
+            v = [r.get(k, float("nan")) for r in rs]
+            v = [x for x in v if x is not None and x == x]
+            s[k + "_med"] = _median(v)
+            s[k + "_min"] = min(v) if v else float("nan")
+            s[k + "_max"] = max(v) if v else float("nan")
+        summ.append(s)
+    return summ
+
+
+def reproduce_lowar(prefix: str = "tb", quick: bool = False, out: str | None = None,
+                    rounds: int = 1) -> int:
+    """LoWAR's evaluation on the testbed: fec+gbn vs gbn vs gbone over random loss.
+    rounds > 1: every point that many times, the points of a round run back to back (the
+    ratios are taken within a round), median and min-max per point."""
     cfg = lowar_config(quick)
     losses = ["0.5%"] if quick else ["0.1%", "0.5%", "1%"]
     out = out or os.path.join(report.RESULTS, "reproduce-lowar")
     print(f"reproduce lowar: {LOWAR}, goodput of Go-Back-N with XOR FEC vs Go-Back-N / Go-Back-ONE\n"
           "  paper: 10 Gb/s, 40 / 80 ms RTT; here 200 Mb/s bottleneck, 20 ms RTT, rnics paced to\n"
-          "  0.18 Gb/s, MTU 1024 (BDP ~430 packets), random loss both ways, 64 KiB WRITEs, one round\n"
-          "  per point; the fixed window (no loss-reactive window), as issue 12 measured gbn.")
+          "  0.18 Gb/s, MTU 1024 (BDP ~430 packets), random loss both ways, 64 KiB WRITEs,\n"
+          f"  {rounds} round(s) per point (seed {cfg['run']['seed']} in every round); the fixed\n"
+          "  window (no loss-reactive window), as issue 12 measured gbn.")
     pts = [("lossless", "gbn", "", "")] + [(c, r, f, ls) for ls in losses for c, r, f in MODES]
     rows = []
-    for i, (case, rec, fec, loss) in enumerate(pts):
-        report.progress(i, len(pts), f"{case} loss {loss or 'none'}")
-        c = copy.deepcopy(cfg)
-        c["rnic"]["recovery"] = rec
-        if fec:
-            c["rnic"]["fec"] = fec
-        c["link"]["loss"] = f"random {loss}" if loss else ""
-        row = runner.run_once(c, out, tag=f"l{i}", prefix=prefix)
-        row.update(case=case if loss else "gbn lossless", loss=loss or "none")
-        rows.append(row)
-    report.progress(len(pts), len(pts), "done")
-    lossless = rows[0]["goodput_gbps"]
-    gbn = {r["loss"]: r["goodput_gbps"] for r in rows[1:] if r["case"] == "gbn"}
-    xor = {r["loss"]: r["goodput_gbps"] for r in rows[1:] if r["case"].endswith("xor:32,4")}
-    for r in rows:
-        r["of_lossless"] = r["goodput_gbps"] / lossless if lossless else float("nan")
-        g = gbn.get(r["loss"])
-        r["x_gbn"] = r["goodput_gbps"] / g if g else float("nan")
-        x = xor.get(r["loss"])
-        r["x_xor"] = r["goodput_gbps"] / x if x else float("nan")
-        cov = r.get("fec_tx_covered", 0)
-        r["fec_overhead_pct"] = 100.0 * r.get("fec_tx_frames", 0) / cov if cov else 0.0
+    total = len(pts) * rounds
+    for rnd in range(rounds):
+        rrows = []
+        for i, (case, rec, fec, loss) in enumerate(pts):
+            report.progress(rnd * len(pts) + i, total, f"round {rnd + 1}/{rounds} {case} loss {loss or 'none'}")
+            c = copy.deepcopy(cfg)
+            c["rnic"]["recovery"] = rec
+            if fec:
+                c["rnic"]["fec"] = fec
+            c["link"]["loss"] = f"random {loss}" if loss else ""
+            tag = f"l{i}" if rounds == 1 else f"n{rnd}-l{i}"
+            try:
+                row = runner.run_once(c, out, tag=tag, prefix=prefix)
+            except TopoError as e:  # e.g. IBV_WC_RETRY_EXC_ERR on a starved host: reported
+                if rounds == 1:
+                    raise
+                print(f"\n  round {rnd + 1} {case} loss {loss or 'none'}: aborted: {str(e).splitlines()[0]}")
+                row = {"goodput_gbps": float("nan"), "aborted": str(e)[-2000:]}
+            row.update(case=case if loss else "gbn lossless", loss=loss or "none", round=rnd + 1,
+                       load_avg=os.getloadavg()[0])
+            rrows.append(row)
+        _ratios(rrows)
+        rows += rrows
+        if rounds > 1:  # what the rounds so far measured, should the run be cut short
+            report.write_doc(os.path.join(out, "lowar-partial.json"), cfg, rows,
+                             extra={"rounds_done": rnd + 1, "summary": rounds_summary(rows)})
+    report.progress(total, total, "done")
     cols = [("case", "case", "{}"), ("loss", "loss", "{}"), ("goodput_gbps", "Gb/s", "{:.3f}"),
             ("of_lossless", "of lossless", "{:.2f}"), ("x_gbn", "x gbn", "{:.2f}"),
             ("x_xor", "x xor", "{:.2f}"), ("tx_retransmits", "retx pkts", "{}"),
@@ -77,10 +114,39 @@ def reproduce_lowar(prefix: str = "tb", quick: bool = False, out: str | None = N
             ("b_fec_rebuilt_after_release", "rebuilt late", "{}"), ("fec_tx_recoded", "recoded", "{}"),
             ("fec_tx_flushes", "flushes", "{}"),
             ("fec_overhead_pct", "FEC frames %", "{:.1f}"), ("emu_a2b_drop_loss", "emu a2b drops", "{}")]
+    if rounds > 1:
+        cols = [("round", "round", "{}"), ("load_avg", "load", "{:.1f}")] + cols
     print(report.table(rows, cols))
-    doc = report.write_doc(os.path.join(out, "lowar.json"), cfg, rows)
+    extra = None
+    if rounds > 1:
+        summ = rounds_summary(rows)
+        print(f"over {rounds} rounds (median, min-max; aborted runs left out and counted):")
+        print(report.table(summ, [
+            ("case", "case", "{}"), ("loss", "loss", "{}"), ("rounds", "n", "{}"), ("aborted", "aborted", "{}"),
+            ("goodput_gbps_med", "Gb/s med", "{:.3f}"), ("goodput_gbps_min", "min", "{:.3f}"),
+            ("goodput_gbps_max", "max", "{:.3f}"), ("x_gbn_med", "x gbn med", "{:.2f}"),
+            ("x_gbn_min", "min", "{:.2f}"), ("x_gbn_max", "max", "{:.2f}"),
+            ("x_xor_med", "x xor med", "{:.2f}"), ("x_xor_min", "min", "{:.2f}"),
+            ("x_xor_max", "max", "{:.2f}")]))
+        extra = {"rounds": rounds, "summary": summ}
+    doc = report.write_doc(os.path.join(out, "lowar.json"), cfg, rows, extra=extra)
     print(f"results: {doc}")
     return 0
+
+
+def _ratios(rows):
+    """The ratios of one round's rows: of the lossless run, x gbn and x xor at the same loss."""
+    lossless = rows[0]["goodput_gbps"]
+    gbn = {r["loss"]: r["goodput_gbps"] for r in rows[1:] if r["case"] == "gbn"}
+    xor = {r["loss"]: r["goodput_gbps"] for r in rows[1:] if r["case"].endswith("xor:32,4")}
+    for r in rows:
+        r["of_lossless"] = r["goodput_gbps"] / lossless if lossless else float("nan")
+        g = gbn.get(r["loss"])
+        r["x_gbn"] = r["goodput_gbps"] / g if g else float("nan")
+        x = xor.get(r["loss"])
+        r["x_xor"] = r["goodput_gbps"] / x if x else float("nan")
+        cov = r.get("fec_tx_covered", 0)
+        r["fec_overhead_pct"] = 100.0 * r.get("fec_tx_frames", 0) / cov if cov else 0.0
 
 
 # LoWAR's burst experiment: GE loss, 1-h (loss in the bad state) 0.3 and 0.7, p (good -> bad)
