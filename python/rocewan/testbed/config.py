@@ -140,6 +140,8 @@ SCHEMA = {
         "mtu": (4096, _choice([256, 512, 1024, 2048, 4096]), "path MTU"),
         "recovery": ("gbn", _choice(RECOVERY_CHOICES + TOLERANT_MODES), "loss recovery (fec+MODE: FEC under MODE)"),
         "fec": ("xor:32,4", _str, "FEC code of a fec+MODE recovery: xor:K,D or rs:K,R (docs/fec.md)"),
+        "fec_adapt": (False, lambda v: _bool(v), "fec+MODE: the receiver adapts the code to the loss it "
+                      "sees (--fec-adapt; docs/fec.md)"),
         "vrp_loss": (0.0, lambda v: _vrp_pct(v), "vrp: loss in percent a WRITE may lose over vrp_window "
                      "packets (--vrp-loss; docs/vrp.md)"),
         "vrp_window": (64, _int_range(1, 65536), "vrp: history window in packets (--vrp-window)"),

@@ -44,6 +44,8 @@ def rnic_opts(cfg):
         o += f" --cc-param {r['cc_param']}"
     if r["recovery"].startswith("fec+"):
         o += f" --fec {r['fec']}"
+        if r["fec_adapt"]:
+            o += " --fec-adapt"
     if r["recovery"] == "vrp":
         o += f" --vrp-loss {r['vrp_loss']:g} --vrp-window {r['vrp_window']}"
         if r["vrp_max_burst"]:
@@ -69,6 +71,17 @@ def rnic_opts(cfg):
         if w["cdf"]:
             o += f" --flow-cdf {w['cdf']}"
     return o
+
+
+def fec_fill_ms(cfg):
+    """A FEC block's fill time in ms: K packets (MTU + RoCEv2 headers on the wire) at the
+    rnics' paced rate; None without FEC."""
+    r = cfg["rnic"]
+    if not r["recovery"].startswith("fec+"):
+        return None
+    k = int(r["fec"].split(":")[1].split(",")[0])
+    rate = parse_rate(cfg["link"]["rate"]) * (r["pace"] or 1.0)
+    return k * (r["mtu"] + model.ROCE_OVERHEAD) * 8 / rate * 1e3
 
 
 def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
@@ -109,11 +122,15 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
     row["wall_s"] = round(time.monotonic() - t0, 1)
     row["files"] = js
     if tr:  # per emulated loss: recovery latency, or why never repaired
+        fill = fec_fill_ms(cfg)
         rows = loss_trace.join(loss_trace.read_drop_log(tr["drops"]),
                                [loss_trace.read_trace(tr["traceA"]), loss_trace.read_trace(tr["traceB"])],
-                               parse_time(cfg["link"]["rtt"]) * 1e3)
+                               parse_time(cfg["link"]["rtt"]) * 1e3, fill)
         row["trace"] = loss_trace.summary(rows)
         row["trace_cdf_ms"] = [x for x, _ in loss_trace.cdf(rows)]
+        row["trace_fill_ms"] = fill
+        # the repaired latencies (ms) per repair kind: FEC's rebuilds, the rest
+        row["trace_cdf_ms_by"] = {k: [x for x, _ in loss_trace.cdf(rows, by=k)] for k in ("fec", "retx")}
         row["files"] = dict(js, **tr)
     return row
 
@@ -137,6 +154,7 @@ def reduce(cfg, docs, spec):
         "completion_errors": a["completion_errors"],
         "emu_a2b_drop_loss": e["a2b"]["drop_loss"], "emu_a2b_drop_queue": e["a2b"]["drop_queue"],
         "emu_b2a_drop_loss": e["b2a"]["drop_loss"], "emu_a2b_rx_pkts": e["a2b"]["rx_pkts"],
+        "emu_a2b_drop_rule": e["a2b"].get("drop_rule", 0),
         # for reconciling A's retransmissions with what B saw (tests/testbed)
         "retries": qa["retries"], "implied_naks": qa["implied_naks"],
         "window_pkts": docs["rnicA"]["config"]["max_inflight_pkts"],
@@ -182,6 +200,15 @@ def reduce(cfg, docs, spec):
               "fec_release_deadline", "fec_release_progress", "fec_release_unrecoverable", "fec_release_full",
               "fec_holds_filled", "fec_rebuilt_after_release", "fec_rebuilt_dup"):
         row["b_" + k] = qb.get(k, 0)
+    # --fec-adapt (docs/fec.md): B's policy changes and PROPOSEs, and the code each end
+    # ended with (A's encoder; B's decoder follows A's COMMITs)
+    for k in ("fec_adapt_up", "fec_adapt_down", "fec_adapt_proposals", "fec_adapt_failed"):
+        row["b_" + k] = qb.get(k, 0)
+    fa, fb = (a.get("fec_qps") or [{}])[0], (b.get("fec_qps") or [{}])[0]
+    row["fec_a_code"] = fa.get("code")
+    row["fec_b_peer_code"] = fb.get("peer_code")
+    row["fec_b_adapt_level"] = fb.get("adapt_level")
+    row["fec_b_adapt_loss_ppm"] = fb.get("adapt_loss_ppm")
     mean_loss, events = model.ge_params(link["loss"]) if link["loss"] else (0.0, 0.0)
     row["loss_rate_model"] = mean_loss
     row["loss_rate_measured"] = e["a2b"]["drop_loss"] / e["a2b"]["rx_pkts"] if e["a2b"]["rx_pkts"] else 0

@@ -14,6 +14,7 @@ import math
 import os
 
 from .. import config, model, report, runner
+from ...trace import DUPLICATE, FEC_FRAME
 from ..references import WANG_BY
 from ..topo import TopoError
 
@@ -333,4 +334,99 @@ def reproduce_lowar_rtt(prefix: str = "tb", quick: bool = False, out: str | None
     print(report.table(rows, cols))
     doc = report.write_doc(os.path.join(out, "lowar-rtt.json"), lowar_rtt_config(rtts[0], quick), rows)
     print(f"results: {doc}")
+    return 0
+
+
+# LoWAR's recovery latency per loss (issue 12): the loss -> repair trace of every emulated
+# loss under each FEC mode, told apart by what repaired it (docs/loss-trace.md)
+LAT_MODES = [("gbn", "gbn", ""), ("fec+gbn xor:32,4", "fec+gbn", "xor:32,4"),
+             ("fec+gbone xor:32,4", "fec+gbone", "xor:32,4"), ("fec+irn xor:32,4", "fec+irn", "xor:32,4")]
+
+
+def latency_rows(row):
+    """The per-kind figures of one traced run: counts and p50/p90/p99/max of the repair
+    latency in ms, RTTs and block fills (K packets at the sending rate)."""
+    t = row.get("trace") or {}
+    nr = t.get("never_repaired") or {}
+    out = {"drops": t.get("drops"), "repaired": t.get("repaired"),
+           "dup": nr.get(DUPLICATE, 0), "fec_frames": nr.get(FEC_FRAME, 0),
+           "not_req": nr.get("not a request", 0) + nr.get("not RoCEv2", 0),
+           "never": sum(n for k, n in nr.items()
+                        if k not in (DUPLICATE, FEC_FRAME, "not a request", "not RoCEv2"))}
+    for kind, b in (t.get("by") or {}).items():
+        out[f"{kind}_n"] = b["repaired"]
+        for unit in ("ms", "rtts", "fills"):
+            q = b.get(f"latency_{unit}") or {}
+            for p in ("p50", "p90", "p99", "max"):
+                out[f"{kind}_{unit}_{p}"] = q.get(p)
+    return out
+
+
+def reproduce_lowar_latency(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
+    """Recovery latency per loss under fec+gbn / fec+gbone / fec+irn (xor:32,4), from the
+    loss -> repair trace: each loss repaired by FEC or by a retransmission, in block-fill
+    times and RTTs (LoWAR reports 10-100 us at 10 Gb/s)."""
+    cfg = lowar_config(quick)
+    cfg["name"] = "lowar-latency"
+    cfg["link"].update(loss="random 0.5%", loss_direction="a2b")
+    cfg["run"]["trace"] = True
+    out = out or os.path.join(report.RESULTS, "reproduce-lowar-latency")
+    fill = runner.fec_fill_ms(dict(cfg, rnic=dict(cfg["rnic"], recovery="fec+gbn", fec="xor:32,4")))
+    rtt_ms = config.parse_time(cfg["link"]["rtt"]) * 1e3
+    print(f"reproduce lowar-latency: {LOWAR}, recovery latency per loss (drop at the lossy-emu ->\n"
+          "  the PSN rebuilt or arriving at rnic B), by what repaired it: FEC or a retransmission.\n"
+          "  paper: 10-100 us at 10 Gb/s; here the lowar path (200 Mb/s, 20 ms RTT, rnics paced to\n"
+          f"  0.18 Gb/s, MTU 1024), random loss 0.5 % on the data direction only, one round per mode;\n"
+          f"  block fill = K = 32 packets at 0.18 Gb/s = {fill:.3f} ms (an XOR group, K x D = 128\n"
+          f"  packets, is 4 fills), RTT {rtt_ms:g} ms = {rtt_ms / fill:.1f} fills.")
+    rows = []
+    for i, (case, rec, fec) in enumerate(LAT_MODES):
+        report.progress(i, len(LAT_MODES), case)
+        c = copy.deepcopy(cfg)
+        c["rnic"]["recovery"] = rec
+        if fec:
+            c["rnic"]["fec"] = fec
+        try:
+            row = runner.run_once(c, out, tag=f"t{i}", prefix=prefix)
+        except TopoError as e:
+            print(f"\n  {case}: aborted: {str(e).splitlines()[0]}")
+            row = {"goodput_gbps": float("nan"), "aborted": str(e)[-2000:]}
+        row.update(case=case, block_fill_ms=fill, **latency_rows(row))
+        rows.append(row)
+    report.progress(len(LAT_MODES), len(LAT_MODES), "done")
+    cols = [("case", "case", "{}"), ("goodput_gbps", "Gb/s", "{:.3f}"), ("drops", "drops", "{}"),
+            ("fec_n", "by FEC", "{}"), ("fec_fills_p50", "p50 fills", "{:.2f}"),
+            ("fec_fills_p90", "p90", "{:.2f}"), ("fec_fills_p99", "p99", "{:.2f}"),
+            ("fec_fills_max", "max", "{:.2f}"), ("fec_rtts_p50", "p50 RTT", "{:.3f}"),
+            ("fec_rtts_p99", "p99 RTT", "{:.3f}"),
+            ("retx_n", "by retx", "{}"), ("retx_fills_p50", "p50 fills", "{:.1f}"),
+            ("retx_rtts_p50", "p50 RTT", "{:.2f}"), ("retx_rtts_p90", "p90", "{:.2f}"),
+            ("retx_rtts_p99", "p99", "{:.2f}"), ("retx_rtts_max", "max", "{:.2f}"),
+            ("dup", "dup copies", "{}"), ("fec_frames", "FEC frames", "{}"), ("never", "never", "{}"),
+            ("b_fec_rebuilt", "rebuilt (B)", "{}"), ("tx_retransmits", "retx pkts", "{}")]
+    print(report.table(rows, cols))
+    doc = report.write_doc(os.path.join(out, "lowar-latency.json"), cfg, rows,
+                           extra={"block_fill_ms": fill, "rtt_ms": rtt_ms})
+    png = os.path.join(out, "lowar-latency.png")
+    plt = report._plt()
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for r in rows:
+        by = r.get("trace_cdf_ms_by") or {}
+        for kind, style in (("fec", "-"), ("retx", "--")):
+            xs = [x / fill for x in by.get(kind) or []]
+            if xs:
+                ax.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", linestyle=style,
+                        label=f"{r['case']}: by {kind} ({len(xs)})")
+    ax.axvline(rtt_ms / fill, color="grey", linewidth=0.8)
+    ax.text(rtt_ms / fill, 0.02, " 1 RTT", fontsize=8, color="grey")
+    ax.set_xscale("log")
+    ax.set_xlabel(f"recovery latency in block fills (K = 32 packets at 0.18 Gb/s = {fill:.2f} ms)")
+    ax.set_ylabel("fraction of the losses repaired that way")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title("loss -> repair, random 0.5 % a->b, 0.18 Gb/s x 20 ms, MTU 1024", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    print(f"results: {doc}\nplot:    {png}")
     return 0
