@@ -14,7 +14,7 @@ import math
 import os
 
 from .. import config, model, report, runner
-from ...trace import DUPLICATE, FEC_FRAME
+from ...trace import DUPLICATE, FEC_FRAME, quantiles
 from ..references import WANG_BY
 from ..topo import TopoError
 
@@ -362,10 +362,37 @@ def latency_rows(row):
     return out
 
 
-def reproduce_lowar_latency(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
+def pooled_latency(rows, fill, rtt_ms):
+    """One row per case over its rounds: drops and repairs summed, the per-loss latencies
+    of every round pooled (p50/p90/p99/max per repair kind in fills and RTTs), and the
+    spread of the rounds' own FEC medians."""
+    out = {}
+    for r in rows:
+        out.setdefault(r["case"], []).append(r)
+    summ = []
+    for case, rs in out.items():
+        s = {"case": case, "rounds": len(rs), "aborted": sum(1 for r in rs if r.get("aborted"))}
+        for k in ("drops", "fec_n", "retx_n", "dup", "fec_frames", "never"):
+            s[k] = sum(r.get(k) or 0 for r in rs)
+        for kind in ("fec", "retx"):
+            ms = [x for r in rs for x in (r.get("trace_cdf_ms_by") or {}).get(kind) or []]
+            for unit, div in (("fills", fill), ("rtts", rtt_ms)):
+                q = quantiles(x / div for x in ms)
+                for p in ("p50", "p90", "p99", "max"):
+                    s[f"{kind}_{unit}_{p}"] = q[p]
+        meds = [r["fec_fills_p50"] for r in rs if r.get("fec_fills_p50") is not None]
+        s["fec_fills_p50_min"] = min(meds) if meds else None
+        s["fec_fills_p50_max"] = max(meds) if meds else None
+        summ.append(s)
+    return summ
+
+
+def reproduce_lowar_latency(prefix: str = "tb", quick: bool = False, out: str | None = None,
+                            rounds: int = 1) -> int:
     """Recovery latency per loss under fec+gbn / fec+gbone / fec+irn (xor:32,4), from the
     loss -> repair trace: each loss repaired by FEC or by a retransmission, in block-fill
-    times and RTTs (LoWAR reports 10-100 us at 10 Gb/s)."""
+    times and RTTs (LoWAR reports 10-100 us at 10 Gb/s). rounds > 1: every mode that many
+    times, the per-loss latencies pooled over the rounds."""
     cfg = lowar_config(quick)
     cfg["name"] = "lowar-latency"
     cfg["link"].update(loss="random 0.5%", loss_direction="a2b")
@@ -376,24 +403,27 @@ def reproduce_lowar_latency(prefix: str = "tb", quick: bool = False, out: str | 
     print(f"reproduce lowar-latency: {LOWAR}, recovery latency per loss (drop at the lossy-emu ->\n"
           "  the PSN rebuilt or arriving at rnic B), by what repaired it: FEC or a retransmission.\n"
           "  paper: 10-100 us at 10 Gb/s; here the lowar path (200 Mb/s, 20 ms RTT, rnics paced to\n"
-          f"  0.18 Gb/s, MTU 1024), random loss 0.5 % on the data direction only, one round per mode;\n"
+          f"  0.18 Gb/s, MTU 1024), random loss 0.5 % on the data direction only, {rounds} round(s);\n"
           f"  block fill = K = 32 packets at 0.18 Gb/s = {fill:.3f} ms (an XOR group, K x D = 128\n"
           f"  packets, is 4 fills), RTT {rtt_ms:g} ms = {rtt_ms / fill:.1f} fills.")
     rows = []
-    for i, (case, rec, fec) in enumerate(LAT_MODES):
-        report.progress(i, len(LAT_MODES), case)
-        c = copy.deepcopy(cfg)
-        c["rnic"]["recovery"] = rec
-        if fec:
-            c["rnic"]["fec"] = fec
-        try:
-            row = runner.run_once(c, out, tag=f"t{i}", prefix=prefix)
-        except TopoError as e:
-            print(f"\n  {case}: aborted: {str(e).splitlines()[0]}")
-            row = {"goodput_gbps": float("nan"), "aborted": str(e)[-2000:]}
-        row.update(case=case, block_fill_ms=fill, **latency_rows(row))
-        rows.append(row)
-    report.progress(len(LAT_MODES), len(LAT_MODES), "done")
+    total = rounds * len(LAT_MODES)
+    for rnd in range(rounds):
+        for i, (case, rec, fec) in enumerate(LAT_MODES):
+            report.progress(rnd * len(LAT_MODES) + i, total, f"round {rnd + 1}/{rounds} {case}")
+            c = copy.deepcopy(cfg)
+            c["rnic"]["recovery"] = rec
+            if fec:
+                c["rnic"]["fec"] = fec
+            try:
+                row = runner.run_once(c, out, tag=f"t{i}" if rounds == 1 else f"n{rnd}-t{i}", prefix=prefix)
+            except TopoError as e:
+                print(f"\n  {case}: aborted: {str(e).splitlines()[0]}")
+                row = {"goodput_gbps": float("nan"), "aborted": str(e)[-2000:]}
+            row.update(case=case, round=rnd + 1, load_avg=os.getloadavg()[0], block_fill_ms=fill,
+                       **latency_rows(row))
+            rows.append(row)
+    report.progress(total, total, "done")
     cols = [("case", "case", "{}"), ("goodput_gbps", "Gb/s", "{:.3f}"), ("drops", "drops", "{}"),
             ("fec_n", "by FEC", "{}"), ("fec_fills_p50", "p50 fills", "{:.2f}"),
             ("fec_fills_p90", "p90", "{:.2f}"), ("fec_fills_p99", "p99", "{:.2f}"),
@@ -404,19 +434,36 @@ def reproduce_lowar_latency(prefix: str = "tb", quick: bool = False, out: str | 
             ("retx_rtts_p99", "p99", "{:.2f}"), ("retx_rtts_max", "max", "{:.2f}"),
             ("dup", "dup copies", "{}"), ("fec_frames", "FEC frames", "{}"), ("never", "never", "{}"),
             ("b_fec_rebuilt", "rebuilt (B)", "{}"), ("tx_retransmits", "retx pkts", "{}")]
+    if rounds > 1:
+        cols = [("round", "round", "{}"), ("load_avg", "load", "{:.1f}")] + cols
     print(report.table(rows, cols))
-    doc = report.write_doc(os.path.join(out, "lowar-latency.json"), cfg, rows,
-                           extra={"block_fill_ms": fill, "rtt_ms": rtt_ms})
+    extra = {"block_fill_ms": fill, "rtt_ms": rtt_ms}
+    if rounds > 1:
+        summ = pooled_latency(rows, fill, rtt_ms)
+        print(f"pooled over {rounds} rounds (every loss of every round):")
+        print(report.table(summ, [
+            ("case", "case", "{}"), ("rounds", "n", "{}"), ("aborted", "aborted", "{}"), ("drops", "drops", "{}"),
+            ("fec_n", "by FEC", "{}"), ("fec_fills_p50", "p50 fills", "{:.2f}"), ("fec_fills_p90", "p90", "{:.2f}"),
+            ("fec_fills_p99", "p99", "{:.2f}"), ("fec_fills_max", "max", "{:.2f}"),
+            ("fec_fills_p50_min", "round p50 min", "{:.2f}"), ("fec_fills_p50_max", "max", "{:.2f}"),
+            ("fec_rtts_p50", "p50 RTT", "{:.3f}"), ("retx_n", "by retx", "{}"),
+            ("retx_rtts_p50", "retx p50 RTT", "{:.2f}"), ("retx_rtts_p90", "p90", "{:.2f}"),
+            ("retx_rtts_p99", "p99", "{:.2f}"), ("fec_frames", "FEC frames", "{}"), ("never", "never", "{}")]))
+        extra.update(rounds=rounds, pooled=summ)
+    doc = report.write_doc(os.path.join(out, "lowar-latency.json"), cfg, rows, extra=extra)
     png = os.path.join(out, "lowar-latency.png")
     plt = report._plt()
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    pooled = {}
     for r in rows:
-        by = r.get("trace_cdf_ms_by") or {}
+        for kind, xs in (r.get("trace_cdf_ms_by") or {}).items():
+            pooled.setdefault((r["case"], kind), []).extend(xs)
+    for case, *_ in LAT_MODES:
         for kind, style in (("fec", "-"), ("retx", "--")):
-            xs = [x / fill for x in by.get(kind) or []]
+            xs = sorted(x / fill for x in pooled.get((case, kind), []))
             if xs:
                 ax.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", linestyle=style,
-                        label=f"{r['case']}: by {kind} ({len(xs)})")
+                        label=f"{case}: by {kind} ({len(xs)})")
     ax.axvline(rtt_ms / fill, color="grey", linewidth=0.8)
     ax.text(rtt_ms / fill, 0.02, " 1 RTT", fontsize=8, color="grey")
     ax.set_xscale("log")
