@@ -265,3 +265,24 @@ def test_lowar_latency_pooled_and_fill():
     assert (s["fec_fills_p50"], s["fec_fills_max"]) == (1.0, 2.0)
     assert s["fec_rtts_p50"] == pytest.approx(0.1) and s["retx_rtts_p50"] == 2.0
     assert (s["fec_fills_p50_min"], s["fec_fills_p50_max"]) == (1.0, 3.0)
+
+
+def test_loss_change_parsed_and_checked(tmp_path):
+    """[link] loss_change: 'TIME LOSS' (LOSS empty: lossless), refused without a positive
+    time or with shell characters; the SPECs the timer would set."""
+    from rocewan.testbed import runner
+    assert config.parse_loss_change("") is None
+    assert config.parse_loss_change("2s random 0.1%") == (2.0, "random 0.1%")
+    assert config.parse_loss_change("500ms") == (0.5, "")
+    for bad in ("0s random 1%", "soon random 1%", "2s random 1%; reboot"):
+        with pytest.raises(ConfigError) as e:
+            config.load(write(tmp_path, f'[link]\nloss_change = "{bad}"\n'))
+        assert "link.loss_change" in str(e.value)
+    cfg = config.defaults()
+    cfg["link"].update(loss="random 3%", loss_direction="a2b", loss_change="2s random 0.1%")
+    timer, rec = runner.change_loss_later(type("T", (), {"prefix": "zz"})(), cfg)
+    assert timer is not None and not timer.is_alive()  # built, not started
+    assert rec["at_s"] == 2.0 and rec["to"] == "random 0.1%" and rec["applied"] is False
+    assert rec["a2b_spec"].endswith(" loss random 0.1%") and "loss" not in rec["b2a_spec"]
+    cfg["link"]["loss_change"] = ""
+    assert runner.change_loss_later(None, cfg) == (None, None)

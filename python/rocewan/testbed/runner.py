@@ -1,17 +1,52 @@
 """Run one experiment on a Topology and reduce the apps' JSON to one result row."""
+import copy
 import json
 import os
+import threading
 import time
 
 from . import model
 from .. import trace as loss_trace
-from .config import fmt_time, parse_rate, parse_size, parse_time
+from .config import fmt_time, parse_loss_change, parse_rate, parse_size, parse_time
+from .telemetry import Telemetry, socket_path
 from .topo import Capture, Topology, TopoError
 
 
 def chained(cfg):
     """True when the topology has relays or a congested switch (the Chain topology)."""
     return cfg["relay"]["enabled"] or bool(cfg["switch"]["drain"])
+
+
+def change_loss_later(topo, cfg, log=print):
+    """[link] loss_change: a timer that sets the emulator's SPECs with the new loss
+    through its telemetry; returns (timer, record) or (None, None). The record gets the
+    replies ('applied': both directions acknowledged)."""
+    ch = parse_loss_change(cfg["link"].get("loss_change", ""))
+    if not ch:
+        return None, None
+    at, loss = ch
+    new = copy.deepcopy(cfg)
+    new["link"]["loss"] = loss
+    spec = link_specs(new)
+    rec = {"at_s": at, "to": loss or "none", "applied": False, "a2b_spec": spec["a2b"], "b2a_spec": spec["b2a"]}
+
+    def fire():
+        try:
+            t = Telemetry(socket_path(f"{topo.prefix}E"))
+            try:
+                ok = [t.cmd(f"/lossy_emu/set,{d},{spec[d]}").get("/lossy_emu/set", {}) for d in ("a2b", "b2a")]
+            finally:
+                t.close()
+            rec["replies"] = ok
+            rec["applied"] = all(r.get("ok") == 1 for r in ok)
+            rec["applied_monotonic"] = time.monotonic()
+        except (OSError, ValueError) as e:
+            rec["error"] = str(e)
+            log(f"loss change at {at:g} s failed: {e}")
+
+    timer = threading.Timer(at, fire)
+    timer.daemon = True
+    return timer, rec
 
 
 def link_specs(cfg):
@@ -97,6 +132,8 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
         (w["flows"] * 0.2 if w["kind"] == "flows" else 0)
     t0 = time.monotonic()
     if chained(cfg):
+        if cfg["link"].get("loss_change"):
+            raise TopoError("[link] loss_change is not supported with relays or a switch (the chain)")
         return run_chain(cfg, outdir, tag, prefix, spec, js, timeout, capture, t0)
     tr = ({k: os.path.join(outdir, f"{tag}-{k}.csv") for k in ("drops", "traceA", "traceB")}
           if cfg["run"].get("trace") else None)
@@ -104,10 +141,16 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
         emu = topo.start_emu(spec["a2b"], spec["b2a"], cfg["run"]["seed"], js["emu"],
                              extra=f"--drop-log {tr['drops']}" if tr else "")
         cap = Capture(topo, capture) if capture else None
+        timer, change = change_loss_later(topo, cfg, log)
+        if timer:
+            timer.start()
         rc_a, out_a, rc_b, out_b = topo.rnic_pair("write_bw", rnic_opts(cfg), js["rnicA"],
                                                   js["rnicB"], timeout=timeout,
                                                   extra_a=f"--trace {tr['traceA']}" if tr else "",
                                                   extra_b=f"--trace {tr['traceB']}" if tr else "")
+        if timer:
+            timer.cancel()
+            timer.join(15)
         if cap:
             cap.stop()
         emu_out = topo.stop(emu)
@@ -121,6 +164,8 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
     row = reduce(cfg, docs, spec)
     row["wall_s"] = round(time.monotonic() - t0, 1)
     row["files"] = js
+    if change:
+        row["loss_change"] = change
     if tr:  # per emulated loss: recovery latency, or why never repaired
         fill = fec_fill_ms(cfg)
         rows = loss_trace.join(loss_trace.read_drop_log(tr["drops"]),
