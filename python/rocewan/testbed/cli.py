@@ -117,7 +117,7 @@ def parser():
     rp.add_argument("--out")
     rp.add_argument("--rounds", type=int, default=1, metavar="N",
                     help="run every point N times, report median and min-max (reproductions that "
-                         "take it: lowar, lowar-latency)")
+                         "take it: lowar, lowar-burst, lowar-latency)")
     rp.set_defaults(func=cmd_reproduce)
     tr = sub.add_parser("trace", help="loss -> repair: join a lossy-emu --drop-log with rnic --trace "
                         "files (DROPLOG TRACE... [--rtt MS] [--json OUT]; no root needed)")

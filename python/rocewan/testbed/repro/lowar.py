@@ -156,45 +156,71 @@ GE_BAD = ["30%", "70%"]
 GE = "gemodel 0.01% 10% {}"
 
 
-def reproduce_lowar_burst(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
-    """LoWAR's GE burst experiment: gbn vs fec+gbn xor:32,4 vs rs:32,4 (issue 12)."""
+def reproduce_lowar_burst(prefix: str = "tb", quick: bool = False, out: str | None = None,
+                          rounds: int = 1) -> int:
+    """LoWAR's GE burst experiment: gbn vs fec+gbn xor:32,4 vs rs:32,4 (issue 12); rounds > 1:
+    every point that many times (a round's points back to back), median and min-max."""
     cfg = lowar_config(quick)
     cfg["name"] = "lowar-burst"
     out = out or os.path.join(report.RESULTS, "reproduce-lowar-burst")
     bad = GE_BAD[-1:] if quick else GE_BAD
     print(f"reproduce lowar-burst: {LOWAR}, bursty (Gilbert-Elliott) loss, XOR against RS\n"
           "  paper: loss in the bad state 0.3 / 0.7, good->bad 0.01 %, bad->good not given: 10 %\n"
-          "  here; the lowar path (200 Mb/s, 20 ms RTT, rnics paced to 0.18 Gb/s, MTU 1024), one\n"
-          "  round per point.")
+          "  here; the lowar path (200 Mb/s, 20 ms RTT, rnics paced to 0.18 Gb/s, MTU 1024),\n"
+          f"  {rounds} round(s) per point (seed {cfg['run']['seed']} in every round).")
     modes = [("gbn", "gbn", ""), ("fec+gbn xor:32,4", "fec+gbn", "xor:32,4"),
              ("fec+gbn rs:32,4", "fec+gbn", "rs:32,4")]
     pts = [(c, r, f, b) for b in bad for c, r, f in modes]
     rows = []
-    for i, (case, rec, fec, b) in enumerate(pts):
-        report.progress(i, len(pts), f"{case} bad-state loss {b}")
-        c = copy.deepcopy(cfg)
-        c["rnic"]["recovery"] = rec
-        if fec:
-            c["rnic"]["fec"] = fec
-        c["link"]["loss"] = GE.format(b)
-        row = runner.run_once(c, out, tag=f"g{i}", prefix=prefix)
-        row.update(case=case, loss=GE.format(b))
-        rows.append(row)
-    report.progress(len(pts), len(pts), "done")
-    gbn = {r["loss"]: r["goodput_gbps"] for r in rows if r["case"] == "gbn"}
-    xor = {r["loss"]: r["goodput_gbps"] for r in rows if r["case"].endswith("xor:32,4")}
-    for r in rows:
-        g, x = gbn.get(r["loss"]), xor.get(r["loss"])
-        r["x_gbn"] = r["goodput_gbps"] / g if g else float("nan")
-        r["x_xor"] = r["goodput_gbps"] / x if x else float("nan")
+    total = rounds * len(pts)
+    for rnd in range(rounds):
+        rrows = []
+        for i, (case, rec, fec, b) in enumerate(pts):
+            report.progress(rnd * len(pts) + i, total, f"round {rnd + 1}/{rounds} {case} bad-state loss {b}")
+            c = copy.deepcopy(cfg)
+            c["rnic"]["recovery"] = rec
+            if fec:
+                c["rnic"]["fec"] = fec
+            c["link"]["loss"] = GE.format(b)
+            try:
+                row = runner.run_once(c, out, tag=f"g{i}" if rounds == 1 else f"n{rnd}-g{i}", prefix=prefix)
+            except TopoError as e:
+                if rounds == 1:
+                    raise
+                print(f"\n  round {rnd + 1} {case} {b}: aborted: {str(e).splitlines()[0]}")
+                row = {"goodput_gbps": float("nan"), "aborted": str(e)[-2000:]}
+            row.update(case=case, loss=GE.format(b), round=rnd + 1, load_avg=os.getloadavg()[0])
+            rrows.append(row)
+        gbn = {r["loss"]: r["goodput_gbps"] for r in rrows if r["case"] == "gbn"}
+        xor = {r["loss"]: r["goodput_gbps"] for r in rrows if r["case"].endswith("xor:32,4")}
+        for r in rrows:
+            g, x = gbn.get(r["loss"]), xor.get(r["loss"])
+            r["x_gbn"] = r["goodput_gbps"] / g if g else float("nan")
+            r["x_xor"] = r["goodput_gbps"] / x if x else float("nan")
+        rows += rrows
+    report.progress(total, total, "done")
     cols = [("case", "case", "{}"), ("loss", "loss", "{}"), ("goodput_gbps", "Gb/s", "{:.3f}"),
             ("x_gbn", "x gbn", "{:.2f}"), ("x_xor", "x xor", "{:.2f}"),
             ("loss_rate_measured", "loss a2b", "{:.5f}"), ("tx_retransmits", "retx pkts", "{}"),
             ("b_fec_rebuilt", "rebuilt", "{}"), ("b_fec_unrecoverable", "unrecov", "{}"),
             ("b_fec_release_deadline", "rel deadline", "{}"),
             ("b_fec_release_progress", "rel progress", "{}")]
+    if rounds > 1:
+        cols = [("round", "round", "{}"), ("load_avg", "load", "{:.1f}")] + cols
     print(report.table(rows, cols))
-    doc = report.write_doc(os.path.join(out, "lowar-burst.json"), cfg, rows)
+    extra = None
+    if rounds > 1:
+        summ = rounds_summary(rows)
+        print(f"over {rounds} rounds (median, min-max; aborted runs left out and counted):")
+        print(report.table(summ, [
+            ("case", "case", "{}"), ("loss", "loss", "{}"), ("rounds", "n", "{}"), ("aborted", "aborted", "{}"),
+            ("goodput_gbps_med", "Gb/s med", "{:.3f}"), ("goodput_gbps_min", "min", "{:.3f}"),
+            ("goodput_gbps_max", "max", "{:.3f}"), ("x_gbn_med", "x gbn med", "{:.2f}"),
+            ("x_gbn_min", "min", "{:.2f}"), ("x_gbn_max", "max", "{:.2f}"),
+            ("x_xor_med", "x xor med", "{:.2f}"), ("x_xor_min", "min", "{:.2f}"),
+            ("x_xor_max", "max", "{:.2f}")]))
+        extra = {"rounds": rounds, "summary": summ}
+    doc = report.write_doc(os.path.join(out, "lowar-burst.json"), cfg, rows, extra=extra)
     print(f"results: {doc}")
     return 0
 
