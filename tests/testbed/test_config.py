@@ -286,3 +286,22 @@ def test_loss_change_parsed_and_checked(tmp_path):
     assert rec["a2b_spec"].endswith(" loss random 0.1%") and "loss" not in rec["b2a_spec"]
     cfg["link"]["loss_change"] = ""
     assert runner.change_loss_later(None, cfg) == (None, None)
+
+
+def test_reproduce_rounds_option():
+    """--rounds reaches the reproductions that take it and is refused, before anything
+    runs, by the others and below 1."""
+    import inspect
+    import subprocess
+    import sys
+    from rocewan.testbed.repro import REPRODUCTIONS, lowar
+    assert REPRODUCTIONS["lowar-latency"][0] is lowar.reproduce_lowar_latency
+    takes = {n for n, (fn, _) in REPRODUCTIONS.items() if "rounds" in inspect.signature(fn).parameters}
+    assert takes == {"lowar", "lowar-burst", "lowar-latency"}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
+    for args, msg in ((["vrp", "--rounds", "2"], "runs one round per point"),
+                      (["lowar", "--rounds", "0"], "at least 1")):
+        r = subprocess.run([sys.executable, os.path.join(root, "testbed"), "reproduce", *args],
+                           capture_output=True, text=True, env=env, timeout=60)
+        assert r.returncode == 2 and msg in r.stderr, (r.returncode, r.stdout, r.stderr)
