@@ -29,6 +29,7 @@
 
 #include "cc.h"
 #include "dp_port.h"
+#include "fec.h"
 #include "fec_roce.h"
 #include "net_hdr.h"
 #include "rnic_bench.h"
@@ -515,6 +516,20 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 }
 
 /* --json: the results, or with @p error (a run that failed) what was measured up to then */
+/* A FEC code as --fec spells it ("xor:32,4"), or null if none. */
+static void
+rnic_fec_code_json(struct rw_json *w, const char *key, uint8_t mode, uint8_t k, uint8_t d,
+		   uint8_t r)
+{
+	struct fec_params p = {.mode = mode, .k = k, .d = d, .r = r};
+	char buf[32];
+
+	if (!mode || fec_params_format(&p, buf, sizeof(buf)) <= 0)
+		rw_str(w, key, NULL);
+	else
+		rw_str(w, key, buf);
+}
+
 static void
 write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 {
@@ -657,6 +672,24 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 		rw_uint(&w, "window_pkts", ci.window);
 		rw_dbl(&w, "alpha", ci.alpha);
 		rw_dbl(&w, "rtt_us", ci.rtt_ns / 1e3);
+		rw_obj_end(&w);
+	}
+	rw_arr_end(&w);
+	/* each FEC QP's code at the end: --fec-adapt moves it (docs/fec.md) */
+	rw_arr_begin(&w, "fec_qps");
+	for (unsigned int q = 0; q < c->prm.num_qps; q++) {
+		struct roce_fec_info fi;
+
+		if (!c->qp[q] || roce_qp_fec_info(c->qp[q], &fi) < 0)
+			continue;
+		rw_obj_begin(&w, NULL);
+		rw_uint(&w, "qpn", roce_qp_num(c->qp[q]));
+		rnic_fec_code_json(&w, "code", fi.mode, fi.k, fi.d, fi.r);
+		rnic_fec_code_json(&w, "peer_code", fi.dec_mode, fi.dec_k, fi.dec_d, fi.dec_r);
+		rw_int(&w, "adapt_level", fi.adapt_level);
+		rw_uint(&w, "adapt_loss_ppm", fi.adapt_loss_ppm);
+		rw_uint(&w, "rebuilt", fi.rebuilt);
+		rw_uint(&w, "unrecoverable", fi.unrecoverable);
 		rw_obj_end(&w);
 	}
 	rw_arr_end(&w);

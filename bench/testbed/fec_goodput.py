@@ -10,7 +10,8 @@ Targets, per round: xor:32,4 reaches at least 2x gbn's goodput at 0.5 %, and
 rs:32,4 at least 1.2x xor:32,4's at 1 % (issue 12, "Done when").
 
   bench/testbed/fec_goodput.py [BUILD_DIR]   (root; BENCH_ROUNDS=N, default 10;
-                                              BENCH_DURATION=S per point, default 4)
+                                              BENCH_DURATION=S per point, default 4;
+                                              BENCH_PREFIX=P namespaces, default tbfg)
 """
 import copy
 import os
@@ -35,6 +36,9 @@ KEYS = ("tx_retransmits", "b_fec_rebuilt", "b_fec_unrecoverable", "b_fec_holds_r
         "fec_tx_covered")
 
 
+PREFIX = os.environ.get("BENCH_PREFIX", "tbfg")  # another than a concurrent run's
+
+
 def main():
     if os.geteuid() != 0:
         sys.exit("bench/testbed/fec_goodput.py: needs root (network namespaces)")
@@ -52,7 +56,7 @@ def main():
                     cc["rnic"]["fec"] = code
                 cc["link"]["loss"] = f"random {loss}"
                 try:
-                    row = runner.run_once(cc, d, tag=f"r{r}", prefix="tbfg", log=lambda *a: None)
+                    row = runner.run_once(cc, d, tag=f"r{r}", prefix=PREFIX, log=lambda *a: None)
                 except Exception as e:  # a failed run is a failed round, reported
                     print(f"round {r + 1}/{n} {name}: run failed: {e}", flush=True)
                     row = None

@@ -174,6 +174,11 @@ fr_info(void *st, struct roce_fec_info *o)
 	o->k = p.k;
 	o->d = p.d;
 	o->r = p.r;
+	fec_dec_params(f->dec, 0, &p); /* the request stream */
+	o->dec_mode = p.mode;
+	o->dec_k = p.k;
+	o->dec_d = p.d;
+	o->dec_r = p.r;
 	o->adapt_level = f->adapt ? (int8_t)f->ad.level : -1;
 	o->adapt_loss_ppm = f->adapt ? fec_adapt_loss_ppm(&f->ad) : 0;
 }

@@ -499,6 +499,31 @@ fec_hold(struct roce_qp *qp, struct roce_fec_hold *h, int stream, const struct r
 	return true;
 }
 
+/*
+ * --trace (docs/loss-trace.md): a request PSN that was missing has arrived.
+ * A rebuilt one is FEC_REBUILT (before the transport sees it, so it precedes
+ * any RX_LATE the responder emits for it after a released hold). The hole a
+ * hold keeps packets back for, filled by the original or a resend, is
+ * RX_LATE here: the responder saw no later PSN (they are held), so it does
+ * not report it itself; after a release it does (late_gap), and this stays
+ * silent.
+ */
+static void
+fec_trace_arrival(struct roce_qp *qp, const struct roce_fec_hold *h, uint32_t psn, int32_t d,
+		  bool rebuilt)
+{
+	const struct roce_resp_state *r = &qp->resp;
+
+	if (d < 0)
+		return; /* a duplicate: nothing was missing */
+	if (rebuilt) {
+		roce_trace_loss(qp, ROCE_TRACE_FEC_REBUILT, psn);
+		return;
+	}
+	if (d == 0 && h->nheld && !(r->late_gap && roce_psn_cmp(psn, r->late_hi) < 0))
+		roce_trace_loss(qp, ROCE_TRACE_RX_LATE, psn);
+}
+
 /* One data frame (original or rebuilt) through the hold-back of its stream. */
 static void
 fec_in(struct roce_qp *qp, const struct roce_rx *rx, size_t len, bool rebuilt)
@@ -522,6 +547,8 @@ fec_in(struct roce_qp *qp, const struct roce_rx *rx, size_t len, bool rebuilt)
 	d = roce_psn_diff(rx->psn, fec_expected(qp, stream));
 	if (rebuilt && d < 0)
 		roce_qp_stat(qp, ROCE_STAT_FEC_REBUILT_DUP, 1);
+	if (roce_unlikely(qp->dev->ops.trace) && stream == 0)
+		fec_trace_arrival(qp, h, rx->psn, d, rebuilt);
 	if (rebuilt && h->released_valid && rx->psn == h->released) {
 		/* its hold had been given up: the loss signal it let go was wasted */
 		roce_qp_stat(qp, ROCE_STAT_FEC_REBUILT_AFTER_RELEASE, 1);

@@ -49,13 +49,14 @@ enum roce_fec_rx {
 
 /** Per-QP codec counters the engine exports (ROCE_STAT_FEC_*). */
 struct roce_fec_info {
-	uint64_t covered;	 /**< data frames coded (sender) */
-	uint64_t repairs_sent;	 /**< repair frames emitted */
-	uint64_t repairs_rx;	 /**< repair frames accepted */
-	uint64_t unneeded;	 /**< repairs of blocks that lost nothing */
-	uint64_t rebuilt;	 /**< frames rebuilt */
-	uint64_t unrecoverable;	 /**< missing frames the code could not fill */
-	uint8_t mode, k, d, r;	 /**< current parameters (sender side) */
+	uint64_t covered;		       /**< data frames coded (sender) */
+	uint64_t repairs_sent;		       /**< repair frames emitted */
+	uint64_t repairs_rx;		       /**< repair frames accepted */
+	uint64_t unneeded;		       /**< repairs of blocks that lost nothing */
+	uint64_t rebuilt;		       /**< frames rebuilt */
+	uint64_t unrecoverable;		       /**< missing frames the code could not fill */
+	uint8_t mode, k, d, r;		       /**< current parameters (sender side) */
+	uint8_t dec_mode, dec_k, dec_d, dec_r; /**< the peer's, as the decoder follows them */
 	int8_t adapt_level;	 /**< --fec-adapt: the receiver's policy level (-1: off) */
 	uint32_t adapt_loss_ppm; /**< its loss estimate, fraction x 1e6 */
 };

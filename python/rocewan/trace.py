@@ -11,9 +11,19 @@ at or after it in time. A retransmission counts only before the next drop of the
 same (QP, PSN) (else it is that drop's); the arrival may come later, as when the
 retransmission was lost too: then both drops are repaired by the same arrival.
 
+Under FEC (docs/fec.md) the receiver also traces ``fec_rebuilt`` for a request PSN
+its decoder rebuilt from repair frames. A drop is repaired by the first of its
+``fec_rebuilt`` and its ``rx_late`` at or after it (a tie goes to FEC: the rebuild is
+traced before the transport sees the frame); ``by`` says which: ``fec`` or ``retx``
+(every arrival that is not a rebuild: a retransmission, or the original late). With
+``fill_ms``, the time K packets take at the sending rate (a block's fill time), the
+latency is also given in fills (``latency_fills``).
+
 When there is no arrival, the row says why ("never repaired"):
   - ``not a request``: an ACK/NAK, READ response or CNP was dropped; its loss is
     covered by later ACKs or a READ retry, not by resending that PSN;
+  - ``FEC frame``: a repair or negotiation frame (opcodes 0xD0/0xD1) was dropped: not
+    data, never resent (a lost repair shows as its block's holes resent instead);
   - ``not RoCEv2``: a frame without a BTH (ARP, the TCP exchange, ...);
   - ``never retransmitted``: no ``retx`` of that PSN towards QP ``Q`` in any trace
     (e.g. the run ended first, or no sender trace was given);
@@ -115,17 +125,24 @@ class _Index:
         return None
 
 
-def join(drops, traces, rtt_ms=None):
+FEC_OPCODES = (0xD0, 0xD1)  # lib/fec's repair and negotiation frames (docs/wire.md)
+FEC_FRAME = "FEC frame"
+
+
+def join(drops, traces, rtt_ms=None, fill_ms=None):
     """One row per dropped frame, in drop-time order; see the module text."""
-    arr, retx = _Index(), _Index()
+    arr, retx, reb = _Index(), _Index(), _Index()
     for tr in traces:
         for e in tr:
             if e["event"] == "rx_late":
                 arr.add((e["qpn"], e["psn"]), e["time_ns"])
             elif e["event"] == "retx":
                 retx.add((e["dqpn"], e["psn"]), e["time_ns"])
+            elif e["event"] == "fec_rebuilt":
+                reb.add((e["qpn"], e["psn"]), e["time_ns"])
     arr.seal()
     retx.seal()
+    reb.seal()
     drops = sorted(drops, key=lambda d: d["time_ns"])
     # the next drop of the same (QP, PSN): a repair after it belongs to that one
     nxt, last = [None] * len(drops), {}
@@ -145,11 +162,15 @@ def join(drops, traces, rtt_ms=None):
     rows = []
     for i, d in enumerate(drops):
         row = {"time_ns": d["time_ns"], "dir": d["dir"], "cause": d["cause"], "qpn": d["qpn"],
-               "psn": d["psn"], "opcode": d["opcode"], "repaired": False, "latency_ms": None,
-               "latency_rtts": None, "retx_ms": None, "dup_retx_ms": None, "reason": None}
+               "psn": d["psn"], "opcode": d["opcode"], "repaired": False, "by": None,
+               "latency_ms": None, "latency_rtts": None, "latency_fills": None, "retx_ms": None,
+               "dup_retx_ms": None, "reason": None}
         rows.append(row)
         if d["qpn"] is None:
             row["reason"] = "not RoCEv2"
+            continue
+        if d["opcode"] in FEC_OPCODES:
+            row["reason"] = FEC_FRAME
             continue
         op = lookup(d["opcode"])
         if op is None or not op.request:
@@ -160,14 +181,21 @@ def join(drops, traces, rtt_ms=None):
         # first drop is repaired by what arrives after the last of them, so no bound
         # for the arrival, but a retransmission must come before the next drop
         t_arr = arr.first_at_or_after(k, d["time_ns"])
+        t_fec = reb.first_at_or_after(k, d["time_ns"])
         t_rx = retx.first_at_or_after(k, d["time_ns"], before=nxt[i])
         if t_rx is not None:
             row["retx_ms"] = (t_rx - d["time_ns"]) / 1e6
+        if t_fec is not None and (t_arr is None or t_fec <= t_arr):
+            t_arr, row["by"] = t_fec, "fec"
+        elif t_arr is not None:
+            row["by"] = "retx"
         if t_arr is not None:
             row["repaired"] = True
             row["latency_ms"] = (t_arr - d["time_ns"]) / 1e6
             if rtt_ms:
                 row["latency_rtts"] = row["latency_ms"] / rtt_ms
+            if fill_ms:
+                row["latency_fills"] = row["latency_ms"] / fill_ms
             continue
         if t_rx is None:
             # was the dropped frame a resend of a PSN that had arrived? Its resend is the
@@ -193,27 +221,44 @@ def join(drops, traces, rtt_ms=None):
     return rows
 
 
+def quantiles(xs):
+    """p50 / p90 / p99 / max of @p xs (nearest rank), None for each if empty."""
+    xs = sorted(xs)
+
+    def q(p):
+        if not xs:
+            return None
+        return xs[min(len(xs) - 1, max(0, -(-len(xs) * p // 100) - 1))]
+
+    return {"p50": q(50), "p90": q(90), "p99": q(99), "max": xs[-1] if xs else None}
+
+
 def summary(rows):
-    """Counts and latency quantiles (nearest rank) of the repaired losses."""
-    lat = sorted(r["latency_ms"] for r in rows if r["repaired"])
+    """Counts and latency quantiles (nearest rank) of the repaired losses; ``by``: the
+    same per repair kind (``fec``, ``retx``), in ms, and in RTTs and block fills where
+    the rows have them."""
+    lat = [r["latency_ms"] for r in rows if r["repaired"]]
     reasons = {}
     for r in rows:
         if not r["repaired"]:
             reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
-
-    def q(p):
-        if not lat:
-            return None
-        return lat[min(len(lat) - 1, max(0, -(-len(lat) * p // 100) - 1))]
-
+    by = {}
+    for kind in ("fec", "retx"):
+        rs = [r for r in rows if r["repaired"] and r["by"] == kind]
+        by[kind] = {"repaired": len(rs), "latency_ms": quantiles(r["latency_ms"] for r in rs)}
+        for unit in ("rtts", "fills"):
+            v = [r["latency_" + unit] for r in rs if r.get("latency_" + unit) is not None]
+            if v:
+                by[kind]["latency_" + unit] = quantiles(v)
     return {"drops": len(rows), "repaired": len(lat), "never_repaired": reasons,
-            "latency_ms": {"p50": q(50), "p90": q(90), "p99": q(99),
-                           "max": lat[-1] if lat else None}}
+            "latency_ms": quantiles(lat), "by": by}
 
 
-def cdf(rows):
-    """[(latency_ms, fraction of repaired losses <= it)], for a plot."""
-    lat = sorted(r["latency_ms"] for r in rows if r["repaired"])
+def cdf(rows, by=None, unit="ms"):
+    """[(latency, fraction of repaired losses <= it)], for a plot; @p by: only the losses
+    repaired that way ("fec", "retx"); @p unit: "ms", "rtts" or "fills"."""
+    lat = sorted(r["latency_" + unit] for r in rows
+                 if r["repaired"] and (by is None or r["by"] == by) and r["latency_" + unit] is not None)
     return [(x, (i + 1) / len(lat)) for i, x in enumerate(lat)]
 
 
@@ -223,13 +268,16 @@ def main(argv=None, out=sys.stdout):
     p.add_argument("drop_log", help="lossy-emu --drop-log FILE")
     p.add_argument("traces", nargs="+", help="rnic --trace FILEs (both sides)")
     p.add_argument("--rtt", type=float, metavar="MS", help="path RTT in ms (latency in RTTs too)")
+    p.add_argument("--fill", type=float, metavar="MS",
+                   help="FEC block fill time in ms, K packets at the sending rate (latency in fills too)")
     p.add_argument("--json", metavar="OUT", help="write the rows and the summary")
     a = p.parse_args(argv)
-    rows = join(read_drop_log(a.drop_log), [read_trace(t) for t in a.traces], a.rtt)
+    rows = join(read_drop_log(a.drop_log), [read_trace(t) for t in a.traces], a.rtt, a.fill)
     s = summary(rows)
     for r in rows:
-        what = (f"repaired in {r['latency_ms']:.3f} ms" +
-                (f" ({r['latency_rtts']:.2f} RTT)" if r["latency_rtts"] is not None else "")
+        what = (f"repaired{' by FEC' if r['by'] == 'fec' else ''} in {r['latency_ms']:.3f} ms" +
+                (f" ({r['latency_rtts']:.2f} RTT)" if r["latency_rtts"] is not None else "") +
+                (f" ({r['latency_fills']:.2f} fills)" if r["latency_fills"] is not None else "")
                 if r["repaired"] else f"never repaired: {r['reason']}")
         where = f"QP {r['qpn']:#x} PSN {r['psn']:#08x}" if r["qpn"] is not None else "-"
         print(f"{r['time_ns']} {r['dir']} {r['cause']:<8} {where}: {what}", file=out)
@@ -239,6 +287,11 @@ def main(argv=None, out=sys.stdout):
            if s["repaired"] else "") +
           "".join(f"; {n} never repaired: {k}" for k, n in sorted(s["never_repaired"].items())),
           file=out)
+    if s["by"]["fec"]["repaired"]:
+        for kind, b in s["by"].items():
+            lm = b["latency_ms"]
+            print(f"  by {kind}: {b['repaired']}" +
+                  (f" (p50 {lm['p50']:.3f} ms, p99 {lm['p99']:.3f} ms)" if b["repaired"] else ""), file=out)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"rows": rows, "summary": s, "cdf": cdf(rows)}, f, indent=1)

@@ -164,3 +164,73 @@ def test_dropped_duplicates():
     assert r[4]["dup_retx_ms"] is None
     assert trace.summary(r)["never_repaired"] == {trace.DUPLICATE: 2, "never retransmitted": 2,
                                                   "retransmitted, arrival not traced": 1}
+
+
+# Under FEC (docs/fec.md): B traces fec_rebuilt for a PSN its decoder rebuilt. QP 17's
+# PSNs 10 and 20 rebuilt, 30 resent after its block could not be rebuilt, 40 rebuilt after
+# its hold was released (the responder's rx_late in the same ns: FEC's), 50 resent and the
+# late rebuild a duplicate (retx first), a repair frame (0xD0) dropped.
+FEC_DROPS = """time_ns,dir,cause,qpn,psn,opcode,len
+1000000000,a2b,loss,17,10,7,1082
+1001000000,a2b,loss,17,20,7,1082
+1002000000,a2b,loss,17,30,7,1082
+1002500000,a2b,loss,17,33,208,1100
+1003000000,a2b,loss,17,40,7,1082
+1004000000,a2b,loss,17,50,7,1082
+"""
+FEC_A = """time_ns,event,qpn,dqpn,psn
+1030000000,retx,18,17,30
+1034000000,retx,18,17,50
+"""
+FEC_B = """time_ns,event,qpn,dqpn,psn
+1004000000,fec_rebuilt,17,18,10
+1009000000,fec_rebuilt,17,18,20
+1040000000,rx_late,17,18,30
+1011000000,fec_rebuilt,17,18,40
+1011000000,rx_late,17,18,40
+1044000000,rx_late,17,18,50
+1045000000,fec_rebuilt,17,18,50
+"""
+
+
+def test_fec_repairs_told_apart():
+    rows = trace.join(trace.read_drop_log(lines(FEC_DROPS)),
+                      [trace.read_trace(lines(FEC_A)), trace.read_trace(lines(FEC_B))],
+                      rtt_ms=20.0, fill_ms=2.0)
+    got = {r["psn"]: (r["by"], r["latency_ms"]) for r in rows}
+    assert got[10] == ("fec", pytest.approx(4.0))
+    assert got[20] == ("fec", pytest.approx(8.0))
+    assert got[30] == ("retx", pytest.approx(38.0))
+    assert got[40] == ("fec", pytest.approx(8.0))
+    assert got[50] == ("retx", pytest.approx(40.0))
+    r33 = next(r for r in rows if r["psn"] == 33)
+    assert not r33["repaired"] and r33["reason"] == trace.FEC_FRAME and r33["by"] is None
+    r10 = rows[0]
+    assert r10["latency_rtts"] == pytest.approx(0.2) and r10["latency_fills"] == pytest.approx(2.0)
+    s = trace.summary(rows)
+    assert s["drops"] == 6 and s["repaired"] == 5 and s["never_repaired"] == {trace.FEC_FRAME: 1}
+    f, x = s["by"]["fec"], s["by"]["retx"]
+    assert f["repaired"] == 3 and x["repaired"] == 2
+    assert f["latency_ms"] == {"p50": pytest.approx(8.0), "p90": pytest.approx(8.0),
+                               "p99": pytest.approx(8.0), "max": pytest.approx(8.0)}
+    assert f["latency_fills"]["p50"] == pytest.approx(4.0)
+    assert x["latency_rtts"]["p50"] == pytest.approx(1.9) and x["latency_rtts"]["max"] == pytest.approx(2.0)
+    assert [round(v, 3) for v, _ in trace.cdf(rows, by="fec", unit="fills")] == [2.0, 4.0, 4.0]
+    assert [round(v, 3) for v, _ in trace.cdf(rows, by="retx")] == [38.0, 40.0]
+    # without FEC events every arrival is a retransmission's; without fill_ms no fills
+    plain = trace.join(trace.read_drop_log(lines(FEC_DROPS)), [trace.read_trace(lines(FEC_A))], 20.0)
+    assert all(r["by"] is None and r["latency_fills"] is None for r in plain)
+    assert trace.summary(plain)["by"]["fec"] == {"repaired": 0, "latency_ms": trace.quantiles([])}
+
+
+def test_main_fec_lines(tmp_path):
+    paths = []
+    for name, text in (("d.csv", FEC_DROPS), ("a.csv", FEC_A), ("b.csv", FEC_B)):
+        (tmp_path / name).write_text(text)
+        paths.append(str(tmp_path / name))
+    out = io.StringIO()
+    assert trace.main(paths + ["--rtt", "20", "--fill", "2"], out=out) == 0
+    text = out.getvalue().splitlines()
+    assert text[0].endswith("PSN 0x00000a: repaired by FEC in 4.000 ms (0.20 RTT) (2.00 fills)")
+    assert text[-2] == "  by fec: 3 (p50 8.000 ms, p99 8.000 ms)"
+    assert text[-1] == "  by retx: 2 (p50 38.000 ms, p99 40.000 ms)"

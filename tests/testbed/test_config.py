@@ -237,3 +237,96 @@ def test_vrp_reproduction_cases_and_vrp_wr_option():
     burst = {c[0]: c for c in vrp.BURST_CASES}
     assert burst["vrp 10 % burst 2k"][3] == "2048"
     assert burst["vrp-wr 10 % burst 2k"][4] == "loss=10,burst=2048"
+
+
+def test_lowar_rounds_summary():
+    """reproduce lowar --rounds: median and min-max per point over hand-made rounds, an
+    aborted round (NaN) left out of the statistics and counted."""
+    from rocewan.testbed.repro import lowar
+    nan = float("nan")
+    rows = [{"case": "gbn", "loss": "1%", "goodput_gbps": g, "x_gbn": 1.0, "x_xor": x}
+            for g, x in ((0.02, 0.5), (0.03, 0.25), (0.025, 0.4))]
+    rows += [{"case": "rs", "loss": "1%", "goodput_gbps": g, "x_gbn": x, "x_xor": 2.0}
+             for g, x in ((0.15, 7.5), (0.16, 5.0))]
+    rows.append({"case": "rs", "loss": "1%", "goodput_gbps": nan, "x_gbn": nan, "x_xor": nan,
+                 "aborted": "IBV_WC_RETRY_EXC_ERR"})
+    s = {r["case"]: r for r in lowar.rounds_summary(rows)}
+    g = s["gbn"]
+    assert g["rounds"] == 3 and g["aborted"] == 0
+    assert (g["goodput_gbps_med"], g["goodput_gbps_min"], g["goodput_gbps_max"]) == (0.025, 0.02, 0.03)
+    assert (g["x_xor_med"], g["x_xor_min"], g["x_xor_max"]) == (0.4, 0.25, 0.5)
+    r = s["rs"]
+    assert r["rounds"] == 3 and r["aborted"] == 1
+    assert r["goodput_gbps_med"] == pytest.approx(0.155) and r["x_gbn_med"] == 6.25
+    assert (r["x_gbn_min"], r["x_gbn_max"]) == (5.0, 7.5)
+
+
+def test_lowar_latency_pooled_and_fill():
+    """lowar-latency: the block fill (32 x (1024 + 62) B x 8 / 0.18 Gb/s), the per-kind
+    figures of one traced row, and two rounds' latencies pooled."""
+    from rocewan.testbed import runner
+    from rocewan.testbed.repro import lowar
+    cfg = lowar.lowar_config(False)
+    assert runner.fec_fill_ms(cfg) is None  # gbn: no FEC
+    cfg["rnic"].update(recovery="fec+gbone", fec="xor:32,4")
+    assert runner.fec_fill_ms(cfg) == pytest.approx(32 * 1086 * 8 / 0.18e9 * 1e3)
+    cfg["rnic"]["fec"] = "rs:16,4"
+    assert runner.fec_fill_ms(cfg) == pytest.approx(16 * 1086 * 8 / 0.18e9 * 1e3)
+    q = {"p50": 2.0, "p90": 3.0, "p99": 4.0, "max": 4.0}
+    row = {"trace": {"drops": 9, "repaired": 6, "never_repaired": {"FEC frame": 2, "not a request": 1},
+                     "by": {"fec": {"repaired": 4, "latency_ms": q, "latency_fills": q},
+                            "retx": {"repaired": 2, "latency_ms": q}}}}
+    f = lowar.latency_rows(row)
+    assert (f["drops"], f["fec_frames"], f["not_req"], f["never"], f["dup"]) == (9, 2, 1, 0, 0)
+    assert f["fec_n"] == 4 and f["fec_fills_p50"] == 2.0 and f["retx_n"] == 2
+    assert f["retx_fills_p50"] is None
+    rows = [{"case": "fec+gbn", "drops": 3, "fec_n": 2, "retx_n": 1, "fec_fills_p50": 1.0,
+             "trace_cdf_ms_by": {"fec": [1.0, 2.0], "retx": [40.0]}},
+            {"case": "fec+gbn", "drops": 2, "fec_n": 2, "retx_n": 0, "fec_fills_p50": 3.0,
+             "trace_cdf_ms_by": {"fec": [3.0, 4.0], "retx": []}}]
+    s = lowar.pooled_latency(rows, fill=2.0, rtt_ms=20.0)[0]
+    assert s["rounds"] == 2 and s["drops"] == 5 and s["fec_n"] == 4 and s["retx_n"] == 1
+    # pooled FEC latencies 1, 2, 3, 4 ms = 0.5 ... 2 fills: nearest-rank p50 is the 2nd
+    assert (s["fec_fills_p50"], s["fec_fills_max"]) == (1.0, 2.0)
+    assert s["fec_rtts_p50"] == pytest.approx(0.1) and s["retx_rtts_p50"] == 2.0
+    assert (s["fec_fills_p50_min"], s["fec_fills_p50_max"]) == (1.0, 3.0)
+
+
+def test_loss_change_parsed_and_checked(tmp_path):
+    """[link] loss_change: 'TIME LOSS' (LOSS empty: lossless), refused without a positive
+    time or with shell characters; the SPECs the timer would set."""
+    from rocewan.testbed import runner
+    assert config.parse_loss_change("") is None
+    assert config.parse_loss_change("2s random 0.1%") == (2.0, "random 0.1%")
+    assert config.parse_loss_change("500ms") == (0.5, "")
+    for bad in ("0s random 1%", "soon random 1%", "2s random 1%; reboot"):
+        with pytest.raises(ConfigError) as e:
+            config.load(write(tmp_path, f'[link]\nloss_change = "{bad}"\n'))
+        assert "link.loss_change" in str(e.value)
+    cfg = config.defaults()
+    cfg["link"].update(loss="random 3%", loss_direction="a2b", loss_change="2s random 0.1%")
+    timer, rec = runner.change_loss_later(type("T", (), {"prefix": "zz"})(), cfg)
+    assert timer is not None and not timer.is_alive()  # built, not started
+    assert rec["at_s"] == 2.0 and rec["to"] == "random 0.1%" and rec["applied"] is False
+    assert rec["a2b_spec"].endswith(" loss random 0.1%") and "loss" not in rec["b2a_spec"]
+    cfg["link"]["loss_change"] = ""
+    assert runner.change_loss_later(None, cfg) == (None, None)
+
+
+def test_reproduce_rounds_option():
+    """--rounds reaches the reproductions that take it and is refused, before anything
+    runs, by the others and below 1."""
+    import inspect
+    import subprocess
+    import sys
+    from rocewan.testbed.repro import REPRODUCTIONS, lowar
+    assert REPRODUCTIONS["lowar-latency"][0] is lowar.reproduce_lowar_latency
+    takes = {n for n, (fn, _) in REPRODUCTIONS.items() if "rounds" in inspect.signature(fn).parameters}
+    assert takes == {"lowar", "lowar-burst", "lowar-latency", "vrp"}
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
+    for args, msg in ((["vrp-burst", "--rounds", "2"], "runs one round per point"),
+                      (["lowar", "--rounds", "0"], "at least 1")):
+        r = subprocess.run([sys.executable, os.path.join(root, "testbed"), "reproduce", *args],
+                           capture_output=True, text=True, env=env, timeout=60)
+        assert r.returncode == 2 and msg in r.stderr, (r.returncode, r.stdout, r.stderr)

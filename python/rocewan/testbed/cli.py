@@ -8,6 +8,7 @@
     testbed reproduce NAME             a cited paper's headline result (gbn-model)
 """
 import argparse
+import inspect
 import os
 import sys
 
@@ -55,7 +56,14 @@ def cmd_reduce(a):
 def cmd_reproduce(a):
     if a.name not in REPRODUCTIONS:
         raise ConfigError(f"unknown reproduction '{a.name}' (available: {', '.join(REPRODUCTIONS)})")
-    return REPRODUCTIONS[a.name][0](prefix=a.prefix, quick=a.quick, out=a.out)
+    fn = REPRODUCTIONS[a.name][0]
+    if a.rounds < 1:
+        raise ConfigError(f"--rounds must be at least 1, not {a.rounds}")
+    if a.rounds != 1:
+        if "rounds" not in inspect.signature(fn).parameters:
+            raise ConfigError(f"reproduction '{a.name}' runs one round per point (no --rounds)")
+        return fn(prefix=a.prefix, quick=a.quick, out=a.out, rounds=a.rounds)
+    return fn(prefix=a.prefix, quick=a.quick, out=a.out)
 
 
 def parser():
@@ -107,6 +115,9 @@ def parser():
     rp.add_argument("name")
     rp.add_argument("--quick", action="store_true")
     rp.add_argument("--out")
+    rp.add_argument("--rounds", type=int, default=1, metavar="N",
+                    help="run every point N times, report median and min-max (reproductions that "
+                         "take it: lowar, lowar-burst, lowar-latency)")
     rp.set_defaults(func=cmd_reproduce)
     tr = sub.add_parser("trace", help="loss -> repair: join a lossy-emu --drop-log with rnic --trace "
                         "files (DROPLOG TRACE... [--rtt MS] [--json OUT]; no root needed)")

@@ -91,6 +91,24 @@ def _spec(v):
     return v.strip()
 
 
+def _loss_change(v):
+    v = _spec(v)
+    if v:
+        t, _, rest = v.partition(" ")
+        if parse_time(t) <= 0:
+            raise ValueError(f"{t!r}: the time of a loss change must be positive")
+        _spec(rest)
+    return v
+
+
+def parse_loss_change(v):
+    """'2s random 0.1%' -> (2.0, 'random 0.1%'); '' -> None."""
+    if not v:
+        return None
+    t, _, rest = v.strip().partition(" ")
+    return parse_time(t), rest.strip()
+
+
 def _list_of(check):
     def c(v):
         if not isinstance(v, list) or not v:
@@ -130,6 +148,9 @@ SCHEMA = {
         "loss": ("", _spec, "loss model, netem grammar after 'loss' (e.g. 'gemodel 0.02% 20%', '0.1%'); "
                  "empty = lossless"),
         "loss_direction": ("both", _choice(["both", "a2b", "b2a"]), "which directions lose packets"),
+        "loss_change": ("", lambda v: _loss_change(v), "'TIME LOSS': TIME after the rnics are started, "
+                        "the emulator's loss becomes LOSS (netem grammar after 'loss'; empty: "
+                        "lossless), set through its telemetry (e.g. '2s random 0.1%'); empty: never"),
         "a2b_extra": ("", _spec, "more SPEC words for A->B (e.g. 'jitter-no-reorder', 'ecn')"),
         "b2a_extra": ("", _spec, "more SPEC words for B->A"),
         "limit": (10000, _int_range(1, 1 << 22), "bottleneck queue limit in packets"),
@@ -140,6 +161,8 @@ SCHEMA = {
         "mtu": (4096, _choice([256, 512, 1024, 2048, 4096]), "path MTU"),
         "recovery": ("gbn", _choice(RECOVERY_CHOICES + TOLERANT_MODES), "loss recovery (fec+MODE: FEC under MODE)"),
         "fec": ("xor:32,4", _str, "FEC code of a fec+MODE recovery: xor:K,D or rs:K,R (docs/fec.md)"),
+        "fec_adapt": (False, lambda v: _bool(v), "fec+MODE: the receiver adapts the code to the loss it "
+                      "sees (--fec-adapt; docs/fec.md)"),
         "vrp_loss": (0.0, lambda v: _vrp_pct(v), "vrp: loss in percent a WRITE may lose over vrp_window "
                      "packets (--vrp-loss; docs/vrp.md)"),
         "vrp_window": (64, _int_range(1, 65536), "vrp: history window in packets (--vrp-window)"),

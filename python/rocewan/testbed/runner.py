@@ -1,17 +1,52 @@
 """Run one experiment on a Topology and reduce the apps' JSON to one result row."""
+import copy
 import json
 import os
+import threading
 import time
 
 from . import model
 from .. import trace as loss_trace
-from .config import fmt_time, parse_rate, parse_size, parse_time
+from .config import fmt_time, parse_loss_change, parse_rate, parse_size, parse_time
+from .telemetry import Telemetry, socket_path
 from .topo import Capture, Topology, TopoError
 
 
 def chained(cfg):
     """True when the topology has relays or a congested switch (the Chain topology)."""
     return cfg["relay"]["enabled"] or bool(cfg["switch"]["drain"])
+
+
+def change_loss_later(topo, cfg, log=print):
+    """[link] loss_change: a timer that sets the emulator's SPECs with the new loss
+    through its telemetry; returns (timer, record) or (None, None). The record gets the
+    replies ('applied': both directions acknowledged)."""
+    ch = parse_loss_change(cfg["link"].get("loss_change", ""))
+    if not ch:
+        return None, None
+    at, loss = ch
+    new = copy.deepcopy(cfg)
+    new["link"]["loss"] = loss
+    spec = link_specs(new)
+    rec = {"at_s": at, "to": loss or "none", "applied": False, "a2b_spec": spec["a2b"], "b2a_spec": spec["b2a"]}
+
+    def fire():
+        try:
+            t = Telemetry(socket_path(f"{topo.prefix}E"))
+            try:
+                ok = [t.cmd(f"/lossy_emu/set,{d},{spec[d]}").get("/lossy_emu/set", {}) for d in ("a2b", "b2a")]
+            finally:
+                t.close()
+            rec["replies"] = ok
+            rec["applied"] = all(r.get("ok") == 1 for r in ok)
+            rec["applied_monotonic"] = time.monotonic()
+        except (OSError, ValueError) as e:
+            rec["error"] = str(e)
+            log(f"loss change at {at:g} s failed: {e}")
+
+    timer = threading.Timer(at, fire)
+    timer.daemon = True
+    return timer, rec
 
 
 def link_specs(cfg):
@@ -44,6 +79,8 @@ def rnic_opts(cfg):
         o += f" --cc-param {r['cc_param']}"
     if r["recovery"].startswith("fec+"):
         o += f" --fec {r['fec']}"
+        if r["fec_adapt"]:
+            o += " --fec-adapt"
     if r["recovery"] == "vrp":
         o += f" --vrp-loss {r['vrp_loss']:g} --vrp-window {r['vrp_window']}"
         if r["vrp_max_burst"]:
@@ -74,6 +111,17 @@ def rnic_opts(cfg):
     return o
 
 
+def fec_fill_ms(cfg):
+    """A FEC block's fill time in ms: K packets (MTU + RoCEv2 headers on the wire) at the
+    rnics' paced rate; None without FEC."""
+    r = cfg["rnic"]
+    if not r["recovery"].startswith("fec+"):
+        return None
+    k = int(r["fec"].split(":")[1].split(",")[0])
+    rate = parse_rate(cfg["link"]["rate"]) * (r["pace"] or 1.0)
+    return k * (r["mtu"] + model.ROCE_OVERHEAD) * 8 / rate * 1e3
+
+
 def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
     """Build the topology, run the workload once, tear down; return the result row."""
     os.makedirs(outdir, exist_ok=True)
@@ -87,6 +135,8 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
         (w["flows"] * 0.2 if w["kind"] == "flows" else 0)
     t0 = time.monotonic()
     if chained(cfg):
+        if cfg["link"].get("loss_change"):
+            raise TopoError("[link] loss_change is not supported with relays or a switch (the chain)")
         return run_chain(cfg, outdir, tag, prefix, spec, js, timeout, capture, t0)
     tr = ({k: os.path.join(outdir, f"{tag}-{k}.csv") for k in ("drops", "traceA", "traceB")}
           if cfg["run"].get("trace") else None)
@@ -94,10 +144,16 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
         emu = topo.start_emu(spec["a2b"], spec["b2a"], cfg["run"]["seed"], js["emu"],
                              extra=f"--drop-log {tr['drops']}" if tr else "")
         cap = Capture(topo, capture) if capture else None
+        timer, change = change_loss_later(topo, cfg, log)
+        if timer:
+            timer.start()
         rc_a, out_a, rc_b, out_b = topo.rnic_pair("write_bw", rnic_opts(cfg), js["rnicA"],
                                                   js["rnicB"], timeout=timeout,
                                                   extra_a=f"--trace {tr['traceA']}" if tr else "",
                                                   extra_b=f"--trace {tr['traceB']}" if tr else "")
+        if timer:
+            timer.cancel()
+            timer.join(15)
         if cap:
             cap.stop()
         emu_out = topo.stop(emu)
@@ -111,12 +167,18 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
     row = reduce(cfg, docs, spec)
     row["wall_s"] = round(time.monotonic() - t0, 1)
     row["files"] = js
+    if change:
+        row["loss_change"] = change
     if tr:  # per emulated loss: recovery latency, or why never repaired
+        fill = fec_fill_ms(cfg)
         rows = loss_trace.join(loss_trace.read_drop_log(tr["drops"]),
                                [loss_trace.read_trace(tr["traceA"]), loss_trace.read_trace(tr["traceB"])],
-                               parse_time(cfg["link"]["rtt"]) * 1e3)
+                               parse_time(cfg["link"]["rtt"]) * 1e3, fill)
         row["trace"] = loss_trace.summary(rows)
         row["trace_cdf_ms"] = [x for x, _ in loss_trace.cdf(rows)]
+        row["trace_fill_ms"] = fill
+        # the repaired latencies (ms) per repair kind: FEC's rebuilds, the rest
+        row["trace_cdf_ms_by"] = {k: [x for x, _ in loss_trace.cdf(rows, by=k)] for k in ("fec", "retx")}
         row["files"] = dict(js, **tr)
     return row
 
@@ -140,6 +202,7 @@ def reduce(cfg, docs, spec):
         "completion_errors": a["completion_errors"],
         "emu_a2b_drop_loss": e["a2b"]["drop_loss"], "emu_a2b_drop_queue": e["a2b"]["drop_queue"],
         "emu_b2a_drop_loss": e["b2a"]["drop_loss"], "emu_a2b_rx_pkts": e["a2b"]["rx_pkts"],
+        "emu_a2b_drop_rule": e["a2b"].get("drop_rule", 0),
         # for reconciling A's retransmissions with what B saw (tests/testbed)
         "retries": qa["retries"], "implied_naks": qa["implied_naks"],
         "window_pkts": docs["rnicA"]["config"]["max_inflight_pkts"],
@@ -185,6 +248,15 @@ def reduce(cfg, docs, spec):
               "fec_release_deadline", "fec_release_progress", "fec_release_unrecoverable", "fec_release_full",
               "fec_holds_filled", "fec_rebuilt_after_release", "fec_rebuilt_dup"):
         row["b_" + k] = qb.get(k, 0)
+    # --fec-adapt (docs/fec.md): B's policy changes and PROPOSEs, and the code each end
+    # ended with (A's encoder; B's decoder follows A's COMMITs)
+    for k in ("fec_adapt_up", "fec_adapt_down", "fec_adapt_proposals", "fec_adapt_failed"):
+        row["b_" + k] = qb.get(k, 0)
+    fa, fb = (a.get("fec_qps") or [{}])[0], (b.get("fec_qps") or [{}])[0]
+    row["fec_a_code"] = fa.get("code")
+    row["fec_b_peer_code"] = fb.get("peer_code")
+    row["fec_b_adapt_level"] = fb.get("adapt_level")
+    row["fec_b_adapt_loss_ppm"] = fb.get("adapt_loss_ppm")
     mean_loss, events = model.ge_params(link["loss"]) if link["loss"] else (0.0, 0.0)
     row["loss_rate_model"] = mean_loss
     row["loss_rate_measured"] = e["a2b"]["drop_loss"] / e["a2b"]["rx_pkts"] if e["a2b"]["rx_pkts"] else 0

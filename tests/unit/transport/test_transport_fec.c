@@ -187,6 +187,86 @@ t_tail_loss(void)
 	tr_fini(&w);
 }
 
+/* B's trace events of @p kind for PSN0 + @p off. */
+static unsigned
+trace_count(struct tr_wire *w, enum roce_trace_kind kind, uint32_t off)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < B(w)->ntrace && i < TR_MAX_TRACE; i++)
+		n += B(w)->trace[i].kind == kind && B(w)->trace[i].psn == PSN0 + off;
+	return n;
+}
+
+static unsigned
+trace_kind(struct tr_side *s, enum roce_trace_kind kind)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < s->ntrace && i < TR_MAX_TRACE; i++)
+		n += s->trace[i].kind == kind;
+	return n;
+}
+
+/*
+ * The loss -> repair trace (docs/loss-trace.md) says what repaired each hole:
+ * a rebuilt PSN is one fec_rebuilt at B (and nothing else: no retx at A, no
+ * rx_late), a hole FEC could not fill one rx_late when its resend arrives,
+ * and a hole filled while its hold kept the later packets back (here a
+ * reordered packet) one rx_late from the shim, since the responder never saw
+ * a later PSN.
+ */
+static void
+t_trace(void)
+{
+	static const uint32_t apart[] = {5, 130};
+	static const uint32_t same[] = {2, 6}; /* xor:8,2: both in block 0 */
+	struct tr_opts o = {0};
+	struct tr_wire w;
+
+	o.recovery = mode;
+	o.trace = true;
+	o.fec = "xor:32,4";
+	tr_init(&w, &o);
+	write_with_drops(&w, 512, apart, 2, 21);
+	expect_fec_only(&w, 2);
+	CHECK_EQ(B(&w)->ntrace, 2);
+	CHECK_EQ(trace_count(&w, ROCE_TRACE_FEC_REBUILT, 5), 1);
+	CHECK_EQ(trace_count(&w, ROCE_TRACE_FEC_REBUILT, 130), 1);
+	CHECK_EQ(A(&w)->ntrace, 0);
+	CHECK(B(&w)->ntrace == 2 && B(&w)->trace[0].qpn == roce_qp_num(B(&w)->qp) &&
+	      B(&w)->trace[0].psn == PSN0 + 5);
+	tr_fini(&w);
+
+	o.fec = "xor:8,2";
+	tr_init(&w, &o);
+	write_with_drops(&w, 32, same, 2, 22);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_UNRECOVERABLE), 2);
+	CHECK_EQ(trace_kind(B(&w), ROCE_TRACE_FEC_REBUILT), 0);
+	CHECK_EQ(trace_count(&w, ROCE_TRACE_RX_LATE, 2), 1);
+	CHECK_EQ(trace_count(&w, ROCE_TRACE_RX_LATE, 6), 1);
+	CHECK(trace_kind(A(&w), ROCE_TRACE_RETX) >= 2);
+	tr_fini(&w);
+
+	o.fec = "xor:32,4";
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 64 * MTU, 23);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 5, TR_DELAY, 1);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 64 * MTU, 0, IBV_SEND_SIGNALED);
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 64 * MTU);
+	/* the late original filled its hold: nothing rebuilt, resent or signalled */
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_HOLD_FILLED), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_WITHHELD), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_REBUILT), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 0);
+	CHECK_EQ(loss_signals(&w), 0);
+	CHECK_EQ(B(&w)->ntrace, 1);
+	CHECK_EQ(trace_count(&w, ROCE_TRACE_RX_LATE, 5), 1);
+	tr_fini(&w);
+}
+
 /* Two losses in one XOR block: nothing rebuilt, both reported, the base mode resends them. */
 static void
 t_two_losses_one_block(void)
@@ -634,6 +714,7 @@ static const struct {
     RW_TEST(t_adapt_burst),
     RW_TEST(t_receiver_stall),
     RW_TEST(t_flush_after_stall),
+    RW_TEST(t_trace),
 };
 
 int

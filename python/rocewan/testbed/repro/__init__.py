@@ -12,7 +12,8 @@ directory (default results/reproduce-NAME).
     swing.py    Chen et al. (IEEE TPDS 2023), Swing: PFC-Relay buffer, throughput, FCT
     dcqcnp.py   Wang et al. (J. HFUT 2025), DCQCN-p: Fig. 4 recovery rounds
     lowar.py    Zuo et al., LoWAR: XOR FEC (and RS) under Go-Back-N vs gbn / gbone goodput,
-                40 / 80 ms RTT sweep (lowar-rtt), GE bursts (lowar-burst), 1 MB flow FCT (lowar-fct)
+                40 / 80 ms RTT sweep (lowar-rtt), GE bursts (lowar-burst), 1 MB flow FCT (lowar-fct),
+                recovery latency per loss (lowar-latency)
     wancc.py    the four CCs on a 20-40 ms path through a RED/ECN bottleneck (issue 14)
     incast.py   Wang et al. (J. HFUT 2025), DCQCN-p Table 4: N:1 incast, rates and fairness
     vrp.py      Denis (LIP RR-2000-11), VRP: loss-tolerant throughput vs Go-Back-N
@@ -51,6 +52,9 @@ REPRODUCTIONS = {
                     f"{lowar.LOWAR}: GE bursts (bad-state loss 0.3 / 0.7), gbn vs XOR vs RS goodput"),
     "lowar-fct": (lowar.reproduce_lowar_fct,
                   f"{lowar.LOWAR}: 1 MB flows, FCT average and p99, gbn vs fec+gbn at 0.01-0.05 %"),
+    "lowar-latency": (lowar.reproduce_lowar_latency,
+                      f"{lowar.LOWAR}: recovery latency per loss under fec+gbn/gbone/irn, by FEC vs "
+                      "by retransmission, in block fills and RTTs (the loss -> repair trace)"),
     "vrp": (vrp.reproduce_vrp,
             f"{VRP_BY}: intact goodput at 0/1/5/10 % tolerated loss (and 10 % per WR) vs gbn "
             "and gbone, 5 % loss, 20 ms"),

@@ -14,6 +14,7 @@ import math
 import os
 
 from .. import config, model, report, runner
+from ...trace import DUPLICATE, FEC_FRAME, quantiles
 from ..references import WANG_BY
 from ..topo import TopoError
 
@@ -33,39 +34,76 @@ def lowar_config(quick):
     return cfg
 
 
-def reproduce_lowar(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
-    """LoWAR's evaluation on the testbed: fec+gbn vs gbn vs gbone over random loss."""
+def _median(xs):
+    xs = sorted(x for x in xs if x == x)  # NaN (an aborted run) left out, counted apart
+    if not xs:
+        return float("nan")
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+
+
+def rounds_summary(rows, keys=("goodput_gbps", "x_gbn", "x_xor")):
+    """Per (case, loss) over the rounds: n, the aborted count, and median / min / max of
+    each key (NaN rounds, i.e. aborted runs, left out of the statistics)."""
+    out = {}
+    for r in rows:
+        out.setdefault((r["case"], r["loss"]), []).append(r)
+    summ = []
+    for (case, loss), rs in out.items():
+        s = {"case": case, "loss": loss, "rounds": len(rs),
+             "aborted": sum(1 for r in rs if r.get("aborted"))}
+        for k in keys:
+            v = [r.get(k, float("nan")) for r in rs]
+            v = [x for x in v if x is not None and x == x]
+            s[k + "_med"] = _median(v)
+            s[k + "_min"] = min(v) if v else float("nan")
+            s[k + "_max"] = max(v) if v else float("nan")
+        summ.append(s)
+    return summ
+
+
+def reproduce_lowar(prefix: str = "tb", quick: bool = False, out: str | None = None,
+                    rounds: int = 1) -> int:
+    """LoWAR's evaluation on the testbed: fec+gbn vs gbn vs gbone over random loss.
+    rounds > 1: every point that many times, the points of a round run back to back (the
+    ratios are taken within a round), median and min-max per point."""
     cfg = lowar_config(quick)
     losses = ["0.5%"] if quick else ["0.1%", "0.5%", "1%"]
     out = out or os.path.join(report.RESULTS, "reproduce-lowar")
     print(f"reproduce lowar: {LOWAR}, goodput of Go-Back-N with XOR FEC vs Go-Back-N / Go-Back-ONE\n"
           "  paper: 10 Gb/s, 40 / 80 ms RTT; here 200 Mb/s bottleneck, 20 ms RTT, rnics paced to\n"
-          "  0.18 Gb/s, MTU 1024 (BDP ~430 packets), random loss both ways, 64 KiB WRITEs, one round\n"
-          "  per point; the fixed window (no loss-reactive window), as issue 12 measured gbn.")
+          "  0.18 Gb/s, MTU 1024 (BDP ~430 packets), random loss both ways, 64 KiB WRITEs,\n"
+          f"  {rounds} round(s) per point (seed {cfg['run']['seed']} in every round); the fixed\n"
+          "  window (no loss-reactive window), as issue 12 measured gbn.")
     pts = [("lossless", "gbn", "", "")] + [(c, r, f, ls) for ls in losses for c, r, f in MODES]
     rows = []
-    for i, (case, rec, fec, loss) in enumerate(pts):
-        report.progress(i, len(pts), f"{case} loss {loss or 'none'}")
-        c = copy.deepcopy(cfg)
-        c["rnic"]["recovery"] = rec
-        if fec:
-            c["rnic"]["fec"] = fec
-        c["link"]["loss"] = f"random {loss}" if loss else ""
-        row = runner.run_once(c, out, tag=f"l{i}", prefix=prefix)
-        row.update(case=case if loss else "gbn lossless", loss=loss or "none")
-        rows.append(row)
-    report.progress(len(pts), len(pts), "done")
-    lossless = rows[0]["goodput_gbps"]
-    gbn = {r["loss"]: r["goodput_gbps"] for r in rows[1:] if r["case"] == "gbn"}
-    xor = {r["loss"]: r["goodput_gbps"] for r in rows[1:] if r["case"].endswith("xor:32,4")}
-    for r in rows:
-        r["of_lossless"] = r["goodput_gbps"] / lossless if lossless else float("nan")
-        g = gbn.get(r["loss"])
-        r["x_gbn"] = r["goodput_gbps"] / g if g else float("nan")
-        x = xor.get(r["loss"])
-        r["x_xor"] = r["goodput_gbps"] / x if x else float("nan")
-        cov = r.get("fec_tx_covered", 0)
-        r["fec_overhead_pct"] = 100.0 * r.get("fec_tx_frames", 0) / cov if cov else 0.0
+    total = len(pts) * rounds
+    for rnd in range(rounds):
+        rrows = []
+        for i, (case, rec, fec, loss) in enumerate(pts):
+            report.progress(rnd * len(pts) + i, total, f"round {rnd + 1}/{rounds} {case} loss {loss or 'none'}")
+            c = copy.deepcopy(cfg)
+            c["rnic"]["recovery"] = rec
+            if fec:
+                c["rnic"]["fec"] = fec
+            c["link"]["loss"] = f"random {loss}" if loss else ""
+            tag = f"l{i}" if rounds == 1 else f"n{rnd}-l{i}"
+            try:
+                row = runner.run_once(c, out, tag=tag, prefix=prefix)
+            except TopoError as e:  # e.g. IBV_WC_RETRY_EXC_ERR on a starved host: reported
+                if rounds == 1:
+                    raise
+                print(f"\n  round {rnd + 1} {case} loss {loss or 'none'}: aborted: {str(e).splitlines()[0]}")
+                row = {"goodput_gbps": float("nan"), "aborted": str(e)[-2000:]}
+            row.update(case=case if loss else "gbn lossless", loss=loss or "none", round=rnd + 1,
+                       load_avg=os.getloadavg()[0])
+            rrows.append(row)
+        _ratios(rrows)
+        rows += rrows
+        if rounds > 1:  # what the rounds so far measured, should the run be cut short
+            report.write_doc(os.path.join(out, "lowar-partial.json"), cfg, rows,
+                             extra={"rounds_done": rnd + 1, "summary": rounds_summary(rows)})
+    report.progress(total, total, "done")
     cols = [("case", "case", "{}"), ("loss", "loss", "{}"), ("goodput_gbps", "Gb/s", "{:.3f}"),
             ("of_lossless", "of lossless", "{:.2f}"), ("x_gbn", "x gbn", "{:.2f}"),
             ("x_xor", "x xor", "{:.2f}"), ("tx_retransmits", "retx pkts", "{}"),
@@ -77,10 +115,39 @@ def reproduce_lowar(prefix: str = "tb", quick: bool = False, out: str | None = N
             ("b_fec_rebuilt_after_release", "rebuilt late", "{}"), ("fec_tx_recoded", "recoded", "{}"),
             ("fec_tx_flushes", "flushes", "{}"),
             ("fec_overhead_pct", "FEC frames %", "{:.1f}"), ("emu_a2b_drop_loss", "emu a2b drops", "{}")]
+    if rounds > 1:
+        cols = [("round", "round", "{}"), ("load_avg", "load", "{:.1f}")] + cols
     print(report.table(rows, cols))
-    doc = report.write_doc(os.path.join(out, "lowar.json"), cfg, rows)
+    extra = None
+    if rounds > 1:
+        summ = rounds_summary(rows)
+        print(f"over {rounds} rounds (median, min-max; aborted runs left out and counted):")
+        print(report.table(summ, [
+            ("case", "case", "{}"), ("loss", "loss", "{}"), ("rounds", "n", "{}"), ("aborted", "aborted", "{}"),
+            ("goodput_gbps_med", "Gb/s med", "{:.3f}"), ("goodput_gbps_min", "min", "{:.3f}"),
+            ("goodput_gbps_max", "max", "{:.3f}"), ("x_gbn_med", "x gbn med", "{:.2f}"),
+            ("x_gbn_min", "min", "{:.2f}"), ("x_gbn_max", "max", "{:.2f}"),
+            ("x_xor_med", "x xor med", "{:.2f}"), ("x_xor_min", "min", "{:.2f}"),
+            ("x_xor_max", "max", "{:.2f}")]))
+        extra = {"rounds": rounds, "summary": summ}
+    doc = report.write_doc(os.path.join(out, "lowar.json"), cfg, rows, extra=extra)
     print(f"results: {doc}")
     return 0
+
+
+def _ratios(rows):
+    """The ratios of one round's rows: of the lossless run, x gbn and x xor at the same loss."""
+    lossless = rows[0]["goodput_gbps"]
+    gbn = {r["loss"]: r["goodput_gbps"] for r in rows[1:] if r["case"] == "gbn"}
+    xor = {r["loss"]: r["goodput_gbps"] for r in rows[1:] if r["case"].endswith("xor:32,4")}
+    for r in rows:
+        r["of_lossless"] = r["goodput_gbps"] / lossless if lossless else float("nan")
+        g = gbn.get(r["loss"])
+        r["x_gbn"] = r["goodput_gbps"] / g if g else float("nan")
+        x = xor.get(r["loss"])
+        r["x_xor"] = r["goodput_gbps"] / x if x else float("nan")
+        cov = r.get("fec_tx_covered", 0)
+        r["fec_overhead_pct"] = 100.0 * r.get("fec_tx_frames", 0) / cov if cov else 0.0
 
 
 # LoWAR's burst experiment: GE loss, 1-h (loss in the bad state) 0.3 and 0.7, p (good -> bad)
@@ -89,45 +156,71 @@ GE_BAD = ["30%", "70%"]
 GE = "gemodel 0.01% 10% {}"
 
 
-def reproduce_lowar_burst(prefix: str = "tb", quick: bool = False, out: str | None = None) -> int:
-    """LoWAR's GE burst experiment: gbn vs fec+gbn xor:32,4 vs rs:32,4 (issue 12)."""
+def reproduce_lowar_burst(prefix: str = "tb", quick: bool = False, out: str | None = None,
+                          rounds: int = 1) -> int:
+    """LoWAR's GE burst experiment: gbn vs fec+gbn xor:32,4 vs rs:32,4 (issue 12); rounds > 1:
+    every point that many times (a round's points back to back), median and min-max."""
     cfg = lowar_config(quick)
     cfg["name"] = "lowar-burst"
     out = out or os.path.join(report.RESULTS, "reproduce-lowar-burst")
     bad = GE_BAD[-1:] if quick else GE_BAD
     print(f"reproduce lowar-burst: {LOWAR}, bursty (Gilbert-Elliott) loss, XOR against RS\n"
           "  paper: loss in the bad state 0.3 / 0.7, good->bad 0.01 %, bad->good not given: 10 %\n"
-          "  here; the lowar path (200 Mb/s, 20 ms RTT, rnics paced to 0.18 Gb/s, MTU 1024), one\n"
-          "  round per point.")
+          "  here; the lowar path (200 Mb/s, 20 ms RTT, rnics paced to 0.18 Gb/s, MTU 1024),\n"
+          f"  {rounds} round(s) per point (seed {cfg['run']['seed']} in every round).")
     modes = [("gbn", "gbn", ""), ("fec+gbn xor:32,4", "fec+gbn", "xor:32,4"),
              ("fec+gbn rs:32,4", "fec+gbn", "rs:32,4")]
     pts = [(c, r, f, b) for b in bad for c, r, f in modes]
     rows = []
-    for i, (case, rec, fec, b) in enumerate(pts):
-        report.progress(i, len(pts), f"{case} bad-state loss {b}")
-        c = copy.deepcopy(cfg)
-        c["rnic"]["recovery"] = rec
-        if fec:
-            c["rnic"]["fec"] = fec
-        c["link"]["loss"] = GE.format(b)
-        row = runner.run_once(c, out, tag=f"g{i}", prefix=prefix)
-        row.update(case=case, loss=GE.format(b))
-        rows.append(row)
-    report.progress(len(pts), len(pts), "done")
-    gbn = {r["loss"]: r["goodput_gbps"] for r in rows if r["case"] == "gbn"}
-    xor = {r["loss"]: r["goodput_gbps"] for r in rows if r["case"].endswith("xor:32,4")}
-    for r in rows:
-        g, x = gbn.get(r["loss"]), xor.get(r["loss"])
-        r["x_gbn"] = r["goodput_gbps"] / g if g else float("nan")
-        r["x_xor"] = r["goodput_gbps"] / x if x else float("nan")
+    total = rounds * len(pts)
+    for rnd in range(rounds):
+        rrows = []
+        for i, (case, rec, fec, b) in enumerate(pts):
+            report.progress(rnd * len(pts) + i, total, f"round {rnd + 1}/{rounds} {case} bad-state loss {b}")
+            c = copy.deepcopy(cfg)
+            c["rnic"]["recovery"] = rec
+            if fec:
+                c["rnic"]["fec"] = fec
+            c["link"]["loss"] = GE.format(b)
+            try:
+                row = runner.run_once(c, out, tag=f"g{i}" if rounds == 1 else f"n{rnd}-g{i}", prefix=prefix)
+            except TopoError as e:
+                if rounds == 1:
+                    raise
+                print(f"\n  round {rnd + 1} {case} {b}: aborted: {str(e).splitlines()[0]}")
+                row = {"goodput_gbps": float("nan"), "aborted": str(e)[-2000:]}
+            row.update(case=case, loss=GE.format(b), round=rnd + 1, load_avg=os.getloadavg()[0])
+            rrows.append(row)
+        gbn = {r["loss"]: r["goodput_gbps"] for r in rrows if r["case"] == "gbn"}
+        xor = {r["loss"]: r["goodput_gbps"] for r in rrows if r["case"].endswith("xor:32,4")}
+        for r in rrows:
+            g, x = gbn.get(r["loss"]), xor.get(r["loss"])
+            r["x_gbn"] = r["goodput_gbps"] / g if g else float("nan")
+            r["x_xor"] = r["goodput_gbps"] / x if x else float("nan")
+        rows += rrows
+    report.progress(total, total, "done")
     cols = [("case", "case", "{}"), ("loss", "loss", "{}"), ("goodput_gbps", "Gb/s", "{:.3f}"),
             ("x_gbn", "x gbn", "{:.2f}"), ("x_xor", "x xor", "{:.2f}"),
             ("loss_rate_measured", "loss a2b", "{:.5f}"), ("tx_retransmits", "retx pkts", "{}"),
             ("b_fec_rebuilt", "rebuilt", "{}"), ("b_fec_unrecoverable", "unrecov", "{}"),
             ("b_fec_release_deadline", "rel deadline", "{}"),
             ("b_fec_release_progress", "rel progress", "{}")]
+    if rounds > 1:
+        cols = [("round", "round", "{}"), ("load_avg", "load", "{:.1f}")] + cols
     print(report.table(rows, cols))
-    doc = report.write_doc(os.path.join(out, "lowar-burst.json"), cfg, rows)
+    extra = None
+    if rounds > 1:
+        summ = rounds_summary(rows)
+        print(f"over {rounds} rounds (median, min-max; aborted runs left out and counted):")
+        print(report.table(summ, [
+            ("case", "case", "{}"), ("loss", "loss", "{}"), ("rounds", "n", "{}"), ("aborted", "aborted", "{}"),
+            ("goodput_gbps_med", "Gb/s med", "{:.3f}"), ("goodput_gbps_min", "min", "{:.3f}"),
+            ("goodput_gbps_max", "max", "{:.3f}"), ("x_gbn_med", "x gbn med", "{:.2f}"),
+            ("x_gbn_min", "min", "{:.2f}"), ("x_gbn_max", "max", "{:.2f}"),
+            ("x_xor_med", "x xor med", "{:.2f}"), ("x_xor_min", "min", "{:.2f}"),
+            ("x_xor_max", "max", "{:.2f}")]))
+        extra = {"rounds": rounds, "summary": summ}
+    doc = report.write_doc(os.path.join(out, "lowar-burst.json"), cfg, rows, extra=extra)
     print(f"results: {doc}")
     return 0
 
@@ -267,4 +360,146 @@ def reproduce_lowar_rtt(prefix: str = "tb", quick: bool = False, out: str | None
     print(report.table(rows, cols))
     doc = report.write_doc(os.path.join(out, "lowar-rtt.json"), lowar_rtt_config(rtts[0], quick), rows)
     print(f"results: {doc}")
+    return 0
+
+
+# LoWAR's recovery latency per loss (issue 12): the loss -> repair trace of every emulated
+# loss under each FEC mode, told apart by what repaired it (docs/loss-trace.md)
+LAT_MODES = [("gbn", "gbn", ""), ("fec+gbn xor:32,4", "fec+gbn", "xor:32,4"),
+             ("fec+gbone xor:32,4", "fec+gbone", "xor:32,4"), ("fec+irn xor:32,4", "fec+irn", "xor:32,4")]
+
+
+def latency_rows(row):
+    """The per-kind figures of one traced run: counts and p50/p90/p99/max of the repair
+    latency in ms, RTTs and block fills (K packets at the sending rate)."""
+    t = row.get("trace") or {}
+    nr = t.get("never_repaired") or {}
+    out = {"drops": t.get("drops"), "repaired": t.get("repaired"),
+           "dup": nr.get(DUPLICATE, 0), "fec_frames": nr.get(FEC_FRAME, 0),
+           "not_req": nr.get("not a request", 0) + nr.get("not RoCEv2", 0),
+           "never": sum(n for k, n in nr.items()
+                        if k not in (DUPLICATE, FEC_FRAME, "not a request", "not RoCEv2"))}
+    for kind, b in (t.get("by") or {}).items():
+        out[f"{kind}_n"] = b["repaired"]
+        for unit in ("ms", "rtts", "fills"):
+            q = b.get(f"latency_{unit}") or {}
+            for p in ("p50", "p90", "p99", "max"):
+                out[f"{kind}_{unit}_{p}"] = q.get(p)
+    return out
+
+
+def pooled_latency(rows, fill, rtt_ms):
+    """One row per case over its rounds: drops and repairs summed, the per-loss latencies
+    of every round pooled (p50/p90/p99/max per repair kind in fills and RTTs), and the
+    spread of the rounds' own FEC medians."""
+    out = {}
+    for r in rows:
+        out.setdefault(r["case"], []).append(r)
+    summ = []
+    for case, rs in out.items():
+        s = {"case": case, "rounds": len(rs), "aborted": sum(1 for r in rs if r.get("aborted"))}
+        for k in ("drops", "fec_n", "retx_n", "dup", "fec_frames", "never"):
+            s[k] = sum(r.get(k) or 0 for r in rs)
+        for kind in ("fec", "retx"):
+            ms = [x for r in rs for x in (r.get("trace_cdf_ms_by") or {}).get(kind) or []]
+            for unit, div in (("fills", fill), ("rtts", rtt_ms)):
+                q = quantiles(x / div for x in ms)
+                for p in ("p50", "p90", "p99", "max"):
+                    s[f"{kind}_{unit}_{p}"] = q[p]
+        meds = [r["fec_fills_p50"] for r in rs if r.get("fec_fills_p50") is not None]
+        s["fec_fills_p50_min"] = min(meds) if meds else None
+        s["fec_fills_p50_max"] = max(meds) if meds else None
+        summ.append(s)
+    return summ
+
+
+def reproduce_lowar_latency(prefix: str = "tb", quick: bool = False, out: str | None = None,
+                            rounds: int = 1) -> int:
+    """Recovery latency per loss under fec+gbn / fec+gbone / fec+irn (xor:32,4), from the
+    loss -> repair trace: each loss repaired by FEC or by a retransmission, in block-fill
+    times and RTTs (LoWAR reports 10-100 us at 10 Gb/s). rounds > 1: every mode that many
+    times, the per-loss latencies pooled over the rounds."""
+    cfg = lowar_config(quick)
+    cfg["name"] = "lowar-latency"
+    cfg["link"].update(loss="random 0.5%", loss_direction="a2b")
+    cfg["run"]["trace"] = True
+    out = out or os.path.join(report.RESULTS, "reproduce-lowar-latency")
+    fill = runner.fec_fill_ms(dict(cfg, rnic=dict(cfg["rnic"], recovery="fec+gbn", fec="xor:32,4")))
+    rtt_ms = config.parse_time(cfg["link"]["rtt"]) * 1e3
+    print(f"reproduce lowar-latency: {LOWAR}, recovery latency per loss (drop at the lossy-emu ->\n"
+          "  the PSN rebuilt or arriving at rnic B), by what repaired it: FEC or a retransmission.\n"
+          "  paper: 10-100 us at 10 Gb/s; here the lowar path (200 Mb/s, 20 ms RTT, rnics paced to\n"
+          f"  0.18 Gb/s, MTU 1024), random loss 0.5 % on the data direction only, {rounds} round(s);\n"
+          f"  block fill = K = 32 packets at 0.18 Gb/s = {fill:.3f} ms (an XOR group, K x D = 128\n"
+          f"  packets, is 4 fills), RTT {rtt_ms:g} ms = {rtt_ms / fill:.1f} fills.")
+    rows = []
+    total = rounds * len(LAT_MODES)
+    for rnd in range(rounds):
+        for i, (case, rec, fec) in enumerate(LAT_MODES):
+            report.progress(rnd * len(LAT_MODES) + i, total, f"round {rnd + 1}/{rounds} {case}")
+            c = copy.deepcopy(cfg)
+            c["rnic"]["recovery"] = rec
+            if fec:
+                c["rnic"]["fec"] = fec
+            try:
+                row = runner.run_once(c, out, tag=f"t{i}" if rounds == 1 else f"n{rnd}-t{i}", prefix=prefix)
+            except TopoError as e:
+                print(f"\n  {case}: aborted: {str(e).splitlines()[0]}")
+                row = {"goodput_gbps": float("nan"), "aborted": str(e)[-2000:]}
+            row.update(case=case, round=rnd + 1, load_avg=os.getloadavg()[0], block_fill_ms=fill,
+                       **latency_rows(row))
+            rows.append(row)
+    report.progress(total, total, "done")
+    cols = [("case", "case", "{}"), ("goodput_gbps", "Gb/s", "{:.3f}"), ("drops", "drops", "{}"),
+            ("fec_n", "by FEC", "{}"), ("fec_fills_p50", "p50 fills", "{:.2f}"),
+            ("fec_fills_p90", "p90", "{:.2f}"), ("fec_fills_p99", "p99", "{:.2f}"),
+            ("fec_fills_max", "max", "{:.2f}"), ("fec_rtts_p50", "p50 RTT", "{:.3f}"),
+            ("fec_rtts_p99", "p99 RTT", "{:.3f}"),
+            ("retx_n", "by retx", "{}"), ("retx_fills_p50", "p50 fills", "{:.1f}"),
+            ("retx_rtts_p50", "p50 RTT", "{:.2f}"), ("retx_rtts_p90", "p90", "{:.2f}"),
+            ("retx_rtts_p99", "p99", "{:.2f}"), ("retx_rtts_max", "max", "{:.2f}"),
+            ("dup", "dup copies", "{}"), ("fec_frames", "FEC frames", "{}"), ("never", "never", "{}"),
+            ("b_fec_rebuilt", "rebuilt (B)", "{}"), ("tx_retransmits", "retx pkts", "{}")]
+    if rounds > 1:
+        cols = [("round", "round", "{}"), ("load_avg", "load", "{:.1f}")] + cols
+    print(report.table(rows, cols))
+    extra = {"block_fill_ms": fill, "rtt_ms": rtt_ms}
+    if rounds > 1:
+        summ = pooled_latency(rows, fill, rtt_ms)
+        print(f"pooled over {rounds} rounds (every loss of every round):")
+        print(report.table(summ, [
+            ("case", "case", "{}"), ("rounds", "n", "{}"), ("aborted", "aborted", "{}"), ("drops", "drops", "{}"),
+            ("fec_n", "by FEC", "{}"), ("fec_fills_p50", "p50 fills", "{:.2f}"), ("fec_fills_p90", "p90", "{:.2f}"),
+            ("fec_fills_p99", "p99", "{:.2f}"), ("fec_fills_max", "max", "{:.2f}"),
+            ("fec_fills_p50_min", "round p50 min", "{:.2f}"), ("fec_fills_p50_max", "max", "{:.2f}"),
+            ("fec_rtts_p50", "p50 RTT", "{:.3f}"), ("retx_n", "by retx", "{}"),
+            ("retx_rtts_p50", "retx p50 RTT", "{:.2f}"), ("retx_rtts_p90", "p90", "{:.2f}"),
+            ("retx_rtts_p99", "p99", "{:.2f}"), ("fec_frames", "FEC frames", "{}"), ("never", "never", "{}")]))
+        extra.update(rounds=rounds, pooled=summ)
+    doc = report.write_doc(os.path.join(out, "lowar-latency.json"), cfg, rows, extra=extra)
+    png = os.path.join(out, "lowar-latency.png")
+    plt = report._plt()
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    pooled = {}
+    for r in rows:
+        for kind, xs in (r.get("trace_cdf_ms_by") or {}).items():
+            pooled.setdefault((r["case"], kind), []).extend(xs)
+    for case, *_ in LAT_MODES:
+        for kind, style in (("fec", "-"), ("retx", "--")):
+            xs = sorted(x / fill for x in pooled.get((case, kind), []))
+            if xs:
+                ax.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", linestyle=style,
+                        label=f"{case}: by {kind} ({len(xs)})")
+    ax.axvline(rtt_ms / fill, color="grey", linewidth=0.8)
+    ax.text(rtt_ms / fill, 0.02, " 1 RTT", fontsize=8, color="grey")
+    ax.set_xscale("log")
+    ax.set_xlabel(f"recovery latency in block fills (K = 32 packets at 0.18 Gb/s = {fill:.2f} ms)")
+    ax.set_ylabel("fraction of the losses repaired that way")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title("loss -> repair, random 0.5 % a->b, 0.18 Gb/s x 20 ms, MTU 1024", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    print(f"results: {doc}\nplot:    {png}")
     return 0
