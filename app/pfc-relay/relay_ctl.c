@@ -23,6 +23,7 @@ port_stats(const struct relay_port *pt, struct rte_tel_data *t)
 	rte_tel_data_add_dict_u64(t, "tx_pfc", pt->tx_pfc);
 	rte_tel_data_add_dict_u64(t, "tx_pfc_fail", pt->tx_pfc_fail);
 	rte_tel_data_add_dict_u64(t, "rx_pool_empty", pt->rx_pool_empty);
+	rte_tel_data_add_dict_u64(t, "rx_cut", pt->rx_cut);
 }
 
 /*
