@@ -14,9 +14,10 @@ Layers (N frames each, ``N = PER_LAYER``):
   fuzzed, with a random payload. Even frames keep a valid opcode and a correct ICRC
   (the ICRC computed over the fuzzed headers) so they get past the ICRC check to the
   parser and the QP lookup; odd frames fuzz the opcode and the ICRC too.
-- ``pfc``: MAC control frames (EtherType 0x8808) to 01:80:c2:00:00:01: a fuzzed
-  802.1Qbb class-based flow control frame (random class-enable vector, reserved byte
-  and quanta) or another MAC control opcode of ``scapy.contrib.mac_control`` fuzzed.
+- ``pfc``: MAC control frames (EtherType 0x8808) to 01:80:c2:00:00:01, a quarter each:
+  a valid 802.1Qbb PFC with a fuzzed class-enable vector and quanta; the same with the
+  reserved upper byte of the vector fuzzed; the opcode fuzzed too; another MAC control
+  opcode of ``scapy.contrib.mac_control`` (802.3x PAUSE, MPCP) with its fields fuzzed.
 - ``arp``: fuzzed ARP (hardware and protocol types and lengths, opcode, addresses);
   every other one asks for the target's IP.
 - ``nd``: IPv6 from fe80::1 with a fuzzed ICMPv6 neighbour discovery message (NS, NA,
@@ -77,12 +78,16 @@ def _pfc(smac, i):
     from scapy.layers.l2 import Ether
 
     eth = Ether(src=smac, dst="01:80:c2:00:00:01", type=0x8808)
-    if i % 2 == 0:
-        return bytes(eth / fuzz(mc.MACControlClassBasedFlowControl(_op_code=0x0101)))
-    if i % 4 == 1:
-        return bytes(eth / fuzz(mc.MACControlClassBasedFlowControl()))  # the opcode fuzzed too
+    pfc = mc.MACControlClassBasedFlowControl
+    if i % 4 == 0:  # a valid PFC: random class-enable vector and quanta
+        return bytes(eth / fuzz(pfc(_op_code=0x0101, _reserved=0)))
+    if i % 4 == 1:  # the reserved upper byte of the vector fuzzed too
+        return bytes(eth / fuzz(pfc(_op_code=0x0101)))
+    if i % 4 == 2:  # the opcode fuzzed too
+        return bytes(eth / fuzz(pfc()))
+    # another MAC control opcode (802.3x PAUSE, the EPON MPCP ones), its fields fuzzed
     cls = random.choice([c for _, c in sorted(mc.MAC_CTRL_CLASSES.items())])
-    return bytes(eth / fuzz(cls()))
+    return bytes(eth / fuzz(cls(_op_code=cls()._op_code)))
 
 
 def _arp(smac, dip, i):

@@ -72,17 +72,17 @@ def ring_cuts(f, framesz):
     return len(f) > framesz - 66 and f[12:14] == b"\x08\x00" and f[14] >> 4 == 4
 
 
-def storm(frames, send, received, alive, what):
+def storm(frames, send, received, alive, what, batch=BATCH):
     """Send @frames in batches; after each, wait until @received() (the binary's own
     count since the start) accounts for every frame the kernel hands on. Returns the
     frames the kernel's defrag held."""
     held = total = 0
-    for i in range(0, len(frames), BATCH):
-        batch = frames[i:i + BATCH]
-        for f in batch:
+    for i in range(0, len(frames), batch):
+        part = frames[i:i + batch]
+        for f in part:
             send(f)
-        total += len(batch)
-        held += sum(kernel_defrag_takes(f) for f in batch)
+        total += len(part)
+        held += sum(kernel_defrag_takes(f) for f in part)
         wait_for(lambda: received() >= total - held,
                  lambda: f"{what}: {received()} of {total - held} received", alive)
     return held
@@ -191,6 +191,7 @@ def test_lossy_emu_fuzz_storm(tmp_path):
         def st():
             return emu.tel.cmd("/lossy_emu/stats,a2b")["/lossy_emu/stats"]
         wait_for(lambda: st() is not None, lambda: "no stats", alive)
+        pool0 = st()["mempool_in_use"]
         for layer, frames in layers.items():
             sb, tb = st(), veth_tx(topo.ns["a"], topo.ifs["a0"])
             held = storm(frames, a.send, lambda: st()["rx_pkts"] - sb["rx_pkts"], alive,
@@ -237,3 +238,89 @@ def test_lossy_emu_fuzz_storm(tmp_path):
             layer, len(out), len(exp))
     assert sorted(ln.parse_probe(f)[1] for g, f in got if g == "probe") == list(range(300))
     assert s["in_flight"] == 0 and s["rx_missed"] == 0, s
+    # 0 leaked mbufs: idle again, the pool holds what it held before the storm
+    assert s["mempool_in_use"] == pool0, (s["mempool_in_use"], pool0)
+
+
+# ---- pfc-relay ------------------------------------------------------------------------------
+
+RELAY_FRAMESZ = 2048  # test_pfc_relay.Relay's af_packet ring frame
+RELAY_DROPS = ("drop_buffer_full", "drop_headroom_full", "drop_watchdog", "drop_queue_slots")
+
+
+def test_pfc_relay_fuzz_storm(tmp_path):
+    """Into the relay's Local port, in batches of 64 frames: every frame the kernel hands
+    on is counted once, as a MAC control frame (rx_pfc, rx_pfc_bad or rx_pause_ignored),
+    as cut (rx_cut: the oversized frames) or as data, and every data frame reaches the far
+    side byte for byte (the same multiset per layer); the PFC frames relayed for the
+    lossless priority reach it too; no drop of any other cause; then priority-3 data
+    passes whole and the pool holds what it held before."""
+    import test_pfc_relay as tr
+    topo = ln.Topology("hz%d" % (os.getpid() % 10000), mtu=JUMBO)
+    topo.create()
+    topo.ifs["e0"] = topo.ifs["a1"]
+    net = type("Net", (), {})()
+    net.topo, net.tmp, net.runs = topo, str(tmp_path), 0
+    net.a, net.b, net.e = topo.socket("a"), topo.socket("b"), topo.socket("e")
+    layers = ff.all_frames(ln.MAC_A.hex(":"), ln.MAC_B.hex(":"), "10.99.0.1", "10.99.0.2")
+    rows, got = {}, []
+    ctrl = b"\x88\x08"
+    try:
+        with tr.Relay(net, ["--link-rate", "10gbit", "--rtt", "1ms", "--watchdog", "off"]) as r:
+            alive = lambda: r.proc.poll() is None  # noqa: E731
+            pool0 = r.stats()["mempool_in_use"]
+            for layer, frames in layers.items():
+                sb, tb = r.stats(), veth_tx(topo.ns["a"], topo.ifs["a0"])
+                held = storm(frames, net.a.send,
+                             lambda: r.stats()["local"]["rx_pkts"] - sb["local"]["rx_pkts"],
+                             alive, f"pfc-relay {layer}", batch=64)
+                n_data = sum(1 for f in frames if f[12:14] != ctrl and not kernel_defrag_takes(f)
+                             and not ring_cuts(f, RELAY_FRAMESZ))
+                wait_for(lambda: (got.extend((layer, f) for _, f in net.b.take()) or
+                                  sum(1 for g, f in got if g == layer and f[12:14] != ctrl) >= n_data
+                                  and sum(1 for g, f in got if g == layer and f[12:14] == ctrl)
+                                  >= r.stats()["remote"]["tx_pfc"] - sb["remote"]["tx_pfc"]),
+                         lambda: f"{layer}: far side {sum(1 for g in got if g[0] == layer)}: {r.stats()}",
+                         alive)
+                sa, ta = r.stats(), veth_tx(topo.ns["a"], topo.ifs["a0"])
+                loc = {k: sa["local"][k] - sb["local"][k] for k in sa["local"]
+                       if sa["local"][k] != sb["local"][k]}
+                loc["tx_pfc_remote"] = sa["remote"]["tx_pfc"] - sb["remote"]["tx_pfc"]
+                out = [f for g, f in got if g == layer]
+                rows[layer] = (len(frames), ta[0] - tb[0], held, loc,
+                               sum(1 for f in out if f[12:14] != ctrl))
+                assert (ta[0] - tb[0], ta[1] - tb[1]) == (len(frames), 0), (layer, ta, tb)
+                assert loc.get("rx_pkts", 0) + held == len(frames), (layer, held, loc)
+                # every frame received under exactly one reason: MAC control (PFC, malformed,
+                # 802.3x PAUSE), cut, or data relayed to the far side
+                data_out = sum(1 for f in out if f[12:14] != ctrl)
+                assert (loc.get("rx_pfc", 0) + loc.get("rx_pfc_bad", 0) + loc.get("rx_pause_ignored", 0)
+                        + loc.get("rx_cut", 0) + data_out) == loc.get("rx_pkts", 0), (layer, loc, data_out)
+                assert loc.get("rx_cut", 0) == sum(ring_cuts(f, RELAY_FRAMESZ) for f in frames), loc
+                # byte for byte: the data frames the kernel handed on and the port did not cut
+                exp = [f for f in frames if f[12:14] != ctrl and not kernel_defrag_takes(f)
+                       and not ring_cuts(f, RELAY_FRAMESZ)]
+                assert sorted(f for f in out if f[12:14] != ctrl) == sorted(exp), layer
+                assert sum(1 for f in out if f[12:14] == ctrl) == loc["tx_pfc_remote"], loc
+            s = r.stats()
+            for k in range(100):  # priority-3 data afterwards
+                net.a.send(ln.probe(2, k, size=200, tos=tr.PRIO3_TOS))
+            wait_for(lambda: (got.extend(("probe", f) for _, f in net.b.take()) or
+                              len(tr.probes([(0, f) for g, f in got if g == "probe"], 2)) >= 100),
+                     lambda: f"probes: {r.stats()}", alive)
+            wait_for(lambda: r.stats()["mempool_in_use"] == pool0,
+                     lambda: f"mempool in use {r.stats()['mempool_in_use']}, was {pool0}", alive)
+            assert alive(), "pfc-relay died"
+        rep = r.report["results"]
+    finally:
+        for p in (net.a, net.b, net.e):
+            p.close()
+        topo.remove()
+    for layer, (n, tx, held, loc, data_out) in rows.items():
+        print(f"pfc-relay {layer}: sent {n} (veth tx {tx}), kernel defrag held {held}: "
+              f"Local {loc}, data at the far side {data_out}")
+    assert sorted(tr.probes([(0, f) for g, f in got if g == "probe"], 2)) == list(range(100))
+    for path in ("l2r", "r2l"):
+        for p in rep[path]["prio"]:
+            assert all(p.get(k, 0) == 0 for k in RELAY_DROPS), p
+    assert s["local"]["rx_pool_empty"] == 0, s
