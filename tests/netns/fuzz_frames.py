@@ -11,9 +11,10 @@ Layers (N frames each, ``N = PER_LAYER``):
 - ``roce``: RoCEv2 to the target's MAC, IP and UDP port 4791; BTH and the extension
   headers of its opcode (``scapy.contrib.roce`` and ``rocewan.layers``: RETH, DETH,
   AETH, AtomicETH, AtomicAckETH, ImmDt, IETH and the project's SPETH/NTETH/VTETH)
-  fuzzed, with a random payload. Even frames keep a valid opcode and a correct ICRC
-  (the ICRC computed over the fuzzed headers) so they get past the ICRC check to the
-  parser and the QP lookup; odd frames fuzz the opcode and the ICRC too.
+  fuzzed, with a random payload. A quarter each: a valid opcode, the rest fuzzed, the
+  ICRC computed over the fuzzed headers (right); everything fuzzed, the opcode and the
+  ICRC too; a valid opcode with transport version and pad count 0 and a payload only
+  where the opcode carries one (so the parser reads on to the ICRC), ICRC right; the same with a random ICRC.
 - ``pfc``: MAC control frames (EtherType 0x8808) to 01:80:c2:00:00:01, a quarter each:
   a valid 802.1Qbb PFC with a fuzzed class-enable vector and quanta; the same with the
   reserved upper byte of the vector fuzzed; the opcode fuzzed too; another MAC control
@@ -45,8 +46,8 @@ LAYERS = ["roce", "pfc", "arp", "nd", "ipudp", "oversized", "over_mtu", "runt"]
 def _roce_base(smac, dmac, sip, dip):
     from scapy.layers.inet import IP, UDP
     from scapy.layers.l2 import Ether
-    return Ether(src=smac, dst=dmac) / IP(src=sip, dst=dip, flags="DF") / UDP(sport=0xC000, dport=4791,
-                                                                           chksum=0)
+    return (Ether(src=smac, dst=dmac) / IP(src=sip, dst=dip, flags="DF")
+            / UDP(sport=0xC000, dport=4791, chksum=0))
 
 
 def _roce(smac, dmac, sip, dip, i):
@@ -57,19 +58,26 @@ def _roce(smac, dmac, sip, dip, i):
     from rocewan.layers import BTH, EXT_CLASSES
 
     base = _roce_base(smac, dmac, sip, dip)
-    if i % 2 == 0:
+    kind = i % 4
+    # fuzz() leaves fields whose default is None alone (the ICRC: computed), so a wrong
+    # ICRC is drawn here
+    if kind == 1:  # everything fuzzed: the opcode and the ICRC too
+        op = random.randrange(256)
+        bth = BTH(icrc=random.getrandbits(32))
+    else:
         op = random.choice(sorted(ops.OPCODES))
-        hdr = BTH(opcode=op, icrc=None)
-        for e in ops.OPCODES[op].exts:
-            hdr = hdr / EXT_CLASSES[e]()
-        pay = Raw(bytes(RandBin(RandNum(0, 256))))
-        return bytes(base / fuzz(hdr) / pay)
-    op = random.randrange(256)
-    hdr = BTH()
-    exts = ops.OPCODES[op].exts if op in ops.OPCODES else ()
-    for e in exts:
+        # 0: the rest of the BTH fuzzed, ICRC right; 2: transport version and pad count
+        # 0 (so the parser reads on), ICRC right; 3: as 2 with a random ICRC
+        kw = {} if kind == 0 else {"version": 0, "padcount": 0}
+        kw["icrc"] = random.getrandbits(32) if kind == 3 else None
+        bth = BTH(opcode=op, **kw)
+    hdr = bth
+    for e in (ops.OPCODES[op].exts if op in ops.OPCODES else ()):
         hdr = hdr / EXT_CLASSES[e]()
-    return bytes(base / fuzz(hdr) / Raw(bytes(RandBin(RandNum(0, 128)))))
+    n = int(RandNum(0, 256))
+    if kind >= 2:  # a payload only where the opcode has one, whole 4-byte words
+        n = n // 4 * 4 if ops.OPCODES[op].payload else 0
+    return bytes(base / fuzz(hdr) / Raw(bytes(RandBin(n))))
 
 
 def _pfc(smac, i):

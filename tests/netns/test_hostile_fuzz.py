@@ -25,13 +25,10 @@ nothing in flight and 0 mbufs in use once idle).
 import json
 import os
 import struct
-import subprocess
 import sys
 import time
 
-import pytest
-
-from conftest import RNIC, eal, sh
+from conftest import sh
 from test_hostile import (clean_run, finish, mac_of, no_ipv6, raw_socket,  # noqa: F401
                           run_client, run_server, wait_for)
 from test_rnic_telemetry import Telemetry
@@ -122,7 +119,6 @@ def test_rnic_fuzz_storm(veth_pair, tmp_path, clean_run):  # noqa: F811
         def stats():
             st = tel.cmd("/rnic/port/stats")
             return st, st["device"]
-        p0, d0 = stats()
         t0 = veth_tx(vp.ns[0], vp.ifs[0])
         for layer, frames in layers.items():
             pb, db = stats()
@@ -161,7 +157,6 @@ def test_rnic_fuzz_storm(veth_pair, tmp_path, clean_run):  # noqa: F811
     assert srv_res["pmd_counters"]["imissed"] == 0, srv_res["pmd_counters"]
     assert srv_res["mempool"]["in_use"] == clean_run[0]["mempool"]["in_use"], (
         srv_res["mempool"], clean_run[0]["mempool"])
-    assert p0["rx_frames"] >= 0 and d0["rx_packets"] >= 0
 
 
 # ---- lossy-emu ------------------------------------------------------------------------------
