@@ -57,6 +57,8 @@ struct rte_ring;
 	X(rx_icmp6_echo, "ICMPv6 echo requests answered (--ip6)")                                  \
 	X(rx_pfc, "PFC / PAUSE frames received")                                                   \
 	X(rx_not_for_us, "IPv4/IPv6 frames to another address or protocol")                        \
+	X(rx_ip_malformed, "IPv4/IPv6 frames cut inside the IP or UDP header, with a wrong "       \
+			   "version nibble or an IHL below 5 or past the frame")                   \
 	X(rx_other, "frames of another EtherType")                                                 \
 	X(rx_multiseg, "multi-segment frames dropped (MTU larger than the mbufs)")                 \
 	X(tx_frames, "frames sent")                                                                \

@@ -37,7 +37,11 @@ rnic_rx_frame(struct rnic_port *p, uint8_t *f, size_t len, uint64_t now)
 		return true; /* the engine checks everything else */
 	case NET_FRAME_IP:
 	case NET_FRAME_UDP:
-		p->cnt.rx_not_for_us++;
+		if (!fr.ip || !fr.ip_version_ok || !fr.l4_off ||
+		    (fr.proto == NET_IPPROTO_UDP && !fr.udp))
+			p->cnt.rx_ip_malformed++;
+		else
+			p->cnt.rx_not_for_us++;
 		break;
 	case NET_FRAME_BAD_L2:
 	case NET_FRAME_OTHER:

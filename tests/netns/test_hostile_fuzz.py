@@ -90,7 +90,7 @@ def storm(frames, send, received, alive, what, batch=BATCH):
 # the rnic's per-reason counters for a received frame: port level (rnic_rx.c, rnic_neigh.c,
 # rnic_pfc.c, rnic_poll.c), RoCE frames then at the device (roce_recv.c)
 PORT_REASONS = ["rx_multiseg", "rx_arp_req", "rx_arp_reply", "rx_arp_other", "rx_icmp_echo",
-                "rx_not_for_us", "rx_nd_advert", "rx_icmp6_echo", "rx_nd_solicit", "rx_nd_other",
+                "rx_not_for_us", "rx_ip_malformed", "rx_nd_advert", "rx_icmp6_echo", "rx_nd_solicit", "rx_nd_other",
                 "rx_pfc", "rx_other", "rx_roce"]
 DEV_DROPS = ["rx_drop_malformed", "rx_drop_icrc", "rx_drop_not_for_us", "rx_drop_bad_qpn",
              "rx_drop_bad_transport", "rx_drop_bad_pkey", "rx_drop_bad_qkey", "rx_drop_bad_src",

@@ -324,23 +324,28 @@ test_hostile(void)
 	/* IPv4 headers cut short, of every length below a whole UDP header */
 	for (size_t l = 14; l < 14 + 28; l++)
 		CHECK(!rnic_rx_frame(p, f, l, fake_now));
-	CHECK_EQ(p->cnt.rx_not_for_us, 28);
+	CHECK_EQ(p->cnt.rx_ip_malformed, 28);
 	/*
 	 * IHL 15 (40 bytes of options claimed) on a frame that ends 28 bytes into
 	 * the IP header: the dispatcher once read the UDP port past the frame.
 	 */
 	f[14] = 0x4f;
 	CHECK(!rnic_rx_frame(p, f, 14 + 28, fake_now));
-	CHECK_EQ(p->cnt.rx_not_for_us, 29);
+	CHECK_EQ(p->cnt.rx_ip_malformed, 29);
 	/* IHL below 5 */
 	f[14] = 0x43;
 	CHECK(!rnic_rx_frame(p, f, len, fake_now));
-	CHECK_EQ(p->cnt.rx_not_for_us, 30);
+	CHECK_EQ(p->cnt.rx_ip_malformed, 30);
+	/* a version nibble that is not the EtherType's (RoCE would go to the engine) */
+	f[14] = 0x65;
+	net_put_be16(f + 14 + 20 + 2, 4792);
+	CHECK(!rnic_rx_frame(p, f, len, fake_now));
+	CHECK_EQ(p->cnt.rx_ip_malformed, 31);
 	f[14] = 0x45;
 	/* UDP to another port */
 	net_put_be16(f + 14 + 20 + 2, 4792);
 	CHECK(!rnic_rx_frame(p, f, len, fake_now));
-	CHECK_EQ(p->cnt.rx_not_for_us, 31);
+	CHECK_EQ(p->cnt.rx_not_for_us, 1);
 	net_put_be16(f + 14 + 20 + 2, NET_UDP_PORT_ROCEV2);
 	/* VLAN-in-VLAN and a lone 802.1ad tag: another EtherType to the rnic */
 	memcpy(g, f, 12);
@@ -360,7 +365,8 @@ test_hostile(void)
 	net_put_be16(g + 12, NET_ETHERTYPE_VLAN);
 	CHECK(rnic_rx_frame(p, g, len + 4, fake_now));
 	CHECK_EQ(p->cnt.rx_other, 17);
-	CHECK_EQ(p->cnt.rx_not_for_us, 31);
+	CHECK_EQ(p->cnt.rx_not_for_us, 1);
+	CHECK_EQ(p->cnt.rx_ip_malformed, 31);
 	CHECK_EQ(nsent, 0);
 }
 
