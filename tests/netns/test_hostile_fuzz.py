@@ -91,7 +91,8 @@ def storm(frames, send, received, alive, what, batch=BATCH):
 # rnic_pfc.c, rnic_poll.c), RoCE frames then at the device (roce_recv.c)
 PORT_REASONS = ["rx_multiseg", "rx_arp_req", "rx_arp_reply", "rx_arp_other", "rx_icmp_echo",
                 "rx_not_for_us", "rx_ip_malformed", "rx_nd_advert", "rx_icmp6_echo", "rx_nd_solicit", "rx_nd_other",
-                "rx_pfc", "rx_other", "rx_roce"]
+                "rx_pfc", "rx_other", "rx_cut", "rx_roce"]
+RNIC_FRAMESZ = 2048  # conftest.eal()'s af_packet ring frame
 DEV_DROPS = ["rx_drop_malformed", "rx_drop_icrc", "rx_drop_not_for_us", "rx_drop_bad_qpn",
              "rx_drop_bad_transport", "rx_drop_bad_pkey", "rx_drop_bad_qkey", "rx_drop_bad_src",
              "rx_drop_qp_state"]
@@ -139,6 +140,8 @@ def test_rnic_fuzz_storm(veth_pair, tmp_path, clean_run):  # noqa: F811
             # every RoCE frame dropped under one reason (no QP is connected yet)
             assert da["rx_packets"] - db["rx_packets"] == port.get("rx_roce", 0), (layer, dev)
             assert sum(dev.values()) == port.get("rx_roce", 0), (layer, port, dev)
+            # the oversized frames, cut by the port's ring, are counted as cut
+            assert port.get("rx_cut", 0) == sum(ring_cuts(f, RNIC_FRAMESZ) for f in frames), port
         # end any pause the fuzzed PFC frames left: one XON on every priority
         xon = (bytes.fromhex("0180c2000001") + bytes.fromhex(smac.replace(":", "")) + b"\x88\x08"
                + struct.pack("!HH8H", 0x0101, 0xFF, *([0] * 8)))

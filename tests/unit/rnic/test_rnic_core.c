@@ -370,6 +370,25 @@ test_hostile(void)
 	CHECK_EQ(nsent, 0);
 }
 
+/* a frame the port cut (longer than its ring frame) is counted rx_cut, not handed on */
+static void
+test_rx_cut(void)
+{
+	struct rnic_port *p = fresh_port();
+	uint8_t f[256];
+	size_t len = roce_frame(f, sizeof(f), 4, -1, 0x11);
+
+	p->rx_cut_len = (uint32_t)len - 20;
+	CHECK(!rnic_rx_frame(p, f, len - 20, fake_now)); /* cut at the limit */
+	CHECK_EQ(p->cnt.rx_cut, 1);
+	CHECK(rnic_rx_frame(p, f, len - 21, fake_now)); /* short of it: the engine's to judge */
+	CHECK(rnic_rx_frame(p, f, len, fake_now));	/* whole (a port that cuts longer ones) */
+	p->rx_cut_len = 0;
+	CHECK(rnic_rx_frame(p, f, len - 20, fake_now)); /* a port that never cuts */
+	CHECK_EQ(p->cnt.rx_cut, 1);
+	CHECK_EQ(nsent, 0);
+}
+
 static void
 test_steering(void)
 {
@@ -491,5 +510,5 @@ test_resolve(void)
 }
 
 RW_TEST_MAIN(RW_TEST(test_arp), RW_TEST(test_icmp_echo), RW_TEST(test_nd), RW_TEST(test_pfc_obeyed),
-	     RW_TEST(test_roce_dispatch), RW_TEST(test_hostile), RW_TEST(test_steering),
-	     RW_TEST(test_pfc_send), RW_TEST(test_resolve))
+	     RW_TEST(test_roce_dispatch), RW_TEST(test_hostile), RW_TEST(test_rx_cut),
+	     RW_TEST(test_steering), RW_TEST(test_pfc_send), RW_TEST(test_resolve))
