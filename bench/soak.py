@@ -154,7 +154,7 @@ def main():
     for d in ("a2b", "b2a"):
         x = e[d]
         drops = sum(x[c] for c in ("drop_loss", "drop_queue", "drop_nombuf", "drop_ctrl",
-                                   "drop_multiseg", "drop_rule"))
+                                   "drop_multiseg", "drop_cut", "drop_rule"))
         print(f"  lossy-emu {d}: rx {x['rx_pkts']} = tx {x['tx_pkts']} + drops {drops} "
               f"(loss {x['drop_loss']}) + in flight {x['in_flight']}; rx_missed {x['rx_missed']}")
         checks.append((f"lossy-emu {d} reconciles",

@@ -218,6 +218,8 @@ dir_stats(const struct lemu_dir *dir, struct rte_tel_data *t, bool detail)
 	rte_tel_data_add_dict_u64(t, "delay_err_ns_p50", lemu_hist_quantile(&dir->derr, 0.5));
 	rte_tel_data_add_dict_u64(t, "delay_err_ns_p99", lemu_hist_quantile(&dir->derr, 0.99));
 	rte_tel_data_add_dict_u64(t, "delay_err_ns_max", dir->derr.max);
+	/* mbufs of this direction's pool held now (frames in flight, the PMD's, leaks) */
+	rte_tel_data_add_dict_u64(t, "mempool_in_use", rte_mempool_in_use_count(dir->pool));
 	if (detail) {
 		struct rte_tel_data *a = rte_tel_data_alloc();
 

@@ -146,6 +146,7 @@ lemu_dir_init(struct lemu_dir *d, const struct lemu_dir_args *a)
 	d->tx_port = a->tx_port;
 	d->burst = a->burst > LEMU_BURST_MAX ? LEMU_BURST_MAX : a->burst;
 	d->pool = a->pool;
+	d->rx_cut_len = a->rx_cut_len;
 	d->link_bps = a->link_bps;
 	d->coalesce_ns = a->coalesce_ns;
 	d->pfc_out = a->pfc_out;
@@ -546,6 +547,14 @@ stage1(struct lemu_dir *d, struct rte_mbuf *m, uint64_t now)
 	if (unlikely(m->nb_segs != 1)) {
 		d->stat[LEMU_ST_DROP_MULTISEG]++;
 		log_drop(d, "multiseg", m);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* a frame the input port cut (longer than its ring frame): not forwarded cut */
+	if (unlikely(d->rx_cut_len && m->data_len >= d->rx_cut_len) &&
+	    net_frame_rx_cut(f, m->data_len, &fr, d->rx_cut_len)) {
+		d->stat[LEMU_ST_DROP_CUT]++;
+		log_drop(d, "cut", m);
 		rte_pktmbuf_free(m);
 		return;
 	}

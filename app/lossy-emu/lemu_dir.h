@@ -84,6 +84,7 @@ struct lemu_dir {
 	unsigned id; /**< enum lemu_dir_id */
 	uint16_t rx_port, tx_port;
 	uint16_t burst;
+	uint32_t rx_cut_len;	  /**< rx_port may cut frames this long (dp_port_info), 0: never */
 	struct rte_mempool *pool; /**< RX pool of rx_port; duplicates and PFC come from it too */
 	uint64_t link_bps;	  /**< rate of rx_port (PFC quanta) */
 	struct rte_ether_addr rx_mac; /**< source of the PFC frames we generate */
@@ -141,6 +142,7 @@ struct lemu_dir {
 struct lemu_dir_args {
 	unsigned id;
 	uint16_t rx_port, tx_port, burst;
+	uint32_t rx_cut_len; /**< dp_port_info::rx_cut_len of rx_port */
 	struct rte_mempool *pool;
 	uint32_t capacity; /**< packets the queue and the delay line must hold (pool size) */
 	uint64_t link_bps;

@@ -276,6 +276,8 @@ main(int argc, char **argv)
 	/* 3. mempools sized from the SPEC, then the ports */
 	if (make_pools(app, pool) < 0)
 		goto out;
+	uint32_t cut_len[LEMU_NDIR] = {0};
+
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
 		struct dp_port_cfg pc = {.port_id = port[d],
 					 .nb_queues = 1,
@@ -291,6 +293,11 @@ main(int argc, char **argv)
 			goto out;
 		}
 		started[d] = true;
+		cut_len[d] = info.rx_cut_len;
+		if (info.rx_cut_len)
+			printf("lossy-emu: port %c hands frames of %u B or more on cut (its ring "
+			       "frame): those its IP length shows cut are dropped (drop_cut)\n",
+			       'A' + d, info.rx_cut_len);
 		printf("lossy-emu: port %c = %u (%s, %s), %u mbufs of %u B for %s (%" PRIu64
 		       " MB of memory; delay line %" PRIu64 " MB = %" PRIu64 " frames of %u B)\n",
 		       'A' + d, port[d], info.name, info.driver, app->pool_mbufs[d], prm->mbuf_size,
@@ -318,6 +325,7 @@ main(int argc, char **argv)
 					  .rx_port = port[d],
 					  .tx_port = port[!d],
 					  .burst = (uint16_t)prm->burst,
+					  .rx_cut_len = cut_len[d],
 					  .pool = pool[d],
 					  .capacity = app->pool_mbufs[d],
 					  .link_bps = app->link_bps[d],

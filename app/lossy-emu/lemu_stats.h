@@ -24,6 +24,9 @@
 	X(DROP_NOMBUF, "drop_nombuf", "duplicates or PFC frames not made: no free mbuf")           \
 	X(DROP_CTRL, "drop_ctrl", "MAC control frames dropped: control TX buffer full")            \
 	X(DROP_MULTISEG, "drop_multiseg", "chained (multi-segment) frames refused")                \
+	X(DROP_CUT, "drop_cut",                                                                    \
+	  "frames the input port cut (longer than its af_packet ring frame: the IP length says "   \
+	  "more than arrived); not forwarded")                                                     \
 	X(DROP_RULE, "drop_rule",                                                                  \
 	  "RoCEv2 frames dropped by the SPEC's drop-psn / drop-nth rules (per rule: drop_rules)")  \
 	X(RX_MISSED, "rx_missed", "frames the input port dropped (imissed + rx_nombuf)")           \

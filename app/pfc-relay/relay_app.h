@@ -29,6 +29,7 @@ struct relay_port {
 	uint16_t id;
 	struct rte_ether_addr mac;
 	uint64_t rate_bps;
+	uint32_t rx_cut_len; /**< the port may cut frames this long (dp_port_info), 0: never */
 	struct rte_mbuf *ctrl[RELAY_CTRL_MAX]; /**< PFC frames: always sent before data */
 	unsigned nctrl;
 	/* counters */
@@ -37,6 +38,7 @@ struct relay_port {
 	uint64_t tx_pfc, tx_pfc_fail; /**< PFC frames sent / lost for lack of mbufs or room */
 	uint64_t tx_full;	      /**< bursts the PMD did not take completely */
 	uint64_t rx_pool_empty;	      /**< empty RX polls with fewer free mbufs than one burst */
+	uint64_t rx_cut; /**< frames the port cut (net_frame_rx_cut), dropped, not relayed */
 };
 
 struct relay_app {

@@ -20,9 +20,11 @@ port_stats(const struct relay_port *pt, struct rte_tel_data *t)
 	rte_tel_data_add_dict_u64(t, "tx_pkts", pt->tx_pkts);
 	rte_tel_data_add_dict_u64(t, "rx_pfc", pt->rx_pfc);
 	rte_tel_data_add_dict_u64(t, "rx_pfc_bad", pt->rx_pfc_bad);
+	rte_tel_data_add_dict_u64(t, "rx_pause_ignored", pt->rx_pause_ignored);
 	rte_tel_data_add_dict_u64(t, "tx_pfc", pt->tx_pfc);
 	rte_tel_data_add_dict_u64(t, "tx_pfc_fail", pt->tx_pfc_fail);
 	rte_tel_data_add_dict_u64(t, "rx_pool_empty", pt->rx_pool_empty);
+	rte_tel_data_add_dict_u64(t, "rx_cut", pt->rx_cut);
 }
 
 /*
@@ -73,6 +75,8 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 	}
 	rte_tel_data_add_dict_u64(t, "pfc_relayed", app->path[RELAY_R2L].pfc_relayed);
 	rte_tel_data_add_dict_u64(t, "relay_latency_max_ns", app->relay_lat_max_ns);
+	/* mbufs of the pool held now: queued frames, control frames, the PMD's (leaks show) */
+	rte_tel_data_add_dict_u64(t, "mempool_in_use", rte_mempool_in_use_count(app->pool));
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include <rte_ethdev.h>
 
+#include "net_frame.h"
 #include "relay_app.h"
 
 #define RELAY_BURST_MAX 256
@@ -136,6 +137,17 @@ rx_port(struct relay_app *app, unsigned in, uint64_t *now)
 			had_pfc = true;
 			rte_pktmbuf_free(m);
 			continue;
+		}
+		if (unlikely(pt->rx_cut_len && len >= pt->rx_cut_len)) {
+			struct net_frame fr;
+
+			/* longer than the port's ring frame: cut on the way in, not relayed */
+			net_frame_classify(buf, len, &fr);
+			if (net_frame_rx_cut(buf, len, &fr, pt->rx_cut_len)) {
+				pt->rx_cut++;
+				rte_pktmbuf_free(m);
+				continue;
+			}
 		}
 		if (relay_enqueue(path, pfc_classify(&app->cls, buf, len), m, m->pkt_len, t0) !=
 		    RELAY_ENQ_OK)

@@ -145,6 +145,7 @@ main(int argc, char **argv)
 		}
 		started[i] = true;
 		app->port[i].mac = info.mac;
+		app->port[i].rx_cut_len = info.rx_cut_len;
 		emu_format_rate(sz, sizeof(sz), app->port[i].rate_bps);
 		printf("pfc-relay: %s port %u (%s, %s) at %s\n",
 		       i == RELAY_LOCAL ? "Local" : "Remote", app->port[i].id, info.name,

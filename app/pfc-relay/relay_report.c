@@ -30,6 +30,7 @@ port_json(const struct relay_port *pt, const char *name, struct rw_json *w)
 	rw_uint(w, "tx_pfc_fail", pt->tx_pfc_fail);
 	rw_uint(w, "tx_full", pt->tx_full);
 	rw_uint(w, "rx_pool_empty", pt->rx_pool_empty);
+	rw_uint(w, "rx_cut", pt->rx_cut);
 	/* drops before the relay saw the frame: PMD/kernel ring overruns, no mbuf */
 	if (rte_eth_stats_get(pt->id, &es) == 0) {
 		rw_uint(w, "pmd_imissed", es.imissed);

@@ -181,6 +181,7 @@ setup_port(struct rnic_ctx *c)
 	memset(&c->port, 0, sizeof(c->port));
 	c->port.port_id = 0;
 	c->port.pool = pc.pool;
+	c->port.rx_cut_len = info.rx_cut_len;
 	c->port.ip = c->prm.ip;
 	c->port.prefix = c->prm.prefix;
 	c->port.gw = c->prm.gw;

@@ -57,7 +57,11 @@ struct rte_ring;
 	X(rx_icmp6_echo, "ICMPv6 echo requests answered (--ip6)")                                  \
 	X(rx_pfc, "PFC / PAUSE frames received")                                                   \
 	X(rx_not_for_us, "IPv4/IPv6 frames to another address or protocol")                        \
+	X(rx_ip_malformed, "IPv4/IPv6 frames cut inside the IP or UDP header, with a wrong "       \
+			   "version nibble or an IHL below 5 or past the frame")                   \
 	X(rx_other, "frames of another EtherType")                                                 \
+	X(rx_cut, "frames the port cut (longer than its af_packet ring frame: the IP length "      \
+		  "says more than arrived), dropped")                                              \
 	X(rx_multiseg, "multi-segment frames dropped (MTU larger than the mbufs)")                 \
 	X(tx_frames, "frames sent")                                                                \
 	X(tx_bursts, "TX flushes that sent frames (tx_frames / tx_bursts = mean burst)")           \
@@ -138,6 +142,7 @@ struct rnic_port {
 	struct rnic_steer *steer; /**< NULL with one lcore */
 	unsigned int lcore_idx;	  /**< index in steer */
 	uint16_t queue;
+	uint32_t rx_cut_len; /**< the port may cut frames this long (dp_port_info), 0: never */
 	struct rte_mempool *pool;
 	struct roce_dev *dev;
 	uint8_t mac[6];

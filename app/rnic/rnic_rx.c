@@ -19,8 +19,14 @@ bool
 rnic_rx_frame(struct rnic_port *p, uint8_t *f, size_t len, uint64_t now)
 {
 	struct net_frame fr;
+	enum net_frame_kind k = rnic_classify(f, len, &fr);
 
-	switch (rnic_classify(f, len, &fr)) {
+	/* longer than the port's ring frame: cut on the way in (net_frame_rx_cut) */
+	if (p->rx_cut_len && len >= p->rx_cut_len && net_frame_rx_cut(f, len, &fr, p->rx_cut_len)) {
+		p->cnt.rx_cut++;
+		return false;
+	}
+	switch (k) {
 	case NET_FRAME_ARP:
 		rnic_neigh_arp_rx(p, f, len);
 		break;
@@ -37,7 +43,11 @@ rnic_rx_frame(struct rnic_port *p, uint8_t *f, size_t len, uint64_t now)
 		return true; /* the engine checks everything else */
 	case NET_FRAME_IP:
 	case NET_FRAME_UDP:
-		p->cnt.rx_not_for_us++;
+		if (!fr.ip || !fr.ip_version_ok || !fr.l4_off ||
+		    (fr.proto == NET_IPPROTO_UDP && !fr.udp))
+			p->cnt.rx_ip_malformed++;
+		else
+			p->cnt.rx_not_for_us++;
 		break;
 	case NET_FRAME_BAD_L2:
 	case NET_FRAME_OTHER:

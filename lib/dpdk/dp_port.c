@@ -6,6 +6,7 @@
 #include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -19,6 +20,21 @@
 #include <rte_mbuf.h>
 
 volatile bool dp_quit;
+
+#define DP_AF_PACKET_MAC_OFF 66 /* where tpacket_rcv puts an Ethernet frame in a V2 slot */
+
+/* af_packet's ring frame: its devarg framesz, 2048 B when not given (DPDK 22.11). */
+static uint32_t
+af_packet_framesz(const struct rte_eth_dev_info *di)
+{
+	const struct rte_devargs *da = di->device ? rte_dev_devargs(di->device) : NULL;
+	const char *a = da ? da->args : NULL, *p;
+
+	for (p = a; p != NULL && (p = strstr(p, "framesz=")) != NULL; p++)
+		if (p == a || p[-1] == ',')
+			return (uint32_t)strtoul(p + 8, NULL, 0);
+	return 2048;
+}
 
 /* MTU of the kernel interface behind a PMD (af_packet, af_xdp, tap), 0 if none. */
 static unsigned
@@ -97,6 +113,17 @@ dp_port_start(const struct dp_port_cfg *cfg, struct dp_port_info *info, char *er
 	}
 	snprintf(info->driver, sizeof(info->driver), "%s", di.driver_name);
 	info->max_rx_pktlen = di.max_rx_pktlen;
+	/*
+	 * af_packet (DPDK 22.11): the kernel (tpacket_rcv, TPACKET_V2) puts the MAC header
+	 * TPACKET_ALIGN(32 + sizeof(sockaddr_ll) + 16) - 14 = 66 bytes into each ring frame
+	 * (devarg framesz) and cuts whatever does not fit after it.
+	 */
+	if (strcmp(di.driver_name, "net_af_packet") == 0) {
+		uint32_t fsz = af_packet_framesz(&di);
+
+		if (fsz > DP_AF_PACKET_MAC_OFF)
+			info->rx_cut_len = fsz - DP_AF_PACKET_MAC_OFF;
+	}
 	if (nq > di.max_rx_queues || nq > di.max_tx_queues) {
 		ERR("port %u (%s, %s): %u queues requested, the driver allows %u RX / %u TX",
 		    cfg->port_id, info->name, di.driver_name, nq, di.max_rx_queues,

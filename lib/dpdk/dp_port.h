@@ -32,6 +32,13 @@ struct dp_port_info {
 	struct rte_ether_addr mac;
 	uint32_t speed_mbps; /**< reported link speed (virtual PMDs report a fixed 10G) */
 	uint32_t max_rx_pktlen;
+	/**
+	 * Frames this long or longer may have been cut by the port (0: it never cuts).
+	 * DPDK 22.11's af_packet PMD copies at most its ring frame (devarg framesz) less
+	 * the kernel's TPACKET_V2 header of each frame and hands a longer frame on cut,
+	 * with no flag: net_frame_rx_cut() tells such a frame by its IP length.
+	 */
+	uint32_t rx_cut_len;
 	uint16_t mtu;
 };
 

@@ -117,3 +117,19 @@ net_frame_kind_name(enum net_frame_kind k)
 
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "unknown";
 }
+
+bool
+net_frame_rx_cut(const uint8_t *buf, size_t len, const struct net_frame *fr, size_t rx_limit)
+{
+	const uint8_t *ip;
+	size_t want;
+
+	if (rx_limit == 0 || len < rx_limit || !fr->ip || !fr->ip_version_ok)
+		return false;
+	ip = buf + fr->l3_off; /* fr->ip: the fixed IP header is in the frame */
+	if (fr->ethertype == NET_ETHERTYPE_IPV4)
+		want = net_get_be16(ip + 2);
+	else
+		want = (size_t)net_get_be16(ip + 4) + NET_IPV6_HLEN;
+	return (size_t)fr->l3_off + want > len;
+}

@@ -81,6 +81,19 @@ net_frame_dot1q_only(const struct net_frame *fr)
 	return fr->ntags == 0 || (fr->ntags == 1 && fr->tpid[0] == 0x8100);
 }
 
+/**
+ * The receive path cut this frame: it is @p rx_limit bytes or longer, the most the
+ * port hands over whole (0: the port never cuts), and its IP header promises more
+ * bytes than the frame holds (IPv4 total length, IPv6 payload length + 40). A port
+ * that copies at most a fixed number of bytes of each frame (DPDK's af_packet PMD:
+ * its ring frame less the kernel's TPACKET_V2 header, dp_port_info::rx_cut_len)
+ * hands on a longer frame cut to that length and says nothing; a bump in the wire
+ * must drop it rather than forward a frame it did not receive whole. A frame that
+ * arrived short (below the limit) is what the wire carried and is not matched.
+ * @p fr is net_frame_classify()'s result for the frame.
+ */
+bool net_frame_rx_cut(const uint8_t *buf, size_t len, const struct net_frame *fr, size_t rx_limit);
+
 /** Short name of a kind ("roce"), for logs and tests. */
 const char *net_frame_kind_name(enum net_frame_kind k);
 

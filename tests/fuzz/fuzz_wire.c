@@ -57,6 +57,15 @@ fuzz_classify(const uint8_t *data, size_t size)
 	    (k != NET_FRAME_ROCE || !net_frame_dot1q_only(&fr) || !fr.has_bth ||
 	     fr.l3_off != p.l3_off || fr.l4_off + 8u != p.bth_off || fr.bth_dqpn != p.h.bth.dqpn))
 		abort();
+	/*
+	 * the cut-frame test (lossy-emu drop_cut, pfc-relay rx_cut) stays inside the frame,
+	 * never judges a frame below its limit, and never one the RoCE parser takes whole
+	 */
+	if (net_frame_rx_cut(data, size, &fr, size + 1) || net_frame_rx_cut(data, size, &fr, 0))
+		abort();
+	if (net_frame_rx_cut(data, size, &fr, size ? size : 1) &&
+	    roce_parse(data, size, &p, ROCE_PARSE_NO_ICRC | ROCE_PARSE_NO_IP_CSUM) == 0)
+		abort();
 }
 
 /* lib/fec: a block of xor:4,1 with frame 2 lost; the input arrives before the true repair. */

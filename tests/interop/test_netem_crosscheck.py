@@ -350,7 +350,7 @@ class LemuPath(Path_):
     def counters(self):
         s = self.emu.tel.cmd("/lossy_emu/stats,a2b")["/lossy_emu/stats"]
         return {"sent": s["tx_pkts"], "dropped": s["drop_loss"], "seen": s["rx_pkts"],
-                "extra": s["drop_queue"] + s["rx_missed"] + s["drop_multiseg"],
+                "extra": s["drop_queue"] + s["rx_missed"] + s["drop_multiseg"] + s["drop_cut"],
                 "p99_ns": s["delay_err_ns_p99"], "bursts": s["loss_bursts_by_length"]}
 
     def slack_ms(self):

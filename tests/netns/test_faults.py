@@ -244,7 +244,7 @@ def test_emulator_restarted_mid_flow(tmp_path):
         e = json.load(open(js[k]))["results"]
         for d in ("a2b", "b2a"):
             drops = sum(e[d][c] for c in ("drop_loss", "drop_queue", "drop_nombuf", "drop_ctrl",
-                                          "drop_multiseg", "drop_rule"))
+                                          "drop_multiseg", "drop_cut", "drop_rule"))
             assert e[d]["rx_pkts"] == e[d]["tx_pkts"] + e[d]["in_flight"] + drops, (k, d, e[d])
             assert drops == 0, (k, d, e[d])
     q = a["qp_counters"]
@@ -344,7 +344,7 @@ def test_lossy_emu_mempool_exhausted(tmp_path):
     assert s["rx_pkts"] == s["tx_pkts"] == e["rx_pkts"] == e["tx_pkts"] == n, e
     assert e["rx_pool_empty"] >= 1, e  # the fault happened, named by its counter
     for k in ("drop_loss", "drop_queue", "drop_nombuf", "drop_ctrl", "drop_multiseg",
-              "drop_rule", "in_flight"):
+              "drop_cut", "drop_rule", "in_flight"):
         assert e[k] == 0, (k, e)
 
 

@@ -437,7 +437,7 @@ def test_lossy_emu_hostile_storm(mid, tmp_path):
     assert s0["rx_pkts"] == s0["tx_pkts"] == len(frames), s0
     assert s0["mac_ctrl_fwd"] == len(ctrl), s0
     assert s["rx_pkts"] == s["tx_pkts"] == len(frames) + 300, s
-    for k in ("drop_loss", "drop_queue", "drop_nombuf", "drop_ctrl", "drop_multiseg", "drop_rule",
+    for k in ("drop_loss", "drop_queue", "drop_nombuf", "drop_ctrl", "drop_multiseg", "drop_cut", "drop_rule",
               "rx_missed", "in_flight"):
         assert s[k] == 0, (k, s)
     # --stall-detect: every data frame's release is counted once, in the own share or as

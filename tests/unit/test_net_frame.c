@@ -393,6 +393,62 @@ test_tclass(void)
 	CHECK(!fr.has_tclass);
 }
 
-RW_TEST_MAIN(RW_TEST(test_tclass), RW_TEST(test_kinds_untagged), RW_TEST(test_roce_ipv4),
-	     RW_TEST(test_ipv4_options), RW_TEST(test_ipv6), RW_TEST(test_wrong_version),
-	     RW_TEST(test_vlan), RW_TEST(test_vlan_in_vlan), RW_TEST(test_runts))
+/*
+ * net_frame_rx_cut(): a frame the port cut at its receive limit (an oversized frame
+ * through an af_packet ring) is told from one that arrived short or whole: only at or
+ * above the limit, and only when the IP header promises more than the frame holds.
+ */
+static bool
+rx_cut(const uint8_t *f, size_t len, size_t limit)
+{
+	uint8_t *c = malloc(len ? len : 1);
+	struct net_frame fr;
+	bool cut;
+
+	memcpy(c, f, len);
+	net_frame_classify(c, len, &fr);
+	cut = net_frame_rx_cut(c, len, &fr, limit);
+	free(c);
+	return cut;
+}
+
+static void
+test_rx_cut(void)
+{
+	static uint8_t f[9200];
+	const uint16_t tag[2] = {0x88a8, 0x8100};
+	size_t h = eth(f, 0, NULL, NET_ETHERTYPE_IPV4), whole;
+
+	/* a 9 KB RoCE frame, cut to 1982 bytes (a 2048-byte af_packet ring frame) */
+	whole = h + ip4(f + h, 5, NET_IPPROTO_UDP, 9000);
+	udp_bth(f + whole, NET_UDP_PORT_ROCEV2, 0x11);
+	whole += 9000;
+	CHECK(rx_cut(f, 1982, 1982));
+	CHECK(rx_cut(f, 1986, 1982));	     /* a VLAN tag put back after the cut */
+	CHECK(!rx_cut(f, 1981, 1982));	     /* below the limit: it came short off the wire */
+	CHECK(!rx_cut(f, 1982, 0));	     /* a port that never cuts */
+	CHECK(!rx_cut(f, whole, 1982));	     /* whole: as long as its header says */
+	CHECK(!rx_cut(f, whole + 10, 1982)); /* Ethernet padding after the datagram */
+	/* a wrong version nibble or no full IP header: not judged */
+	f[h] = 0x65;
+	CHECK(!rx_cut(f, 1982, 1982));
+	f[h] = 0x45;
+	CHECK(!rx_cut(f, h + 19, h + 19));
+	/* behind two tags */
+	h = eth(f, 2, tag, NET_ETHERTYPE_IPV4);
+	h += ip4(f + h, 5, NET_IPPROTO_UDP, 9000);
+	CHECK(rx_cut(f, 2000, 2000));
+	/* IPv6: payload length + 40 */
+	h = eth(f, 0, NULL, NET_ETHERTYPE_IPV6);
+	whole = h + ip6(f + h, NET_IPPROTO_UDP, 4000) + 4000;
+	CHECK(rx_cut(f, 1982, 1982));
+	CHECK(!rx_cut(f, whole, 1982));
+	/* not IP (ARP, a MAC control frame): never judged */
+	h = eth(f, 0, NULL, NET_ETHERTYPE_ARP);
+	CHECK(!rx_cut(f, 1982, 1982));
+}
+
+RW_TEST_MAIN(RW_TEST(test_rx_cut), RW_TEST(test_tclass), RW_TEST(test_kinds_untagged),
+	     RW_TEST(test_roce_ipv4), RW_TEST(test_ipv4_options), RW_TEST(test_ipv6),
+	     RW_TEST(test_wrong_version), RW_TEST(test_vlan), RW_TEST(test_vlan_in_vlan),
+	     RW_TEST(test_runts))

@@ -324,23 +324,28 @@ test_hostile(void)
 	/* IPv4 headers cut short, of every length below a whole UDP header */
 	for (size_t l = 14; l < 14 + 28; l++)
 		CHECK(!rnic_rx_frame(p, f, l, fake_now));
-	CHECK_EQ(p->cnt.rx_not_for_us, 28);
+	CHECK_EQ(p->cnt.rx_ip_malformed, 28);
 	/*
 	 * IHL 15 (40 bytes of options claimed) on a frame that ends 28 bytes into
 	 * the IP header: the dispatcher once read the UDP port past the frame.
 	 */
 	f[14] = 0x4f;
 	CHECK(!rnic_rx_frame(p, f, 14 + 28, fake_now));
-	CHECK_EQ(p->cnt.rx_not_for_us, 29);
+	CHECK_EQ(p->cnt.rx_ip_malformed, 29);
 	/* IHL below 5 */
 	f[14] = 0x43;
 	CHECK(!rnic_rx_frame(p, f, len, fake_now));
-	CHECK_EQ(p->cnt.rx_not_for_us, 30);
+	CHECK_EQ(p->cnt.rx_ip_malformed, 30);
+	/* a version nibble that is not the EtherType's (RoCE would go to the engine) */
+	f[14] = 0x65;
+	net_put_be16(f + 14 + 20 + 2, 4792);
+	CHECK(!rnic_rx_frame(p, f, len, fake_now));
+	CHECK_EQ(p->cnt.rx_ip_malformed, 31);
 	f[14] = 0x45;
 	/* UDP to another port */
 	net_put_be16(f + 14 + 20 + 2, 4792);
 	CHECK(!rnic_rx_frame(p, f, len, fake_now));
-	CHECK_EQ(p->cnt.rx_not_for_us, 31);
+	CHECK_EQ(p->cnt.rx_not_for_us, 1);
 	net_put_be16(f + 14 + 20 + 2, NET_UDP_PORT_ROCEV2);
 	/* VLAN-in-VLAN and a lone 802.1ad tag: another EtherType to the rnic */
 	memcpy(g, f, 12);
@@ -360,7 +365,27 @@ test_hostile(void)
 	net_put_be16(g + 12, NET_ETHERTYPE_VLAN);
 	CHECK(rnic_rx_frame(p, g, len + 4, fake_now));
 	CHECK_EQ(p->cnt.rx_other, 17);
-	CHECK_EQ(p->cnt.rx_not_for_us, 31);
+	CHECK_EQ(p->cnt.rx_not_for_us, 1);
+	CHECK_EQ(p->cnt.rx_ip_malformed, 31);
+	CHECK_EQ(nsent, 0);
+}
+
+/* a frame the port cut (longer than its ring frame) is counted rx_cut, not handed on */
+static void
+test_rx_cut(void)
+{
+	struct rnic_port *p = fresh_port();
+	uint8_t f[256];
+	size_t len = roce_frame(f, sizeof(f), 4, -1, 0x11);
+
+	p->rx_cut_len = (uint32_t)len - 20;
+	CHECK(!rnic_rx_frame(p, f, len - 20, fake_now)); /* cut at the limit */
+	CHECK_EQ(p->cnt.rx_cut, 1);
+	CHECK(rnic_rx_frame(p, f, len - 21, fake_now)); /* short of it: the engine's to judge */
+	CHECK(rnic_rx_frame(p, f, len, fake_now));	/* whole (a port that cuts longer ones) */
+	p->rx_cut_len = 0;
+	CHECK(rnic_rx_frame(p, f, len - 20, fake_now)); /* a port that never cuts */
+	CHECK_EQ(p->cnt.rx_cut, 1);
 	CHECK_EQ(nsent, 0);
 }
 
@@ -485,5 +510,5 @@ test_resolve(void)
 }
 
 RW_TEST_MAIN(RW_TEST(test_arp), RW_TEST(test_icmp_echo), RW_TEST(test_nd), RW_TEST(test_pfc_obeyed),
-	     RW_TEST(test_roce_dispatch), RW_TEST(test_hostile), RW_TEST(test_steering),
-	     RW_TEST(test_pfc_send), RW_TEST(test_resolve))
+	     RW_TEST(test_roce_dispatch), RW_TEST(test_hostile), RW_TEST(test_rx_cut),
+	     RW_TEST(test_steering), RW_TEST(test_pfc_send), RW_TEST(test_resolve))
