@@ -365,6 +365,7 @@ struct roce_qp {
 	bool rto_spur_armed;	 /**< a timer expiry resent rto_spur_psn: is it spurious? */
 	uint32_t rto_spur_psn;	 /**< the oldest PSN the last expiry resent */
 	uint64_t rto_spur_at;	 /**< when it was resent (engine clock) */
+	uint64_t rto_spur_orig;	 /**< its one earlier send (0: none, or it was resent before) */
 	struct roce_stats stats;
 	struct roce_qp *dirty_next; /**< roce_dev_rx_burst: QPs to run at the end */
 	bool dirty;

@@ -105,6 +105,13 @@ roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 	e->backoffs++;
 }
 
+void
+roce_rtt_est_rearm(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns, uint64_t max_ns)
+{
+	e->backoffs = 0;
+	e->rto = e->samples ? rto_of(e, min_ns, max_ns) : rto_clamp(initial_ns, min_ns, max_ns);
+}
+
 /* ---- the per-QP sampler ---- */
 
 static uint32_t
@@ -213,6 +220,7 @@ rtt_take(struct roce_qp *qp, uint64_t sent)
 void
 roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn, uint32_t psn)
 {
+	const struct roce_dev_cfg *c = &qp->dev->cfg;
 	uint32_t n = (uint32_t)roce_psn_diff(una, old_una);
 	uint64_t stamp = 0, now = qp->dev->now;
 	bool karn = false;
@@ -237,6 +245,8 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 		 * A late-counted one (its ACK slower than that) is not counted: the
 		 * figure is a lower bound.
 		 */
+		bool adaptive = c->rto_mode == ROCE_RTO_ADAPTIVE;
+
 		qp->rto_spur_armed = false;
 		if (qp->rtt.min_rtt && now >= qp->rto_spur_at &&
 		    now - qp->rto_spur_at < qp->rtt.min_rtt / 4 * 3) {
@@ -249,6 +259,44 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 			 * whose stalls outlast --rto-min (issue 11).
 			 */
 			roce_lwin_undo(&qp->lwin);
+			if (adaptive && qp->rto_spur_orig) {
+				/*
+				 * The ACK answers the one send of the resent PSN before
+				 * the expiry: now minus that send is a true sample of
+				 * how late its ACK came (what Eifel takes with
+				 * timestamps, RFC 3522/4015). It ends the back-off (the
+				 * doubling undone, as Linux does on a valid sample
+				 * after a spurious RTO) and teaches D the stall that
+				 * fired the timer (issue 11, t_rto_spurious_sample).
+				 * Before, the doubled timeout held until a PSN sent
+				 * once was acknowledged.
+				 */
+				rtt_take(qp, qp->rto_spur_orig);
+				qp->rto_spur_orig = 0;
+				return;
+			}
+		}
+		if (adaptive) {
+			/*
+			 * The resent PSN is acknowledged: end the back-off (the
+			 * timeout from RTT and D again; before any sample, the
+			 * QP's IBTA timer), with no sample (Karn: the ACK may
+			 * answer either send). Ours, as QUIC resets its PTO
+			 * back-off on an acknowledgement (RFC 9002 6.2.1); RFC
+			 * 6298 5.7 keeps it until a fresh sample. Kept, it stayed
+			 * at --rto-max under Go-Back-N at 10 % loss, where every
+			 * go-back round is cut by the next loss and every PSN is
+			 * resent before its ACK (no fresh sample ever), and each
+			 * loss the NAKs could not repair cost 1 s: 5-10x the run
+			 * time of the fixed 67 ms timer, and with the head-first
+			 * expiry rnic A never finished (issue 11,
+			 * t_rto_backoff_ends_on_repair, t_gbn_loss10_sim). A
+			 * timeout truly below a grown round trip is still
+			 * corrected: the next expiry's original-ACK is a sample
+			 * (above), and so is every PSN sent once.
+			 */
+			roce_rtt_est_rearm(&qp->rtt, roce_ack_timeout_ns(qp->attr.timeout),
+					   c->rto_min_ns, c->rto_max_ns);
 		}
 	}
 	if (!stamp || (stamp & ROCE_RTT_SAMPLED))
@@ -300,6 +348,14 @@ roce_rtt_expired(struct roce_qp *qp)
 	qp->rto_spur_armed = true;
 	qp->rto_spur_psn = qp->comp.una;
 	qp->rto_spur_at = qp->dev->now;
+	/* una's one send before this expiry (not if it was resent already: ambiguous) */
+	qp->rto_spur_orig = 0;
+	if (qp->rtt_sent) {
+		uint64_t s = qp->rtt_sent[qp->comp.una & qp->rtt_mask];
+
+		if (s && !(s & ROCE_RTT_RETX))
+			qp->rto_spur_orig = (s & ~ROCE_RTT_FLAGS) - 1;
+	}
 	if (c->rto_mode != ROCE_RTO_ADAPTIVE)
 		return;
 	roce_rtt_est_backoff(&qp->rtt, c->rto_min_ns, c->rto_max_ns);
