@@ -171,6 +171,7 @@ roce_rtt_reset(struct roce_qp *qp)
 			  c->rto_max_ns);
 	qp->req.rto_defer = false;
 	qp->rto_spur_armed = false;
+	qp->rto_frto_armed = false;
 	/* a fresh ring is already zero: clearing it would map all its pages */
 	if (qp->rtt_sent && qp->rtt_dirty)
 		memset(qp->rtt_sent, 0, ((size_t)qp->rtt_mask + 1) * sizeof(*qp->rtt_sent));
@@ -201,9 +202,12 @@ roce_rtt_sent_at(const struct roce_qp *qp, uint32_t psn)
 	return s ? s - 1 : 0; /* a stamp of time 0 reads as "none": the timer falls back to now */
 }
 
-/* One RTT sample: now minus @p sent, to the estimator, the loss window and the CC. */
+/*
+ * One RTT sample: now minus @p sent, to the estimator and, unless @p timer_only,
+ * to the loss window and the CC.
+ */
 static void
-rtt_take(struct roce_qp *qp, uint64_t sent)
+rtt_take_to(struct roce_qp *qp, uint64_t sent, bool timer_only)
 {
 	const struct roce_dev_cfg *c = &qp->dev->cfg;
 	uint64_t now = qp->dev->now;
@@ -212,9 +216,17 @@ rtt_take(struct roce_qp *qp, uint64_t sent)
 		return; /* a clock that went backwards gives no sample */
 	roce_rtt_est_sample(&qp->rtt, now - sent, c->rto_min_ns, c->rto_max_ns);
 	roce_qp_stat(qp, ROCE_STAT_RTT_SAMPLES, 1);
+	if (timer_only)
+		return;
 	roce_lwin_on_rtt(&qp->lwin, now - sent);
 	if (qp->cc->on_rtt)
 		qp->cc->on_rtt(qp, qp->cc_priv, now, now - sent);
+}
+
+static void
+rtt_take(struct roce_qp *qp, uint64_t sent)
+{
+	rtt_take_to(qp, sent, false);
 }
 
 void
@@ -223,12 +235,55 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 	const struct roce_dev_cfg *c = &qp->dev->cfg;
 	uint32_t n = (uint32_t)roce_psn_diff(una, old_una);
 	uint64_t stamp = 0, now = qp->dev->now;
-	bool karn = false;
+	bool karn = false, frto = false;
 
 	if (!qp->rtt_sent || roce_psn_diff(una, old_una) <= 0)
 		return;
 	if (has_psn && roce_psn_in_window(psn, old_una, n))
 		stamp = qp->rtt_sent[psn & qp->rtt_mask];
+	if (qp->rto_frto_armed ||
+	    (qp->rto_spur_armed && qp->rto_spur_orig && c->rto_mode == ROCE_RTO_ADAPTIVE &&
+	     roce_psn_in_window(qp->rto_spur_psn, old_una, n))) {
+		/*
+		 * F-RTO's test (RFC 5682 2.1), for a head-only resend (--rto
+		 * adaptive; rto_spur_orig: the head had been sent once): the ACK
+		 * of the resent head, or the next ACK (B ACKs each paced packet,
+		 * so the first one may cover the head alone), acknowledges the PSN
+		 * after the head from a send before the resend (the path keeps
+		 * order: it reached the receiver before the resend did). Under
+		 * Go-Back-N the receiver took it, so it had the head's original.
+		 * Under gbone/irn a lost head with the next PSN received raises
+		 * a notice, and the head was never resent for one. Either way the
+		 * head was not lost: the expiry was spurious, however late the ACK
+		 * came (a stall longer than the 3/4 RTT rule below sees).
+		 */
+		uint32_t nx = roce_psn_add(qp->rto_spur_psn, 1);
+
+		if (roce_psn_in_window(nx, old_una, n)) {
+			uint64_t sl = qp->rtt_sent[nx & qp->rtt_mask];
+
+			uint64_t at = (sl & ~ROCE_RTT_FLAGS) - 1;
+
+			/*
+			 * its last send before the resend, or one this ACK cannot
+			 * answer (within 3/4 of the least RTT: a go-back the
+			 * head's ACK started may have resent it meanwhile)
+			 */
+			frto = sl && roce_psn_cmp(nx, qp->rto_spur_nxt) < 0 &&
+			       (at < qp->rto_spur_at || (qp->rtt.min_rtt && now >= at &&
+							 now - at < qp->rtt.min_rtt / 4 * 3));
+			qp->rto_frto_armed = false;
+		} else if (!qp->rto_frto_armed) {
+			/* the ACK covers the head alone: the next one decides */
+			qp->rto_frto_armed = roce_psn_cmp(nx, qp->req.psn) < 0;
+		}
+	}
+	if (frto && c->rto_mode == ROCE_RTO_ADAPTIVE && !qp->rto_spur_armed) {
+		/* found on the ACK after the head's (which ended the back-off) */
+		roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+		roce_lwin_undo(&qp->lwin);
+		frto = false;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t *slot = &qp->rtt_sent[roce_psn_add(old_una, i) & qp->rtt_mask];
 
@@ -251,6 +306,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 		if (qp->rtt.min_rtt && now >= qp->rto_spur_at &&
 		    now - qp->rto_spur_at < qp->rtt.min_rtt / 4 * 3) {
 			roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+			qp->rto_frto_armed = false; /* found: not counted again */
 			/*
 			 * The Eifel response (RFC 4015): the timeout restarted the
 			 * loss-reactive window at ROCE_LWIN_MIN for a path that lost
@@ -268,13 +324,28 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 				 * doubling undone, as Linux does on a valid sample
 				 * after a spurious RTO) and teaches D the stall that
 				 * fired the timer (issue 11, t_rto_spurious_sample).
+				 * The timer's only: the loss window and the CC read a
+				 * sample above 5/4 of the least RTT as a queue, and a
+				 * stall is not one (fed to them, it could let the next random
+				 * loss cut the window for good under irn).
 				 * Before, the doubled timeout held until a PSN sent
 				 * once was acknowledged.
 				 */
-				rtt_take(qp, qp->rto_spur_orig);
+				rtt_take_to(qp, qp->rto_spur_orig, true);
 				qp->rto_spur_orig = 0;
 				return;
 			}
+		} else if (adaptive && frto) {
+			roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+			/*
+			 * Found by F-RTO's test: restore the loss window (above).
+			 * Undetected, an expiry on a stall in a round whose RTT
+			 * samples the stall inflated ("a queue") cut ssthresh for
+			 * good: irn then crept up by one packet per RTT, at a
+			 * third of the fixed timer's goodput for a whole run.
+			 * No sample: the ACK may be the resend's duplicate's.
+			 */
+			roce_lwin_undo(&qp->lwin);
 		}
 		if (adaptive) {
 			/*
@@ -346,7 +417,9 @@ roce_rtt_expired(struct roce_qp *qp)
 
 	/* both modes: the resend of una leaves now (see roce_rtt_acked) */
 	qp->rto_spur_armed = true;
+	qp->rto_frto_armed = false;
 	qp->rto_spur_psn = qp->comp.una;
+	qp->rto_spur_nxt = qp->req.psn;
 	qp->rto_spur_at = qp->dev->now;
 	/* una's one send before this expiry (not if it was resent already: ambiguous) */
 	qp->rto_spur_orig = 0;

@@ -730,6 +730,65 @@ t_rto_spurious_sample(void)
 }
 
 /*
+ * F-RTO's test (RFC 5682 2.1) finds a spurious expiry that the 3/4-RTT rule
+ * cannot: Go-Back-N, --rto adaptive, a 10-packet WRITE whose per-packet ACKs
+ * (50 us apart, as a paced flow's) are held by a stall until 9 ms after the
+ * head's resend (more than 3/4 of the 10 ms least RTT: they could answer
+ * it). The first covers the head alone; the second acknowledges the PSN
+ * after it, sent once and before the resend, which B took only after the
+ * head's original: the expiry was spurious. It is counted and the loss
+ * window restored (the next 64-packet WRITE leaves at once, as in
+ * t_rto_spurious_undo); without the test the window restarts from 4
+ * packets in slow start.
+ */
+static void
+t_rto_frto(void)
+{
+	struct tr_opts o = {.rto_min_ns = 1 * MS};
+	struct tr_wire w;
+	uint64_t t, due;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 128 * 1024, 24);
+	round_trip(&w, 0, 5 * MS, 5 * MS); /* RTT 10, D 5: timeout 30 ms */
+	t = w.now;
+	CHECK_EQ(
+	    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 1024, 10 * 1024, 1024, IBV_SEND_SIGNALED), 0);
+	tr_poll(&w);
+	w.now = t + 5 * MS;
+	for (int i = 0; i < 10; i++) {
+		CHECK(tr_deliver_one(&w, TR_A));
+		w.now += 50 * US;
+		tr_poll(&w);
+	}
+	CHECK_EQ(w.q[TR_B].count, 10); /* one ACK per packet, held */
+	due = roce_dev_next_deadline(A(&w)->dev);
+	w.now = due;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1); /* the head alone */
+	w.now += 9 * MS;
+	while (tr_deliver_one(&w, TR_B)) /* the originals' ACKs, 9 ms after the resend */
+		;
+	tr_poll(&w);
+	drain_send_cq(A(&w), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 1);
+	tr_run(&w, 100000);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 1); /* counted once */
+	CHECK_EQ(w.q[TR_A].count, 0);
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 16 * 1024, 64 * 1024, 16 * 1024,
+			      IBV_SEND_SIGNALED),
+		 0);
+	tr_poll(&w);
+	CHECK_EQ(w.q[TR_A].count, 64);
+	tr_run(&w, 100000);
+	drain_send_cq(A(&w), 1);
+	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 10 * 1024);
+	CHECK_MEM(B(&w)->buf + 16 * 1024, A(&w)->buf + 16 * 1024, 64 * 1024);
+	tr_fini(&w);
+}
+
+/*
  * The Eifel response (RFC 4015): a timeout restarts the loss-reactive window
  * at ROCE_LWIN_MIN; when the expiry turns out spurious (the original's ACK
  * arrives within 3/4 of the least RTT after the resend), the window is
@@ -1217,4 +1276,4 @@ RW_TEST_MAIN(RW_TEST(t_rtt_ewma), RW_TEST(t_rtt_karn), RW_TEST(t_rto_backoff_cap
 	     RW_TEST(t_rtt_read), RW_TEST(t_rto_tx_held), RW_TEST(t_read_new_while_replaying),
 	     RW_TEST(t_rto_cfg), RW_TEST(t_rto_gbn_head_first), RW_TEST(t_rto_spurious_undo),
 	     RW_TEST(t_rto_backoff_ends_on_repair), RW_TEST(t_rto_spurious_sample),
-	     RW_TEST(t_gbn_loss10_sim))
+	     RW_TEST(t_rto_frto), RW_TEST(t_gbn_loss10_sim))
