@@ -6,8 +6,9 @@
  * Sender: on a loss report, resend every PSN from the reported one up to the
  * highest PSN sent so far, then continue with new data. A repeated NAK or
  * implied NAK for the PSN already being repaired is ignored (it carries no
- * news), until the oldest unacknowledged PSN moves past it. Timeouts and RNR
- * retries always go back.
+ * news), until the oldest unacknowledged PSN moves past it. RNR retries and
+ * timeouts of IBTA's fixed timer always go back; with --rto adaptive the
+ * first expiry since the last progress resends the head alone (gbn_tx_lost).
  *
  * Receiver: accept only the expected PSN; a PSN before it is a duplicate;
  * after it, send one PSN-sequence-error NAK per gap (IBTA: the responder
