@@ -370,6 +370,9 @@ struct roce_qp {
 	bool rto_spur_armed;	 /**< a timer expiry resent rto_spur_psn: is it spurious? */
 	uint32_t rto_spur_psn;	 /**< the oldest PSN the last expiry resent */
 	uint64_t rto_spur_at;	 /**< when it was resent (engine clock) */
+	uint64_t rto_spur_orig;	 /**< its one earlier send (0: none, or it was resent before) */
+	bool rto_frto_armed;	 /**< F-RTO: is rto_spur_psn + 1 acknowledged from an early send? */
+	uint32_t rto_spur_nxt;	 /**< the next PSN to send at the expiry */
 	struct roce_stats stats;
 	struct roce_qp *dirty_next; /**< roce_dev_rx_burst: QPs to run at the end */
 	bool dirty;

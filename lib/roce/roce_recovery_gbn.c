@@ -6,8 +6,9 @@
  * Sender: on a loss report, resend every PSN from the reported one up to the
  * highest PSN sent so far, then continue with new data. A repeated NAK or
  * implied NAK for the PSN already being repaired is ignored (it carries no
- * news), until the oldest unacknowledged PSN moves past it. Timeouts and RNR
- * retries always go back.
+ * news), until the oldest unacknowledged PSN moves past it. RNR retries and
+ * timeouts of IBTA's fixed timer always go back; with --rto adaptive the
+ * first expiry since the last progress resends the head alone (gbn_tx_lost).
  *
  * Receiver: accept only the expected PSN; a PSN before it is a duplicate;
  * after it, send one PSN-sequence-error NAK per gap (IBTA: the responder
@@ -24,6 +25,7 @@
 
 #include "roce_psn.h"
 #include "roce_recovery.h"
+#include "roce_rtt.h"
 
 struct gbn {
 	/* sender */
@@ -32,6 +34,10 @@ struct gbn {
 	uint32_t retx_end; /* first PSN not to resend (snd_nxt when the round began) */
 	bool repaired;	   /* repair_psn is being repaired: ignore repeated NAKs for it */
 	uint32_t repair_psn;
+	bool rto_head; /* --rto adaptive: an expiry resent rto_head_psn alone, no progress since */
+	uint32_t rto_head_psn;
+	uint64_t rto_head_at;  /* when (engine clock) */
+	uint32_t rto_head_nxt; /* the next PSN to send then: the go-back's end */
 	/* receiver */
 	bool nak_sent; /* a sequence NAK (or RNR NAK) is outstanding */
 };
@@ -62,9 +68,43 @@ gbn_tx_acked(struct roce_qp *qp, void *priv, uint32_t una)
 {
 	struct gbn *g = priv;
 
-	(void)qp;
 	if (g->repaired && roce_psn_cmp(una, g->repair_psn) > 0)
 		g->repaired = false;
+	if (g->rto_head) {
+		/*
+		 * The first progress after a head-only expiry (gbn_tx_lost). An
+		 * ACK that can answer the resend (roce_rto_head_answered: at
+		 * least 3/4 of the least RTT after it) was sent when the resend
+		 * reached B, after every PSN sent before the resend had reached
+		 * it (the path keeps order); B takes PSNs in order only, so every
+		 * PSN from una up to what was sent before the resend is missing
+		 * there: go back for all of them (F-RTO's verdict, RFC 5682 2.1;
+		 * the gbone/irn rule, roce_recovery_sel.c). An ACK too early to
+		 * answer the resend is the original's (the expiry was spurious):
+		 * nothing more is resent.
+		 */
+		struct roce_recovery_env env;
+
+		g->rto_head = false;
+		roce_recovery_env(qp, &env);
+		if (roce_psn_cmp(una, g->rto_head_nxt) < 0 &&
+		    roce_rto_head_answered(qp, g->rto_head_at, env.now_ns)) {
+			g->retx = true;
+			g->retx_psn = una;
+			g->retx_end = env.nxt; /* B drops every PSN after una */
+			g->repaired = true;
+			g->repair_psn = una;
+		}
+	}
+}
+
+/* --rto adaptive (roce_rtt.h): its timer may fire on a stall; IBTA's fixed one keeps go-back */
+static bool
+gbn_adaptive(const struct roce_qp *qp)
+{
+	struct roce_rtt_info r;
+
+	return roce_qp_rtt(qp, &r) == 0 && r.adaptive;
 }
 
 static bool
@@ -79,6 +119,25 @@ gbn_tx_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt, enum roc
 	g->retx = roce_psn_cmp(psn, nxt) < 0;
 	g->retx_psn = psn;
 	g->retx_end = nxt;
+	if (kind == ROCE_LOSS_TIMEOUT && !g->rto_head && gbn_adaptive(qp)) {
+		/*
+		 * --rto adaptive, the first expiry since the last progress: resend
+		 * the head alone (ours, after F-RTO, RFC 5682). Its timer is RTT +
+		 * max(4 D, --rto-min), so a host stall longer than the margin fires
+		 * it on a path that lost nothing; going back then resent the whole
+		 * window (1,272 packets from 11 spurious expiries in one 4 s
+		 * lossless testbed run). gbn_tx_acked goes back when the head's ACK
+		 * shows the rest lost; a second expiry without progress goes back.
+		 */
+		struct roce_recovery_env env;
+
+		roce_recovery_env(qp, &env);
+		g->rto_head = true;
+		g->rto_head_psn = psn;
+		g->rto_head_at = env.now_ns;
+		g->rto_head_nxt = nxt;
+		g->retx_end = roce_psn_add(psn, 1);
+	}
 	g->repaired = true;
 	g->repair_psn = psn;
 	return true;

@@ -105,6 +105,13 @@ roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 	e->backoffs++;
 }
 
+void
+roce_rtt_est_rearm(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns, uint64_t max_ns)
+{
+	e->backoffs = 0;
+	e->rto = e->samples ? rto_of(e, min_ns, max_ns) : rto_clamp(initial_ns, min_ns, max_ns);
+}
+
 /* ---- the per-QP sampler ---- */
 
 static uint32_t
@@ -164,6 +171,7 @@ roce_rtt_reset(struct roce_qp *qp)
 			  c->rto_max_ns);
 	qp->req.rto_defer = false;
 	qp->rto_spur_armed = false;
+	qp->rto_frto_armed = false;
 	/* a fresh ring is already zero: clearing it would map all its pages */
 	if (qp->rtt_sent && qp->rtt_dirty)
 		memset(qp->rtt_sent, 0, ((size_t)qp->rtt_mask + 1) * sizeof(*qp->rtt_sent));
@@ -194,9 +202,12 @@ roce_rtt_sent_at(const struct roce_qp *qp, uint32_t psn)
 	return s ? s - 1 : 0; /* a stamp of time 0 reads as "none": the timer falls back to now */
 }
 
-/* One RTT sample: now minus @p sent, to the estimator, the loss window and the CC. */
+/*
+ * One RTT sample: now minus @p sent, to the estimator and, unless @p timer_only,
+ * to the loss window and the CC.
+ */
 static void
-rtt_take(struct roce_qp *qp, uint64_t sent)
+rtt_take_to(struct roce_qp *qp, uint64_t sent, bool timer_only)
 {
 	const struct roce_dev_cfg *c = &qp->dev->cfg;
 	uint64_t now = qp->dev->now;
@@ -205,22 +216,74 @@ rtt_take(struct roce_qp *qp, uint64_t sent)
 		return; /* a clock that went backwards gives no sample */
 	roce_rtt_est_sample(&qp->rtt, now - sent, c->rto_min_ns, c->rto_max_ns);
 	roce_qp_stat(qp, ROCE_STAT_RTT_SAMPLES, 1);
+	if (timer_only)
+		return;
 	roce_lwin_on_rtt(&qp->lwin, now - sent);
 	if (qp->cc->on_rtt)
 		qp->cc->on_rtt(qp, qp->cc_priv, now, now - sent);
 }
 
+static void
+rtt_take(struct roce_qp *qp, uint64_t sent)
+{
+	rtt_take_to(qp, sent, false);
+}
+
 void
 roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn, uint32_t psn)
 {
+	const struct roce_dev_cfg *c = &qp->dev->cfg;
 	uint32_t n = (uint32_t)roce_psn_diff(una, old_una);
 	uint64_t stamp = 0, now = qp->dev->now;
-	bool karn = false;
+	bool karn = false, frto = false;
 
 	if (!qp->rtt_sent || roce_psn_diff(una, old_una) <= 0)
 		return;
 	if (has_psn && roce_psn_in_window(psn, old_una, n))
 		stamp = qp->rtt_sent[psn & qp->rtt_mask];
+	if (qp->rto_frto_armed ||
+	    (qp->rto_spur_armed && qp->rto_spur_orig && c->rto_mode == ROCE_RTO_ADAPTIVE &&
+	     roce_psn_in_window(qp->rto_spur_psn, old_una, n))) {
+		/*
+		 * F-RTO's test (RFC 5682 2.1), for a head-only resend (--rto
+		 * adaptive; rto_spur_orig: the head had been sent once): the ACK
+		 * of the resent head, or the next ACK (B ACKs each paced packet,
+		 * so the first one may cover the head alone), acknowledges the PSN
+		 * after the head from a send before the resend (the path keeps
+		 * order: it reached the receiver before the resend did). Under
+		 * Go-Back-N the receiver took it, so it had the head's original.
+		 * Under gbone/irn a lost head with the next PSN received raises
+		 * a notice, and the head was never resent for one. Either way the
+		 * head was not lost: the expiry was spurious, however late the ACK
+		 * came (a stall longer than the 3/4 RTT rule below sees).
+		 */
+		uint32_t nx = roce_psn_add(qp->rto_spur_psn, 1);
+
+		if (roce_psn_in_window(nx, old_una, n)) {
+			uint64_t sl = qp->rtt_sent[nx & qp->rtt_mask];
+
+			uint64_t at = (sl & ~ROCE_RTT_FLAGS) - 1;
+
+			/*
+			 * its last send before the resend, or one this ACK cannot
+			 * answer (within 3/4 of the least RTT: a go-back the
+			 * head's ACK started may have resent it meanwhile)
+			 */
+			frto = sl && roce_psn_cmp(nx, qp->rto_spur_nxt) < 0 &&
+			       (at < qp->rto_spur_at || (qp->rtt.min_rtt && now >= at &&
+							 now - at < qp->rtt.min_rtt / 4 * 3));
+			qp->rto_frto_armed = false;
+		} else if (!qp->rto_frto_armed) {
+			/* the ACK covers the head alone: the next one decides */
+			qp->rto_frto_armed = roce_psn_cmp(nx, qp->req.psn) < 0;
+		}
+	}
+	if (frto && c->rto_mode == ROCE_RTO_ADAPTIVE && !qp->rto_spur_armed) {
+		/* found on the ACK after the head's (which ended the back-off) */
+		roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+		roce_lwin_undo(&qp->lwin);
+		frto = false;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t *slot = &qp->rtt_sent[roce_psn_add(old_una, i) & qp->rtt_mask];
 
@@ -237,10 +300,13 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 		 * A late-counted one (its ACK slower than that) is not counted: the
 		 * figure is a lower bound.
 		 */
+		bool adaptive = c->rto_mode == ROCE_RTO_ADAPTIVE;
+
 		qp->rto_spur_armed = false;
 		if (qp->rtt.min_rtt && now >= qp->rto_spur_at &&
 		    now - qp->rto_spur_at < qp->rtt.min_rtt / 4 * 3) {
 			roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+			qp->rto_frto_armed = false; /* found: not counted again */
 			/*
 			 * The Eifel response (RFC 4015): the timeout restarted the
 			 * loss-reactive window at ROCE_LWIN_MIN for a path that lost
@@ -249,6 +315,59 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 			 * whose stalls outlast --rto-min (issue 11).
 			 */
 			roce_lwin_undo(&qp->lwin);
+			if (adaptive && qp->rto_spur_orig) {
+				/*
+				 * The ACK answers the one send of the resent PSN before
+				 * the expiry: now minus that send is a true sample of
+				 * how late its ACK came (what Eifel takes with
+				 * timestamps, RFC 3522/4015). It ends the back-off (the
+				 * doubling undone, as Linux does on a valid sample
+				 * after a spurious RTO) and teaches D the stall that
+				 * fired the timer (issue 11, t_rto_spurious_sample).
+				 * The timer's only: the loss window and the CC read a
+				 * sample above 5/4 of the least RTT as a queue, and a
+				 * stall is not one (fed to them, it could let the next random
+				 * loss cut the window for good under irn).
+				 * Before, the doubled timeout held until a PSN sent
+				 * once was acknowledged.
+				 */
+				rtt_take_to(qp, qp->rto_spur_orig, true);
+				qp->rto_spur_orig = 0;
+				return;
+			}
+		} else if (adaptive && frto) {
+			roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+			/*
+			 * Found by F-RTO's test: restore the loss window (above).
+			 * Undetected, an expiry on a stall in a round whose RTT
+			 * samples the stall inflated ("a queue") cut ssthresh for
+			 * good: irn then crept up by one packet per RTT, at a
+			 * third of the fixed timer's goodput for a whole run.
+			 * No sample: the ACK may be the resend's duplicate's.
+			 */
+			roce_lwin_undo(&qp->lwin);
+		}
+		if (adaptive) {
+			/*
+			 * The resent PSN is acknowledged: end the back-off (the
+			 * timeout from RTT and D again; before any sample, the
+			 * QP's IBTA timer), with no sample (Karn: the ACK may
+			 * answer either send). Ours, as QUIC resets its PTO
+			 * back-off on an acknowledgement (RFC 9002 6.2.1); RFC
+			 * 6298 5.7 keeps it until a fresh sample. Kept, it stayed
+			 * at --rto-max under Go-Back-N at 10 % loss, where every
+			 * go-back round is cut by the next loss and every PSN is
+			 * resent before its ACK (no fresh sample ever), and each
+			 * loss the NAKs could not repair cost 1 s: 5-10x the run
+			 * time of the fixed 67 ms timer, and with the head-first
+			 * expiry rnic A never finished (issue 11,
+			 * t_rto_backoff_ends_on_repair, t_gbn_loss10_sim). A
+			 * timeout truly below a grown round trip is still
+			 * corrected: the next expiry's original-ACK is a sample
+			 * (above), and so is every PSN sent once.
+			 */
+			roce_rtt_est_rearm(&qp->rtt, roce_ack_timeout_ns(qp->attr.timeout),
+					   c->rto_min_ns, c->rto_max_ns);
 		}
 	}
 	if (!stamp || (stamp & ROCE_RTT_SAMPLED))
@@ -298,8 +417,18 @@ roce_rtt_expired(struct roce_qp *qp)
 
 	/* both modes: the resend of una leaves now (see roce_rtt_acked) */
 	qp->rto_spur_armed = true;
+	qp->rto_frto_armed = false;
 	qp->rto_spur_psn = qp->comp.una;
+	qp->rto_spur_nxt = qp->req.psn;
 	qp->rto_spur_at = qp->dev->now;
+	/* una's one send before this expiry (not if it was resent already: ambiguous) */
+	qp->rto_spur_orig = 0;
+	if (qp->rtt_sent) {
+		uint64_t s = qp->rtt_sent[qp->comp.una & qp->rtt_mask];
+
+		if (s && !(s & ROCE_RTT_RETX))
+			qp->rto_spur_orig = (s & ~ROCE_RTT_FLAGS) - 1;
+	}
 	if (c->rto_mode != ROCE_RTO_ADAPTIVE)
 		return;
 	roce_rtt_est_backoff(&qp->rtt, c->rto_min_ns, c->rto_max_ns);

@@ -24,7 +24,10 @@
  * rto_min), as Linux TCP applies its rto_min; the ceiling rto_max caps it. An
  * expiry doubles the timeout in force up to rto_max. Before
  * the first sample the timeout is the QP's IBTA timer (4.096 us * 2^timeout),
- * clamped, and doubles on expiry.
+ * clamped, and doubles on expiry. The back-off ends (ours) when the PSN the
+ * expiry resent is acknowledged: with a sample of its original send if the
+ * ACK came too soon to answer the resend (a spurious expiry), without one
+ * otherwise (Karn), as well as at any fresh sample.
  */
 #ifndef ROCE_RTT_H
 #define ROCE_RTT_H
@@ -76,6 +79,9 @@ void roce_rtt_est_init(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min
 		       uint64_t max_ns);
 /** Fold in one sample @p m_ns (VRP §2.5.1, Jacobson's formulas) and recompute the timeout. */
 void roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m_ns, uint64_t min_ns, uint64_t max_ns);
+/** End the back-off: the timeout from RTT and D again (before any sample: @p initial_ns). */
+void roce_rtt_est_rearm(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns,
+			uint64_t max_ns);
 /** The timer expired: double the timeout (not RTT and D), capped at @p max_ns. */
 void roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns);
 

@@ -824,10 +824,11 @@ t_rto_resend_rearms(void)
  * sample, so a backed-off timeout stayed doubled (at --rto-max after a few
  * expiries at 10 % loss). A RACK/SACK names the PSN whose arrival sent it:
  * if that PSN was sent once, the notice is a sample (roce_rtt_noticed).
- * Here an expiry doubles the timeout to 60 ms; the next burst loses its
- * first packet, and its 9 notices (20 ms each) bring it back to 30 ms before
- * the hole is repaired. The cumulative ACK that names a noticed PSN gives
- * no second sample.
+ * Here an expiry doubles the timeout to 60 ms and the repair of that loss
+ * ends the back-off (t_rto_backoff_ends_on_repair); the next burst loses its
+ * first packet, and its 9 notices (20 ms each) are samples before the hole
+ * is repaired. The cumulative ACK that names a noticed PSN gives no second
+ * sample.
  */
 static void
 t_notice_rtt_sample(void)
@@ -856,8 +857,9 @@ t_notice_rtt_sample(void)
 	expect_wc(A(&w), false, 6, IBV_WC_SUCCESS);
 	CHECK_EQ(roce_qp_rtt(A(&w)->qp, &r), 0);
 	CHECK_EQ(r.samples, 16); /* the resend's ACK: ambiguous, no sample (Karn) */
-	CHECK_EQ(r.backoffs, 1);
-	CHECK_EQ(r.rto_ns, 60 * MS);
+	/* it can answer the resend (20 ms after it): a repair, the back-off ends */
+	CHECK_EQ(r.backoffs, 0);
+	CHECK_EQ(r.rto_ns, 30 * MS);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_KARN_SKIPPED), 1);
 
 	/* 10 packets, the first lost: 9 notices, each a 20 ms sample */
@@ -878,7 +880,7 @@ t_notice_rtt_sample(void)
 	CHECK_EQ(r.samples, 25);
 	CHECK_EQ(r.srtt_ns, 20 * MS);
 	CHECK_EQ(r.backoffs, 0);
-	CHECK_EQ(r.rto_ns, 30 * MS); /* back from 60: RTT + the 10 ms floor */
+	CHECK_EQ(r.rto_ns, 30 * MS); /* RTT + the 10 ms floor */
 	w.now = t0 + 30 * MS;
 	CHECK_EQ(deliver_all(&w, TR_A), 1); /* the resend of P */
 	tr_poll(&w);
