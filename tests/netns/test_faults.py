@@ -27,7 +27,7 @@ import pytest
 
 from conftest import RNIC, eal, sh
 from rocewan.testbed.topo import eal_lcores
-from test_rnic_telemetry import Telemetry
+from rocewan.testbed.telemetry import Telemetry
 
 
 def popen(cmd):
@@ -65,9 +65,9 @@ def wait_traffic(cli, prefix, min_acks=1, limit=60):
     try:
         deadline = time.time() + limit
         while True:
-            if "/rnic/qp/list" in tel.cmd("/"):
-                q = tel.cmd("/rnic/qp/list")
-                if q and tel.cmd(f"/rnic/qp/stats,{q[0]}")["rx_acks"] >= min_acks:
+            if "/rnic/qp/list" in tel.get("/"):
+                q = tel.get("/rnic/qp/list")
+                if q and tel.get(f"/rnic/qp/stats,{q[0]}")["rx_acks"] >= min_acks:
                     return
             assert time.time() < deadline and cli.poll() is None, "no traffic"
             time.sleep(0.05)
@@ -215,9 +215,9 @@ def test_emulator_restarted_mid_flow(tmp_path):
             tel = Telemetry(f"/var/run/dpdk/{topo.prefix}A/dpdk_telemetry.v2", 30, t.is_alive)
             try:
                 while True:
-                    if "/rnic/qp/list" in tel.cmd("/"):
-                        q = tel.cmd("/rnic/qp/list")
-                        if q and tel.cmd(f"/rnic/qp/stats,{q[0]}")["rx_acks"] >= 10:
+                    if "/rnic/qp/list" in tel.get("/"):
+                        q = tel.get("/rnic/qp/list")
+                        if q and tel.get(f"/rnic/qp/stats,{q[0]}")["rx_acks"] >= 10:
                             break
                     assert time.time() < deadline and t.is_alive(), "no traffic"
                     time.sleep(0.05)

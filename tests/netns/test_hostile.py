@@ -28,7 +28,7 @@ import time
 import pytest
 
 from conftest import RNIC, eal, sh
-from test_rnic_telemetry import Telemetry
+from rocewan.testbed.telemetry import Telemetry
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "dpdk", "emu"))
@@ -297,10 +297,10 @@ def test_rnic_hostile_storm(veth_pair, tmp_path, clean_run):
     sent, moved = {}, {}
     try:
         deadline = time.time() + 30
-        while "/rnic/port/stats" not in tel.cmd("/"):
+        while "/rnic/port/stats" not in tel.get("/"):
             assert time.time() < deadline and srv.poll() is None, "/rnic/port/stats never registered"
             time.sleep(0.05)
-        base = prev = counters(tel.cmd("/rnic/port/stats"))
+        base = prev = counters(tel.get("/rnic/port/stats"))
         total = 0
         for name, where in ATTACKS:
             frames = getattr(atk, name)(PER_ATTACK)
@@ -314,7 +314,7 @@ def test_rnic_hostile_storm(veth_pair, tmp_path, clean_run):
                 total += len(frames[i:i + BATCH])
                 deadline = time.time() + 30
                 while True:  # the rnic has received every frame sent so far (an event)
-                    now = counters(tel.cmd("/rnic/port/stats"))
+                    now = counters(tel.get("/rnic/port/stats"))
                     if now[("port", "rx_frames")] - base[("port", "rx_frames")] >= total:
                         break
                     assert time.time() < deadline and srv.poll() is None, (
@@ -330,7 +330,7 @@ def test_rnic_hostile_storm(veth_pair, tmp_path, clean_run):
                 assert time.time() < deadline and srv.poll() is None, (
                     name, {k: now.get(k, 0) - prev.get(k, 0) for k in exp}, exp)
                 time.sleep(0.01)
-                now = counters(tel.cmd("/rnic/port/stats"))
+                now = counters(tel.get("/rnic/port/stats"))
             moved[name] = {k: now[k] - prev.get(k, 0) for k in now if now[k] != prev.get(k, 0)}
             prev = now
     finally:

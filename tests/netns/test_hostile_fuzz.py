@@ -31,7 +31,7 @@ import time
 from conftest import sh
 from test_hostile import (clean_run, finish, mac_of, no_ipv6, raw_socket,  # noqa: F401
                           run_client, run_server, wait_for)
-from test_rnic_telemetry import Telemetry
+from rocewan.testbed.telemetry import Telemetry
 import fuzz_frames as ff
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -113,12 +113,12 @@ def test_rnic_fuzz_storm(veth_pair, tmp_path, clean_run):  # noqa: F811
     rows = {}
     try:
         deadline = time.time() + 30
-        while "/rnic/port/stats" not in tel.cmd("/"):
+        while "/rnic/port/stats" not in tel.get("/"):
             assert time.time() < deadline and alive(), "/rnic/port/stats never registered"
             time.sleep(0.05)
 
         def stats():
-            st = tel.cmd("/rnic/port/stats")
+            st = tel.get("/rnic/port/stats")
             return st, st["device"]
         t0 = veth_tx(vp.ns[0], vp.ifs[0])
         for layer, frames in layers.items():

@@ -48,7 +48,7 @@ import pytest
 
 from conftest import RNIC, eal
 from test_hostile import Attacks, mac_bytes, mac_of, no_ipv6, raw_socket
-from test_rnic_telemetry import Telemetry
+from rocewan.testbed.telemetry import Telemetry
 
 from rocewan import icrc
 
@@ -271,10 +271,10 @@ class FrozenPingpong:
         self.tmp_path, self.tag = tmp_path, tag
 
     def port(self, box):
-        return self.tel[box].cmd("/rnic/port/stats")
+        return self.tel[box].get("/rnic/port/stats")
 
     def qstat(self, box):
-        return self.tel[box].cmd(f"/rnic/qp/stats,{self.qpn[box]}")
+        return self.tel[box].get(f"/rnic/qp/stats,{self.qpn[box]}")
 
     def pause(self, box, quanta, counted=True):
         """XOFF (or XON) at @box from its peer's side, waited for on its counter (unless
@@ -292,7 +292,7 @@ class FrozenPingpong:
         self.procs["server"] = srv
         tel["server"] = Telemetry(f"/var/run/dpdk/{self.pfx['server']}/dpdk_telemetry.v2", 30,
                                   self.alive["server"])
-        wait_for(lambda: "/rnic/port/stats" in tel["server"].cmd("/"),
+        wait_for(lambda: "/rnic/port/stats" in tel["server"].get("/"),
                  lambda: "server: /rnic/port/stats never registered", self.alive["server"])
         self.pause("server", 0xFFFF)  # before the client exists: its first message is all it sends
         cli, self.cjs = start_client(vp, self.tmp_path, self.pfx["client"], self.tag)
@@ -300,7 +300,7 @@ class FrozenPingpong:
         tel["client"] = Telemetry(f"/var/run/dpdk/{self.pfx['client']}/dpdk_telemetry.v2", 30,
                                   self.alive["client"])
         for box in ("server", "client"):
-            self.qpn[box] = wait_for(lambda: tel[box].cmd("/rnic/qp/list"),
+            self.qpn[box] = wait_for(lambda: tel[box].get("/rnic/qp/list"),
                                      lambda: f"{box}: no QP", self.alive[box])[0]
         qstat = self.qstat
         # the client's first message reached the server, which echoes nothing (paused):

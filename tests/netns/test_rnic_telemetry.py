@@ -8,7 +8,6 @@ never exceed the values at exit, and agree with what the rnic prints at exit.
 """
 import json
 import os
-import socket
 import subprocess
 import time
 import uuid
@@ -16,38 +15,9 @@ import uuid
 import pytest
 
 from conftest import BUILD, sh
+from rocewan.testbed.telemetry import Telemetry
 
 RNIC = os.path.join(BUILD, "app", "rnic", "rnic")
-
-
-class Telemetry:
-    """Minimal DPDK telemetry v2 client."""
-
-    def __init__(self, path, timeout, alive):
-        deadline = time.time() + timeout
-        while True:
-            self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            try:
-                self.s.connect(path)
-                break
-            except OSError:
-                self.s.close()
-                if time.time() > deadline or not alive():
-                    raise AssertionError(f"no telemetry socket at {path} within {timeout} s "
-                                         "(is telemetry disabled by the EAL flags?)")
-                time.sleep(0.05)
-        self.info = json.loads(self.s.recv(1 << 16).decode())
-        self.max = self.info.get("max_output_len", 16384)
-
-    def cmd(self, text):
-        self.s.send(text.encode())
-        reply = json.loads(self.s.recv(self.max).decode())
-        key = text.split(",")[0]
-        assert key in reply, reply
-        return reply[key]
-
-    def close(self):
-        self.s.close()
 
 
 @pytest.fixture
@@ -96,23 +66,23 @@ def test_counters_through_telemetry(veth_h4, tmp_path):
         # the socket opens in EAL init, the commands come with the port, the QP after it,
         # its counters move once connected
         deadline = time.time() + 30
-        while "/rnic/qp/stats" not in tel.cmd("/"):
+        while "/rnic/qp/stats" not in tel.get("/"):
             assert time.time() < deadline and cli.poll() is None, "/rnic/ commands never registered"
             time.sleep(0.05)
         while True:
-            qpns = tel.cmd("/rnic/qp/list")
-            if qpns and tel.cmd(f"/rnic/qp/stats,{qpns[0]}")["rx_acks"] > 0:
+            qpns = tel.get("/rnic/qp/list")
+            if qpns and tel.get(f"/rnic/qp/stats,{qpns[0]}")["rx_acks"] > 0:
                 break
             assert time.time() < deadline and cli.poll() is None, f"no traffic; list {qpns}"
             time.sleep(0.1)
         assert len(qpns) == 1, qpns
         qpn = qpns[0]
-        a = tel.cmd(f"/rnic/qp/stats,{qpn}")
-        pa = tel.cmd("/rnic/port/stats")
+        a = tel.get(f"/rnic/qp/stats,{qpn}")
+        pa = tel.get("/rnic/port/stats")
         grow = ("tx_packets", "tx_bytes", "tx_req_packets", "rx_packets", "rx_acks")
         while True:  # until every counter grew (an event; how soon is not asserted)
-            b = tel.cmd(f"/rnic/qp/stats,{qpn:#x}")  # hex QPNs work too
-            pb = tel.cmd("/rnic/port/stats")
+            b = tel.get(f"/rnic/qp/stats,{qpn:#x}")  # hex QPNs work too
+            pb = tel.get("/rnic/port/stats")
             if all(b[k] > a[k] for k in grow) and pb["tx_frames"] > pa["tx_frames"] and \
                     pb["rx_frames"] > pa["rx_frames"] and pb["polls"] > pa["polls"]:
                 break
@@ -125,9 +95,9 @@ def test_counters_through_telemetry(veth_h4, tmp_path):
                            "alpha_ppm", "rtt_us"}, cc
         assert cc["loss_window_pkts"] > 0 and cc["rate_mbps"] == 0 and cc["alpha_ppm"] == 0, cc
         # errors: an unknown QPN or a missing parameter give a null reply
-        assert tel.cmd(f"/rnic/qp/stats,{qpn + 1000}") is None
-        assert tel.cmd("/rnic/qp/stats") is None
-        assert tel.cmd("/rnic/qp/stats,abc") is None
+        assert tel.get(f"/rnic/qp/stats,{qpn + 1000}") is None
+        assert tel.get("/rnic/qp/stats") is None
+        assert tel.get("/rnic/qp/stats,abc") is None
     finally:
         if tel:
             tel.close()

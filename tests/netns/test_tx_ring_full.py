@@ -39,7 +39,7 @@ import pytest
 from conftest import RNIC, eal, sh
 from test_hostile import mac_of, no_ipv6
 from test_liveqp import kill, pfc, quiet_socket, wait_for
-from test_rnic_telemetry import Telemetry
+from rocewan.testbed.telemetry import Telemetry
 
 SIZE, ITERS = 1 << 20, 8
 PKTS = SIZE // 1024
@@ -127,26 +127,26 @@ def test_rnic_tx_ring_full(veth_pair, tmp_path, clean_ring):
 
         def xoff_server(quanta):
             ctr = "pfc_rx_xoff" if quanta else "pfc_rx_xon"
-            before = tel["s"].cmd("/rnic/port/stats")[ctr]
+            before = tel["s"].get("/rnic/port/stats")[ctr]
             to_srv[0].send(pfc(cmac, quanta))
-            wait_for(lambda: tel["s"].cmd("/rnic/port/stats")[ctr] > before,
+            wait_for(lambda: tel["s"].get("/rnic/port/stats")[ctr] > before,
                      lambda: f"server: no {ctr}", lambda: srv.poll() is None)
 
-        wait_for(lambda: "/rnic/port/stats" in tel["s"].cmd("/"),
+        wait_for(lambda: "/rnic/port/stats" in tel["s"].get("/"),
                  lambda: "server: no /rnic/port/stats", lambda: srv.poll() is None)
         xoff_server(0xFFFF)
         cli = start(vp, tmp_path, 0, pfx[0], "fault")
         procs.append(cli)
         tel["c"] = Telemetry(f"/var/run/dpdk/{pfx[0]}/dpdk_telemetry.v2", 30,
                              lambda: cli.poll() is None)
-        qpn = {b: wait_for(lambda: tel[b].cmd("/rnic/qp/list"), lambda: f"{b}: no QP",
+        qpn = {b: wait_for(lambda: tel[b].get("/rnic/qp/list"), lambda: f"{b}: no QP",
                            lambda: cli.poll() is None and srv.poll() is None)[0] for b in "sc"}
 
         def qstat(b):
-            return tel[b].cmd(f"/rnic/qp/stats,{qpn[b]}")
+            return tel[b].get(f"/rnic/qp/stats,{qpn[b]}")
 
         def cport():
-            return tel["c"].cmd("/rnic/port/stats")
+            return tel["c"].get("/rnic/port/stats")
 
         # the client's window is out and all of it arrived; the client waits for an ACK
         wait_for(lambda: qstat("s")["rx_req_packets"] == WINDOW,

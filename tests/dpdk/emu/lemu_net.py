@@ -13,15 +13,18 @@ the payload and the kernel's receive timestamp (SO_TIMESTAMPNS).
 """
 
 import ctypes
-import json
 import os
 import select
 import signal
 import socket
 import struct
 import subprocess
+import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+from rocewan.testbed.telemetry import Telemetry  # noqa: E402  (the one telemetry client)
 
 CLONE_NEWNET = 0x40000000
 SO_TIMESTAMPNS = 35
@@ -322,29 +325,3 @@ def child_pids(pid):
     except OSError:
         kids = []
     return [pid] + kids
-
-
-class Telemetry:
-    """Minimal DPDK telemetry v2 client (what usertools/dpdk-telemetry.py does)."""
-
-    def __init__(self, path, timeout=10):
-        deadline = time.time() + timeout
-        while True:
-            try:
-                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-                self.s.connect(path)
-                break
-            except OSError:
-                self.s.close()
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.05)
-        self.info = json.loads(self.s.recv(1 << 16).decode())
-        self.max = self.info.get("max_output_len", 16384)
-
-    def cmd(self, text):
-        self.s.send(text.encode())
-        return json.loads(self.s.recv(self.max).decode())
-
-    def close(self):
-        self.s.close()
