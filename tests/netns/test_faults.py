@@ -199,7 +199,7 @@ def test_emulator_restarted_mid_flow(tmp_path):
     n, size = 2000, 65536
     js = {k: str(tmp_path / f"{k}.json") for k in ("emu1", "emu2", "A", "B")}
     res = {}
-    with Topology("xr", 1024) as topo:
+    with Topology("xr%d" % (os.getpid() % 10000), 1024) as topo:
         emu = topo.start_emu("", "", 1, js["emu1"])
 
         def pair():

@@ -49,7 +49,7 @@ def run(tmp_path, opts_a, opts_b):
     psn0 = client_psn(SEED)
     spec = " ".join(f"drop-psn 0x{QPN_B:x}:0x{(psn0 + d) & 0xFFFFFF:x}" for d in DROPS)
     js = {k: str(tmp_path / f"{k}.json") for k in ("emu", "A", "B")}
-    with Topology("xf", 1024) as topo:
+    with Topology("xf%d" % (os.getpid() % 10000), 1024) as topo:
         emu = topo.start_emu(spec, "", 1, js["emu"])
         # -t 2: at most 128 packets in flight, so a stalled rnic B (a loaded host) cannot
         # overflow its 1024-frame af_packet ring: the only losses are the emulator's four

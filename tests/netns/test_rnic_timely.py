@@ -33,7 +33,7 @@ def test_timely_reacts_to_delay(tmp_path):
         if not os.access(p, os.X_OK):
             pytest.fail(f"{p} is not built")
     js = {k: str(tmp_path / f"{k}.json") for k in ("emu", "A", "B")}
-    with Topology("xm", 1024) as topo:
+    with Topology("xm%d" % (os.getpid() % 10000), 1024) as topo:
         emu = topo.start_emu(f"delay {DELAY_US // 1000}ms", "", 1, js["emu"])
         rc_a, out_a, rc_b, out_b = topo.rnic_pair(
             "rc_pingpong", f"-s {MSG} -n {ITERS} -m 1024 --cc timely", js["A"], js["B"], timeout=120)

@@ -44,7 +44,7 @@ def run(tmp_path, recovery, extra="", drop_at=((5, 7), (9, 0), (13, 4), (13, 5))
     drops = [psn0 + PKTS * m + k for m, k in drop_at]
     spec = " ".join(f"drop-psn 0x{QPN_B:x}:0x{d & 0xFFFFFF:x}" for d in drops)
     js = {k: str(tmp_path / f"{recovery}-{k}.json") for k in ("emu", "A", "B")}
-    with Topology("xv", 1024) as topo:
+    with Topology("xv%d" % (os.getpid() % 10000), 1024) as topo:
         emu = topo.start_emu(spec, "", 1, js["emu"])
         rc_a, out_a, rc_b, out_b = topo.rnic_pair(
             # --rto-min 1s: the NACKs are under test, not the timer (--rto adaptive's RTT +
