@@ -428,6 +428,52 @@ t_flush_after_stall(void)
 	tr_fini(&w);
 }
 
+/*
+ * The port refuses frames (ops->tx -ENOBUFS, a full TX ring: at 5-7 Gb/s over
+ * memif tens of thousands of times a run). xor:8,2: block 0 holds PSN 0, 2,
+ * .., 14, block 1 PSN 1, 3, .., 15.
+ *  - The data frame that closes block 0 (PSN 14) is refused once, and PSN 4 of
+ *    block 0 is lost: the retry sends the coded frame and then block 0's
+ *    repair, which rebuilds PSN 4. Before the fix the repair was dropped with
+ *    the refused frame (fec_tx_dropped), and under fec+gbn the retry of PSN 14
+ *    also started a new grid (partial repairs of the open blocks): PSN 4 was
+ *    unrecoverable and the base mode resent it (a NAK under gbn).
+ *  - Block 1's repair itself is refused once, and PSN 5 is lost: the repair
+ *    waits in the queue and leaves on the next transmit or poll. Before the fix
+ *    it was dropped.
+ * No loss signal, no retransmission, nothing dropped at A, data byte-exact.
+ */
+static void
+t_tx_refused(void)
+{
+	static const uint32_t drop0[] = {4};
+	static const uint32_t drop1[] = {5};
+	struct tr_wire w;
+
+	fec_init(&w, "xor:8,2");
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 14, TR_REFUSE, 1);
+	write_with_drops(&w, 32, drop0, 1, 16);
+	CHECK_EQ(w.rules[0].count, 0); /* the refusal happened */
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_TX_ERRORS) >= 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_DROPPED), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_COVERED), 32);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_RECODED), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_FRAMES), 4 + 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 32);
+	expect_fec_only(&w, 1);
+	tr_fini(&w);
+
+	fec_init(&w, "xor:8,2");
+	tr_rule(&w, TR_A, TR_FEC, PSN0 + 1, TR_REFUSE, 1); /* a repair names block j at base + j */
+	write_with_drops(&w, 32, drop1, 1, 17);
+	CHECK_EQ(w.rules[0].count, 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_DROPPED), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_FRAMES), 4 + 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_RX_FRAMES), 4 + 1);
+	expect_fec_only(&w, 1);
+	tr_fini(&w);
+}
+
 /* Reed-Solomon: R losses in one block rebuilt; R + 1 fall back. */
 static void
 t_rs(void)
@@ -715,6 +761,7 @@ static const struct {
     RW_TEST(t_receiver_stall),
     RW_TEST(t_flush_after_stall),
     RW_TEST(t_trace),
+    RW_TEST(t_tx_refused),
 };
 
 int
