@@ -821,7 +821,15 @@ roce_fec_idle_flush(struct roce_qp *qp)
 {
 	struct roce_fec_qp *f = qp->fec;
 
-	fec_q_push(qp); /* what the port refused goes out even when no frame follows */
+	/*
+	 * What the port refused goes out even when no frame follows. A sender
+	 * whose frames the port refuses (a FEC frame still queued, a coded data
+	 * frame waiting for its retry) is not idle: no flush then. Its partial
+	 * repairs would overtake the coded frame that waits (the receiver would
+	 * rebuild it, then receive it again) and restart the grid.
+	 */
+	if (!fec_q_push(qp) || f->pend_valid)
+		return;
 	if (f->flush_at && qp->dev->now >= f->flush_at) {
 		f->flush_at = 0;
 		roce_qp_stat(qp, ROCE_STAT_FEC_TX_FLUSHES, 1);

@@ -474,6 +474,49 @@ t_tx_refused(void)
 	tr_fini(&w);
 }
 
+/*
+ * The port refuses a coded data frame for 5 ms (its ring full while the host
+ * is busy): past the idle-flush time, yet the sender is not idle. xor:8,2, PSN 5
+ * refused at every try until the ring drains. No idle flush may close the open
+ * blocks then: its partial repairs would leave before PSN 5 and B would
+ * "rebuild" PSN 5 from them, then receive the original as a duplicate (what
+ * 225 of 234 rebuilt frames of a loss-free memif run were), and the grid
+ * would restart. With the fix: no flush, nothing rebuilt, no duplicate, two
+ * full repairs and the COMMIT; without it a flush during the refusal, partial
+ * repairs, PSN 5 rebuilt and received twice.
+ */
+static void
+t_no_flush_while_refused(void)
+{
+	struct tr_wire w;
+
+	fec_init(&w, "xor:8,2");
+	tr_fill(A(&w), 0, 16 * MTU, 18);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 5, TR_REFUSE, 1000000);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 16 * MTU, 0, IBV_SEND_SIGNALED);
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_COVERED), 6); /* 0..5 coded, 5 refused */
+	for (int ms = 1; ms <= 5; ms++) {
+		w.now += 1000000;
+		tr_poll(&w);
+	}
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_FLUSHES), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_COVERED), 6);
+	w.rules[0].count = 0; /* the ring drains */
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 16 * MTU);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_COVERED), 16);
+	/* two full repairs and the COMMIT, no partial repair (the end-of-message
+	 * flush finds both blocks closed and sends nothing) */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_FRAMES), 2 + 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_TX_DROPPED), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), 16);
+	expect_fec_only(&w, 0);
+	tr_fini(&w);
+}
+
 /* Reed-Solomon: R losses in one block rebuilt; R + 1 fall back. */
 static void
 t_rs(void)
@@ -762,6 +805,7 @@ static const struct {
     RW_TEST(t_flush_after_stall),
     RW_TEST(t_trace),
     RW_TEST(t_tx_refused),
+    RW_TEST(t_no_flush_while_refused),
 };
 
 int
