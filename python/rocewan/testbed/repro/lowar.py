@@ -484,8 +484,9 @@ def reproduce_lowar_rtt(prefix: str = "tb", quick: bool = False, out: str | None
 
 def reproduce_lowar_memif(prefix: str = "tb", quick: bool = False, out: str | None = None,
                           rounds: int = 1) -> int:
-    """LoWAR's 40 / 80 ms sweep at LoWAR's packets per BDP: the memif chain (about 9 000 /
-    18 000 packets of 4 KiB per BDP at 40 / 80 ms), gbn vs fec+gbn xor:32,4 over random
+    """LoWAR's 40 / 80 ms sweep nearer LoWAR's packets per BDP: the memif chain (9 300 /
+    18 500 packets of 4 KiB per BDP at 40 / 80 ms at 7.6 Gb/s, what a quiet host carries;
+    LoWAR's 10 Gb/s: 12 000 / 24 000 of 4 KiB), gbn vs fec+gbn xor:32,4 over random
     loss 1e-5 ... 1e-2 on the data direction, beside the Go-Back-N model of Wang (NJUPT)
     IV.A (B = the round's lossless goodput, MTU 4096, E = the loss rate per packet)."""
     rtts = RTT_RTTS[-1:] if quick else RTT_RTTS
@@ -498,8 +499,9 @@ def reproduce_lowar_memif(prefix: str = "tb", quick: bool = False, out: str | No
           "  rnic B over memif, a 10 Gb/s link (what this host carries: 5-8 Gb/s, measured by the\n"
           "  lossless run of each round), MTU 4096, 1 MiB WRITEs, random loss a->b only, IBTA timer\n"
           f"  134 ms, {secs} s per point, {rounds} round(s) per point. Scaling: E x BDP, the loss\n"
-          "  per packet times the BDP in packets at the lossless rate (LoWAR at 10 Gb/s and 1 KiB:\n"
-          "  ~45 000 / ~90 000 packets per BDP at 40 / 80 ms; here ~9 000 / ~18 000 of 4 KiB);\n"
+          "  per packet times the BDP in packets at the round's lossless rate (LoWAR at 10 Gb/s:\n"
+          "  ~49 000 / ~98 000 packets of 1 KiB per BDP at 40 / 80 ms, ~12 000 / ~24 000 of 4 KiB;\n"
+          "  here ~9 300 / ~18 500 of 4 KiB at 7.6 Gb/s, half that at 3.8 Gb/s on a loaded host);\n"
           f"  model: {WANG_BY} IV.A with B = the round's lossless goodput.")
     rows, summ = rtt_sweep("lowar-memif", lambda rtt: lowar_memif_config(rtt, quick),
                            lambda c, loss: c["workload"]["duration"],
