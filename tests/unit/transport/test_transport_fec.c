@@ -480,7 +480,7 @@ t_tx_refused(void)
  * refused at every try until the ring drains. No idle flush may close the open
  * blocks then: its partial repairs would leave before PSN 5 and B would
  * "rebuild" PSN 5 from them, then receive the original as a duplicate (what
- * 225 of 234 rebuilt frames of a loss-free memif run were), and the grid
+ * 225 of the 234 rebuilt frames of a memif run with 9 losses were), and the grid
  * would restart. With the fix: no flush, nothing rebuilt, no duplicate, two
  * full repairs and the COMMIT; without it a flush during the refusal, partial
  * repairs, PSN 5 rebuilt and received twice.
