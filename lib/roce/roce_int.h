@@ -277,6 +277,7 @@ struct roce_ooo_desc {
 
 #define ROCE_FEC_STASH 8	 /**< repairs after one frame, frames rebuilt by one frame */
 #define ROCE_FEC_FRAME_MAX 4352u /**< largest FEC frame (lib/fec's FEC_FRAME_MAX) */
+#define ROCE_FEC_TXQ 16		 /**< FEC frames kept while the port refuses them */
 
 /**
  * Mean gap between packets over a window of whole blocks (roce_fec.c): the
@@ -319,6 +320,17 @@ struct roce_fec_qp {
 	uint32_t npost;
 	uint32_t post_len[ROCE_FEC_STASH];
 	uint8_t post[ROCE_FEC_STASH][ROCE_FEC_FRAME_MAX]; /**< repairs after the frame in flight */
+	/** FEC frames the port refused (-EBUSY), sent in order before anything else */
+	uint32_t qhead, nq;
+	uint32_t q_len[ROCE_FEC_TXQ];
+	uint8_t q[ROCE_FEC_TXQ][ROCE_FEC_FRAME_MAX];
+	/** a data frame coded and then refused by the port: its retry sends these
+	 * bytes (the coded ones; a rebuild has another IPv4 identification) and
+	 * then its repairs (post[]), and is not coded again */
+	bool pend_valid;
+	uint8_t pend_op;
+	uint32_t pend_psn, pend_len;
+	uint8_t pend[ROCE_MAX_FRAME];
 	/* receive */
 	uint32_t nreb;
 	uint32_t reb_len[ROCE_FEC_STASH];
@@ -470,7 +482,7 @@ void roce_rx_deliver(struct roce_qp *qp, const struct roce_rx *rx);
 /** A frame (data or FEC) for a QP with FEC on: codec, rebuilt frames, hold-back. */
 void roce_fec_rx(struct roce_qp *qp, const struct roce_rx *rx, size_t len);
 /** Transmit a frame of a QP with FEC on: its COMMIT before, its repairs after. As ops->tx. */
-int roce_fec_tx(struct roce_qp *qp, const uint8_t *frame, size_t len);
+int roce_fec_tx(struct roce_qp *qp, const uint8_t *frame, size_t len, const struct roce_pkt *p);
 /** FEC deadlines (hold-back, idle flush) of a QP with FEC on, or UINT64_MAX. */
 uint64_t roce_fec_next_deadline(const struct roce_qp *qp);
 /** FEC on: the sender's idle flush delay (a tail's repair leaves that late); 0 without FEC. */

@@ -93,7 +93,7 @@ roce_tx_pkt(struct roce_qp *qp, struct roce_pkt *p, uint32_t payload_len, bool e
 		return -EINVAL;
 	}
 	if (qp->fec) /* FEC: its COMMIT before the frame, the block's repairs after */
-		rc = roce_fec_tx(qp, buf, (size_t)len);
+		rc = roce_fec_tx(qp, buf, (size_t)len, p);
 	else
 		rc = dev->ops.tx(dev->ctx, buf, (size_t)len);
 	if (rc < 0) {

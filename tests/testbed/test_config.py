@@ -214,6 +214,44 @@ def test_lowar_rtt_reproduction_covers_the_bdp():
     assert lowar.lowar_rtt_duration(cfg, "0.001%", True) == 3
 
 
+def test_lowar_memif_config_and_ratios():
+    """lowar-memif (issue 12): registered; the memif chain at 10 Gb/s, MTU 4096, loss a->b
+    only, the IBTA timer above 80 ms; one round's ratios on hand-made rows: x gbn, the BDP
+    in packets at the measured lossless rate, E x BDP and the Go-Back-N formula of Wang
+    (NJUPT) IV.A (model.gbn_goodput_fraction) with B = that lossless rate."""
+    from rocewan.testbed import model
+    from rocewan.testbed.repro import REPRODUCTIONS, lowar
+    assert REPRODUCTIONS["lowar-memif"][0] is lowar.reproduce_lowar_memif
+    for rtt in lowar.RTT_RTTS:
+        cfg = lowar.lowar_memif_config(rtt, quick=False)
+        assert config.validate(cfg) == cfg
+        assert cfg["link"]["transport"] == "memif" and cfg["link"]["rate"] == "10gbit"
+        assert cfg["link"]["loss_direction"] == "a2b" and cfg["link"]["rtt"] == rtt
+        assert cfg["rnic"]["mtu"] == 4096 and cfg["rnic"]["recovery"] == "gbn"
+        assert 4.096e-6 * 2 ** cfg["rnic"]["qp_timeout"] > config.parse_time("80ms")
+        assert cfg["workload"]["duration"] == 6
+    assert lowar.lowar_memif_config("80ms", quick=True)["workload"]["duration"] == 3
+    rows = [{"rtt": "80ms", "case": "gbn lossless", "loss": "none", "goodput_gbps": 6.0},
+            {"rtt": "80ms", "case": "gbn", "loss": "0.01%", "goodput_gbps": 2.0},
+            {"rtt": "80ms", "case": "fec+gbn xor:32,4", "loss": "0.01%", "goodput_gbps": 5.0}]
+    lowar.rtt_ratios(rows, 4096, measured_bdp=True)
+    bdp = 6e9 / 8 * 0.08 / 4096  # 14648.4 packets of 4 KiB
+    frac = model.gbn_goodput_fraction(model.ge_params("random 0.01%")[1], 4096, 6e9, 0.08)
+    assert 0.1 < frac < 0.9
+    for r in rows:
+        assert r["bdp_pkts"] == pytest.approx(bdp) and r["lossless_gbps"] == 6.0
+    assert rows[0]["e_x_bdp"] == 0 and rows[0]["model_gbn_gbps"] == 6.0
+    assert rows[1]["x_gbn"] == 1.0 and rows[2]["x_gbn"] == 2.5
+    ev = model.ge_params("random 0.01%")[1]  # loss events per packet: p (1 - p) for random loss
+    assert ev == pytest.approx(1e-4, rel=1e-3)
+    assert rows[2]["e_x_bdp"] == pytest.approx(ev * bdp)
+    assert rows[1]["model_gbn_gbps"] == pytest.approx(6.0 * frac)
+    assert rows[1]["x_model"] == pytest.approx(2.0 / (6.0 * frac))
+    s = {(r["case"], r["loss"]): r for r in lowar.rtt_summary(rows + [dict(rows[2], goodput_gbps=4.0)])}
+    f = s[("fec+gbn xor:32,4", "0.01%")]
+    assert f["rounds"] == 2 and f["goodput_gbps_med"] == 4.5 and f["rtt"] == "80ms"
+
+
 def test_vrp_reproduction_cases_and_vrp_wr_option():
     """reproduce vrp / vrp-burst (issue 13): registered; gbn, gbone and the per-WR
     case; the per-WR case sends --vrp-wr on the rnics with the receiver at 0 %; the
@@ -322,7 +360,7 @@ def test_reproduce_rounds_option():
     from rocewan.testbed.repro import REPRODUCTIONS, lowar
     assert REPRODUCTIONS["lowar-latency"][0] is lowar.reproduce_lowar_latency
     takes = {n for n, (fn, _) in REPRODUCTIONS.items() if "rounds" in inspect.signature(fn).parameters}
-    assert takes == {"lowar", "lowar-burst", "lowar-latency", "vrp"}
+    assert takes == {"lowar", "lowar-burst", "lowar-latency", "lowar-rtt", "lowar-fct", "lowar-memif", "vrp"}
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
     for args, msg in ((["vrp-burst", "--rounds", "2"], "runs one round per point"),

@@ -242,7 +242,7 @@ def reduce(cfg, docs, spec):
     # FEC (docs/fec.md): what A coded and sent, what B rebuilt, held and released
     row["fec"] = a.get("fec_used")
     for k in ("fec_tx_covered", "fec_tx_frames", "fec_tx_overhead_bytes", "fec_tx_flushes",
-              "fec_tx_recoded"):
+              "fec_tx_recoded", "fec_tx_dropped"):
         row[k] = qa.get(k, 0)
     for k in ("fec_rebuilt", "fec_unrecoverable", "fec_loss_signals_withheld", "fec_holds_repaired",
               "fec_release_deadline", "fec_release_progress", "fec_release_unrecoverable", "fec_release_full",

@@ -80,6 +80,25 @@ rule_matches(const struct tr_rule *r, int dir, const struct roce_pkt *p)
 	return m;
 }
 
+/* A TR_REFUSE rule for this frame: the port refuses it (its count spent by one). */
+static bool
+tr_refused(struct tr_wire *w, int dir, const uint8_t *frame, size_t len)
+{
+	struct roce_pkt p;
+
+	if (roce_parse(frame, len, &p, ROCE_PARSE_NO_ICRC) != 0)
+		return false;
+	for (int i = 0; i < w->nrules; i++) {
+		struct tr_rule *r = &w->rules[i];
+
+		if (r->action == TR_REFUSE && rule_matches(r, dir, &p)) {
+			r->count--;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The fault to apply to a frame: a rule first, then the random model. */
 static int
 fault_for(struct tr_wire *w, int dir, uint8_t *frame, size_t len)
@@ -90,7 +109,7 @@ fault_for(struct tr_wire *w, int dir, uint8_t *frame, size_t len)
 		for (int i = 0; i < w->nrules; i++) {
 			struct tr_rule *r = &w->rules[i];
 
-			if (rule_matches(r, dir, &p)) {
+			if (r->action != TR_REFUSE && rule_matches(r, dir, &p)) {
 				r->count--;
 				if (r->action == TR_MARK_CE) {
 					net_ip_set_ecn(frame + p.l3_off, NET_ECN_CE);
@@ -125,6 +144,8 @@ op_tx(void *ctx, const uint8_t *frame, size_t len)
 		s->refuse_tx--;
 		return -ENOBUFS;
 	}
+	if (tr_refused(w, s->idx, frame, len))
+		return -ENOBUFS;
 	if (s->lend && frame == s->lend)
 		s->lend_used++;
 	w->sent++;

@@ -44,6 +44,8 @@ enum tr_action {
 	TR_DUP,	    /**< deliver twice */
 	TR_DELAY,   /**< hold back until the next frame in the same direction passed it */
 	TR_MARK_CE, /**< set ECN CE in the IP header */
+	TR_REFUSE,  /**< ops->tx refuses it (-ENOBUFS, a full TX ring): not sent, the engine retries
+		     */
 };
 
 struct tr_rule {

@@ -12,7 +12,8 @@ directory (default results/reproduce-NAME).
     swing.py    Chen et al. (IEEE TPDS 2023), Swing: PFC-Relay buffer, throughput, FCT
     dcqcnp.py   Wang et al. (J. HFUT 2025), DCQCN-p: Fig. 4 recovery rounds
     lowar.py    Zuo et al., LoWAR: XOR FEC (and RS) under Go-Back-N vs gbn / gbone goodput,
-                40 / 80 ms RTT sweep (lowar-rtt), GE bursts (lowar-burst), 1 MB flow FCT (lowar-fct),
+                40 / 80 ms RTT sweep (lowar-rtt; over memif at LoWAR's
+                packets per BDP: lowar-memif), GE bursts (lowar-burst), 1 MB flow FCT (lowar-fct),
                 recovery latency per loss (lowar-latency)
     wancc.py    the four CCs on a 20-40 ms path through a RED/ECN bottleneck (issue 14)
     incast.py   Wang et al. (J. HFUT 2025), DCQCN-p Table 4: N:1 incast, rates and fairness
@@ -48,6 +49,9 @@ REPRODUCTIONS = {
     "lowar-rtt": (lowar.reproduce_lowar_rtt,
                   f"{lowar.LOWAR}: fec+gbn xor:32,4 vs gbn over loss 1e-5...1e-2 at 40 / 80 ms RTT, "
                   f"vs the {WANG_BY} IV.A model"),
+    "lowar-memif": (lowar.reproduce_lowar_memif,
+                    f"{lowar.LOWAR}: the 40 / 80 ms sweep at LoWAR's packets per BDP over memif links "
+                    f"(MTU 4096, loss a->b), fec+gbn xor:32,4 vs gbn, vs the {WANG_BY} IV.A model"),
     "lowar-burst": (lowar.reproduce_lowar_burst,
                     f"{lowar.LOWAR}: GE bursts (bad-state loss 0.3 / 0.7), gbn vs XOR vs RS goodput"),
     "lowar-fct": (lowar.reproduce_lowar_fct,
