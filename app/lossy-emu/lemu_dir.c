@@ -268,8 +268,10 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 		exit = lemu_dl_push(&d->dl, dep, m);
 	} else if (d->dl.n == 0 && d->ntx < LEMU_TX_MAX) {
 		lemu_hist_add(&d->derr, now > t ? now - t : 0);
-		if (unlikely(d->sd != NULL))
+		if (unlikely(d->sd != NULL)) {
 			own_err(d, t, now);
+			d->tx_due[d->ntx] = t;
+		}
 		if (d->ntx == 0)
 			d->tx_first_ns = now;
 		d->tx[d->ntx++] = m;
@@ -314,8 +316,10 @@ release(struct lemu_dir *d, uint64_t now)
 	}
 	for (uint32_t i = 0; i < k; i++) {
 		lemu_hist_add(&d->derr, now - t[i]);
-		if (unlikely(d->sd != NULL))
+		if (unlikely(d->sd != NULL)) {
 			own_err(d, t[i], now);
+			d->tx_due[d->ntx + i] = t[i];
+		}
 	}
 	catch_up(d, now);
 	if (k == 0)
@@ -601,7 +605,8 @@ tx_burst(struct lemu_dir *d, struct rte_mbuf **m, uint16_t n)
 		return rte_eth_tx_burst(d->tx_port, 0, m, n);
 	t0 = lemu_now_ns();
 	sent = rte_eth_tx_burst(d->tx_port, 0, m, n);
-	lemu_hist_add(&d->tx_call, lemu_now_ns() - t0);
+	d->tx_done_ns = lemu_now_ns();
+	lemu_hist_add(&d->tx_call, d->tx_done_ns - t0);
 	return sent;
 }
 
@@ -643,6 +648,15 @@ flush(struct lemu_dir *d)
 	for (i = 0; i < d->ntx; i++)
 		len[i] = d->tx[i]->pkt_len;
 	sent = tx_burst(d, d->tx, d->ntx);
+	if (unlikely(d->sd != NULL)) {
+		for (i = 0; i < sent; i++)
+			lemu_hist_add(&d->derr_tx, d->tx_done_ns > d->tx_due[i]
+						       ? d->tx_done_ns - d->tx_due[i]
+						       : 0);
+		if (sent < d->ntx)
+			memmove(d->tx_due, d->tx_due + sent,
+				(d->ntx - sent) * sizeof(d->tx_due[0]));
+	}
 	d->stat[LEMU_ST_TX_PKTS] += sent;
 	d->stat[LEMU_ST_TX_BURSTS] += sent > 0;
 	for (i = 0; i < sent; i++)

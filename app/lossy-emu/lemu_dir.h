@@ -148,6 +148,11 @@ struct lemu_dir {
 	struct lemu_hist derr_own; /**< release error of frames no measured stall delayed, ns */
 	struct lemu_hist rx_call;  /**< --stall-detect: duration of each rte_eth_rx_burst(), ns */
 	struct lemu_hist tx_call;  /**< --stall-detect: duration of each rte_eth_tx_burst(), ns */
+	uint64_t tx_due[LEMU_TX_MAX]; /**< --stall-detect: intended exit of each frame in tx[] */
+	struct lemu_hist derr_tx;     /**< --stall-detect: the TX call that took the frame
+				       * returned, less its intended exit, ns (release error
+				       * at the port, TX call included) */
+	uint64_t tx_done_ns;	      /**< --stall-detect: when the last TX call returned */
 	uint64_t bursts_prev[EMU_LOSS_BURST_BUCKETS]; /**< loss runs of replaced configs */
 };
 

@@ -80,6 +80,9 @@ dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
 		rw_dbl(w, "stall_max_us", ns_to_us(dir->sd->max_off_ns));
 		hist_json(w, "rx_call_us", &dir->rx_call);
 		hist_json(w, "tx_call_us", &dir->tx_call);
+		/* each data frame from its intended exit to the return of the TX call that took
+		 * it: the release error at the port (calls = frames sent) */
+		hist_json(w, "tx_done_err_us", &dir->derr_tx);
 		rw_obj_end(w);
 	}
 	/* each rule of the SPEC in force: what it dropped since that SPEC was applied */

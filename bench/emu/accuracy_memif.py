@@ -147,7 +147,7 @@ def main():
           f"delay 1ms; measured lossy-emu on CPU 1, source on CPU 0")
     print(f"{'size':>5} {'rnd':>3} {'own p99':>8} {'total p99':>10} {'own max':>9} {'excluded':>9} "
           f"{'samples':>8} {'stalls':>6} {'stall ms':>8} {'rx p99/max us':>16} {'tx p99/max us':>16} "
-          f"{'floor p99/max us':>17} {'vol/invol cs':>12}")
+          f"{'floor p99/max us':>17} {'vol/invol cs':>12} {'at port p50/p99':>15}")
     for rnd in range(1, n + 1):
         for size in (64, 1024):
             fp99, fmax = floor()
@@ -158,13 +158,15 @@ def main():
                 e, sd = m["delay_err_us"], m["stall_detect"]
                 # every frame the source sent arrived and left; every release counted once
                 ok = (m["rx_pkts"] == s["tx_pkts"] == m["tx_pkts"] == e["samples"] > 0
-                      and e["own_samples"] + e["stall_excluded"] == e["samples"])
+                      and e["own_samples"] + e["stall_excluded"] == e["samples"]
+                      and sd["tx_done_err_us"]["calls"] == m["tx_pkts"])
                 row = {"size": size, "round": rnd, "own_p99_us": e["own_p99"], "p99_us": e["p99"],
                        "own_max_us": e["own_max"], "max_us": e["max"], "p50_us": e["p50"],
                        "samples": e["samples"], "own_samples": e["own_samples"],
                        "excluded": e["stall_excluded"], "stalls": sd["stalls"],
                        "stall_off_ms": sd["stall_off_ms"], "stall_max_us": sd["stall_max_us"],
                        "rx_call_us": sd["rx_call_us"], "tx_call_us": sd["tx_call_us"],
+                       "tx_done_err_us": sd["tx_done_err_us"],
                        "floor_p99_us": fp99, "floor_max_us": fmax, "reconciled": ok,
                        "source_tx": s["tx_pkts"], "loadavg": os.getloadavg()[0],
                        "ctxt_switches": m["ctxt"]}
@@ -174,7 +176,8 @@ def main():
                       f"{sd['stall_off_ms']:>8.1f} "
                       f"{sd['rx_call_us']['p99']:>7.2f}/{sd['rx_call_us']['max']:<8.0f} "
                       f"{sd['tx_call_us']['p99']:>7.2f}/{sd['tx_call_us']['max']:<8.0f} "
-                      f"{fp99:>8.1f}/{fmax:<8.0f} {m['ctxt']['voluntary']:>4}/{m['ctxt']['nonvoluntary']:<5}"
+                      f"{fp99:>8.1f}/{fmax:<8.0f} {m['ctxt']['voluntary']:>4}/{m['ctxt']['nonvoluntary']:<5} "
+                      f"{sd['tx_done_err_us']['p50']:>6.1f}/{sd['tx_done_err_us']['p99']:<8.1f}"
                       f"{'' if ok else '  COUNTS DO NOT RECONCILE'}",
                       flush=True)
             own = e["own_p99"] if r else float("nan")
