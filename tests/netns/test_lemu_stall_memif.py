@@ -87,6 +87,8 @@ def test_stall_detect_on_memif_counts_reconcile(tmp_path):
         rm = stop(meas)
         mlog.close()
         slog.close()
+        if os.path.exists(sock):  # a server leaves its socket file behind
+            os.unlink(sock)
     assert rs == 0 and rm == 0, open(tmp_path / "m.log").read() + open(tmp_path / "s.log").read()
     s = json.load(open(sjs))["results"]["a2b"]
     m = json.load(open(mjs))["results"]
