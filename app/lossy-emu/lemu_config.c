@@ -75,9 +75,10 @@ static const struct rw_opt opts[] = {
     {"busy-poll", T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL,
      "never sleep when idle (benchmarks); default: idle back-off bounded by the next release"},
     {"stall-detect", T_FLAG, OFF(stall_detect), 0, "false", 0, 0, NULL,
-     "measure each loop iteration's time off the CPU (wall minus thread CPU time, less the "
-     "sleep it asked for) and report the release error of frames no such host stall "
-     "delayed beside the total (delay_err_us own_*; benchmarks: one more clock read per loop)"},
+     "before each release, measure the time off the CPU since the last check (wall minus "
+     "thread CPU time, less the sleep asked for) and report the release error of frames no "
+     "such host stall delayed beside the total (delay_err_us own_*), and time each RX/TX PMD "
+     "call (stall_detect; benchmarks: one clock_gettime system call per releasing loop)"},
     {"mbuf-size", T_U32, OFF(mbuf_size), 0, "4608", 256, 65000, "BYTES",
      "mbuf data room = largest frame forwarded (af_packet framesz=F needs >= F - 32)"},
     {"min-frame", T_U32, OFF(min_frame), 0, "0", 0, 65000, "BYTES",

@@ -151,6 +151,7 @@ lemu_dir_init(struct lemu_dir *d, const struct lemu_dir_args *a)
 	d->coalesce_ns = a->coalesce_ns;
 	d->pfc_out = a->pfc_out;
 	d->pfc_in = a->pfc_in;
+	d->sd = a->sd;
 	rte_eth_macaddr_get(a->rx_port, &d->rx_mac);
 	while (qcap < a->capacity)
 		qcap <<= 1;
@@ -242,15 +243,13 @@ pfc_tick(struct lemu_dir *d, uint64_t now)
 
 /* ---- delay line ---------------------------------------------------------------- */
 
-/* The emulator's own share (--stall-detect): a frame due at @p t released at @p now counts
- * unless a measured host stall ended after it fell due (it waited through the stall). */
+/* The emulator's own share (--stall-detect, emu_stall.h): a frame due at @p t released at
+ * @p now counts unless a measured host stall ended after it fell due. */
 static inline void
 own_err(struct lemu_dir *d, uint64_t t, uint64_t now)
 {
-	if (t >= d->stall_end_ns)
+	if (emu_stall_own_counts(&d->own, t))
 		lemu_hist_add(&d->derr_own, now > t ? now - t : 0);
-	else
-		d->stall_excluded++;
 }
 
 /* A packet leaves the bottleneck at @p t (ns): into the delay line, or straight to TX. */
@@ -269,7 +268,10 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 		exit = lemu_dl_push(&d->dl, dep, m);
 	} else if (d->dl.n == 0 && d->ntx < LEMU_TX_MAX) {
 		lemu_hist_add(&d->derr, now > t ? now - t : 0);
-		own_err(d, t, now);
+		if (unlikely(d->sd != NULL)) {
+			own_err(d, t, now);
+			d->tx_due[d->ntx] = t;
+		}
 		if (d->ntx == 0)
 			d->tx_first_ns = now;
 		d->tx[d->ntx++] = m;
@@ -284,20 +286,12 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 	}
 }
 
-/*
- * --stall-detect: a stall leaves a backlog, and frames that fall due while the line
- * works it off wait behind it, delayed by the stall too. Until a release finds nothing
- * overdue left in the line, the stall's end moves on to each such release.
- */
+/* --stall-detect: the backlog a stall left delays what falls due while it is worked off */
 static inline void
 catch_up(struct lemu_dir *d, uint64_t now)
 {
-	if (!d->catching_up)
-		return;
-	if (lemu_dl_next(&d->dl) <= now)
-		d->stall_end_ns = now;
-	else
-		d->catching_up = false;
+	if (unlikely(d->sd != NULL))
+		emu_stall_own_after(&d->own, now, lemu_dl_next(&d->dl));
 }
 
 static void
@@ -322,7 +316,10 @@ release(struct lemu_dir *d, uint64_t now)
 	}
 	for (uint32_t i = 0; i < k; i++) {
 		lemu_hist_add(&d->derr, now - t[i]);
-		own_err(d, t[i], now);
+		if (unlikely(d->sd != NULL)) {
+			own_err(d, t[i], now);
+			d->tx_due[d->ntx + i] = t[i];
+		}
 	}
 	catch_up(d, now);
 	if (k == 0)
@@ -597,6 +594,22 @@ stage1(struct lemu_dir *d, struct rte_mbuf *m, uint64_t now)
 
 /* ---- TX ---------------------------------------------------------------------------- */
 
+/* --stall-detect also times each PMD call, reported apart from the release error */
+static inline uint16_t
+tx_burst(struct lemu_dir *d, struct rte_mbuf **m, uint16_t n)
+{
+	uint64_t t0;
+	uint16_t sent;
+
+	if (likely(d->sd == NULL))
+		return rte_eth_tx_burst(d->tx_port, 0, m, n);
+	t0 = lemu_now_ns();
+	sent = rte_eth_tx_burst(d->tx_port, 0, m, n);
+	d->tx_done_ns = lemu_now_ns();
+	lemu_hist_add(&d->tx_call, d->tx_done_ns - t0);
+	return sent;
+}
+
 static void
 flush(struct lemu_dir *d)
 {
@@ -615,7 +628,7 @@ flush(struct lemu_dir *d)
 	if (d->nctrl > 0) {
 		for (i = 0; i < d->nctrl; i++)
 			len[i] = d->ctrl[i]->pkt_len;
-		sent = rte_eth_tx_burst(d->tx_port, 0, d->ctrl, d->nctrl);
+		sent = tx_burst(d, d->ctrl, d->nctrl);
 		for (i = 0; i < sent; i++) {
 			if (d->ctrl_fwd[i]) {
 				d->stat[LEMU_ST_TX_PKTS]++;
@@ -634,7 +647,16 @@ flush(struct lemu_dir *d)
 		return;
 	for (i = 0; i < d->ntx; i++)
 		len[i] = d->tx[i]->pkt_len;
-	sent = rte_eth_tx_burst(d->tx_port, 0, d->tx, d->ntx);
+	sent = tx_burst(d, d->tx, d->ntx);
+	if (unlikely(d->sd != NULL)) {
+		for (i = 0; i < sent; i++)
+			lemu_hist_add(&d->derr_tx, d->tx_done_ns > d->tx_due[i]
+						       ? d->tx_done_ns - d->tx_due[i]
+						       : 0);
+		if (sent < d->ntx)
+			memmove(d->tx_due, d->tx_due + sent,
+				(d->ntx - sent) * sizeof(d->tx_due[0]));
+	}
 	d->stat[LEMU_ST_TX_PKTS] += sent;
 	d->stat[LEMU_ST_TX_BURSTS] += sent > 0;
 	for (i = 0; i < sent; i++)
@@ -670,7 +692,13 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 	}
 	if (d->qn > 0)
 		drain_queue(d, now);
-	n = rte_eth_rx_burst(d->rx_port, 0, rx, d->burst);
+	if (likely(d->sd == NULL)) {
+		n = rte_eth_rx_burst(d->rx_port, 0, rx, d->burst);
+	} else {
+		t = lemu_now_ns();
+		n = rte_eth_rx_burst(d->rx_port, 0, rx, d->burst);
+		lemu_hist_add(&d->rx_call, lemu_now_ns() - t);
+	}
 	if (n > 0) {
 		/*
 		 * Stamp arrivals after the RX burst returned: a frame is never
@@ -696,7 +724,18 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 	if (d->has_pfc)
 		pfc_tick(d, now);
 	if (d->dl.n > 0) {
-		now = lemu_now_ns(); /* release against a fresh clock */
+		if (unlikely(d->sd != NULL)) {
+			/* the stall check sits right before the release it judges: a stall
+			 * anywhere since the last check (in the RX call, say) is known before
+			 * the frames it delayed are booked (emu_stall.h) */
+			uint64_t cpu = lemu_thread_cpu_ns();
+
+			now = lemu_now_ns();
+			emu_stall_check(d->sd, now, cpu);
+			emu_stall_own_sync(&d->own, d->sd);
+		} else {
+			now = lemu_now_ns(); /* release against a fresh clock */
+		}
 		release(d, now);
 	}
 	next = next_due(d);

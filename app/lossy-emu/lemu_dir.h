@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_ether.h>
@@ -42,6 +43,7 @@
 #include "emu_rules.h"
 #include "emu_shaper.h"
 #include "emu_spec.h"
+#include "emu_stall.h"
 #include "lemu_delay.h"
 #include "lemu_hist.h"
 #include "lemu_stats.h"
@@ -59,6 +61,16 @@ static inline uint64_t
 lemu_now_ns(void)
 {
 	return dp_clock_now(&lemu_clk);
+}
+
+/** This thread's CPU time, ns (--stall-detect; a system call: not in the vDSO). */
+static inline uint64_t
+lemu_thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /**
@@ -128,13 +140,19 @@ struct lemu_dir {
 	uint64_t stat[LEMU_ST__COUNT];
 	struct emu_counters ec;
 	struct lemu_hist derr; /**< release error, ns */
-	/* --stall-detect: the end of the last host stall the loop measured (its lcore was off
-	 * the CPU involuntarily for more than LEMU_STALL_NS); a frame due before it waited
-	 * through a stall, the others give the emulator's own share of the release error */
-	uint64_t stall_end_ns;
-	bool catching_up; /**< since the last stall, the line has not yet found nothing overdue */
+	/* --stall-detect (NULL: off): the detector of this direction's lcore, checked just
+	 * before each release (emu_stall.h); a frame a measured host stall delayed is left out
+	 * of derr_own, the emulator's own share of the release error */
+	struct emu_stall *sd;
+	struct emu_stall_own own;
 	struct lemu_hist derr_own; /**< release error of frames no measured stall delayed, ns */
-	uint64_t stall_excluded;   /**< releases left out of derr_own */
+	struct lemu_hist rx_call;  /**< --stall-detect: duration of each rte_eth_rx_burst(), ns */
+	struct lemu_hist tx_call;  /**< --stall-detect: duration of each rte_eth_tx_burst(), ns */
+	uint64_t tx_due[LEMU_TX_MAX]; /**< --stall-detect: intended exit of each frame in tx[] */
+	struct lemu_hist derr_tx;     /**< --stall-detect: the TX call that took the frame
+				       * returned, less its intended exit, ns (release error
+				       * at the port, TX call included) */
+	uint64_t tx_done_ns;	      /**< --stall-detect: when the last TX call returned */
 	uint64_t bursts_prev[EMU_LOSS_BURST_BUCKETS]; /**< loss runs of replaced configs */
 };
 
@@ -149,6 +167,7 @@ struct lemu_dir_args {
 	uint64_t coalesce_ns; /**< TX coalescing window (--tx-coalesce) */
 	struct rte_ring *pfc_out, *pfc_in;
 	const struct lemu_dir_cfg *cfg; /**< first configuration */
+	struct emu_stall *sd;		/**< --stall-detect: its lcore's detector (NULL: off) */
 };
 
 /** Allocate the queue and delay line and apply the first config. 0 or -errno. */

@@ -38,47 +38,11 @@ struct lemu_worker {
 };
 
 /*
- * --stall-detect: the vCPU's own stall detector, in the loop that releases the frames
- * (issue 15: the emulator's own share of the release error on a shared host). Each
- * iteration, wall time minus this thread's CPU time is the time it spent off the CPU;
- * less the sleep the idle back-off asked for, what remains is involuntary (preempted,
- * or woken late). Above LEMU_STALL_NS it is a host stall: every direction of this
- * lcore notes its end, and a frame that fell due before that end is left out of the
- * own-share histogram (lemu_dir.c own_err), and so is one that fell due while the line
- * was still working off the backlog the stall left (lemu_dir.c catch_up). Work the loop
- * does (RX, TX syscalls) stays in the own share; so does a stall the guest cannot see (a
- * preempted vCPU whose thread time still runs, kernel work charged to this thread): the
- * own share is never smaller than the truth.
+ * --stall-detect: one host-stall detector per lcore (lib/emu/emu_stall.h), shared by
+ * the directions it serves; each direction checks it right before each release, and
+ * the loop tells it the sleeps the idle back-off asked for.
  */
-#define LEMU_STALL_NS 5000u
-
-static inline uint64_t
-thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static inline void
-stall_check(struct lemu_worker *w, uint64_t now, uint64_t *w0, uint64_t *c0, uint32_t asked_us)
-{
-	uint64_t c = thread_cpu_ns(), wall, cpu, off;
-
-	if (*w0 && now > *w0) {
-		wall = now - *w0;
-		cpu = c > *c0 ? c - *c0 : 0;
-		off = cpu < wall ? wall - cpu : 0;
-		if (off > (uint64_t)asked_us * 1000u + LEMU_STALL_NS)
-			for (unsigned i = 0; i < w->n; i++) {
-				w->dirs[i]->stall_end_ns = now;
-				w->dirs[i]->catching_up = true;
-			}
-	}
-	*w0 = now;
-	*c0 = c;
-}
+static struct emu_stall stall_det[LEMU_NDIR];
 
 static int
 worker_main(void *arg)
@@ -87,8 +51,7 @@ worker_main(void *arg)
 	uint64_t every = (uint64_t)lemu_app.prm.stats_s * 1000000000u;
 	uint64_t next_print = lemu_now_ns() + every;
 	struct dp_backoff b;
-	bool sd = lemu_app.prm.stall_detect;
-	uint64_t w0 = 0, c0 = 0;
+	struct emu_stall *sd = w->dirs[0]->sd;
 
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* 1 us: sleeps end on time */
 	dp_backoff_init(&b, lemu_app.prm.busy_poll);
@@ -96,15 +59,14 @@ worker_main(void *arg)
 		uint64_t now = lemu_now_ns(), next = UINT64_MAX, nx;
 		uint32_t work = 0;
 
-		if (unlikely(sd))
-			stall_check(w, now, &w0, &c0, b.slept_us);
-
 		for (unsigned i = 0; i < w->n; i++) {
 			work += lemu_dir_poll(w->dirs[i], now, &nx);
 			if (nx < next)
 				next = nx;
 		}
 		dp_backoff_until(&b, work, lemu_now_ns(), next); /* never past the next release */
+		if (unlikely(sd != NULL))
+			emu_stall_asked(sd, (uint64_t)b.slept_us * 1000u);
 		if (unlikely(w->main_lcore && every && now >= next_print)) {
 			lemu_report_table(&lemu_app, stdout);
 			next_print = now + every;
@@ -319,20 +281,27 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
+	for (unsigned d = 0; d < LEMU_NDIR; d++)
+		emu_stall_init(&stall_det[d], EMU_STALL_NS);
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
 		struct lemu_dir_cfg *c = lemu_cfg_new(app, d, &prm->spec[d]);
-		struct lemu_dir_args a = {.id = d,
-					  .rx_port = port[d],
-					  .tx_port = port[!d],
-					  .burst = (uint16_t)prm->burst,
-					  .rx_cut_len = cut_len[d],
-					  .pool = pool[d],
-					  .capacity = app->pool_mbufs[d],
-					  .link_bps = app->link_bps[d],
-					  .coalesce_ns = prm->coalesce_ns,
-					  .pfc_out = ring[d],
-					  .pfc_in = ring[!d],
-					  .cfg = c};
+		struct lemu_dir_args a = {
+		    .id = d,
+		    .rx_port = port[d],
+		    .tx_port = port[!d],
+		    .burst = (uint16_t)prm->burst,
+		    .rx_cut_len = cut_len[d],
+		    .pool = pool[d],
+		    .capacity = app->pool_mbufs[d],
+		    .link_bps = app->link_bps[d],
+		    .coalesce_ns = prm->coalesce_ns,
+		    .pfc_out = ring[d],
+		    .pfc_in = ring[!d],
+		    .cfg = c,
+		    /* the lcore plan of step 5: one per direction with >= 3 */
+		    .sd = !prm->stall_detect ? NULL
+			  : app->lcores >= 3 ? &stall_det[d]
+					     : &stall_det[0]};
 
 		if (c == NULL || (rc = lemu_dir_init(&app->dir[d], &a)) < 0) {
 			fprintf(stderr, "lossy-emu: %s: cannot allocate the queue and delay line\n",

@@ -15,6 +15,19 @@ ns_to_us(uint64_t ns)
 }
 
 static void
+hist_json(struct rw_json *w, const char *name, const struct lemu_hist *h)
+{
+	rw_obj_begin(w, name);
+	rw_uint(w, "calls", h->count);
+	rw_dbl(w, "p50", ns_to_us(lemu_hist_quantile(h, 0.5)));
+	rw_dbl(w, "p99", ns_to_us(lemu_hist_quantile(h, 0.99)));
+	rw_dbl(w, "p999", ns_to_us(lemu_hist_quantile(h, 0.999)));
+	rw_dbl(w, "max", ns_to_us(h->max));
+	rw_dbl(w, "sum_ms", (double)h->sum / 1e6);
+	rw_obj_end(w);
+}
+
+static void
 dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
 {
 	const struct lemu_dir *dir = &app->dir[d];
@@ -49,14 +62,29 @@ dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
 	rw_dbl(w, "max", ns_to_us(dir->derr.max));
 	rw_dbl(w, "mean", dir->derr.count ? ns_to_us(dir->derr.sum) / (double)dir->derr.count : 0.);
 	rw_uint(w, "samples", dir->derr.count);
-	if (app->prm.stall_detect) { /* releases no measured host stall delayed */
+	if (dir->sd != NULL) { /* --stall-detect: releases no measured host stall delayed */
 		rw_dbl(w, "own_p50", ns_to_us(lemu_hist_quantile(&dir->derr_own, 0.5)));
 		rw_dbl(w, "own_p99", ns_to_us(lemu_hist_quantile(&dir->derr_own, 0.99)));
 		rw_dbl(w, "own_max", ns_to_us(dir->derr_own.max));
 		rw_uint(w, "own_samples", dir->derr_own.count);
-		rw_uint(w, "stall_excluded", dir->stall_excluded);
+		rw_uint(w, "stall_excluded", dir->own.excluded);
 	}
 	rw_obj_end(w);
+	if (dir->sd != NULL) {
+		/* the lcore's detector (shared by both directions on one lcore) and the PMD
+		 * calls of this direction's loop, timed apart from the release error */
+		rw_obj_begin(w, "stall_detect");
+		rw_uint(w, "checks", dir->sd->checks);
+		rw_uint(w, "stalls", dir->sd->stalls);
+		rw_dbl(w, "stall_off_ms", (double)dir->sd->off_ns / 1e6);
+		rw_dbl(w, "stall_max_us", ns_to_us(dir->sd->max_off_ns));
+		hist_json(w, "rx_call_us", &dir->rx_call);
+		hist_json(w, "tx_call_us", &dir->tx_call);
+		/* each data frame from its intended exit to the return of the TX call that took
+		 * it: the release error at the port (calls = frames sent) */
+		hist_json(w, "tx_done_err_us", &dir->derr_tx);
+		rw_obj_end(w);
+	}
 	/* each rule of the SPEC in force: what it dropped since that SPEC was applied */
 	rw_arr_begin(w, "drop_rules");
 	for (uint32_t i = 0; c && i < c->spec.rules.n; i++) {

@@ -91,6 +91,10 @@ own = ''
 if 'own_p99' in e:  # --stall-detect: releases no measured host stall delayed
     own = ', own p99 %.1f (%d of %d releases excluded)' % (
         e['own_p99'], e['stall_excluded'], e['samples'])
+if 'stall_detect' in d:  # the PMD calls timed apart: af_packet TX is a sendto() per burst
+    s = d['stall_detect']
+    own += ', rx call p99/max %.1f/%.0f, tx call p99/max %.1f/%.0f us' % (
+        s['rx_call_us']['p99'], s['rx_call_us']['max'], s['tx_call_us']['p99'], s['tx_call_us']['max'])
 print('%.1f/%.1f/%.1f, burst %.1f%s' % (e['p50'], e['p99'], e['max'],
       d['tx_pkts'] / max(1, d['tx_bursts']), own))"
 }
