@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static inline bool
 ent_less(const struct lemu_dl_ent *a, const struct lemu_dl_ent *b)
@@ -261,4 +262,44 @@ uint32_t
 lemu_dl_pop_any(struct lemu_dl *dl, void **out, uint32_t max)
 {
 	return lemu_dl_pop_due(dl, UINT64_MAX, out, NULL, max);
+}
+
+/* ---- compact store -------------------------------------------------------------- */
+
+int
+lemu_cr_init(struct lemu_cr *c, uint32_t frames)
+{
+	uint64_t want = 2 * (uint64_t)frames;
+	uint32_t n = 2;
+	size_t bytes;
+
+	memset(c, 0, sizeof(*c));
+	if (want > LEMU_CR_MAX)
+		want = LEMU_CR_MAX;
+	while (n < want)
+		n <<= 1;
+	bytes = (size_t)n * LEMU_CR_UNIT;
+	c->busy = calloc(n, 1);
+	/* 2 MB aligned and, where the kernel allows it, on transparent huge pages: the
+	 * stream then costs a TLB entry per 2 MB even when the EAL runs --no-huge */
+	if (c->busy == NULL || posix_memalign((void **)&c->buf, 2u << 20, bytes) != 0) {
+		free(c->busy);
+		c->busy = NULL;
+		c->buf = NULL;
+		return -ENOMEM;
+	}
+	(void)madvise(c->buf, bytes, MADV_HUGEPAGE);
+	/* touch every page now: no page fault on the data path's first pass */
+	memset(c->buf, 0, bytes);
+	c->mask = n - 1;
+	c->bytes = bytes;
+	return 0;
+}
+
+void
+lemu_cr_free(struct lemu_cr *c)
+{
+	free(c->buf);
+	free(c->busy);
+	memset(c, 0, sizeof(*c));
 }

@@ -8,6 +8,9 @@
 
 #include <rte_ethdev.h>
 #include <rte_prefetch.h>
+#ifdef RTE_ARCH_X86
+#include <immintrin.h>
+#endif
 
 #include "lemu_droplog.h"
 #include "net_bytes.h"
@@ -52,6 +55,117 @@ log_drop(const struct lemu_dir *d, const char *cause, const struct rte_mbuf *m)
 {
 	if (unlikely(lemu_droplog_f != NULL))
 		lemu_droplog_frame(d->id, cause, rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
+}
+
+/* ---- compact store (lemu_delay.h) ----------------------------------------------- */
+
+/* Give the mbufs of frames stored compact back to their pool. */
+static inline void
+free_batch(struct lemu_dir *d)
+{
+	if (d->nfb > 0) {
+		rte_pktmbuf_free_bulk(d->fb, d->nfb);
+		d->nfb = 0;
+	}
+}
+
+/*
+ * Copy a frame into its units of the compact store with non-temporal stores when the
+ * source may be read in whole units: the units were last touched a delay ago, so plain
+ * stores would first read each line from memory (the frame is read back only after the
+ * delay, by then out of the cache anyway).
+ */
+static inline void
+cr_store(uint8_t *dst, const struct rte_mbuf *m, uint32_t len)
+{
+	const uint8_t *src = rte_pktmbuf_mtod(m, const uint8_t *);
+#ifdef RTE_ARCH_X86
+	uint32_t whole = RTE_ALIGN_CEIL(len, LEMU_CR_UNIT);
+
+	if ((uint32_t)m->data_off + whole <= m->buf_len) {
+		for (uint32_t o = 0; o < whole; o += 16)
+			_mm_stream_si128((__m128i *)(void *)(dst + o),
+					 _mm_loadu_si128((const __m128i *)(const void *)(src + o)));
+		return;
+	}
+#endif
+	memcpy(dst, src, len);
+}
+
+/*
+ * What the delay line holds for @p m: a compact handle when the frame is small, in one
+ * segment, owned by us alone and asks the TX port for no offload (what it carries besides
+ * its bytes is then nothing a TX port reads); else the mbuf itself.
+ */
+static inline void *
+to_held(struct lemu_dir *d, struct rte_mbuf *m)
+{
+	void *h;
+
+	if (m->data_len > LEMU_CR_MAXLEN || m->nb_segs != 1 ||
+	    (m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK) != 0 || rte_mbuf_refcnt_read(m) != 1 ||
+	    !RTE_MBUF_DIRECT(m))
+		return m;
+	h = lemu_cr_take(&d->cr, m->data_len);
+	if (h == NULL)
+		return m;
+	cr_store(lemu_cr_data(&d->cr, h), m, m->data_len);
+	if (d->nfb == LEMU_FREE_MAX)
+		free_batch(d);
+	d->fb[d->nfb++] = m;
+	return h;
+}
+
+/* Free a frame the line held (mbuf or compact handle) without sending it. */
+static void
+held_free(struct lemu_dir *d, void *p)
+{
+	if (lemu_cr_is(p))
+		lemu_cr_release(&d->cr, p);
+	else
+		rte_pktmbuf_free(p);
+}
+
+/*
+ * Make mbufs of the compact frames among tx[0, ntx), in order. Returns how many leading
+ * frames of tx[] are mbufs: all of them, unless the pool ran dry (the rest then wait for
+ * the next poll, still in their slots, like frames the TX port did not take).
+ */
+static uint16_t
+materialize(struct lemu_dir *d)
+{
+	struct rte_mbuf *mb[LEMU_TX_MAX];
+	uint16_t nc = 0, got, j = 0;
+
+	for (uint16_t i = 0; i < d->ntx; i++)
+		nc += lemu_cr_is(d->tx[i]);
+	if (nc == 0)
+		return d->ntx;
+	if (rte_pktmbuf_alloc_bulk(d->pool, mb, nc) == 0) {
+		got = nc;
+	} else {
+		for (got = 0; got < nc; got++)
+			if ((mb[got] = rte_pktmbuf_alloc(d->pool)) == NULL)
+				break;
+	}
+	for (uint16_t i = 0; i < d->ntx; i++) {
+		void *h = d->tx[i];
+		struct rte_mbuf *m;
+		uint32_t len;
+
+		if (!lemu_cr_is(h))
+			continue;
+		if (j == got)
+			return i;
+		m = mb[j++];
+		len = lemu_cr_len(h);
+		rte_memcpy(rte_pktmbuf_mtod(m, void *), lemu_cr_data(&d->cr, h), len);
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
+		lemu_cr_release(&d->cr, h);
+		d->tx[i] = m;
+	}
+	return d->ntx;
 }
 
 /* ---- configuration (data path side) ------------------------------------------ */
@@ -165,6 +279,9 @@ lemu_dir_init(struct lemu_dir *d, const struct lemu_dir_args *a)
 		d->qr = NULL;
 		return rc;
 	}
+	/* without it every frame waits as its mbuf: slower, not wrong */
+	if (lemu_cr_init(&d->cr, a->capacity) < 0)
+		RTE_LOG(WARNING, USER1, "lossy-emu: no memory for the compact delay store\n");
 	apply_cfg(d, a->cfg);
 	d->want = a->cfg;
 	d->applied = a->cfg;
@@ -183,9 +300,10 @@ lemu_dir_free(struct lemu_dir *d)
 	if (d->dl.e)
 		while ((n = lemu_dl_pop_any(&d->dl, p, 64)) > 0)
 			for (uint32_t i = 0; i < n; i++)
-				rte_pktmbuf_free(p[i]);
+				held_free(d, p[i]);
 	for (uint16_t i = 0; i < d->ntx; i++)
-		rte_pktmbuf_free(d->tx[i]);
+		held_free(d, d->tx[i]);
+	free_batch(d);
 	for (uint16_t i = 0; i < d->nctrl; i++)
 		rte_pktmbuf_free(d->ctrl[i]);
 	d->ntx = d->nctrl = 0;
@@ -195,6 +313,7 @@ lemu_dir_free(struct lemu_dir *d)
 	free(d->qr);
 	d->qr = NULL;
 	lemu_dl_free(&d->dl);
+	lemu_cr_free(&d->cr);
 }
 
 /* ---- PFC generation ---------------------------------------------------------- */
@@ -252,6 +371,18 @@ own_err(struct lemu_dir *d, uint64_t t, uint64_t now)
 		lemu_hist_add(&d->derr_own, now > t ? now - t : 0);
 }
 
+/* Queue @p m in the delay line to leave at @p t: compact if it can be (to_held()). */
+static inline uint64_t
+line_push(struct lemu_dir *d, uint64_t t, struct rte_mbuf *m)
+{
+	void *h;
+
+	if (d->dl.n == d->dl.cap)
+		return UINT64_MAX; /* the caller drops m */
+	h = to_held(d, m);
+	return lemu_dl_push(&d->dl, t, h);
+}
+
 /* A packet leaves the bottleneck at @p t (ns): into the delay line, or straight to TX. */
 static void
 to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint64_t now)
@@ -265,7 +396,7 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 
 		d->stat[LEMU_ST_DELAY_DRAWN_NS] +=
 		    dep - t; /* the draw itself: no clamp with reorder */
-		exit = lemu_dl_push(&d->dl, dep, m);
+		exit = line_push(d, dep, m);
 	} else if (d->dl.n == 0 && d->ntx < LEMU_TX_MAX) {
 		lemu_hist_add(&d->derr, now > t ? now - t : 0);
 		if (unlikely(d->sd != NULL)) {
@@ -277,7 +408,7 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 		d->tx[d->ntx++] = m;
 		return;
 	} else {
-		exit = lemu_dl_push(&d->dl, t, m);
+		exit = line_push(d, t, m);
 	}
 	if (unlikely(exit == UINT64_MAX)) { /* cannot happen: the line holds the whole pool */
 		log_drop(d, "queue", m);
@@ -311,8 +442,22 @@ release(struct lemu_dir *d, uint64_t now)
 	 * pkt_len read and the PMD's free (m->next), so the misses overlap.
 	 */
 	for (uint32_t i = 0; i < k; i++) {
-		rte_prefetch0(d->tx[d->ntx + i]);
-		rte_prefetch0(RTE_PTR_ADD(d->tx[d->ntx + i], RTE_CACHE_LINE_MIN_SIZE));
+		void *h = d->tx[d->ntx + i];
+
+		if (lemu_cr_is(h)) { /* in the compact store: fetched ahead, below */
+			rte_prefetch0(lemu_cr_data(&d->cr, h));
+			continue;
+		}
+		rte_prefetch0(h);
+		rte_prefetch0(RTE_PTR_ADD(h, RTE_CACHE_LINE_MIN_SIZE));
+	}
+	/* the compact store is read in ring order (FIFO layout): fetch the units the next
+	 * release takes, those after the ones waiting in tx[] now */
+	if (d->cr.buf != NULL && lemu_cr_used(&d->cr) > 0) {
+		uint32_t from = d->cr.rd + d->ntx + k, to = from + k;
+
+		for (uint32_t u = from; u < to; u++)
+			rte_prefetch0(d->cr.buf + (size_t)(u & d->cr.mask) * LEMU_CR_UNIT);
 	}
 	for (uint32_t i = 0; i < k; i++) {
 		lemu_hist_add(&d->derr, now - t[i]);
@@ -614,7 +759,7 @@ static void
 flush(struct lemu_dir *d)
 {
 	uint32_t len[LEMU_TX_MAX];
-	uint16_t sent, i;
+	uint16_t sent, i, ready;
 
 	if (d->pfc_in != NULL && d->nctrl < LEMU_CTRL_MAX) {
 		unsigned k = rte_ring_sc_dequeue_burst(d->pfc_in, (void **)(d->ctrl + d->nctrl),
@@ -645,9 +790,10 @@ flush(struct lemu_dir *d)
 	}
 	if (d->ntx == 0)
 		return;
-	for (i = 0; i < d->ntx; i++)
+	ready = materialize(d);
+	for (i = 0; i < ready; i++)
 		len[i] = d->tx[i]->pkt_len;
-	sent = tx_burst(d, d->tx, d->ntx);
+	sent = tx_burst(d, d->tx, ready);
 	if (unlikely(d->sd != NULL)) {
 		for (i = 0; i < sent; i++)
 			lemu_hist_add(&d->derr_tx, d->tx_done_ns > d->tx_due[i]
@@ -756,6 +902,7 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 		next = d->tx_first_ns + d->coalesce_ns;
 	if (d->nctrl > 0)
 		next = 0;
+	free_batch(d);
 	*next_ns = next;
 	return work;
 }

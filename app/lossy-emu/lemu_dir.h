@@ -51,6 +51,7 @@
 #define LEMU_BURST_MAX 256
 #define LEMU_TX_MAX 512	  /**< data frames waiting for the TX port */
 #define LEMU_CTRL_MAX 128 /**< control frames waiting for the TX port */
+#define LEMU_FREE_MAX 64  /**< mbufs of frames stored compact, freed in bulk */
 
 /** The emulator's clock (lib/dpdk dp_clock), ns since lemu_clock_init(). */
 extern struct dp_clock lemu_clk;
@@ -124,14 +125,18 @@ struct lemu_dir {
 	/* bottleneck FIFO (power-of-two ring) */
 	struct lemu_qent *qr;
 	uint32_t qmask, qhead, qn;
-	/* delay line */
+	/* delay line; small frames wait in it as copies in cr (lemu_delay.h), their mbufs
+	 * go back to the pool in bulk from fb[] */
 	struct lemu_dl dl;
+	struct lemu_cr cr;
+	struct rte_mbuf *fb[LEMU_FREE_MAX];
+	uint16_t nfb;
 
 	/* TX */
 	struct rte_mbuf *ctrl[LEMU_CTRL_MAX];
 	uint8_t ctrl_fwd[LEMU_CTRL_MAX]; /**< 1: forwarded (counts as tx_pkts), 0: peer PFC */
 	uint16_t nctrl;
-	struct rte_mbuf *tx[LEMU_TX_MAX];
+	struct rte_mbuf *tx[LEMU_TX_MAX]; /**< mbufs, or compact handles (lemu_cr_is) */
 	uint16_t ntx;
 	uint64_t tx_first_ns; /**< when the oldest frame in tx[] was released */
 	uint64_t coalesce_ns; /**< send once it waited this long, or tx[] holds a burst */

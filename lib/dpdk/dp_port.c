@@ -353,8 +353,14 @@ dp_mem_advice(uint64_t need_bytes, char *buf, size_t len)
 struct rte_mempool *
 dp_pool_create(const char *name, uint32_t n, uint16_t data_room, char *err, size_t errlen)
 {
+	return dp_pool_create_cache(name, n, data_room, n >= 4096 ? 256 : 32, err, errlen);
+}
+
+struct rte_mempool *
+dp_pool_create_cache(const char *name, uint32_t n, uint16_t data_room, uint32_t cache, char *err,
+		     size_t errlen)
+{
 	struct rte_mempool *mp;
-	uint32_t cache = n >= 4096 ? 256 : 32;
 
 	mp = rte_pktmbuf_pool_create(
 	    name, n, cache, 0, (uint16_t)(data_room + RTE_PKTMBUF_HEADROOM), (int)rte_socket_id());

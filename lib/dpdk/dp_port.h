@@ -86,6 +86,13 @@ void dp_eal_finish(bool memif);
 struct rte_mempool *dp_pool_create(const char *name, uint32_t n, uint16_t data_room, char *err,
 				   size_t errlen);
 
+/**
+ * dp_pool_create() with a per-lcore cache of @p cache mbufs (at most
+ * RTE_MEMPOOL_CACHE_MAX_SIZE; dp_pool_create() takes 256, or 32 for small pools).
+ */
+struct rte_mempool *dp_pool_create_cache(const char *name, uint32_t n, uint16_t data_room,
+					 uint32_t cache, char *err, size_t errlen);
+
 /** EAL memory one mbuf of @p data_room bytes of data takes, mempool headers included. */
 uint64_t dp_mbuf_footprint(uint32_t data_room);
 

@@ -336,6 +336,87 @@ test_stat_names(void)
 		CHECK(lemu_stat_help(i) && lemu_stat_help(i)[0]);
 }
 
+/*
+ * The compact store: handles carry the length and the first unit, frames of up to 64 B
+ * take one unit and up to 128 B two (never split by the ring's end), a full ring refuses,
+ * and units freed out of order (heap layout) come back only once every older one is free.
+ */
+static void
+test_compact_store(void)
+{
+	struct lemu_cr c;
+	uint8_t f[LEMU_CR_MAXLEN];
+	void *h[8];
+
+	for (unsigned i = 0; i < sizeof(f); i++)
+		f[i] = (uint8_t)(i * 7 + 1);
+	CHECK_EQ(lemu_cr_init(&c, 4), 0); /* 2 units a frame: 8 units */
+	CHECK_EQ(c.mask, 7);
+	CHECK(lemu_cr_put(&c, f, 0) == NULL);
+	CHECK(lemu_cr_put(&c, f, LEMU_CR_MAXLEN + 1) == NULL);
+	h[0] = lemu_cr_put(&c, f, 64);	/* units 0 */
+	h[1] = lemu_cr_put(&c, f, 65);	/* units 1-2 */
+	h[2] = lemu_cr_put(&c, f, 128); /* units 3-4 */
+	h[3] = lemu_cr_put(&c, f, 1);	/* unit 5 */
+	for (unsigned i = 0; i < 4; i++)
+		CHECK(h[i] != NULL && lemu_cr_is(h[i]));
+	CHECK(!lemu_cr_is(&c)); /* an aligned pointer is not a handle */
+	CHECK_EQ(lemu_cr_len(h[0]), 64);
+	CHECK_EQ(lemu_cr_len(h[1]), 65);
+	CHECK_EQ(lemu_cr_len(h[2]), 128);
+	CHECK_EQ(lemu_cr_len(h[3]), 1);
+	CHECK(lemu_cr_data(&c, h[1]) == c.buf + 64);
+	CHECK(lemu_cr_data(&c, h[3]) == c.buf + 5 * 64);
+	CHECK(memcmp(lemu_cr_data(&c, h[2]), f, 128) == 0);
+	CHECK(memcmp(lemu_cr_data(&c, h[1]), f, 65) == 0);
+	CHECK_EQ(lemu_cr_used(&c), 6);
+	/* units 6-7 are free, but a 2-unit frame there fits: takes 6-7 */
+	h[4] = lemu_cr_put(&c, f, 100);
+	CHECK(h[4] != NULL && lemu_cr_data(&c, h[4]) == c.buf + 6 * 64);
+	CHECK(lemu_cr_put(&c, f, 10) == NULL); /* full */
+	/* out of order: freeing h[1] frees nothing while h[0] holds unit 0 */
+	lemu_cr_release(&c, h[1]);
+	CHECK_EQ(lemu_cr_used(&c), 8);
+	CHECK(lemu_cr_put(&c, f, 10) == NULL);
+	lemu_cr_release(&c, h[0]); /* units 0-2 back */
+	CHECK_EQ(lemu_cr_used(&c), 5);
+	h[5] = lemu_cr_put(&c, f, 64); /* unit 0 (ring order: wr 8 -> unit 0) */
+	CHECK(h[5] != NULL && lemu_cr_data(&c, h[5]) == c.buf);
+	h[6] = lemu_cr_put(&c, f, 128); /* units 1-2 */
+	CHECK(h[6] != NULL && lemu_cr_data(&c, h[6]) == c.buf + 64);
+	CHECK(lemu_cr_put(&c, f, 1) == NULL); /* full again */
+	lemu_cr_release(&c, h[2]);
+	lemu_cr_release(&c, h[3]);
+	lemu_cr_release(&c, h[4]); /* units 3-7 back: 3 used */
+	CHECK_EQ(lemu_cr_used(&c), 3);
+	h[7] = lemu_cr_put(&c, f, 64); /* unit 3 */
+	CHECK(h[7] != NULL && lemu_cr_data(&c, h[7]) == c.buf + 3 * 64);
+	CHECK(lemu_cr_put(&c, f, 80) != NULL); /* units 4-5 */
+	CHECK(lemu_cr_put(&c, f, 80) != NULL); /* units 6-7: up to the end, not across */
+	CHECK(lemu_cr_put(&c, f, 1) == NULL);
+	lemu_cr_free(&c);
+
+	/* a 2-unit frame at the last unit: that unit is skipped, the frame takes 0-1 */
+	CHECK_EQ(lemu_cr_init(&c, 4), 0);
+	for (unsigned i = 0; i < 7; i++)
+		h[i] = lemu_cr_put(&c, f, 64); /* units 0-6 */
+	for (unsigned i = 0; i < 3; i++)
+		lemu_cr_release(&c, h[i]);
+	CHECK_EQ(lemu_cr_used(&c), 4);
+	h[7] = lemu_cr_put(&c, f, 128);
+	CHECK(h[7] != NULL && lemu_cr_data(&c, h[7]) == c.buf);
+	CHECK(memcmp(lemu_cr_data(&c, h[7]), f, 128) == 0);
+	CHECK_EQ(lemu_cr_used(&c), 7); /* units 3-6, the skipped 7, 0-1 */
+	for (unsigned i = 3; i < 7; i++)
+		lemu_cr_release(&c, h[i]);
+	CHECK_EQ(lemu_cr_used(&c), 2); /* the read side passed over the skipped unit */
+	lemu_cr_release(&c, h[7]);
+	CHECK_EQ(lemu_cr_used(&c), 0);
+	lemu_cr_free(&c);
+	CHECK(c.buf == NULL);
+}
+
 RW_TEST_MAIN(RW_TEST(test_fifo_basic), RW_TEST(test_heap_order), RW_TEST(test_reorder_bound),
 	     RW_TEST(test_layout_change), RW_TEST(test_hist), RW_TEST(test_options),
-	     RW_TEST(test_config_file), RW_TEST(test_pool_sizing), RW_TEST(test_stat_names))
+	     RW_TEST(test_config_file), RW_TEST(test_pool_sizing), RW_TEST(test_stat_names),
+	     RW_TEST(test_compact_store))
