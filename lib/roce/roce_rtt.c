@@ -281,6 +281,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 	if (frto && c->rto_mode == ROCE_RTO_ADAPTIVE && !qp->rto_spur_armed) {
 		/* found on the ACK after the head's (which ended the back-off) */
 		roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+		roce_trace_loss(qp, ROCE_TRACE_RTO_SPURIOUS, qp->rto_spur_psn);
 		roce_lwin_undo(&qp->lwin);
 		frto = false;
 	}
@@ -306,6 +307,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 		if (qp->rtt.min_rtt && now >= qp->rto_spur_at &&
 		    now - qp->rto_spur_at < qp->rtt.min_rtt / 4 * 3) {
 			roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+			roce_trace_loss(qp, ROCE_TRACE_RTO_SPURIOUS, qp->rto_spur_psn);
 			qp->rto_frto_armed = false; /* found: not counted again */
 			/*
 			 * The Eifel response (RFC 4015): the timeout restarted the
@@ -337,6 +339,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 			}
 		} else if (adaptive && frto) {
 			roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+			roce_trace_loss(qp, ROCE_TRACE_RTO_SPURIOUS, qp->rto_spur_psn);
 			/*
 			 * Found by F-RTO's test: restore the loss window (above).
 			 * Undetected, an expiry on a stall in a round whose RTT

@@ -188,6 +188,52 @@ t_lost_retransmission(void)
 }
 
 /*
+ * A lost retransmission while a newer one has left since (issue 11, session
+ * 18). PSN 1 is lost with its first resend (sent at snd_nxt 16); WRITE 2
+ * (PSNs 16-23) leaves; then PSN 10, lost once, is resent at snd_nxt 24. The
+ * notices for 16-23 report PSNs first sent after PSN 1's resend, so it was
+ * lost: queued again at once. Compared with the latest resend only (PSN
+ * 10's, snd_nxt 24: no notice is past it) the rule saw nothing and PSN 1
+ * waited for the timer; at 1 % loss both ways a newer resend leaves within
+ * every round trip, so every lost resend did. No timeout, one detection,
+ * three resends, data intact, no duplicate.
+ */
+static void
+t_lost_retx_busy(void)
+{
+	struct tr_wire w;
+
+	sel_init(&w, NULL);
+	tr_fill(A(&w), 0, 24 * MTU, 6);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 1, TR_DROP, 2); /* the original and its first resend */
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 10, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 16 * MTU, 0, 0);
+	while (tr_deliver_one(&w, TR_A)) /* PSNs 0-15 but 1 and 10 */
+		;
+	/* the notices up to the one that makes A resend PSN 1 (and lose it) */
+	while (tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS) == 0 && tr_deliver_one(&w, TR_B))
+		;
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(w.dropped, 3);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 16 * MTU, 8 * MTU, 16 * MTU, IBV_SEND_SIGNALED);
+	tr_poll(&w);
+	/* the other notices: PSN 10 is resent, after WRITE 2 */
+	while (tr_deliver_one(&w, TR_B))
+		;
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RETX_LOST_DETECT), 0);
+	RUN(&w);
+	expect_wc(A(&w), false, 2, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 24 * MTU);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RETX_LOST_DETECT), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 3);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_SPURIOUS), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 0);
+	tr_fini(&w);
+}
+
+/*
  * The last packet of a message lost. Alone it is found by the timer; with a
  * second SEND behind it, that SEND is placed out of order into its own
  * receive WQE (SPETH) and its notice repairs the first at once. Receive
@@ -684,7 +730,7 @@ t_trace(void)
 {
 	struct tr_opts o = {.trace = true};
 	struct tr_wire w;
-	unsigned n2 = 0, n5 = 0, other = 0;
+	unsigned n2 = 0, n5 = 0, other = 0, nretx = 0;
 
 	sel_init(&w, &o);
 	tr_fill(A(&w), 0, 10 * MTU, 4);
@@ -720,7 +766,9 @@ t_trace(void)
 	CHECK_EQ(n2, 1);
 	CHECK_EQ(n5, 1);
 	CHECK_EQ(other, 0);
-	CHECK_EQ(A(&w)->ntrace, tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS));
+	for (unsigned i = 0; i < A(&w)->ntrace && i < TR_MAX_TRACE; i++)
+		nretx += A(&w)->trace[i].kind == ROCE_TRACE_RETX;
+	CHECK_EQ(nretx, tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS));
 	tr_fini(&w);
 }
 
@@ -979,6 +1027,7 @@ static const struct rw_test_case cases[] = {
     RW_TEST(t_consecutive_losses),
     RW_TEST(t_lost_notice),
     RW_TEST(t_lost_retransmission),
+    RW_TEST(t_lost_retx_busy),
     RW_TEST(t_lost_last_packet),
     RW_TEST(t_bitmap_limit),
     RW_TEST(t_reorder_no_loss),
