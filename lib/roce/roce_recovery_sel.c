@@ -212,13 +212,31 @@ sel_tx_acked(struct roce_qp *qp, void *priv, uint32_t una)
 		 * nothing more is resent.
 		 */
 		struct roce_recovery_env env;
+		struct roce_rtt_info r;
 
-		s->rto_head = false;
 		roce_recovery_env(qp, &env);
-		if (roce_psn_cmp(una, s->rto_head_nxt) < 0 &&
-		    roce_rto_head_answered(qp, s->rto_head_at, env.now_ns)) {
-			roce_trace_loss(qp, ROCE_TRACE_RTO_GOBACK, una);
-			sel_tx_lost(qp, s, una, s->rto_head_nxt, ROCE_LOSS_TIMEOUT);
+		if (roce_psn_cmp(una, roce_psn_add(s->rto_head_psn, 1)) == 0 &&
+		    roce_psn_cmp(una, s->rto_head_nxt) < 0 && !s->rto_head_wait) {
+			/*
+			 * The head alone: B ACKs each paced packet, so this may be
+			 * the head's original ACK, and F-RTO's test (roce_rtt.c)
+			 * decides on the next one. Wait for it (once); a second
+			 * expiry without progress still goes back at once
+			 * (sel_tx_lost_head). Deciding here went back a window
+			 * when the next ACK of the same burst found the expiry
+			 * spurious: 550 resends for nothing in one loaded 4 s
+			 * gbone run (issue 11, session 18; t_rto_frto_sel).
+			 */
+			s->rto_head_wait = true;
+		} else {
+			s->rto_head = false;
+			/* no go-back either once the engine found the expiry spurious */
+			if (roce_psn_cmp(una, s->rto_head_nxt) < 0 &&
+			    roce_rto_head_answered(qp, s->rto_head_at, env.now_ns) &&
+			    !(roce_qp_rtt(qp, &r) == 0 && r.rto_spurious)) {
+				roce_trace_loss(qp, ROCE_TRACE_RTO_GOBACK, una);
+				sel_tx_lost(qp, s, una, s->rto_head_nxt, ROCE_LOSS_TIMEOUT);
+			}
 		}
 	}
 	if (s->implied && roce_psn_cmp(una, s->implied_psn) > 0)
@@ -248,6 +266,7 @@ sel_tx_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt, enum roc
 	roce_psn_bitmap_clear_range(&s->retxd, psn, tx_span(psn, nxt));
 	s->retx_head = s->retx_tail; /* all of them are queued again */
 	s->have_rack = false;
+	s->rto_head = false; /* gone back: no head-only verdict is pending any more */
 	return tx_queue_missing(qp, s, psn, end, false) || roce_psn_cmp(psn, nxt) < 0;
 }
 
@@ -282,6 +301,7 @@ sel_tx_lost_head(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt,
 	roce_recovery_env(qp, &env);
 	sel_tx_sync(s, psn);
 	s->rto_head = true;
+	s->rto_head_wait = false;
 	s->rto_head_psn = psn;
 	s->rto_head_at = env.now_ns;
 	s->rto_head_nxt = nxt;

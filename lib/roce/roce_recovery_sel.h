@@ -45,6 +45,7 @@ struct sel {
 	uint32_t rto_head_psn;
 	uint64_t rto_head_at;  /* when it was resent (engine clock) */
 	uint32_t rto_head_nxt; /* snd_nxt then */
+	bool rto_head_wait;    /* the head alone was acknowledged: the next progress decides */
 	/* receiver */
 	bool rx_init;
 	struct roce_psn_bitmap ooo; /* placed ahead of ePSN (base = ePSN) */

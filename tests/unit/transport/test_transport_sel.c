@@ -285,7 +285,8 @@ t_lost_last_packet(void)
 /*
  * A hole at the bitmap limit: with --max-ooo 4 and PSN 2 lost, PSNs 3..5
  * (distance 1..3) are placed and PSN 6 (distance 4) is the first dropped as
- * bitmap-full, as are 7..9. The RACK/SACK repairs 2, the timer the rest.
+ * bitmap-full, as are 7..9. The RACK/SACK repairs 2, the timer the rest
+ * (two expiries: the head, then the go-back).
  */
 static void
 t_bitmap_limit(void)
@@ -303,7 +304,12 @@ t_bitmap_limit(void)
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_OOO_PLACED), 3);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_OOO_FULL), 4);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 5); /* 2, then 6..9 */
-	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	/*
+	 * the first expiry resends 6 alone; its ACK covers 6 alone, so the
+	 * verdict waits for the next ACK (F-RTO's, t_rto_frto_sel); none comes,
+	 * and the second expiry goes back for 7..9
+	 */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 2);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_SPURIOUS), 0);
 	tr_fini(&w);
 }
@@ -995,6 +1001,58 @@ t_rto_spurious_head_only(void)
 }
 
 /*
+ * F-RTO's verdict before the go-back (issue 11, session 18). B's ACKs, one
+ * per packet, are held 16 ms past the expiry: later than 3/4 of the least
+ * RTT, so by timing the first one could answer the head's resend. It covers
+ * the head alone; the verdict waits for the next ACK, which acknowledges PSN
+ * 1 from its one send before the resend: F-RTO finds the expiry spurious and
+ * nothing more is resent. Deciding on the first ACK went back for PSNs 1..9
+ * (10 resends, 9 duplicates at B) while the rest of the same burst showed
+ * they had all arrived.
+ */
+static void
+t_rto_frto_sel(void)
+{
+	struct tr_wire w;
+	uint64_t t0, due;
+
+	sel_init(&w, NULL);
+	tr_fill(A(&w), 0, 64 * MTU, 35);
+	sel_rtt_20ms(&w);
+	t0 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 7, 16 * MTU, 10 * MTU, 16 * MTU,
+			      IBV_SEND_SIGNALED),
+		 0);
+	tr_poll(&w);
+	w.now = t0 + 10 * MS;
+	for (int i = 0; i < 10; i++) {
+		CHECK(tr_deliver_one(&w, TR_A));
+		w.now += 50000; /* past B's delayed ACK: one ACK per packet */
+		tr_poll(&w);
+	}
+	CHECK_EQ(w.q[TR_B].count, 10); /* held */
+	due = roce_dev_next_deadline(A(&w)->dev);
+	w.now = due;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1); /* una alone */
+	w.now = due + 16 * MS;
+	CHECK(tr_deliver_one(&w, TR_B)); /* the head's ACK */
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK(tr_deliver_one(&w, TR_B)); /* PSN 1's, from its one send */
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 1);
+	RUN(&w);
+	expect_wc(A(&w), false, 7, IBV_WC_SUCCESS);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 1); /* the head's resend */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_MEM(B(&w)->buf + 16 * MTU, A(&w)->buf + 16 * MTU, 10 * MTU);
+	tr_fini(&w);
+}
+
+/*
  * The head-first expiry's verdict (sel_tx_acked): the first ACK that can
  * answer the head's resend comes when everything sent before the resend that
  * arrived has been reported, so the PSNs still unreported are lost too. Here
@@ -1043,6 +1101,7 @@ static const struct rw_test_case cases[] = {
     RW_TEST(t_rto_resend_rearms),
     RW_TEST(t_notice_rtt_sample),
     RW_TEST(t_rto_spurious_head_only),
+    RW_TEST(t_rto_frto_sel),
     RW_TEST(t_rto_head_then_tail),
 };
 
