@@ -1053,6 +1053,72 @@ t_rto_frto_sel(void)
 }
 
 /*
+ * A late answer to an earlier resend of the head (issue 11, session 18). The
+ * path's least RTT is 10 ms, its smoothed RTT about 28 ms (a queue, or a
+ * loaded host). PSN 0 of a WRITE is lost, the notices resend it (R0), a
+ * second WRITE (PSNs 10-13) follows; B gets them all and its ACKs are held
+ * past the timer, which resends PSN 0 again (R1: no test can find this
+ * expiry spurious, PSN 0 was sent twice). The ACK of R0 comes 9 ms after R1:
+ * later than 3/4 of the least RTT, so by that rule it could answer R1, and
+ * it leaves 10-13 unacknowledged and unreported. The verdict waits (sooner
+ * than 3/4 of the smoothed RTT); the next ACKs acknowledge 10-13 and nothing
+ * more is resent. Deciding on that ACK resent 10-13, which B had.
+ */
+static void
+t_rto_verdict_late(void)
+{
+	struct tr_wire w;
+	struct roce_rtt_info r;
+	uint64_t t0, due;
+
+	sel_init(&w, NULL);
+	tr_fill(A(&w), 0, 64 * MTU, 36);
+	sel_round_trip(&w, 0, 5 * MS, 5 * MS);
+	for (uint32_t i = 1; i < 17; i++)
+		sel_round_trip(&w, i * 512, 15 * MS, 15 * MS);
+	CHECK_EQ(roce_qp_rtt(A(&w)->qp, &r), 0);
+	CHECK_EQ(r.min_rtt_ns, 10 * MS);
+	CHECK(r.srtt_ns > 27 * MS && r.srtt_ns < 28 * MS);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 17, TR_DROP, 1); /* the WRITE's first PSN */
+	t0 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 7, 16 * MTU, 10 * MTU, 16 * MTU, 0), 0);
+	tr_poll(&w);
+	w.now = t0 + 10 * MS;
+	CHECK_EQ(deliver_all(&w, TR_A), 9);
+	w.now = t0 + 20 * MS;
+	CHECK(deliver_all(&w, TR_B) >= 3); /* the notices: R0 */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 8, 32 * MTU, 4 * MTU, 32 * MTU,
+			      IBV_SEND_SIGNALED),
+		 0);
+	tr_poll(&w);
+	w.now = t0 + 30 * MS;
+	for (int i = 0; i < 5; i++) { /* R0, then 10-13: one ACK each */
+		CHECK(tr_deliver_one(&w, TR_A));
+		w.now += 50000;
+		tr_poll(&w);
+	}
+	CHECK_EQ(w.q[TR_B].count, 5); /* held */
+	due = roce_dev_next_deadline(A(&w)->dev);
+	w.now = due;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2); /* R1: PSN 0 alone */
+	w.now = due + 9 * MS;
+	CHECK(tr_deliver_one(&w, TR_B)); /* R0's ACK: 0-9 */
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
+	RUN(&w);
+	expect_wc(A(&w), false, 8, IBV_WC_SUCCESS);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 1); /* R1 */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_MEM(B(&w)->buf + 16 * MTU, A(&w)->buf + 16 * MTU, 10 * MTU);
+	CHECK_MEM(B(&w)->buf + 32 * MTU, A(&w)->buf + 32 * MTU, 4 * MTU);
+	tr_fini(&w);
+}
+
+/*
  * The head-first expiry's verdict (sel_tx_acked): the first ACK that can
  * answer the head's resend comes when everything sent before the resend that
  * arrived has been reported, so the PSNs still unreported are lost too. Here
@@ -1102,6 +1168,7 @@ static const struct rw_test_case cases[] = {
     RW_TEST(t_notice_rtt_sample),
     RW_TEST(t_rto_spurious_head_only),
     RW_TEST(t_rto_frto_sel),
+    RW_TEST(t_rto_verdict_late),
     RW_TEST(t_rto_head_then_tail),
 };
 
