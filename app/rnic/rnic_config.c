@@ -181,7 +181,7 @@ static const struct rw_opt opts[] = {
     {"cc-param", T_STR, OFF(cc_param), SZ(cc_param), "", 0, 0, "LIST",
      "name=value,... parameters of --cc, e.g. profile=wan,timer_us=300 (rnic --cc-param help "
      "lists each with its default)"},
-    {"rto", T_CHOICE, OFF(rto), SZ(rto), "fixed", 0, 0, "adaptive|fixed",
+    {"rto", T_CHOICE, OFF(rto), SZ(rto), "adaptive", 0, 0, "adaptive|fixed",
      "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + max(4 D, "
      "--rto-min), -u gives the first value), fixed = IBTA's 4.096 us * 2^u from every ACK "
      "(docs/transport.md)"},

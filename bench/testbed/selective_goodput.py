@@ -9,8 +9,8 @@ then gbn, gbone (Go-Back-ONE, Wang (NJUPT)) and irn at 1 %. Targets, per round:
 gbone and irn each keep at least 80 % of that round's lossless goodput, and reach
 at least 2.5x the goodput of gbn in the same round.
 
-Those four run with `--rto adaptive`; each round runs all four again with `--rto
-fixed` (the rnic's default, the IBTA timer of -u 14, 67 ms): lossless, gbone and irn
+Those four run with `--rto adaptive` (the rnic's default since session 18); each round
+runs all four again with `--rto fixed` (the IBTA timer of -u 14, 67 ms): lossless, gbone and irn
 with the adaptive timer must keep at least 90 % of the fixed timer's goodput in the
 same round (two runs of one setting differ by up to 10 % on the loaded 2-core host;
 docs/claims.md), and the adaptive runs' spurious expiries (`rto_spurious`, a lower

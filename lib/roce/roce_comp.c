@@ -818,6 +818,7 @@ roce_comp_timeout(struct roce_qp *qp)
 	if (qp->type != IBV_QPT_RC || !roce_qp_can_send(qp) || qp->comp.una == qp->req.psn)
 		return;
 	roce_qp_stat(qp, ROCE_STAT_TIMEOUTS, 1);
+	roce_trace_loss(qp, ROCE_TRACE_RTO, qp->comp.una);
 	roce_rtt_expired(qp);
 	comp_run(&c, COMP_RETRY);
 }

@@ -384,6 +384,7 @@ struct roce_qp {
 	uint64_t rto_spur_at;	 /**< when it was resent (engine clock) */
 	uint64_t rto_spur_orig;	 /**< its one earlier send (0: none, or it was resent before) */
 	bool rto_frto_armed;	 /**< F-RTO: is rto_spur_psn + 1 acknowledged from an early send? */
+	bool rto_found_spurious; /**< the latest expiry was found spurious (roce_rtt_info) */
 	uint32_t rto_spur_nxt;	 /**< the next PSN to send at the expiry */
 	struct roce_stats stats;
 	struct roce_qp *dirty_next; /**< roce_dev_rx_burst: QPs to run at the end */

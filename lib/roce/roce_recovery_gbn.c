@@ -26,6 +26,7 @@
 #include "roce_psn.h"
 #include "roce_recovery.h"
 #include "roce_rtt.h"
+#include "roce_trace.h"
 
 struct gbn {
 	/* sender */
@@ -89,6 +90,7 @@ gbn_tx_acked(struct roce_qp *qp, void *priv, uint32_t una)
 		roce_recovery_env(qp, &env);
 		if (roce_psn_cmp(una, g->rto_head_nxt) < 0 &&
 		    roce_rto_head_answered(qp, g->rto_head_at, env.now_ns)) {
+			roce_trace_loss(qp, ROCE_TRACE_RTO_GOBACK, una);
 			g->retx = true;
 			g->retx_psn = una;
 			g->retx_end = env.nxt; /* B drops every PSN after una */

@@ -15,6 +15,18 @@
 #include "roce_psn_bitmap.h"
 #include "roce_recovery.h"
 
+/*
+ * Retransmissions remembered for the lost-retransmission rule, in send order
+ * (a power of two). When full, the oldest is forgotten: a loss of that
+ * resend is left to the timer.
+ */
+#define SEL_RETX_LOG 2048u
+
+/** One retransmission: its PSN and snd_nxt when it left. */
+struct sel_retx {
+	uint32_t psn, nxt;
+};
+
 struct sel {
 	/* sender */
 	bool tx_init;
@@ -24,14 +36,16 @@ struct sel {
 	uint32_t queued;	      /* bits set in queue */
 	bool have_rack;
 	uint32_t frontier; /* holes before it were considered (Algorithm 1 m_crtRACK) */
-	uint32_t retx_nxt; /* snd_nxt when the latest retransmission left */
-	bool retx_any;
-	bool implied; /* a READ re-request for implied_psn is queued or sent */
+	/* the retransmissions not yet known to have arrived or been lost, oldest first */
+	struct sel_retx retx_log[SEL_RETX_LOG];
+	uint32_t retx_head, retx_tail; /* FIFO indexes (free-running; empty when equal) */
+	bool implied;		       /* a READ re-request for implied_psn is queued or sent */
 	uint32_t implied_psn;
 	bool rto_head; /* gbone/irn: an expiry resent rto_head_psn alone, no progress since */
 	uint32_t rto_head_psn;
 	uint64_t rto_head_at;  /* when it was resent (engine clock) */
 	uint32_t rto_head_nxt; /* snd_nxt then */
+	bool rto_head_wait;    /* the head alone was acknowledged: the next progress decides */
 	/* receiver */
 	bool rx_init;
 	struct roce_psn_bitmap ooo; /* placed ahead of ePSN (base = ePSN) */
@@ -52,10 +66,10 @@ void sel_tx_sync(struct sel *s, uint32_t una);
 void sel_tx_queue(struct roce_qp *qp, struct sel *s, uint32_t psn);
 /**
  * A notice reported @p psn received (receiver's ePSN @p epsn, snd_nxt @p nxt).
- * If @p psn is SEL_REORDER - 1 past the snd_nxt of the latest retransmission
- * (or the last PSN sent), every retransmitted PSN still missing was lost again
- * (the path keeps order): queue it once more, count retx_lost_detected. IRN's
- * rule (roce_recovery_sel.c), shared with vrp.
+ * Every retransmission whose snd_nxt @p psn is SEL_REORDER - 1 past (or @p psn
+ * is the last PSN sent) and whose PSN is still missing was lost again (the
+ * path keeps order): queue it once more, count retx_lost_detected. The rule
+ * of roce_recovery_sel.c, shared with vrp.
  */
 void sel_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn, uint32_t psn, uint32_t nxt);
 

@@ -172,6 +172,7 @@ roce_rtt_reset(struct roce_qp *qp)
 	qp->req.rto_defer = false;
 	qp->rto_spur_armed = false;
 	qp->rto_frto_armed = false;
+	qp->rto_found_spurious = false;
 	/* a fresh ring is already zero: clearing it would map all its pages */
 	if (qp->rtt_sent && qp->rtt_dirty)
 		memset(qp->rtt_sent, 0, ((size_t)qp->rtt_mask + 1) * sizeof(*qp->rtt_sent));
@@ -200,6 +201,15 @@ roce_rtt_sent_at(const struct roce_qp *qp, uint32_t psn)
 		return 0;
 	s = qp->rtt_sent[psn & qp->rtt_mask] & ~ROCE_RTT_FLAGS;
 	return s ? s - 1 : 0; /* a stamp of time 0 reads as "none": the timer falls back to now */
+}
+
+/* The latest expiry was spurious: counted, traced, and told to the recovery (roce_rtt_info). */
+static void
+rto_spurious_found(struct roce_qp *qp)
+{
+	roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+	roce_trace_loss(qp, ROCE_TRACE_RTO_SPURIOUS, qp->rto_spur_psn);
+	qp->rto_found_spurious = true;
 }
 
 /*
@@ -280,7 +290,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 	}
 	if (frto && c->rto_mode == ROCE_RTO_ADAPTIVE && !qp->rto_spur_armed) {
 		/* found on the ACK after the head's (which ended the back-off) */
-		roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+		rto_spurious_found(qp);
 		roce_lwin_undo(&qp->lwin);
 		frto = false;
 	}
@@ -305,7 +315,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 		qp->rto_spur_armed = false;
 		if (qp->rtt.min_rtt && now >= qp->rto_spur_at &&
 		    now - qp->rto_spur_at < qp->rtt.min_rtt / 4 * 3) {
-			roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+			rto_spurious_found(qp);
 			qp->rto_frto_armed = false; /* found: not counted again */
 			/*
 			 * The Eifel response (RFC 4015): the timeout restarted the
@@ -336,7 +346,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 				return;
 			}
 		} else if (adaptive && frto) {
-			roce_qp_stat(qp, ROCE_STAT_RTO_SPURIOUS, 1);
+			rto_spurious_found(qp);
 			/*
 			 * Found by F-RTO's test: restore the loss window (above).
 			 * Undetected, an expiry on a stall in a round whose RTT
@@ -418,6 +428,7 @@ roce_rtt_expired(struct roce_qp *qp)
 	/* both modes: the resend of una leaves now (see roce_rtt_acked) */
 	qp->rto_spur_armed = true;
 	qp->rto_frto_armed = false;
+	qp->rto_found_spurious = false;
 	qp->rto_spur_psn = qp->comp.una;
 	qp->rto_spur_nxt = qp->req.psn;
 	qp->rto_spur_at = qp->dev->now;
@@ -510,5 +521,6 @@ roce_qp_rtt(const struct roce_qp *qp, struct roce_rtt_info *out)
 	out->min_rtt_ns = qp->rtt.min_rtt;
 	out->backoffs = qp->rtt.backoffs;
 	out->adaptive = qp->dev->cfg.rto_mode == ROCE_RTO_ADAPTIVE;
+	out->rto_spurious = qp->rto_found_spurious;
 	return 0;
 }

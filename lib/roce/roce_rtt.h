@@ -62,6 +62,7 @@ struct roce_rtt_info {
 	uint64_t min_rtt_ns; /**< the smallest sample: the path's round trip without queueing */
 	uint32_t backoffs;   /**< expiries since the last fresh sample */
 	bool adaptive;	     /**< --rto adaptive (else fixed: the IBTA timer) */
+	bool rto_spurious;   /**< the latest expiry was found spurious (rto_spurious counted) */
 };
 
 /** RTT figures of an RC QP. -EINVAL for a NULL pointer. */

@@ -21,6 +21,12 @@ roce_trace_kind_name(enum roce_trace_kind k)
 		return "sack_sent";
 	case ROCE_TRACE_FEC_REBUILT:
 		return "fec_rebuilt";
+	case ROCE_TRACE_RTO:
+		return "rto";
+	case ROCE_TRACE_RTO_SPURIOUS:
+		return "rto_spurious";
+	case ROCE_TRACE_RTO_GOBACK:
+		return "rto_goback";
 	}
 	return "?";
 }

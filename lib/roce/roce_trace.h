@@ -19,7 +19,14 @@
  *    hole that were discarded and resent);
  *  - RACK_SENT, SACK_SENT: a Go-Back-ONE RACK / IRN SACK left (@p psn: the
  *    PSN it reports);
- *  - FEC_REBUILT: the receiver rebuilt @p psn from FEC repair data.
+ *  - FEC_REBUILT: the receiver rebuilt @p psn from FEC repair data;
+ *  - RTO: the requester's retransmit timer expired with @p psn the oldest
+ *    unacknowledged PSN;
+ *  - RTO_SPURIOUS: the expiry that resent @p psn was found spurious
+ *    (the rto_spurious counter: the 3/4-RTT rule or F-RTO's test);
+ *  - RTO_GOBACK: after a head-first expiry (--rto adaptive), the recovery
+ *    resent every unreported PSN from @p psn on (the verdict that the
+ *    expiry was not spurious, or a second expiry without progress).
  */
 #ifndef ROCE_TRACE_H
 #define ROCE_TRACE_H
@@ -34,6 +41,9 @@ enum roce_trace_kind {
 	ROCE_TRACE_RACK_SENT,
 	ROCE_TRACE_SACK_SENT,
 	ROCE_TRACE_FEC_REBUILT,
+	ROCE_TRACE_RTO,
+	ROCE_TRACE_RTO_SPURIOUS,
+	ROCE_TRACE_RTO_GOBACK,
 };
 
 /** One event, as the callback receives it. */
@@ -45,7 +55,8 @@ struct roce_trace_event {
 	uint64_t now_ns; /**< the engine's clock (roce_dev_ops.now_ns) */
 };
 
-/** "retx", "rx_late", "rack_sent", "sack_sent", "fec_rebuilt", or "?". */
+/** "retx", "rx_late", "rack_sent", "sack_sent", "fec_rebuilt", "rto", "rto_spurious",
+ * "rto_goback", or "?". */
 const char *roce_trace_kind_name(enum roce_trace_kind k);
 
 /** Emit @p kind for @p qp and @p psn if the device has a trace callback. */

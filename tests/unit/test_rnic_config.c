@@ -293,7 +293,7 @@ test_rto_options(void)
 	char err[256];
 
 	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 write_bw"), 0);
-	CHECK(strcmp(p.rto, "fixed") == 0); /* adaptive is opt-in: docs/transport.md */
+	CHECK(strcmp(p.rto, "adaptive") == 0); /* the default since session 18: docs/transport.md */
 	CHECK_EQ(p.rto_min_ns, 10000000);
 	CHECK_EQ(p.rto_max_ns, 1000000000);
 	CHECK_EQ(

@@ -179,7 +179,7 @@ SCHEMA = {
                  "requester rate limit as a fraction of the link rate (0: no --rate_limit, line rate)"),
         "max_inflight": (65536, _int_range(1, 8388608), "packets in flight per QP"),
         "qp_timeout": (14, _int_range(1, 31), "local ACK timeout exponent (4.096 us x 2^N)"),
-        "rto": ("fixed", _choice(["adaptive", "fixed"]), "retransmit timer: adaptive "
+        "rto": ("adaptive", _choice(["adaptive", "fixed"]), "retransmit timer: adaptive "
                 "(Jacobson/Karn from in-band RTT samples) or fixed (IBTA, from qp_timeout); docs/transport.md"),
         "rto_min": ("10ms", _checked("rto_min", parse_time), "adaptive RTO floor: the least margin above RTT"),
         "pfc_xoff": (0, _int_range(0, 1 << 20), "rnic B sends PFC XOFF when its receive backlog "

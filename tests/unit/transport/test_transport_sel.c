@@ -188,6 +188,52 @@ t_lost_retransmission(void)
 }
 
 /*
+ * A lost retransmission while a newer one has left since (issue 11, session
+ * 18). PSN 1 is lost with its first resend (sent at snd_nxt 16); WRITE 2
+ * (PSNs 16-23) leaves; then PSN 10, lost once, is resent at snd_nxt 24. The
+ * notices for 16-23 report PSNs first sent after PSN 1's resend, so it was
+ * lost: queued again at once. Compared with the latest resend only (PSN
+ * 10's, snd_nxt 24: no notice is past it) the rule saw nothing and PSN 1
+ * waited for the timer; at 1 % loss both ways a newer resend leaves within
+ * every round trip, so every lost resend did. No timeout, one detection,
+ * three resends, data intact, no duplicate.
+ */
+static void
+t_lost_retx_busy(void)
+{
+	struct tr_wire w;
+
+	sel_init(&w, NULL);
+	tr_fill(A(&w), 0, 24 * MTU, 6);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 1, TR_DROP, 2); /* the original and its first resend */
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 10, TR_DROP, 1);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, 16 * MTU, 0, 0);
+	while (tr_deliver_one(&w, TR_A)) /* PSNs 0-15 but 1 and 10 */
+		;
+	/* the notices up to the one that makes A resend PSN 1 (and lose it) */
+	while (tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS) == 0 && tr_deliver_one(&w, TR_B))
+		;
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(w.dropped, 3);
+	tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 16 * MTU, 8 * MTU, 16 * MTU, IBV_SEND_SIGNALED);
+	tr_poll(&w);
+	/* the other notices: PSN 10 is resent, after WRITE 2 */
+	while (tr_deliver_one(&w, TR_B))
+		;
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RETX_LOST_DETECT), 0);
+	RUN(&w);
+	expect_wc(A(&w), false, 2, IBV_WC_SUCCESS);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, 24 * MTU);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RETX_LOST_DETECT), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 3);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_SPURIOUS), 0);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 0);
+	tr_fini(&w);
+}
+
+/*
  * The last packet of a message lost. Alone it is found by the timer; with a
  * second SEND behind it, that SEND is placed out of order into its own
  * receive WQE (SPETH) and its notice repairs the first at once. Receive
@@ -239,7 +285,8 @@ t_lost_last_packet(void)
 /*
  * A hole at the bitmap limit: with --max-ooo 4 and PSN 2 lost, PSNs 3..5
  * (distance 1..3) are placed and PSN 6 (distance 4) is the first dropped as
- * bitmap-full, as are 7..9. The RACK/SACK repairs 2, the timer the rest.
+ * bitmap-full, as are 7..9. The RACK/SACK repairs 2, the timer the rest
+ * (two expiries: the head, then the go-back).
  */
 static void
 t_bitmap_limit(void)
@@ -257,7 +304,12 @@ t_bitmap_limit(void)
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_OOO_PLACED), 3);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_OOO_FULL), 4);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 5); /* 2, then 6..9 */
-	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	/*
+	 * the first expiry resends 6 alone; its ACK covers 6 alone, so the
+	 * verdict waits for the next ACK (F-RTO's, t_rto_frto_sel); none comes,
+	 * and the second expiry goes back for 7..9
+	 */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 2);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_SPURIOUS), 0);
 	tr_fini(&w);
 }
@@ -684,7 +736,7 @@ t_trace(void)
 {
 	struct tr_opts o = {.trace = true};
 	struct tr_wire w;
-	unsigned n2 = 0, n5 = 0, other = 0;
+	unsigned n2 = 0, n5 = 0, other = 0, nretx = 0;
 
 	sel_init(&w, &o);
 	tr_fill(A(&w), 0, 10 * MTU, 4);
@@ -720,7 +772,9 @@ t_trace(void)
 	CHECK_EQ(n2, 1);
 	CHECK_EQ(n5, 1);
 	CHECK_EQ(other, 0);
-	CHECK_EQ(A(&w)->ntrace, tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS));
+	for (unsigned i = 0; i < A(&w)->ntrace && i < TR_MAX_TRACE; i++)
+		nretx += A(&w)->trace[i].kind == ROCE_TRACE_RETX;
+	CHECK_EQ(nretx, tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS));
 	tr_fini(&w);
 }
 
@@ -947,6 +1001,124 @@ t_rto_spurious_head_only(void)
 }
 
 /*
+ * F-RTO's verdict before the go-back (issue 11, session 18). B's ACKs, one
+ * per packet, are held 16 ms past the expiry: later than 3/4 of the least
+ * RTT, so by timing the first one could answer the head's resend. It covers
+ * the head alone; the verdict waits for the next ACK, which acknowledges PSN
+ * 1 from its one send before the resend: F-RTO finds the expiry spurious and
+ * nothing more is resent. Deciding on the first ACK went back for PSNs 1..9
+ * (10 resends, 9 duplicates at B) while the rest of the same burst showed
+ * they had all arrived.
+ */
+static void
+t_rto_frto_sel(void)
+{
+	struct tr_wire w;
+	uint64_t t0, due;
+
+	sel_init(&w, NULL);
+	tr_fill(A(&w), 0, 64 * MTU, 35);
+	sel_rtt_20ms(&w);
+	t0 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 7, 16 * MTU, 10 * MTU, 16 * MTU,
+			      IBV_SEND_SIGNALED),
+		 0);
+	tr_poll(&w);
+	w.now = t0 + 10 * MS;
+	for (int i = 0; i < 10; i++) {
+		CHECK(tr_deliver_one(&w, TR_A));
+		w.now += 50000; /* past B's delayed ACK: one ACK per packet */
+		tr_poll(&w);
+	}
+	CHECK_EQ(w.q[TR_B].count, 10); /* held */
+	due = roce_dev_next_deadline(A(&w)->dev);
+	w.now = due;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1); /* una alone */
+	w.now = due + 16 * MS;
+	CHECK(tr_deliver_one(&w, TR_B)); /* the head's ACK */
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK(tr_deliver_one(&w, TR_B)); /* PSN 1's, from its one send */
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 1);
+	RUN(&w);
+	expect_wc(A(&w), false, 7, IBV_WC_SUCCESS);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 1); /* the head's resend */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_MEM(B(&w)->buf + 16 * MTU, A(&w)->buf + 16 * MTU, 10 * MTU);
+	tr_fini(&w);
+}
+
+/*
+ * A late answer to an earlier resend of the head (issue 11, session 18). The
+ * path's least RTT is 10 ms, its smoothed RTT about 28 ms (a queue, or a
+ * loaded host). PSN 0 of a WRITE is lost, the notices resend it (R0), a
+ * second WRITE (PSNs 10-13) follows; B gets them all and its ACKs are held
+ * past the timer, which resends PSN 0 again (R1: no test can find this
+ * expiry spurious, PSN 0 was sent twice). The ACK of R0 comes 9 ms after R1:
+ * later than 3/4 of the least RTT, so by that rule it could answer R1, and
+ * it leaves 10-13 unacknowledged and unreported. The verdict waits (sooner
+ * than 3/4 of the smoothed RTT); the next ACKs acknowledge 10-13 and nothing
+ * more is resent. Deciding on that ACK resent 10-13, which B had.
+ */
+static void
+t_rto_verdict_late(void)
+{
+	struct tr_wire w;
+	struct roce_rtt_info r;
+	uint64_t t0, due;
+
+	sel_init(&w, NULL);
+	tr_fill(A(&w), 0, 64 * MTU, 36);
+	sel_round_trip(&w, 0, 5 * MS, 5 * MS);
+	for (uint32_t i = 1; i < 17; i++)
+		sel_round_trip(&w, i * 512, 15 * MS, 15 * MS);
+	CHECK_EQ(roce_qp_rtt(A(&w)->qp, &r), 0);
+	CHECK_EQ(r.min_rtt_ns, 10 * MS);
+	CHECK(r.srtt_ns > 27 * MS && r.srtt_ns < 28 * MS);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 17, TR_DROP, 1); /* the WRITE's first PSN */
+	t0 = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 7, 16 * MTU, 10 * MTU, 16 * MTU, 0), 0);
+	tr_poll(&w);
+	w.now = t0 + 10 * MS;
+	CHECK_EQ(deliver_all(&w, TR_A), 9);
+	w.now = t0 + 20 * MS;
+	CHECK(deliver_all(&w, TR_B) >= 3); /* the notices: R0 */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 8, 32 * MTU, 4 * MTU, 32 * MTU,
+			      IBV_SEND_SIGNALED),
+		 0);
+	tr_poll(&w);
+	w.now = t0 + 30 * MS;
+	for (int i = 0; i < 5; i++) { /* R0, then 10-13: one ACK each */
+		CHECK(tr_deliver_one(&w, TR_A));
+		w.now += 50000;
+		tr_poll(&w);
+	}
+	CHECK_EQ(w.q[TR_B].count, 5); /* held */
+	due = roce_dev_next_deadline(A(&w)->dev);
+	w.now = due;
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2); /* R1: PSN 0 alone */
+	w.now = due + 9 * MS;
+	CHECK(tr_deliver_one(&w, TR_B)); /* R0's ACK: 0-9 */
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
+	RUN(&w);
+	expect_wc(A(&w), false, 8, IBV_WC_SUCCESS);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 1); /* R1 */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_MEM(B(&w)->buf + 16 * MTU, A(&w)->buf + 16 * MTU, 10 * MTU);
+	CHECK_MEM(B(&w)->buf + 32 * MTU, A(&w)->buf + 32 * MTU, 4 * MTU);
+	tr_fini(&w);
+}
+
+/*
  * The head-first expiry's verdict (sel_tx_acked): the first ACK that can
  * answer the head's resend comes when everything sent before the resend that
  * arrived has been reported, so the PSNs still unreported are lost too. Here
@@ -979,6 +1151,7 @@ static const struct rw_test_case cases[] = {
     RW_TEST(t_consecutive_losses),
     RW_TEST(t_lost_notice),
     RW_TEST(t_lost_retransmission),
+    RW_TEST(t_lost_retx_busy),
     RW_TEST(t_lost_last_packet),
     RW_TEST(t_bitmap_limit),
     RW_TEST(t_reorder_no_loss),
@@ -994,6 +1167,8 @@ static const struct rw_test_case cases[] = {
     RW_TEST(t_rto_resend_rearms),
     RW_TEST(t_notice_rtt_sample),
     RW_TEST(t_rto_spurious_head_only),
+    RW_TEST(t_rto_frto_sel),
+    RW_TEST(t_rto_verdict_late),
     RW_TEST(t_rto_head_then_tail),
 };
 
