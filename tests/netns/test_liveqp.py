@@ -56,9 +56,11 @@ SIZE, ITERS = 4096, 200
 PKTS = SIZE // 1024           # packets per message at MTU 1024
 PER_ATTACK = 64               # frames per attack, per rnic
 BATCH = 64                    # frames in flight at most: far below the 1024-frame rings
-# -u 24: a 68.7 s ACK timeout (the frozen requesters wait for ACKs meanwhile);
+# --rto fixed -u 24: a 68.7 s ACK timeout from every ACK (the frozen requesters wait for
+# ACKs meanwhile, and "no timeout" after the resume must not depend on the host: the
+# adaptive default would time out at RTT + 10 ms on a loaded host's stall);
 # --link-rate 0.001: a maximum-quanta XOFF pauses for 65535 x 512 bit / 1 Mb/s = 33.5 s
-OPTS = f"-s {SIZE} -n {ITERS} -u 24 --link-rate 0.001"
+OPTS = f"-s {SIZE} -n {ITERS} --rto fixed -u 24 --link-rate 0.001"
 SOL_PACKET, PACKET_QDISC_BYPASS = 263, 20   # linux/socket.h, linux/if_packet.h
 REQ_AHEAD, RESP_AHEAD = 0x400000, 0x400000   # 2^22: far outside any window, both ways
 

@@ -157,9 +157,12 @@ def run_with_pfc(tmp_path, a_opts, control=False):
         procs.append(srv)
         time.sleep(1.5)
         base = packet_socket_count(vp.ns[0])
+        # --rto-min 1s: "a paused link is not a lost packet: no timeout" is about the pause;
+        # the adaptive timer's 10 ms floor would fire on a loaded host's stall of B
         cli = subprocess.Popen(
             f"ip netns exec {vp.ns[0]} {RNIC} {eal(vp.ifs[0], 'pfcc', 0)} -- --ip {vp.rip[0]}/24 "
-            f"-s 65536 -n {ITERS} --link-rate 0.001 {a_opts} --json {js[1]} write_bw {vp.kip[1]}",
+            f"-s 65536 -n {ITERS} --link-rate 0.001 --rto-min 1s {a_opts} --json {js[1]} "
+            f"write_bw {vp.kip[1]}",
             shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         procs.append(cli)
         # the capture's socket must be newer than the rnic's (see the module docstring)

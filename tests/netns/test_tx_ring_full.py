@@ -17,7 +17,7 @@ The sequence, each step waited for on an event (the rnics' telemetry):
 2. The server is paused by PFC (an XOFF at maximum quanta; --link-rate 0.001 makes it
    33.5 s) before its client starts: it sends nothing. The client sends its window (768
    packets) and waits for an ACK that cannot come; the server has all 768.
-3. The client's veth goes down. Nothing is in flight. After the ACK timeout (-u 20:
+3. The client's veth goes down. Nothing is in flight. After the ACK timeout (--rto fixed -u 20:
    4.3 s) the client goes back and resends its window: 768 frames into a 256-frame ring
    that cannot drain. The wait ends when the client counts tx_ring_full.
 4. The link comes up: the ring drains, the held frames follow; every resent packet
@@ -44,7 +44,9 @@ from rocewan.testbed.telemetry import Telemetry
 SIZE, ITERS = 1 << 20, 8
 PKTS = SIZE // 1024
 WINDOW, SRV_WINDOW, CLI_RING = 768, 128, 256
-COMMON = f"-s {SIZE} -n {ITERS} -u 20 --link-rate 0.001"
+# --rto fixed: the go-back under test is IBTA's timer (-u 20: 4.3 s from every ACK), which
+# resends the whole window at each timeout; the adaptive default resends the head first
+COMMON = f"-s {SIZE} -n {ITERS} --rto fixed -u 20 --link-rate 0.001"
 SRV_OPTS = f"{COMMON} --chk --max-inflight {SRV_WINDOW}"
 CLI_OPTS = f"{COMMON} --max-inflight {WINDOW} --loss-window off"
 
