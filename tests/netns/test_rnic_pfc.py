@@ -54,10 +54,16 @@ RNIC_BURST = 32  # app/rnic/rnic_port.h: frames per TX burst
 PAUSE_S = 0.3
 REFRESH_S = 0.005
 ITERS = 4000  # 256 MiB: A is still sending when the XOFF comes, and after the XON
+TX_DEPTH = 16  # WRITEs outstanding (-t): bounds A's unacknowledged frames; see eal()
 
 
 def eal(iface, prefix, bypass=1):
-    # 4096-frame rings: B keeps up with A at full speed, so no loss-driven retransmissions.
+    # 4096-frame rings. B's RX ring cannot overflow, however long the host deschedules B:
+    # A keeps at most TX_DEPTH x 64 request frames unacknowledged (1024), every frame
+    # waiting in B's ring is one of them, and B's own ACKs echoed into its ring number at
+    # most as many. So no loss-driven retransmission, by construction (run 29 in
+    # docs/testing.md: perftest's default -t 128 lets 8192 frames fly, and a stall of B
+    # overflowed the ring: 5635 NAK-driven retransmissions, 0 timeouts)
     # qdisc_bypass=0 (A): the kernel taps each frame for the capture inside A's sendto()
     return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci --file-prefix {prefix} "
             f"--log-level=lib.eal:error --vdev net_af_packet0,iface={iface},"
@@ -161,7 +167,7 @@ def run_with_pfc(tmp_path, a_opts, control=False):
         # the adaptive timer's 10 ms floor would fire on a loaded host's stall of B
         cli = subprocess.Popen(
             f"ip netns exec {vp.ns[0]} {RNIC} {eal(vp.ifs[0], 'pfcc', 0)} -- --ip {vp.rip[0]}/24 "
-            f"-s 65536 -n {ITERS} --link-rate 0.001 --rto-min 1s {a_opts} --json {js[1]} "
+            f"-s 65536 -n {ITERS} -t {TX_DEPTH} --link-rate 0.001 --rto-min 1s {a_opts} --json {js[1]} "
             f"write_bw {vp.kip[1]}",
             shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         procs.append(cli)
