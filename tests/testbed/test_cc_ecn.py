@@ -15,7 +15,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESTBED = os.path.join(ROOT, "testbed")
 CFG = os.path.join(ROOT, "bench", "cc", "ecn-dcqcn.toml")
-PREFIX = "tbt"
+# unique per run (pid): another make test or testbed on this host keeps its own namespaces
+PREFIX = "tbt%d" % (os.getpid() % 100000)
 
 
 def run(tmp_path, cc, param=""):

@@ -25,7 +25,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESTBED = os.path.join(ROOT, "testbed")
 CONFIG = os.path.join(ROOT, "configs", "fec-adapt.toml")
-PREFIX = "tbfa"
+# unique per run (pid): another make test or testbed on this host keeps its own namespaces
+PREFIX = "tbfa%d" % (os.getpid() % 100000)
 # lib/fec/fec_adapt.c's table, level 0 up (docs/fec.md)
 LEVELS = ["xor:32,4", "xor:16,4", "rs:32,2", "rs:32,4", "rs:16,4"]
 

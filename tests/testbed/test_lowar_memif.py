@@ -20,7 +20,8 @@ from rocewan.testbed import model
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESTBED = os.path.join(ROOT, "testbed")
-PREFIX = "tblm"
+# unique per run (pid): another make test or testbed on this host keeps its own namespaces
+PREFIX = "tblm%d" % (os.getpid() % 100000)
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -13,7 +13,8 @@ import pytest
 from rocewan.testbed.topo import Topology
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PREFIX = "tbm"  # namespaces tbmA/E/B, away from other tests' prefixes
+# unique per run (pid): another make test or testbed on this host keeps its own namespaces
+PREFIX = "tbm%d" % (os.getpid() % 100000)
 NTH = 97        # lossy-emu drop-nth: every 97th RoCEv2 packet of each direction
 ITERS = 300     # rc_pingpong round trips of 64 KiB: 16 packets of 4 KiB each way
 

@@ -15,7 +15,8 @@ import pytest
 from rocewan.testbed import swing
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PREFIX = "tbs"
+# unique per run (pid): another make test or testbed on this host keeps its own namespaces
+PREFIX = "tbs%d" % (os.getpid() % 100000)
 # The switch drains at ALPHA x the link rate. A quarter, not the Swing setting's half:
 # the chain's events must happen every time, and beside two busy loops rnic A did not
 # always outrun a 500 Mb/s drain long enough to fill the switch to XOFF (no PFC at all,

@@ -16,7 +16,8 @@ from rocewan.testbed import config, model
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESTBED = os.path.join(ROOT, "testbed")
 CONFIGS = sorted(glob.glob(os.path.join(ROOT, "configs", "*.toml")))
-PREFIX = "tbt"  # namespaces tbtA/E/B, away from an interactive `testbed up`
+# unique per run (pid): another make test or testbed on this host keeps its own namespaces
+PREFIX = "tbt%d" % (os.getpid() % 100000)
 
 
 def tb(*args, timeout=600):
