@@ -125,3 +125,15 @@ def rnic_pair(vp, tmp_path, mode, opts, side_opts=("", ""), timeout=60):
         f"{side_opts[0]} {opts} --json {js[1]} {mode} {vp.kip[1]}", timeout)
     res = [json.load(open(j)) if j.exists() else None for j in js]
     return rcs, out, res
+
+
+def check_read_responses(server_dev, client_dev, msgs, pkts):
+    """A READ server's response packets: each message's @pkts once, plus those of the READs
+    it re-executed. A requester's timer fired by a loaded host's stall resends its READ, and
+    IBTA (duplicate requests, 9.9.2) has the responder re-execute a duplicate READ; a re-read
+    covers at most one message, and each answers a request the client resent (fresh-clone
+    run 30 in docs/testing.md: 6416 = 6400 + one 16-packet replay)."""
+    sent, replays = server_dev["tx_read_responses"], server_dev["rx_read_replays"]
+    assert msgs * pkts <= sent <= (msgs + replays) * pkts, server_dev
+    assert replays or sent == msgs * pkts, server_dev
+    assert replays <= client_dev["tx_retransmits"], (server_dev, client_dev)
