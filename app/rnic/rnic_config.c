@@ -140,9 +140,9 @@ static const struct rw_opt opts[] = {
      "D: a burst of up to D losses is rebuilt) or rs:K,R (Reed-Solomon, any R losses of K); "
      "default xor:32,4: 3.1 % overhead (docs/fec.md says why)"},
     {"fec-hold", T_STR, OFF(fec_hold), SZ(fec_hold), "200us", 0, 0, "TIME",
-     "FEC: how long past two block-fill times the receiver withholds a hole's loss signal "
-     "(NAK/RACK/SACK) waiting for its repair, a time (us, ms, s); raise it on a host that may "
-     "stall the sender"},
+     "FEC: how long past two block-fill times (at least 8 ms) the receiver withholds a hole's "
+     "loss signal (NAK/RACK/SACK) waiting for its repair, a time (us, ms, s); at least twice the "
+     "longest stall (2-50 ms silence) it saw in the last 5-10 s (docs/fec.md)"},
     {"fec-adapt", T_FLAG, OFF(fec_adapt), 0, NULL, 0, 0, NULL,
      "FEC receiver: propose the peer's code from the loss seen, one level at a time along "
      "xor:32,4 > xor:16,4 > rs:32,2 > rs:32,4 > rs:16,4 (PROPOSE frames; docs/fec.md); default: "

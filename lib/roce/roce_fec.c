@@ -42,6 +42,16 @@
 #define FEC_GAP_MAX_NS 2000000ull  /**< inter-packet gap samples are capped at 2 ms (a pause) */
 /** A hold's silence deadline is at least this: twice the sender's longest idle-flush wait */
 #define FEC_HOLD_SILENCE_MIN_NS (4 * FEC_IDLE_MAX_NS)
+/*
+ * The observed-stall part of the hold margin (fec_hold_ns): a silence between
+ * two received packets of a stream longer than FEC_GAP_MAX_NS and at most
+ * FEC_STALL_MAX_NS is a stall (longer: the sender stopped - no data, a
+ * retransmit timeout); the margin is at least FEC_STALL_K times the longest
+ * stall of the last one to two FEC_STALL_WINDOW_NS.
+ */
+#define FEC_STALL_MAX_NS 50000000ull	  /**< 50 ms; FEC_STALL_K x this = 100 ms */
+#define FEC_STALL_WINDOW_NS 5000000000ull /**< 5 s */
+#define FEC_STALL_K 2u
 
 static const struct roce_fec_ops *fec_codec;
 
@@ -176,6 +186,42 @@ fec_rate_sample(struct roce_fec_rate *r, uint64_t now, uint32_t span)
 		r->sum = 0;
 		r->n = 0;
 	}
+}
+
+/*
+ * A silence between two received packets of the stream, in a windowed maximum
+ * (the longest of the current and the previous FEC_STALL_WINDOW_NS). Called
+ * before fec_rate_sample moves rate.last.
+ */
+static void
+fec_stall_sample(struct roce_fec_hold *h, uint64_t now)
+{
+	uint64_t g;
+
+	if (!h->stall_win)
+		h->stall_win = now ? now : 1;
+	while (now >= h->stall_win + FEC_STALL_WINDOW_NS) {
+		/* one step per elapsed window: an idle longer than two forgets both */
+		h->stall_prev = h->stall_cur;
+		h->stall_cur = 0;
+		h->stall_win += FEC_STALL_WINDOW_NS;
+		if (!h->stall_prev && !h->stall_cur) {
+			h->stall_win = now;
+			break;
+		}
+	}
+	if (!h->rate.last || now <= h->rate.last)
+		return;
+	g = now - h->rate.last;
+	if (g > FEC_GAP_MAX_NS && g <= FEC_STALL_MAX_NS && g > h->stall_cur)
+		h->stall_cur = g;
+}
+
+/* The longest stall the stream showed lately (fec_stall_sample); 0: none. */
+static uint64_t
+fec_stall(const struct roce_fec_hold *h)
+{
+	return h->stall_cur > h->stall_prev ? h->stall_cur : h->stall_prev;
 }
 
 /* Mean gap: the last whole window, else the partial first one. */
@@ -474,8 +520,25 @@ fec_hold_reach(const struct roce_qp *qp)
  * sender that stopped has flushed the open blocks' repairs within
  * FEC_IDLE_MAX_NS (roce_fec_tx_idle_ns), and a sender or path that is merely
  * descheduled (pauses of 1-8 ms measured on the shared 2-vCPU host) must not
- * end the hold. Plus the margin (roce_dev_cfg.fec_hold_ns). While packets
- * arrive, fec_hold_reach ends the hold.
+ * end the hold. Plus the margin: roce_dev_cfg.fec_hold_ns (--fec-hold), or
+ * FEC_STALL_K times the longest stall the stream showed in the last 5-10 s
+ * (fec_stall), whichever is longer. While packets arrive, fec_hold_reach ends
+ * the hold.
+ *
+ * Why the stall part: over memif on the loaded 2-core host, A's poll loop
+ * stalled 15-34 ms several times a run; a hole open when A stalled in the
+ * middle of its block waited for a repair A had not sent yet, the 8.2 ms
+ * deadline released the hold, Go-Back-N NAKed, and the repair then rebuilt
+ * the hole (fec_rebuilt_after_release): 2-8 NAKs per 1e-5 / 1e-4 point of
+ * `reproduce lowar-memif` (docs/results.md), each a go-back round of a BDP.
+ * The receiver sees such a stall as a silence between two packets of the
+ * stream, as it sees its own (t_receiver_stall); once it has seen one, the
+ * next of up to FEC_STALL_K times its length (plus the 8 ms floor) does not
+ * end a hold. Silences above FEC_STALL_MAX_NS are a sender that stopped (no
+ * data, a retransmit timeout) and do not count, so the stall margin stays at
+ * most 100 ms. The measured RTT is not used: the responder of a WRITE stream
+ * sends no request and has no RTT sample. The cost: a hole whose repair is
+ * lost while the sender really stops is signalled up to 2 x stall later.
  */
 static uint64_t
 fec_hold_ns(const struct roce_qp *qp, const struct roce_fec_hold *h)
@@ -484,7 +547,9 @@ fec_hold_ns(const struct roce_qp *qp, const struct roce_fec_hold *h)
 	uint64_t fill = 2ull * f->ops->span(f->st) * fec_rate_gap(&h->rate);
 	uint64_t margin =
 	    qp->dev->cfg.fec_hold_ns ? qp->dev->cfg.fec_hold_ns : ROCE_DEFAULT_FEC_HOLD_NS;
+	uint64_t stall = FEC_STALL_K * fec_stall(h);
 
+	margin = stall > margin ? stall : margin;
 	fill = fill > FEC_HOLD_SPAN_MAX_NS ? FEC_HOLD_SPAN_MAX_NS : fill;
 	return (fill < FEC_HOLD_SILENCE_MIN_NS ? FEC_HOLD_SILENCE_MIN_NS : fill) + margin;
 }
@@ -664,8 +729,10 @@ fec_in(struct roce_qp *qp, const struct roce_rx *rx, size_t len, bool rebuilt)
 		roce_qp_stat(qp, ROCE_STAT_FEC_REBUILT_AFTER_RELEASE, 1);
 		h->released_valid = false;
 	}
-	if (!rebuilt)
+	if (!rebuilt) {
+		fec_stall_sample(h, qp->dev->now);
 		fec_rate_sample(&h->rate, qp->dev->now, f->ops->span(f->st));
+	}
 	if (!rebuilt && stream == 0 && qp->dev->cfg.fec_adapt && f->ops->adapt_sample) {
 		int32_t g = f->rx_hi_valid ? roce_psn_diff(rx->psn, f->rx_hi) : 0;
 

@@ -307,6 +307,10 @@ struct roce_fec_hold {
 	uint32_t lo;	  /**< lowest PSN that may be held */
 	uint32_t hole;	  /**< expected PSN when the current hold started */
 	uint64_t hold_at; /**< hold-back deadline (0: none) */
+	/** longest silence between received packets of the stream (a stall of
+	 * the sender, the path or this receiver) in the current and the previous
+	 * window of FEC_STALL_WINDOW_NS, from stall_win on (fec_stall_sample) */
+	uint64_t stall_cur, stall_prev, stall_win;
 };
 
 /** FEC on an RC QP (roce_fec.c): the codec and the receive-side hold-back. */

@@ -250,6 +250,39 @@ def test_lowar_memif_config_and_ratios():
     s = {(r["case"], r["loss"]): r for r in lowar.rtt_summary(rows + [dict(rows[2], goodput_gbps=4.0)])}
     f = s[("fec+gbn xor:32,4", "0.01%")]
     assert f["rounds"] == 2 and f["goodput_gbps_med"] == 4.5 and f["rtt"] == "80ms"
+    # against the formula: x gbn = (fec / formula) / (gbn / formula), on every row of the point
+    assert rows[2]["x_model"] == pytest.approx(5.0 / (6.0 * frac))
+    assert rows[1]["gbn_x_model"] == rows[2]["gbn_x_model"] == pytest.approx(rows[1]["x_model"])
+    assert rows[2]["x_gbn"] == pytest.approx(rows[2]["x_model"] / rows[2]["gbn_x_model"])
+    assert f["gbn_x_model_med"] == pytest.approx(rows[1]["x_model"])
+    assert rows[0]["gbn_x_model"] != rows[0]["gbn_x_model"]  # lossless: no gbn point (nan)
+
+
+def test_lowar_memif_mtu_1024():
+    """--mtu 1024 (issue 12's and LoWAR's MTU): the same chain at MTU 1024, the BDP in
+    packets and the formula taken at that MTU (4x the packets of 4096 at the same rate);
+    any other MTU is refused; ConnectX-5's Go-Back-N in LoWAR against the same formula
+    (9.21 -> 2.92 Gb/s at 1e-5, 40 ms) is 0.57 of it at 1 KiB, 0.40 at 4 KiB; the CLI
+    passes --mtu only to a reproduction that takes it."""
+    from rocewan.testbed import cli, model
+    from rocewan.testbed.repro import lowar
+    cfg = lowar.lowar_memif_config("40ms", quick=False, mtu=1024)
+    assert config.validate(cfg) == cfg and cfg["rnic"]["mtu"] == 1024
+    with pytest.raises(config.ConfigError):
+        lowar.lowar_memif_config("40ms", quick=False, mtu=1500)
+    rows = [{"rtt": "40ms", "case": "gbn lossless", "loss": "none", "goodput_gbps": 2.0},
+            {"rtt": "40ms", "case": "gbn", "loss": "0.001%", "goodput_gbps": 1.5}]
+    lowar.rtt_ratios(rows, 1024, measured_bdp=True)
+    assert rows[1]["bdp_pkts"] == pytest.approx(2e9 / 8 * 0.04 / 1024)
+    frac = model.gbn_goodput_fraction(model.ge_params("random 0.001%")[1], 1024, 2e9, 0.04)
+    assert rows[1]["model_gbn_gbps"] == pytest.approx(2.0 * frac)
+    assert lowar.lowar_bdp_packets("80ms", 1024) == pytest.approx(97656.25)
+    assert lowar.cx5_gbn_x_model(1024) == pytest.approx(2.92 / (9.21 * 0.5588), rel=1e-3)
+    assert 0.56 < lowar.cx5_gbn_x_model(1024) < 0.58 and 0.39 < lowar.cx5_gbn_x_model(4096) < 0.41
+    a = cli.parser().parse_args(["reproduce", "lowar-memif", "--mtu", "1024"])
+    assert a.mtu == 1024 and cli.parser().parse_args(["reproduce", "lowar"]).mtu is None
+    with pytest.raises(config.ConfigError, match="one MTU"):
+        cli.cmd_reproduce(cli.parser().parse_args(["reproduce", "lowar", "--mtu", "1024"]))
 
 
 def test_vrp_reproduction_cases_and_vrp_wr_option():

@@ -59,11 +59,16 @@ def cmd_reproduce(a):
     fn = REPRODUCTIONS[a.name][0]
     if a.rounds < 1:
         raise ConfigError(f"--rounds must be at least 1, not {a.rounds}")
+    kw = {}
     if a.rounds != 1:
         if "rounds" not in inspect.signature(fn).parameters:
             raise ConfigError(f"reproduction '{a.name}' runs one round per point (no --rounds)")
-        return fn(prefix=a.prefix, quick=a.quick, out=a.out, rounds=a.rounds)
-    return fn(prefix=a.prefix, quick=a.quick, out=a.out)
+        kw["rounds"] = a.rounds
+    if a.mtu is not None:
+        if "mtu" not in inspect.signature(fn).parameters:
+            raise ConfigError(f"reproduction '{a.name}' runs at one MTU (no --mtu)")
+        kw["mtu"] = a.mtu
+    return fn(prefix=a.prefix, quick=a.quick, out=a.out, **kw)
 
 
 def parser():
@@ -117,7 +122,10 @@ def parser():
     rp.add_argument("--out")
     rp.add_argument("--rounds", type=int, default=1, metavar="N",
                     help="run every point N times, report median and min-max (reproductions that "
-                         "take it: lowar, lowar-burst, lowar-latency)")
+                         "take it: lowar, lowar-burst, lowar-latency, lowar-rtt, lowar-memif)")
+    rp.add_argument("--mtu", type=int, metavar="BYTES",
+                    help="path MTU of the reproductions that take it (lowar-memif: 4096, the "
+                         "default, or 1024)")
     rp.set_defaults(func=cmd_reproduce)
     tr = sub.add_parser("trace", help="loss -> repair: join a lossy-emu --drop-log with rnic --trace "
                         "files (DROPLOG TRACE... [--rtt MS] [--json OUT]; no root needed)")

@@ -14,6 +14,7 @@ import math
 import os
 
 from .. import config, model, report, runner
+from ..config import ConfigError
 from ...trace import DUPLICATE, FEC_FRAME, quantiles
 from ..references import WANG_BY
 from ..topo import TopoError
@@ -330,16 +331,22 @@ def lowar_rtt_config(rtt, quick):
     return cfg
 
 
-def lowar_memif_config(rtt, quick):
+MEMIF_MTUS = (4096, 1024)
+
+
+def lowar_memif_config(rtt, quick, mtu=4096):
     """LoWAR's own scale over memif links (configs/gbn-10g.toml): rnic A -> lossy-emu ->
     rnic B over net_memif, a 10 Gb/s link (the rnics paced to 0.98 of it; this 2-core host
-    carries 5-8 Gb/s), MTU 4096, 1 MiB WRITEs, loss on the data direction (a->b) only, the
+    carries 5-8 Gb/s at MTU 4096, less at 1024), MTU 4096 or 1024 (LoWAR's setting and
+    issue 12's rate targets), 1 MiB WRITEs, loss on the data direction (a->b) only, the
     IBTA timer 2^15 x 4.096 us = 134 ms (above the 80 ms RTT; 2^14 = 67 ms is not: a first
     manual try with it went back on 15 spurious timeouts), 6 s per point (quick: 3)."""
+    if mtu not in MEMIF_MTUS:
+        raise ConfigError(f"lowar-memif: --mtu {mtu}: one of {', '.join(map(str, MEMIF_MTUS))}")
     cfg = config.defaults()
     cfg["name"] = "lowar-memif"
     cfg["link"].update(rate="10gbit", rtt=rtt, transport="memif", loss_direction="a2b")
-    cfg["rnic"].update(mtu=4096, recovery="gbn", loss_window=False, qp_timeout=15)
+    cfg["rnic"].update(mtu=mtu, recovery="gbn", loss_window=False, qp_timeout=15)
     cfg["workload"].update(kind="bulk", size="1M", duration=3 if quick else 6)
     return cfg
 
@@ -354,7 +361,14 @@ def rtt_ratios(rows, mtu, measured_bdp):
     """One round's derived figures: x gbn at the same (RTT, loss), E x BDP (E the random
     loss rate per packet, the BDP in packets at the lossless rate: configured for the veth
     path, measured over memif) and the Go-Back-N model of Wang (NJUPT) IV.A
-    (model.gbn_goodput_fraction, B = the same round's lossless goodput at that RTT)."""
+    (model.gbn_goodput_fraction, B = the same round's lossless goodput at that RTT).
+
+    Against the formula, per point: x_model = this row's goodput / the formula's gbn
+    (on a fec+gbn row: the factor over a Go-Back-N exactly as good as the formula; on a
+    gbn row: measured gbn / formula), gbn_x_model = the same point's measured gbn /
+    formula on every row, and x_gbn = x_model / gbn_x_model (the measured factor, LoWAR's
+    definition). A Go-Back-N below the formula (ConnectX-5 in LoWAR: gbn_x_model ~0.57)
+    multiplies the measured factor by 1 / gbn_x_model."""
     base = {r["rtt"]: r["goodput_gbps"] for r in rows if r["loss"] == "none"}
     gbn = {(r["rtt"], r["loss"]): r["goodput_gbps"] for r in rows if r["case"] == "gbn"}
     for r in rows:
@@ -372,6 +386,8 @@ def rtt_ratios(rows, mtu, measured_bdp):
             r["x_model"] = r["goodput_gbps"] / r["model_gbn_gbps"] if r["model_gbn_gbps"] else float("nan")
         else:
             r["model_gbn_gbps"] = r["x_model"] = float("nan")
+        m = r["model_gbn_gbps"]
+        r["gbn_x_model"] = g / m if g and m == m and m > 0 else float("nan")
 
 
 def rtt_summary(rows):
@@ -383,10 +399,12 @@ def rtt_summary(rows):
     out = []
     for (rtt, case, loss), rs in by.items():
         s = rounds_summary([dict(r, case=case, loss=loss) for r in rs],
-                           keys=("goodput_gbps", "x_gbn", "x_model", "e_x_bdp", "bdp_pkts"))[0]
+                           keys=("goodput_gbps", "x_gbn", "x_model", "gbn_x_model", "e_x_bdp",
+                                 "bdp_pkts", "model_gbn_gbps"))[0]
         s["rtt"] = rtt
         for k in ("tx_retransmits", "b_tx_nak_seq_err", "b_fec_rebuilt", "b_fec_release_progress",
-                  "emu_a2b_drop_loss"):
+                  "b_fec_release_deadline", "b_fec_rebuilt_after_release", "b_fec_unrecoverable",
+                  "fec_tx_dropped", "emu_a2b_drop_loss"):
             s[k + "_sum"] = sum(r.get(k) or 0 for r in rs)
         out.append(s)
     return out
@@ -395,6 +413,7 @@ def rtt_summary(rows):
 RTT_COLS = [("rtt", "RTT", "{}"), ("case", "case", "{}"), ("loss", "loss", "{}"),
             ("e_x_bdp", "E x BDP", "{:.3g}"), ("seconds", "s", "{}"), ("goodput_gbps", "Gb/s", "{:.3f}"),
             ("x_gbn", "x gbn", "{:.2f}"), ("model_gbn_gbps", "gbn model Gb/s", "{:.3f}"),
+            ("x_model", "/ model", "{:.2f}"), ("gbn_x_model", "gbn / model", "{:.2f}"),
             ("lossless_gbps", "lossless Gb/s", "{:.3f}"), ("tx_retransmits", "retx pkts", "{}"),
             ("b_tx_nak_seq_err", "NAKs", "{}"), ("timeouts", "timeouts", "{}"),
             ("b_fec_rebuilt", "rebuilt", "{}"), ("b_fec_unrecoverable", "unrecov", "{}"),
@@ -453,7 +472,11 @@ def rtt_sweep(name, make_cfg, duration, rtts, losses, prefix, out, rounds, mtu, 
             ("goodput_gbps_med", "Gb/s med", "{:.3f}"), ("goodput_gbps_min", "min", "{:.3f}"),
             ("goodput_gbps_max", "max", "{:.3f}"), ("x_gbn_med", "x gbn med", "{:.2f}"),
             ("x_gbn_min", "min", "{:.2f}"), ("x_gbn_max", "max", "{:.2f}"),
-            ("x_model_med", "/ model med", "{:.2f}"), ("b_tx_nak_seq_err_sum", "NAKs", "{}"),
+            ("model_gbn_gbps_med", "gbn model", "{:.3f}"), ("x_model_med", "/ model med", "{:.2f}"),
+            ("x_model_min", "min", "{:.2f}"), ("x_model_max", "max", "{:.2f}"),
+            ("gbn_x_model_med", "gbn / model med", "{:.2f}"), ("b_tx_nak_seq_err_sum", "NAKs", "{}"),
+            ("b_fec_release_deadline_sum", "rel deadline", "{}"),
+            ("b_fec_rebuilt_after_release_sum", "reb after rel", "{}"),
             ("b_fec_release_progress_sum", "rel progress", "{}"),
             ("emu_a2b_drop_loss_sum", "emu drops", "{}")]))
     return rows, summ
@@ -482,31 +505,58 @@ def reproduce_lowar_rtt(prefix: str = "tb", quick: bool = False, out: str | None
     return 0
 
 
+def lowar_bdp_packets(rtt, mtu, gbps=10.0):
+    """LoWAR's BDP in packets: its 10 Gb/s path x RTT / MTU (the slides give no MTU)."""
+    return measured_bdp_packets(gbps, rtt, mtu)
+
+
+# LoWAR's motivation (seed 001): ConnectX-5 at 10 Gb/s, 40 ms, 0.001 % loss, Go-Back-N
+# from 9.21 to 2.92 Gb/s (32 % of lossless)
+CX5_LOSSLESS_GBPS, CX5_GBN_GBPS, CX5_LOSS, CX5_RTT = 9.21, 2.92, 1e-5, "40ms"
+
+
+def cx5_gbn_x_model(mtu):
+    """ConnectX-5's Go-Back-N in LoWAR against the same formula (Wang (NJUPT) IV.A, B = its
+    9.21 Gb/s lossless, E = 1e-5, 40 ms, this MTU): measured / formula."""
+    frac = model.gbn_goodput_fraction(CX5_LOSS, mtu, CX5_LOSSLESS_GBPS * 1e9, config.parse_time(CX5_RTT))
+    return CX5_GBN_GBPS / (CX5_LOSSLESS_GBPS * frac)
+
+
 def reproduce_lowar_memif(prefix: str = "tb", quick: bool = False, out: str | None = None,
-                          rounds: int = 1) -> int:
+                          rounds: int = 1, mtu: int | None = None) -> int:
     """LoWAR's 40 / 80 ms sweep nearer LoWAR's packets per BDP: the memif chain (9 300 /
     18 500 packets of 4 KiB per BDP at 40 / 80 ms at 7.6 Gb/s, what a quiet host carries;
-    LoWAR's 10 Gb/s: 12 000 / 24 000 of 4 KiB), gbn vs fec+gbn xor:32,4 over random
-    loss 1e-5 ... 1e-2 on the data direction, beside the Go-Back-N model of Wang (NJUPT)
-    IV.A (B = the round's lossless goodput, MTU 4096, E = the loss rate per packet)."""
+    LoWAR's 10 Gb/s: 12 000 / 24 000 of 4 KiB, 49 000 / 98 000 of 1 KiB), gbn vs fec+gbn
+    xor:32,4 over random loss 1e-5 ... 1e-2 on the data direction, beside the Go-Back-N
+    model of Wang (NJUPT) IV.A (B = the round's lossless goodput, E = the loss rate per
+    packet, the sweep's MTU). mtu: 4096 (default) or 1024 (LoWAR's and issue 12's); the
+    scaling is the same at both: the BDP in packets is the round's lossless goodput x RTT /
+    MTU, so E x BDP (and the formula) follow the MTU and the rate the host carries at it."""
+    mtu = mtu or MEMIF_MTUS[0]
     rtts = RTT_RTTS[-1:] if quick else RTT_RTTS
     losses = ["0.01%"] if quick else RTT_LOSSES
     out = out or os.path.join(report.RESULTS, "reproduce-lowar-memif")
-    cfg0 = lowar_memif_config(rtts[0], quick)
+    cfg0 = lowar_memif_config(rtts[0], quick, mtu)
     secs = cfg0["workload"]["duration"]
+    lw = " / ".join(f"~{lowar_bdp_packets(r, mtu):,.0f}".replace(",", " ") for r in RTT_RTTS)
+    cx5 = cx5_gbn_x_model(mtu)
     print(f"reproduce lowar-memif: {LOWAR}, goodput of fec+gbn xor:32,4 vs gbn at 40 / 80 ms RTT\n"
           "  paper: 10 Gb/s, x2.05-5.01 at 40 ms, x11.55-19.07 at 80 ms; here rnic A -> lossy-emu ->\n"
-          "  rnic B over memif, a 10 Gb/s link (what this host carries: 5-8 Gb/s, measured by the\n"
-          "  lossless run of each round), MTU 4096, 1 MiB WRITEs, random loss a->b only, IBTA timer\n"
+          "  rnic B over memif, a 10 Gb/s link (what this host carries, measured by the lossless\n"
+          f"  run of each round), MTU {mtu}, 1 MiB WRITEs, random loss a->b only, IBTA timer\n"
           f"  134 ms, {secs} s per point, {rounds} round(s) per point. Scaling: E x BDP, the loss\n"
-          "  per packet times the BDP in packets at the round's lossless rate (LoWAR at 10 Gb/s:\n"
-          "  ~49 000 / ~98 000 packets of 1 KiB per BDP at 40 / 80 ms, ~12 000 / ~24 000 of 4 KiB;\n"
-          "  here ~9 300 / ~18 500 of 4 KiB at 7.6 Gb/s, half that at 3.8 Gb/s on a loaded host);\n"
-          f"  model: {WANG_BY} IV.A with B = the round's lossless goodput.")
-    rows, summ = rtt_sweep("lowar-memif", lambda rtt: lowar_memif_config(rtt, quick),
+          "  per packet times the BDP in packets at the round's lossless rate (goodput x RTT /\n"
+          f"  MTU; LoWAR at 10 Gb/s with {mtu} B packets: {lw} per BDP at 40 / 80 ms);\n"
+          f"  model: {WANG_BY} IV.A with B = the round's lossless goodput, MTU {mtu}.\n"
+          "  '/ model': the row's goodput over the formula's gbn (fec+gbn: the factor over a\n"
+          "  Go-Back-N as good as the formula); 'gbn / model': the point's measured gbn over it.\n"
+          f"  LoWAR's ConnectX-5 (9.21 -> 2.92 Gb/s at 1e-5, 40 ms): gbn / model {cx5:.2f} at MTU {mtu}.")
+    rows, summ = rtt_sweep("lowar-memif", lambda rtt: lowar_memif_config(rtt, quick, mtu),
                            lambda c, loss: c["workload"]["duration"],
-                           rtts, losses, prefix, out, rounds, cfg0["rnic"]["mtu"], measured_bdp=True)
-    extra = {"rounds": rounds, "summary": summ} if summ else None
+                           rtts, losses, prefix, out, rounds, mtu, measured_bdp=True)
+    extra = {"rounds": rounds, "summary": summ, "mtu": mtu, "cx5_gbn_x_model": cx5}
+    if not summ:
+        extra.pop("summary")
     doc = report.write_doc(os.path.join(out, "lowar-memif.json"), cfg0, rows, extra=extra)
     print(f"results: {doc}")
     return 0
