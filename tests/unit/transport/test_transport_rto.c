@@ -527,8 +527,10 @@ t_rto_spurious(void)
  * all 10, so 1 packet is resent, not 10; --rto fixed (IBTA) still goes back
  * for all 10. Then a real tail loss under adaptive (PSNs 7..9 of 10, nothing
  * after them to raise a NAK): the head's resend is ACKed and that ACK stops
- * right after it, so the engine goes back for 8 and 9 at once: one expiry,
- * 3 resends, no duplicate at B.
+ * right after it. It acknowledges the head alone, so the verdict waits for the
+ * next ACK (F-RTO's, t_rto_frto_gbn); none comes, and the timer, re-armed
+ * from that progress, expires again and goes back for 8 and 9: two expiries
+ * (one before session 19), 3 resends, no duplicate at B.
  */
 static void
 t_rto_gbn_head_first(void)
@@ -625,10 +627,67 @@ t_rto_gbn_head_first(void)
 	    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 1024, 10 * 1024, 1024, IBV_SEND_SIGNALED), 0);
 	tr_run(&w, 100000);
 	drain_send_cq(A(&w), 1);
-	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 2);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 3);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 0);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_TX_NAK_SEQ), 0);
+	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 10 * 1024);
+	tr_fini(&w);
+}
+
+/*
+ * Go-Back-N's head-only verdict waits for F-RTO (issue 11, session 19; the
+ * gbone/irn fix of session 18 is t_rto_frto_sel). A spurious expiry: B ACKs
+ * each of 10 packets, the ACKs are held (B or the path stalled) past the
+ * timer, which resends the head alone; the late ACKs come 9 ms after the
+ * resend, beyond 3/4 of the 10 ms least RTT, so the head's ACK, which covers
+ * the head alone, looks like the resend's answer. Before, gbn went back on it
+ * for the 9 PSNs after the head (10 resends, 10 duplicates at B) while the
+ * next ACK, the second packet's from its send before the resend, showed the
+ * expiry spurious (F-RTO, RFC 5682 2.1). Now the verdict waits for that ACK
+ * and goes back for nothing: 1 resend, rto_spurious 1.
+ */
+static void
+t_rto_frto_gbn(void)
+{
+	struct tr_opts o = {.rto_min_ns = 1 * MS, .no_loss_window = true};
+	struct tr_wire w;
+	uint64_t t;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 32 * 1024, 17);
+	round_trip(&w, 0, 5 * MS, 5 * MS); /* RTT 10, D 5: timeout 30 ms */
+	t = w.now;
+	CHECK_EQ(
+	    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 1024, 10 * 1024, 1024, IBV_SEND_SIGNALED), 0);
+	tr_poll(&w);
+	w.now = t + 5 * MS;
+	for (int i = 0; i < 10; i++) {
+		CHECK(tr_deliver_one(&w, TR_A));
+		w.now += 50 * US;
+		tr_poll(&w);
+	}
+	CHECK_EQ(w.q[TR_B].count, 10); /* one ACK per packet, held */
+	w.now = roce_dev_next_deadline(A(&w)->dev);
+	CHECK_EQ(w.now, t + 30 * MS);
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1); /* the head alone */
+	w.now += 9 * MS;
+	CHECK(tr_deliver_one(&w, TR_B)); /* the head's original ACK: una = head + 1 */
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1); /* waits: no go-back */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 0);
+	CHECK(tr_deliver_one(&w, TR_B)); /* the second packet's, sent before the resend */
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 1); /* F-RTO */
+	while (tr_deliver_one(&w, TR_B))
+		;
+	tr_run(&w, 100000);
+	drain_send_cq(A(&w), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
 	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 10 * 1024);
 	tr_fini(&w);
 }
@@ -1386,7 +1445,8 @@ t_gbn_loss10_sim(void)
 RW_TEST_MAIN(RW_TEST(t_rtt_ewma), RW_TEST(t_rtt_karn), RW_TEST(t_rto_backoff_cap),
 	     RW_TEST(t_rto_tail_loss), RW_TEST(t_rto_floor_and_initial), RW_TEST(t_rto_fixed),
 	     RW_TEST(t_rto_spurious), RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer),
-	     RW_TEST(t_rto_stall_allowance), RW_TEST(t_rtt_read), RW_TEST(t_rto_tx_held),
-	     RW_TEST(t_read_new_while_replaying), RW_TEST(t_rto_cfg), RW_TEST(t_rto_gbn_head_first),
-	     RW_TEST(t_rto_spurious_undo), RW_TEST(t_rto_backoff_ends_on_repair),
-	     RW_TEST(t_rto_spurious_sample), RW_TEST(t_rto_frto), RW_TEST(t_gbn_loss10_sim))
+	     RW_TEST(t_rto_stall_allowance), RW_TEST(t_rto_frto_gbn), RW_TEST(t_rtt_read),
+	     RW_TEST(t_rto_tx_held), RW_TEST(t_read_new_while_replaying), RW_TEST(t_rto_cfg),
+	     RW_TEST(t_rto_gbn_head_first), RW_TEST(t_rto_spurious_undo),
+	     RW_TEST(t_rto_backoff_ends_on_repair), RW_TEST(t_rto_spurious_sample),
+	     RW_TEST(t_rto_frto), RW_TEST(t_gbn_loss10_sim))
