@@ -81,8 +81,10 @@
  */
 #define ROCE_DEFAULT_RTO_MIN_NS 500000ull	/* 500 us */
 #define ROCE_DEFAULT_RTO_STALL_NS 2000000000ull /* 2 s: the stall allowance's half-life */
-#define ROCE_DEFAULT_RTO_MAX_NS 1000000000ull	/* 1 s */
-#define ROCE_RTO_MIN_LIMIT_NS 1000ull		/**< smallest --rto-min: 1 us */
+/** Adaptive RTO: an expiry backs the timeout off to at least this (roce_rtt_est_backoff). */
+#define ROCE_RTO_BACKOFF_MIN_NS 10000000ull   /* 10 ms */
+#define ROCE_DEFAULT_RTO_MAX_NS 1000000000ull /* 1 s */
+#define ROCE_RTO_MIN_LIMIT_NS 1000ull	      /**< smallest --rto-min: 1 us */
 /** Adaptive RTO: a refused transmit path with no refusal for this long is no longer held. */
 #define ROCE_TX_HELD_STALE_NS 20000000ull      /* 20 ms */
 #define ROCE_RTO_MAX_LIMIT_NS 3600000000000ull /**< largest --rto-max: one hour */

@@ -143,6 +143,19 @@ roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 	if (e->rto >= max_ns)
 		return;
 	e->rto = rto_clamp(e->rto > max_ns / 2 ? max_ns : 2 * e->rto, min_ns, max_ns);
+	/*
+	 * The back-off floor (ours, session 19): the first expiry fires at the
+	 * small timeout the tail target needs (RTT + 500 us at 2 ms); if its
+	 * resend is not answered either, the peer or the path is down or stalled,
+	 * and the next expiries wait at least ROCE_RTO_BACKOFF_MIN_NS. Without
+	 * it, retry_cnt's 7 retries (IBTA C9-140) doubling from 0.6 ms spent their
+	 * budget in 152 ms, and a peer descheduled that long ended its QP in
+	 * IBV_WC_RETRY_EXC_ERR; with it they span 10 + 20 + ... + 640 ms = 1.27 s
+	 * (t_rto_backoff_floor), as the 10 ms --rto-min did before session 19
+	 * (RFC 6298 2.4 keeps its 1 s minimum for the same reason).
+	 */
+	if (e->rto < ROCE_RTO_BACKOFF_MIN_NS)
+		e->rto = rto_clamp(ROCE_RTO_BACKOFF_MIN_NS, min_ns, max_ns);
 	e->backoffs++;
 }
 

@@ -317,6 +317,49 @@ t_rto_backoff_cap(void)
 }
 
 /*
+ * The back-off floor (roce_rtt_est_backoff, session 19). A 100 us path: the
+ * timeout is RTT + the 500 us floor, so the first expiry resends 600 us after
+ * the send (the tail target). The peer then answers nothing: the next expiry
+ * waits 10 ms (ROCE_RTO_BACKOFF_MIN_NS), not 1.2 ms, and the doubling goes on
+ * from there (up to --rto-max): retry_cnt's 7 retries span 10 + 20 + ... +
+ * 640 ms, so the QP ends in IBV_WC_RETRY_EXC_ERR 1.27 s after the first expiry
+ * (-u 14's fixed timer: 0.47 s). Doubling from 0.6 ms they spent their budget
+ * in 152 ms: a peer descheduled that long killed the QP.
+ */
+static void
+t_rto_backoff_floor(void)
+{
+	static const uint64_t want[] = {600 * US, 10 * MS,  20 * MS,  40 * MS,
+					80 * MS,  160 * MS, 320 * MS, 640 * MS};
+	struct tr_opts o = {0};
+	struct ibv_wc wc;
+	struct tr_wire w;
+	uint64_t t, first;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 4096, 21);
+	round_trip(&w, 0, 50 * US, 50 * US); /* RTT 100 us, D 50 us: timeout 600 us */
+	CHECK_EQ(rtt_of(&w).rto_ns, 600 * US);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 1, TR_DROP, 100); /* B never gets it */
+	t = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 512, 512, 512, IBV_SEND_SIGNALED), 0);
+	first = t + want[0];
+	for (unsigned int i = 0; i < 8; i++) {
+		uint64_t d = roce_dev_next_deadline(A(&w)->dev);
+
+		CHECK_EQ(d - t, want[i]);
+		w.now = t = d;
+		tr_poll(&w);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), i + 1);
+	}
+	/* retry_cnt 7: the 8th expiry ends the QP */
+	CHECK_EQ(tr_poll_cq(A(&w), false, &wc, 1), 1);
+	CHECK_EQ(wc.status, IBV_WC_RETRY_EXC_ERR);
+	CHECK_EQ(w.now - first, 1270 * MS);
+	tr_fini(&w);
+}
+
+/*
  * A tail loss: the last packet of a 4-packet WRITE is dropped; the ACK of the
  * first three comes back 10 ms after the send. The adaptive timer runs from
  * the send time of the oldest outstanding PSN, so the tail is resent at
@@ -409,11 +452,9 @@ t_rto_floor_and_initial(void)
 	w.now = t + 100 * US + ROCE_DEFAULT_RTO_MIN_NS;
 	tr_poll(&w);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
-	/* the expiry doubled the timeout (capped at 20 ms); RTT and D kept */
+	/* the expiry doubled the timeout, to at least the 10 ms back-off floor; RTT and D kept */
 	r = rtt_of(&w);
-	CHECK_EQ(r.rto_ns, 2 * (100 * US + ROCE_DEFAULT_RTO_MIN_NS) < 20 * MS
-			       ? 2 * (100 * US + ROCE_DEFAULT_RTO_MIN_NS)
-			       : 20 * MS);
+	CHECK_EQ(r.rto_ns, ROCE_RTO_BACKOFF_MIN_NS);
 	CHECK_EQ(r.srtt_ns, 100 * US);
 	CHECK_EQ(r.rttvar_ns, 50 * US);
 	/* the resend's ACK one RTT later repairs the loss: the back-off ends, no sample */
@@ -1445,8 +1486,8 @@ t_gbn_loss10_sim(void)
 RW_TEST_MAIN(RW_TEST(t_rtt_ewma), RW_TEST(t_rtt_karn), RW_TEST(t_rto_backoff_cap),
 	     RW_TEST(t_rto_tail_loss), RW_TEST(t_rto_floor_and_initial), RW_TEST(t_rto_fixed),
 	     RW_TEST(t_rto_spurious), RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer),
-	     RW_TEST(t_rto_stall_allowance), RW_TEST(t_rto_frto_gbn), RW_TEST(t_rtt_read),
-	     RW_TEST(t_rto_tx_held), RW_TEST(t_read_new_while_replaying), RW_TEST(t_rto_cfg),
-	     RW_TEST(t_rto_gbn_head_first), RW_TEST(t_rto_spurious_undo),
+	     RW_TEST(t_rto_stall_allowance), RW_TEST(t_rto_frto_gbn), RW_TEST(t_rto_backoff_floor),
+	     RW_TEST(t_rtt_read), RW_TEST(t_rto_tx_held), RW_TEST(t_read_new_while_replaying),
+	     RW_TEST(t_rto_cfg), RW_TEST(t_rto_gbn_head_first), RW_TEST(t_rto_spurious_undo),
 	     RW_TEST(t_rto_backoff_ends_on_repair), RW_TEST(t_rto_spurious_sample),
 	     RW_TEST(t_rto_frto), RW_TEST(t_gbn_loss10_sim))
