@@ -50,8 +50,8 @@ roce_rtt_est_init(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns, 
 }
 
 /*
- * timeout = RTT + 4 D, with 4 D at least min_ns and at least the stall
- * allowance: the floor bounds the margin above the smoothed RTT, as Linux TCP
+ * timeout = max(RTT + max(4 D, min_ns), min_rtt + S): the floor bounds the
+ * margin above the smoothed RTT, as Linux TCP
  * applies its rto_min (and RFC 6298 its clock granularity G: RTO = SRTT +
  * max(G, K RTTVAR)). A path whose samples barely vary (D near 0) would
  * otherwise time out on any delay of a few hundred us beyond its mean, e.g. a
@@ -61,10 +61,16 @@ static uint64_t
 rto_of(const struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 {
 	uint64_t margin = 4 * e->rttvar;
+	uint64_t t = e->srtt + (margin > min_ns ? margin : min_ns);
 
-	if (margin < e->stall)
-		margin = e->stall;
-	return rto_clamp(e->srtt + (margin > min_ns ? margin : min_ns), min_ns, max_ns);
+	/*
+	 * The stall allowance: at least the largest recent sample (min_rtt + S),
+	 * not srtt + S: the samples that raised S raised srtt too, and counting
+	 * both put a 40 ms path's timeout at 1.5 RTT on a loaded host.
+	 */
+	if (e->stall && e->min_rtt + e->stall > t)
+		t = e->min_rtt + e->stall;
+	return rto_clamp(t, min_ns, max_ns);
 }
 
 /*

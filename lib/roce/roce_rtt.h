@@ -20,13 +20,13 @@
  *   §5.5/§5.7 do, so the next fresh sample recomputes the timeout from the
  *   undoubled estimate (docs/transport.md §5.2 has why).
  * |RTT - M| uses RTT before this sample's update (Jacobson's order, RFC 6298
- * §2.3). Two floors bound the margin: timeout = RTT + max(4 D, rto_min, S),
- * where rto_min is the user's hard floor (as Linux TCP applies its rto_min,
- * RFC 6298 its clock granularity G) and S, the stall allowance (ours), is the
- * largest excess M - min_rtt of the recent samples, halved every stall
- * half-life (roce_dev_cfg.rto_stall_ns; 0: no allowance): the timer does not
- * fire on a delay as long as one the path (or the host) showed lately; the
- * ceiling rto_max caps it. An
+ * §2.3). timeout = max(RTT + max(4 D, rto_min), min_rtt + S), where
+ * rto_min is the user's hard floor of the margin (as Linux TCP applies its
+ * rto_min, RFC 6298 its clock granularity G) and S, the stall allowance (ours,
+ * session 19), is the largest excess M - min_rtt of the recent samples, halved
+ * every stall half-life (roce_dev_cfg.rto_stall_ns; 0: no allowance): the
+ * timer does not fire on a delay as long as one the path (or the host) showed
+ * lately; the ceiling rto_max caps it. An
  * expiry doubles the timeout in force up to rto_max. Before
  * the first sample the timeout is the QP's IBTA timer (4.096 us * 2^timeout),
  * clamped, and doubles on expiry. The back-off ends (ours) when the PSN the

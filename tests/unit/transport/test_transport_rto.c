@@ -1042,21 +1042,23 @@ ref_sample(uint64_t *srtt, uint64_t *d, uint64_t *n, uint64_t m)
 	*srtt = (7 * *srtt + m) / 8;
 }
 
+/* max(RTT + max(4 D, --rto-min), min RTT + S): min RTT is 2 ms below */
 static uint64_t
 ref_rto(uint64_t srtt, uint64_t d, uint64_t stall)
 {
-	uint64_t margin = 4 * d > stall ? 4 * d : stall;
+	uint64_t t = srtt + (4 * d > ROCE_DEFAULT_RTO_MIN_NS ? 4 * d : ROCE_DEFAULT_RTO_MIN_NS);
 
-	return srtt + (margin > ROCE_DEFAULT_RTO_MIN_NS ? margin : ROCE_DEFAULT_RTO_MIN_NS);
+	return stall && 2 * MS + stall > t ? 2 * MS + stall : t;
 }
 
 /*
  * The stall allowance (roce_rtt.c stall_note; issue 11's 2 ms target), with
  * the defaults (--rto-min 500 us, half-life 2 s). A 2 ms path whose samples
  * do not vary: timeout = RTT + the 500 us floor, 1.25 RTT. One ACK 8 ms late
- * (B stalled): its excess over the least RTT, 8 ms, becomes the least margin,
- * so 16 quiet samples later (D back under 1 ms) a 6 ms stall of the next ACK
- * does not fire the timer. The control (no allowance, the margin max(4 D,
+ * (B stalled): its excess over the least RTT, 8 ms, is the allowance, and the
+ * timeout is at least the least RTT + 8 ms, so 16 quiet samples later (D back
+ * under 1 ms) a 6 ms stall of the next ACK does not fire the timer. The control (no allowance, the
+ * margin max(4 D,
  * --rto-min) alone) fires it: the expiry the 10 ms floor used to prevent. The
  * allowance halves every half-life: 4 ms at the first sample 2 s on, and
  * under the floor at one 10 s later.
