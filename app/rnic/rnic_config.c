@@ -183,11 +183,14 @@ static const struct rw_opt opts[] = {
      "lists each with its default)"},
     {"rto", T_CHOICE, OFF(rto), SZ(rto), "adaptive", 0, 0, "adaptive|fixed",
      "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + max(4 D, "
-     "--rto-min), -u gives the first value), fixed = IBTA's 4.096 us * 2^u from every ACK "
-     "(docs/transport.md)"},
-    {"rto-min", T_STR, OFF(rto_min), SZ(rto_min), "10ms", 0, 0, "TIME",
-     "adaptive RTO floor, a time (us, ms, s): the least margin above the smoothed RTT "
-     "(timeout = RTT + max(4 D, this)), above a shared host's scheduler stalls"},
+     "--rto-min), at least the largest recent sample; -u gives the first value), fixed = "
+     "IBTA's 4.096 us * 2^u from every ACK (docs/transport.md)"},
+    {"rto-min", T_STR, OFF(rto_min), SZ(rto_min), "500us", 0, 0, "TIME",
+     "adaptive RTO hard floor, a time (us, ms, s): the least margin above the smoothed RTT "
+     "(timeout = RTT + max(4 D, this), at least the stall allowance's)"},
+    {"rto-stall-memory", T_STR, OFF(rto_stall), SZ(rto_stall), "2s", 0, 0, "TIME",
+     "adaptive RTO stall allowance: the timeout is also at least the least RTT + the largest "
+     "recent sample excess over it, halved every TIME (0: off; e.g. 1s)"},
     {"rto-max", T_STR, OFF(rto_max), SZ(rto_max), "1s", 0, 0, "TIME",
      "adaptive RTO ceiling, also caps the doubling after each expiry"},
     {"max-inflight", T_NUM, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, "N",
@@ -508,6 +511,14 @@ parse_rto(struct rnic_params *p, char *err, size_t errlen)
 			 "option --rto-max: \"%s\" is not a time from 1us to 3600s "
 			 "(e.g. 1s)",
 			 p->rto_max);
+		return -EINVAL;
+	}
+	if (emu_parse_time(p->rto_stall, &p->rto_stall_ns) < 0 ||
+	    p->rto_stall_ns > ROCE_RTO_MAX_LIMIT_NS) {
+		snprintf(err, errlen,
+			 "option --rto-stall-memory: \"%s\" is not a time from 0 to 3600s "
+			 "(e.g. 2s)",
+			 p->rto_stall);
 		return -EINVAL;
 	}
 	if (p->rto_min_ns > p->rto_max_ns) {
@@ -946,6 +957,7 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_str(w, "rto", p->rto);
 	rw_uint(w, "rto_min_ns", p->rto_min_ns);
 	rw_uint(w, "rto_max_ns", p->rto_max_ns);
+	rw_uint(w, "rto_stall_ns", p->rto_stall_ns);
 	rw_uint(w, "max_inflight_pkts", p->max_inflight);
 	rw_bool(w, "loss_window", strcmp(p->loss_window, "on") == 0);
 	rw_uint(w, "loss_window_init_pkts", p->loss_window_init);

@@ -111,8 +111,10 @@ struct rnic_params {
 	char rto[12];				    /**< --rto adaptive|fixed */
 	char rto_min[24];			    /**< --rto-min as given (a time: 5ms) */
 	char rto_max[24];			    /**< --rto-max as given */
+	char rto_stall[24];			    /**< --rto-stall-memory as given */
 	uint64_t rto_min_ns;			    /**< parsed --rto-min */
 	uint64_t rto_max_ns;			    /**< parsed --rto-max */
+	uint64_t rto_stall_ns;			    /**< parsed --rto-stall-memory (0: off) */
 	char cc_param[256];			    /**< --cc-param name=value,... */
 	uint32_t max_inflight;			    /**< --max-inflight packets per QP */
 	char loss_window[4];			    /**< --loss-window on|off */

@@ -250,6 +250,7 @@ setup_port(struct rnic_ctx *c)
 	dc.rto_mode = strcmp(c->prm.rto, "fixed") == 0 ? ROCE_RTO_FIXED : ROCE_RTO_ADAPTIVE;
 	dc.rto_min_ns = c->prm.rto_min_ns;
 	dc.rto_max_ns = c->prm.rto_max_ns;
+	dc.rto_stall_ns = c->prm.rto_stall_ns;
 	if (c->prm.trace[0]) { /* --trace: the engine's loss-recovery events */
 		if (rnic_trace_open(c->prm.trace, err, sizeof(err)) < 0)
 			die("%s", err);
@@ -736,6 +737,7 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 		rw_dbl(&w, "srtt_us", rs.srtt_us);
 		rw_dbl(&w, "rttvar_us", rs.rttvar_us);
 		rw_dbl(&w, "rto_us", rs.rto_us);
+		rw_dbl(&w, "stall_us", rs.stall_us);
 		rw_uint(&w, "qps_sampled", rs.sampled);
 		rw_obj_end(&w);
 	}

@@ -61,6 +61,8 @@ rnic_rtt_summary(struct roce_qp *const *qps, unsigned int n, struct rnic_rtt_sum
 			continue;
 		if (r.rto_ns / 1e3 > out->rto_us)
 			out->rto_us = r.rto_ns / 1e3;
+		if (r.stall_ns / 1e3 > out->stall_us)
+			out->stall_us = r.stall_ns / 1e3;
 		if (!r.samples)
 			continue;
 		out->srtt_us += r.srtt_ns / 1e3;

@@ -40,6 +40,7 @@ struct rnic_rtt_sum {
 	double srtt_us;	      /**< mean srtt over the RC QPs with at least one sample */
 	double rttvar_us;     /**< mean rttvar over the same QPs */
 	double rto_us;	      /**< the largest retransmit timeout in force over all RC QPs */
+	double stall_us;      /**< the largest stall allowance (roce_rtt.h) over all RC QPs */
 	unsigned int sampled; /**< RC QPs with at least one sample */
 };
 

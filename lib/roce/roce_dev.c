@@ -39,6 +39,7 @@ roce_dev_cfg_init(struct roce_dev_cfg *cfg)
 	cfg->rto_mode = ROCE_RTO_ADAPTIVE;
 	cfg->rto_min_ns = ROCE_DEFAULT_RTO_MIN_NS;
 	cfg->rto_max_ns = ROCE_DEFAULT_RTO_MAX_NS;
+	cfg->rto_stall_ns = ROCE_DEFAULT_RTO_STALL_NS;
 	snprintf(cfg->recovery, sizeof(cfg->recovery), "%s", roce_recovery_gbn.name);
 	cfg->vrp.max_burst = VRP_BURST_UNLIMITED; /* with 0 % loss: reliable */
 	snprintf(cfg->cc, sizeof(cfg->cc), "%s", roce_cc_none.name);
@@ -131,6 +132,8 @@ dev_cfg_check(struct roce_dev *dev, const struct roce_dev_cfg *c)
 		  "rto_min_ns %llu / rto_max_ns %llu: need %llu <= min <= max <= %llu",
 		  (unsigned long long)c->rto_min_ns, (unsigned long long)c->rto_max_ns,
 		  ROCE_RTO_MIN_LIMIT_NS, ROCE_RTO_MAX_LIMIT_NS);
+	CFG_CHECK(dev, c->rto_stall_ns <= ROCE_RTO_MAX_LIMIT_NS, "rto_stall_ns %llu above %llu",
+		  (unsigned long long)c->rto_stall_ns, ROCE_RTO_MAX_LIMIT_NS);
 	CFG_CHECK(dev, c->fec_hold_ns <= ROCE_MAX_FEC_HOLD_NS, "fec_hold_ns %llu above %llu",
 		  (unsigned long long)c->fec_hold_ns, ROCE_MAX_FEC_HOLD_NS);
 	return 0;

@@ -73,7 +73,16 @@
 #define ROCE_MAX_FEC_HOLD_NS 10000000000ull /* 10 s */
 /* --fec-adapt: no level down within this of a change (4 RTTs of 25 ms) unless 4 x SRTT is known */
 #define ROCE_DEFAULT_FEC_ADAPT_HOLD_NS 100000000ull
-#define ROCE_DEFAULT_RTO_MIN_NS 10000000ull   /* 10 ms */
+/*
+ * --rto-min: the user's hard floor of the margin. 10 ms until issue 11's 2 ms
+ * target (session 19): 5 RTT at 2 ms. 500 us keeps RTT + floor within 1.25 RTT
+ * at 2 ms; the host's stalls are covered by the learned stall allowance
+ * (ROCE_DEFAULT_RTO_STALL_NS, roce_rtt.c) instead of a constant sized for them.
+ */
+#define ROCE_DEFAULT_RTO_MIN_NS 500000ull	/* 500 us */
+#define ROCE_DEFAULT_RTO_STALL_NS 2000000000ull /* 2 s: the stall allowance's half-life */
+/** Adaptive RTO: an expiry backs the timeout off to at least this (roce_rtt_est_backoff). */
+#define ROCE_RTO_BACKOFF_MIN_NS 10000000ull   /* 10 ms */
 #define ROCE_DEFAULT_RTO_MAX_NS 1000000000ull /* 1 s */
 #define ROCE_RTO_MIN_LIMIT_NS 1000ull	      /**< smallest --rto-min: 1 us */
 /** Adaptive RTO: a refused transmit path with no refusal for this long is no longer held. */

@@ -39,6 +39,7 @@ struct gbn {
 	uint32_t rto_head_psn;
 	uint64_t rto_head_at;  /* when (engine clock) */
 	uint32_t rto_head_nxt; /* the next PSN to send then: the go-back's end */
+	bool rto_head_wait;    /* the head's ACK came alone: the next ACK decides */
 	/* receiver */
 	bool nak_sent; /* a sequence NAK (or RNR NAK) is outstanding */
 };
@@ -86,16 +87,41 @@ gbn_tx_acked(struct roce_qp *qp, void *priv, uint32_t una)
 		 */
 		struct roce_recovery_env env;
 
-		g->rto_head = false;
 		roce_recovery_env(qp, &env);
-		if (roce_psn_cmp(una, g->rto_head_nxt) < 0 &&
-		    roce_rto_head_answered(qp, g->rto_head_at, env.now_ns)) {
-			roce_trace_loss(qp, ROCE_TRACE_RTO_GOBACK, una);
-			g->retx = true;
-			g->retx_psn = una;
-			g->retx_end = env.nxt; /* B drops every PSN after una */
-			g->repaired = true;
-			g->repair_psn = una;
+		if (roce_psn_cmp(una, roce_psn_add(g->rto_head_psn, 1)) == 0 &&
+		    roce_psn_cmp(una, g->rto_head_nxt) < 0 && !g->rto_head_wait) {
+			/*
+			 * The head alone: B ACKs each AckReq packet, so this may be
+			 * the head's original ACK, late (a stall of B or of the
+			 * path), and F-RTO's test (roce_rtt.c, RFC 5682 2.1 step 2)
+			 * decides on the next ACK: the PSN after the head
+			 * acknowledged from a send before the resend. Wait for it
+			 * (once). A true loss of the tail sends no next ACK: the
+			 * timer, re-armed from this progress (RTT + its margin after
+			 * the send of una, at most the margin from now), expires
+			 * again and gbn_tx_lost goes back then (t_rto_frto_gbn).
+			 * Deciding here went back the whole window on the head's
+			 * ACK while the next ACK of the same stall found the expiry
+			 * spurious: the defect session 18 fixed for gbone/irn
+			 * (t_rto_frto_sel), here for gbn (session 19).
+			 */
+			g->rto_head_wait = true;
+		} else {
+			struct roce_rtt_info r;
+			/* no go-back once the engine found the expiry spurious */
+			bool spurious = roce_qp_rtt(qp, &r) == 0 && r.rto_spurious;
+
+			g->rto_head = false;
+			g->rto_head_wait = false;
+			if (roce_psn_cmp(una, g->rto_head_nxt) < 0 && !spurious &&
+			    roce_rto_head_answered(qp, g->rto_head_at, env.now_ns)) {
+				roce_trace_loss(qp, ROCE_TRACE_RTO_GOBACK, una);
+				g->retx = true;
+				g->retx_psn = una;
+				g->retx_end = env.nxt; /* B drops every PSN after una */
+				g->repaired = true;
+				g->repair_psn = una;
+			}
 		}
 	}
 }
@@ -138,7 +164,12 @@ gbn_tx_lost(struct roce_qp *qp, void *priv, uint32_t psn, uint32_t nxt, enum roc
 		g->rto_head_psn = psn;
 		g->rto_head_at = env.now_ns;
 		g->rto_head_nxt = nxt;
+		g->rto_head_wait = false;
 		g->retx_end = roce_psn_add(psn, 1);
+	} else {
+		/* a go-back (a NAK, a second expiry) ends a pending head-only verdict */
+		g->rto_head = false;
+		g->rto_head_wait = false;
 	}
 	g->repaired = true;
 	g->repair_psn = psn;

@@ -44,31 +44,78 @@ void
 roce_rtt_est_init(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns, uint64_t max_ns)
 {
 	e->srtt = e->rttvar = e->samples = e->min_rtt = 0;
+	e->stall = e->stall_at = 0;
 	e->backoffs = 0;
 	e->rto = rto_clamp(initial_ns, min_ns, max_ns);
 }
 
 /*
- * timeout = RTT + 4 D, with 4 D at least min_ns: the floor bounds the margin
- * above the smoothed RTT, as Linux TCP applies its rto_min (and RFC 6298 its
- * clock granularity G: RTO = SRTT + max(G, K RTTVAR)). A path whose samples
- * barely vary (D near 0) would otherwise time out on any delay of a few
- * hundred us beyond its mean, e.g. a descheduled peer.
+ * timeout = max(RTT + max(4 D, min_ns), min_rtt + S): the floor bounds the
+ * margin above the smoothed RTT, as Linux TCP
+ * applies its rto_min (and RFC 6298 its clock granularity G: RTO = SRTT +
+ * max(G, K RTTVAR)). A path whose samples barely vary (D near 0) would
+ * otherwise time out on any delay of a few hundred us beyond its mean, e.g. a
+ * descheduled peer.
  */
 static uint64_t
 rto_of(const struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 {
 	uint64_t margin = 4 * e->rttvar;
+	uint64_t t = e->srtt + (margin > min_ns ? margin : min_ns);
 
-	return rto_clamp(e->srtt + (margin > min_ns ? margin : min_ns), min_ns, max_ns);
+	/*
+	 * The stall allowance: at least the largest recent sample (min_rtt + S),
+	 * not srtt + S: the samples that raised S raised srtt too, and counting
+	 * both put a 40 ms path's timeout at 1.5 RTT on a loaded host.
+	 */
+	if (e->stall && e->min_rtt + e->stall > t)
+		t = e->min_rtt + e->stall;
+	return rto_clamp(t, min_ns, max_ns);
+}
+
+/*
+ * The stall allowance (ours; issue 11's 2 ms target). A fixed floor has to
+ * cover the longest stall the host may ever show: 10 ms on this shared host,
+ * 5 RTT at 2 ms. Instead the floor follows what the samples show: S is the
+ * largest excess M - min_rtt seen lately, a decaying maximum (halved every
+ * half-life @p hl_ns; RFC 8985 keeps RACK's reordering window the same way,
+ * grown on evidence and decayed after 16 recoveries without any, and Linux
+ * takes min_rtt over a window, not forever). A D smoothed over 8 samples
+ * forgets a rare stall of several ms within a few round trips; S remembers it
+ * for seconds, so the next one does not fire the timer. On a quiet host S is
+ * the samples' jitter and the timeout approaches RTT + max(4 D, rto_min); on a
+ * loaded one it rises to the stalls. The sample of a spurious expiry (its
+ * original's ACK, roce_rtt_acked) teaches it the stall that fired the timer.
+ */
+static void
+stall_note(struct roce_rtt_est *e, uint64_t m, uint64_t now, uint64_t hl_ns)
+{
+	uint64_t excess = m - e->min_rtt; /* min_rtt <= m: updated first */
+
+	if (!hl_ns) {
+		e->stall = 0;
+		return;
+	}
+	if (e->stall && now > e->stall_at && now - e->stall_at >= hl_ns) {
+		uint64_t n = (now - e->stall_at) / hl_ns;
+
+		e->stall = n >= 64 ? 0 : e->stall >> n;
+		e->stall_at += n * hl_ns;
+	}
+	if (excess >= e->stall) {
+		e->stall = excess;
+		e->stall_at = now;
+	}
 }
 
 void
-roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m, uint64_t min_ns, uint64_t max_ns)
+roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m, uint64_t now, uint64_t stall_ns,
+		    uint64_t min_ns, uint64_t max_ns)
 {
 	if (!e->min_rtt || m < e->min_rtt)
 		e->min_rtt = m;
 	e->backoffs = 0;
+	stall_note(e, m, now, stall_ns);
 	if (e->samples++ == 0) {
 		/* VRP §2.5.1 "Initialization": a first timeout of 2 RTT, so D_init = RTT_init / 2
 		 */
@@ -82,7 +129,7 @@ roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m, uint64_t min_ns, uint64_
 		e->rttvar = (7 * e->rttvar + err) / 8; /* a = 7/8 */
 		e->srtt = (7 * e->srtt + m) / 8;       /* RTT = a RTT + (1 - a) M */
 	}
-	e->rto = rto_of(e, min_ns, max_ns); /* timeout = RTT + 4 D */
+	e->rto = rto_of(e, min_ns, max_ns); /* timeout = RTT + max(4 D, floors) */
 }
 
 void
@@ -102,6 +149,19 @@ roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 	if (e->rto >= max_ns)
 		return;
 	e->rto = rto_clamp(e->rto > max_ns / 2 ? max_ns : 2 * e->rto, min_ns, max_ns);
+	/*
+	 * The back-off floor (ours, session 19): the first expiry fires at the
+	 * small timeout the tail target needs (RTT + 500 us at 2 ms); if its
+	 * resend is not answered either, the peer or the path is down or stalled,
+	 * and the next expiries wait at least ROCE_RTO_BACKOFF_MIN_NS. Without
+	 * it, retry_cnt's 7 retries (IBTA C9-140) doubling from 0.6 ms spent their
+	 * budget in 152 ms, and a peer descheduled that long ended its QP in
+	 * IBV_WC_RETRY_EXC_ERR; with it they span 10 + 20 + ... + 640 ms = 1.27 s
+	 * (t_rto_backoff_floor), as the 10 ms --rto-min did before session 19
+	 * (RFC 6298 2.4 keeps its 1 s minimum for the same reason).
+	 */
+	if (e->rto < ROCE_RTO_BACKOFF_MIN_NS)
+		e->rto = rto_clamp(ROCE_RTO_BACKOFF_MIN_NS, min_ns, max_ns);
 	e->backoffs++;
 }
 
@@ -224,7 +284,8 @@ rtt_take_to(struct roce_qp *qp, uint64_t sent, bool timer_only)
 
 	if (roce_unlikely(now < sent))
 		return; /* a clock that went backwards gives no sample */
-	roce_rtt_est_sample(&qp->rtt, now - sent, c->rto_min_ns, c->rto_max_ns);
+	roce_rtt_est_sample(&qp->rtt, now - sent, now, c->rto_stall_ns, c->rto_min_ns,
+			    c->rto_max_ns);
 	roce_qp_stat(qp, ROCE_STAT_RTT_SAMPLES, 1);
 	if (timer_only)
 		return;
@@ -520,6 +581,7 @@ roce_qp_rtt(const struct roce_qp *qp, struct roce_rtt_info *out)
 	out->samples = qp->rtt.samples;
 	out->min_rtt_ns = qp->rtt.min_rtt;
 	out->backoffs = qp->rtt.backoffs;
+	out->stall_ns = qp->rtt.stall;
 	out->adaptive = qp->dev->cfg.rto_mode == ROCE_RTO_ADAPTIVE;
 	out->rto_spurious = qp->rto_found_spurious;
 	return 0;

@@ -20,8 +20,13 @@
  *   §5.5/§5.7 do, so the next fresh sample recomputes the timeout from the
  *   undoubled estimate (docs/transport.md §5.2 has why).
  * |RTT - M| uses RTT before this sample's update (Jacobson's order, RFC 6298
- * §2.3). The floor rto_min bounds the margin: timeout = RTT + max(4 D,
- * rto_min), as Linux TCP applies its rto_min; the ceiling rto_max caps it. An
+ * §2.3). timeout = max(RTT + max(4 D, rto_min), min_rtt + S), where
+ * rto_min is the user's hard floor of the margin (as Linux TCP applies its
+ * rto_min, RFC 6298 its clock granularity G) and S, the stall allowance (ours,
+ * session 19), is the largest excess M - min_rtt of the recent samples, halved
+ * every stall half-life (roce_dev_cfg.rto_stall_ns; 0: no allowance): the
+ * timer does not fire on a delay as long as one the path (or the host) showed
+ * lately; the ceiling rto_max caps it. An
  * expiry doubles the timeout in force up to rto_max. Before
  * the first sample the timeout is the QP's IBTA timer (4.096 us * 2^timeout),
  * clamped, and doubles on expiry. The back-off ends (ours) when the PSN the
@@ -51,6 +56,13 @@ struct roce_rtt_est {
 	uint64_t samples;  /**< samples taken */
 	uint64_t min_rtt;  /**< the smallest sample (0 before the first) */
 	uint32_t backoffs; /**< expiries since the last sample (the timeout doubled this often) */
+	/**
+	 * The stall allowance (ours): the largest recent excess of a sample over
+	 * min_rtt, halved every stall half-life since stall_at; a floor of the
+	 * margin above RTT (roce_rtt_est_sample). 0: none seen, or disabled.
+	 */
+	uint64_t stall;
+	uint64_t stall_at; /**< engine time the allowance was last set or halved */
 };
 
 /** A QP's RTT figures for the plug-ins and the app. */
@@ -61,6 +73,7 @@ struct roce_rtt_info {
 	uint64_t samples;
 	uint64_t min_rtt_ns; /**< the smallest sample: the path's round trip without queueing */
 	uint32_t backoffs;   /**< expiries since the last fresh sample */
+	uint64_t stall_ns;   /**< the stall allowance at the latest sample (0: none) */
 	bool adaptive;	     /**< --rto adaptive (else fixed: the IBTA timer) */
 	bool rto_spurious;   /**< the latest expiry was found spurious (rto_spurious counted) */
 };
@@ -78,8 +91,12 @@ bool roce_rto_head_answered(const struct roce_qp *qp, uint64_t resent_ns, uint64
 /** Reset @p e: no samples, timeout @p initial_ns clamped to [min_ns, max_ns]. */
 void roce_rtt_est_init(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns,
 		       uint64_t max_ns);
-/** Fold in one sample @p m_ns (VRP §2.5.1, Jacobson's formulas) and recompute the timeout. */
-void roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m_ns, uint64_t min_ns, uint64_t max_ns);
+/**
+ * Fold in one sample @p m_ns taken at @p now_ns (VRP §2.5.1, Jacobson's formulas;
+ * the stall allowance with half-life @p stall_ns, 0: none) and recompute the timeout.
+ */
+void roce_rtt_est_sample(struct roce_rtt_est *e, uint64_t m_ns, uint64_t now_ns, uint64_t stall_ns,
+			 uint64_t min_ns, uint64_t max_ns);
 /** End the back-off: the timeout from RTT and D again (before any sample: @p initial_ns). */
 void roce_rtt_est_rearm(struct roce_rtt_est *e, uint64_t initial_ns, uint64_t min_ns,
 			uint64_t max_ns);

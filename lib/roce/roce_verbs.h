@@ -123,6 +123,12 @@ struct roce_dev_cfg {
 	uint64_t rto_min_ns;  /**< adaptive RTO floor (ROCE_DEFAULT_RTO_MIN_NS) */
 	uint64_t rto_max_ns;  /**< adaptive RTO ceiling, also caps the doubling on expiry */
 	/**
+	 * adaptive RTO stall allowance's half-life (roce_rtt.h): the margin above
+	 * RTT is at least the largest recent sample excess over the least RTT,
+	 * halved this often (ROCE_DEFAULT_RTO_STALL_NS; 0: no allowance)
+	 */
+	uint64_t rto_stall_ns;
+	/**
 	 * FEC hold-back (roce_fec.h): how long past two block-fill times a hole's
 	 * loss signal is withheld for its repair (0: ROCE_DEFAULT_FEC_HOLD_NS).
 	 */

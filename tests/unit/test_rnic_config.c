@@ -294,8 +294,17 @@ test_rto_options(void)
 
 	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 write_bw"), 0);
 	CHECK(strcmp(p.rto, "adaptive") == 0); /* the default since session 18: docs/transport.md */
-	CHECK_EQ(p.rto_min_ns, 10000000);
+	CHECK_EQ(p.rto_min_ns, 500000);	       /* 10 ms until session 19 (the stall allowance) */
 	CHECK_EQ(p.rto_max_ns, 1000000000);
+	CHECK_EQ(p.rto_stall_ns, 2000000000ull);
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --rto-stall-memory 0s write_bw"), 0);
+	CHECK_EQ(p.rto_stall_ns, 0); /* no allowance */
+	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --rto-stall-memory 500ms write_bw"), 0);
+	CHECK_EQ(p.rto_stall_ns, 500000000);
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --rto-stall-memory 2h write_bw") < 0);
+	CHECK(strstr(err, "--rto-stall-memory"));
+	CHECK(parse(&p, err, "--ip 10.0.0.1/24 --rto-stall-memory x write_bw") < 0);
+	CHECK(strstr(err, "--rto-stall-memory"));
 	CHECK_EQ(
 	    parse(&p, err, "--ip 10.0.0.1/24 --rto fixed --rto-min 800us --rto-max 2.5s write_bw"),
 	    0);

@@ -181,7 +181,8 @@ SCHEMA = {
         "qp_timeout": (14, _int_range(1, 31), "local ACK timeout exponent (4.096 us x 2^N)"),
         "rto": ("adaptive", _choice(["adaptive", "fixed"]), "retransmit timer: adaptive "
                 "(Jacobson/Karn from in-band RTT samples) or fixed (IBTA, from qp_timeout); docs/transport.md"),
-        "rto_min": ("10ms", _checked("rto_min", parse_time), "adaptive RTO floor: the least margin above RTT"),
+        "rto_min": ("500us", _checked("rto_min", parse_time), "adaptive RTO hard floor: the least "
+                    "margin above RTT (the rnic's default; a learned stall allowance adds to it)"),
         "pfc_xoff": (0, _int_range(0, 1 << 20), "rnic B sends PFC XOFF when its receive backlog "
                      "reaches this many frames, XON when a read comes back short (0: never; docs/pfc.md)"),
     },

@@ -317,6 +317,49 @@ t_rto_backoff_cap(void)
 }
 
 /*
+ * The back-off floor (roce_rtt_est_backoff, session 19). A 100 us path: the
+ * timeout is RTT + the 500 us floor, so the first expiry resends 600 us after
+ * the send (the tail target). The peer then answers nothing: the next expiry
+ * waits 10 ms (ROCE_RTO_BACKOFF_MIN_NS), not 1.2 ms, and the doubling goes on
+ * from there (up to --rto-max): retry_cnt's 7 retries span 10 + 20 + ... +
+ * 640 ms, so the QP ends in IBV_WC_RETRY_EXC_ERR 1.27 s after the first expiry
+ * (-u 14's fixed timer: 0.47 s). Doubling from 0.6 ms they spent their budget
+ * in 152 ms: a peer descheduled that long killed the QP.
+ */
+static void
+t_rto_backoff_floor(void)
+{
+	static const uint64_t want[] = {600 * US, 10 * MS,  20 * MS,  40 * MS,
+					80 * MS,  160 * MS, 320 * MS, 640 * MS};
+	struct tr_opts o = {0};
+	struct ibv_wc wc;
+	struct tr_wire w;
+	uint64_t t, first;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 4096, 21);
+	round_trip(&w, 0, 50 * US, 50 * US); /* RTT 100 us, D 50 us: timeout 600 us */
+	CHECK_EQ(rtt_of(&w).rto_ns, 600 * US);
+	tr_rule(&w, TR_A, TR_REQ, PSN0 + 1, TR_DROP, 100); /* B never gets it */
+	t = w.now;
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 512, 512, 512, IBV_SEND_SIGNALED), 0);
+	first = t + want[0];
+	for (unsigned int i = 0; i < 8; i++) {
+		uint64_t d = roce_dev_next_deadline(A(&w)->dev);
+
+		CHECK_EQ(d - t, want[i]);
+		w.now = t = d;
+		tr_poll(&w);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), i + 1);
+	}
+	/* retry_cnt 7: the 8th expiry ends the QP */
+	CHECK_EQ(tr_poll_cq(A(&w), false, &wc, 1), 1);
+	CHECK_EQ(wc.status, IBV_WC_RETRY_EXC_ERR);
+	CHECK_EQ(w.now - first, 1270 * MS);
+	tr_fini(&w);
+}
+
+/*
  * A tail loss: the last packet of a 4-packet WRITE is dropped; the ACK of the
  * first three comes back 10 ms after the send. The adaptive timer runs from
  * the send time of the oldest outstanding PSN, so the tail is resent at
@@ -368,7 +411,7 @@ t_rto_tail_loss(void)
 
 /*
  * The floor is the least margin above RTT: 100 us samples would give a 300 us
- * timeout; --rto-min 10 ms (the default) makes it 0.1 + 10 ms. The ceiling
+ * timeout; the default --rto-min (500 us) makes it 0.1 + 0.5 ms. The ceiling
  * also bounds the first timeout: --rto-max 20 ms cuts -u 14's 67 ms before any
  * sample, and the doubling after an expiry.
  */
@@ -409,9 +452,9 @@ t_rto_floor_and_initial(void)
 	w.now = t + 100 * US + ROCE_DEFAULT_RTO_MIN_NS;
 	tr_poll(&w);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 2);
-	/* the expiry doubled the timeout (20.2 ms, capped at 20); RTT and D kept */
+	/* the expiry doubled the timeout, to at least the 10 ms back-off floor; RTT and D kept */
 	r = rtt_of(&w);
-	CHECK_EQ(r.rto_ns, 20 * MS);
+	CHECK_EQ(r.rto_ns, ROCE_RTO_BACKOFF_MIN_NS);
 	CHECK_EQ(r.srtt_ns, 100 * US);
 	CHECK_EQ(r.rttvar_ns, 50 * US);
 	/* the resend's ACK one RTT later repairs the loss: the back-off ends, no sample */
@@ -525,8 +568,10 @@ t_rto_spurious(void)
  * all 10, so 1 packet is resent, not 10; --rto fixed (IBTA) still goes back
  * for all 10. Then a real tail loss under adaptive (PSNs 7..9 of 10, nothing
  * after them to raise a NAK): the head's resend is ACKed and that ACK stops
- * right after it, so the engine goes back for 8 and 9 at once: one expiry,
- * 3 resends, no duplicate at B.
+ * right after it. It acknowledges the head alone, so the verdict waits for the
+ * next ACK (F-RTO's, t_rto_frto_gbn); none comes, and the timer, re-armed
+ * from that progress, expires again and goes back for 8 and 9: two expiries
+ * (one before session 19), 3 resends, no duplicate at B.
  */
 static void
 t_rto_gbn_head_first(void)
@@ -623,10 +668,67 @@ t_rto_gbn_head_first(void)
 	    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 1024, 10 * 1024, 1024, IBV_SEND_SIGNALED), 0);
 	tr_run(&w, 100000);
 	drain_send_cq(A(&w), 1);
-	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 2);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 3);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 0);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_TX_NAK_SEQ), 0);
+	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 10 * 1024);
+	tr_fini(&w);
+}
+
+/*
+ * Go-Back-N's head-only verdict waits for F-RTO (issue 11, session 19; the
+ * gbone/irn fix of session 18 is t_rto_frto_sel). A spurious expiry: B ACKs
+ * each of 10 packets, the ACKs are held (B or the path stalled) past the
+ * timer, which resends the head alone; the late ACKs come 9 ms after the
+ * resend, beyond 3/4 of the 10 ms least RTT, so the head's ACK, which covers
+ * the head alone, looks like the resend's answer. Before, gbn went back on it
+ * for the 9 PSNs after the head (10 resends, 10 duplicates at B) while the
+ * next ACK, the second packet's from its send before the resend, showed the
+ * expiry spurious (F-RTO, RFC 5682 2.1). Now the verdict waits for that ACK
+ * and goes back for nothing: 1 resend, rto_spurious 1.
+ */
+static void
+t_rto_frto_gbn(void)
+{
+	struct tr_opts o = {.rto_min_ns = 1 * MS, .no_loss_window = true};
+	struct tr_wire w;
+	uint64_t t;
+
+	tr_init(&w, &o);
+	tr_fill(A(&w), 0, 32 * 1024, 17);
+	round_trip(&w, 0, 5 * MS, 5 * MS); /* RTT 10, D 5: timeout 30 ms */
+	t = w.now;
+	CHECK_EQ(
+	    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 1024, 10 * 1024, 1024, IBV_SEND_SIGNALED), 0);
+	tr_poll(&w);
+	w.now = t + 5 * MS;
+	for (int i = 0; i < 10; i++) {
+		CHECK(tr_deliver_one(&w, TR_A));
+		w.now += 50 * US;
+		tr_poll(&w);
+	}
+	CHECK_EQ(w.q[TR_B].count, 10); /* one ACK per packet, held */
+	w.now = roce_dev_next_deadline(A(&w)->dev);
+	CHECK_EQ(w.now, t + 30 * MS);
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1); /* the head alone */
+	w.now += 9 * MS;
+	CHECK(tr_deliver_one(&w, TR_B)); /* the head's original ACK: una = head + 1 */
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1); /* waits: no go-back */
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 0);
+	CHECK(tr_deliver_one(&w, TR_B)); /* the second packet's, sent before the resend */
+	tr_poll(&w);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTO_SPURIOUS), 1); /* F-RTO */
+	while (tr_deliver_one(&w, TR_B))
+		;
+	tr_run(&w, 100000);
+	drain_send_cq(A(&w), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 1);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
 	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 10 * 1024);
 	tr_fini(&w);
 }
@@ -877,7 +979,8 @@ stall_finish(struct tr_wire *w, uint64_t timeouts)
 static void
 t_rto_stall_backlog(void)
 {
-	struct tr_opts o = {.rto_min_ns = 1 * MS};
+	/* VRP's figures alone: the stall allowance (t_rto_stall_allowance) would add 90 ms */
+	struct tr_opts o = {.rto_min_ns = 1 * MS, .no_rto_stall = true};
 
 	for (int control = 0; control < 2; control++) {
 		struct tr_wire w;
@@ -923,6 +1026,118 @@ t_rto_stall_defer(void)
 			CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 1);
 		}
 		stall_finish(&w, control ? 1 : 0);
+	}
+}
+
+/* VRP §2.5.1's estimator by hand, for the figures below (integer ns, as roce_rtt.c). */
+static void
+ref_sample(uint64_t *srtt, uint64_t *d, uint64_t *n, uint64_t m)
+{
+	if ((*n)++ == 0) {
+		*srtt = m;
+		*d = m / 2;
+		return;
+	}
+	*d = (7 * *d + (*srtt > m ? *srtt - m : m - *srtt)) / 8;
+	*srtt = (7 * *srtt + m) / 8;
+}
+
+/* max(RTT + max(4 D, --rto-min), min RTT + S): min RTT is 2 ms below */
+static uint64_t
+ref_rto(uint64_t srtt, uint64_t d, uint64_t stall)
+{
+	uint64_t t = srtt + (4 * d > ROCE_DEFAULT_RTO_MIN_NS ? 4 * d : ROCE_DEFAULT_RTO_MIN_NS);
+
+	return stall && 2 * MS + stall > t ? 2 * MS + stall : t;
+}
+
+/*
+ * The stall allowance (roce_rtt.c stall_note; issue 11's 2 ms target), with
+ * the defaults (--rto-min 500 us, half-life 2 s). A 2 ms path whose samples
+ * do not vary: timeout = RTT + the 500 us floor, 1.25 RTT. One ACK 8 ms late
+ * (B stalled): its excess over the least RTT, 8 ms, is the allowance, and the
+ * timeout is at least the least RTT + 8 ms, so 16 quiet samples later (D back
+ * under 1 ms) a 6 ms stall of the next ACK does not fire the timer. The control (no allowance, the
+ * margin max(4 D,
+ * --rto-min) alone) fires it: the expiry the 10 ms floor used to prevent. The
+ * allowance halves every half-life: 4 ms at the first sample 2 s on, and
+ * under the floor at one 10 s later.
+ */
+static void
+t_rto_stall_allowance(void)
+{
+	for (int control = 0; control < 2; control++) {
+		struct tr_opts o = {.no_rto_stall = control == 1};
+		uint64_t srtt = 0, d = 0, n = 0, stall = 8 * MS, t;
+		struct roce_rtt_info r;
+		struct tr_wire w;
+		uint32_t off = 0;
+
+		tr_init(&w, &o);
+		tr_fill(A(&w), 0, 4096, 9);
+		for (int i = 0; i < 20; i++, off = (off + 512) % 4096) {
+			round_trip(&w, off, 1 * MS, 1 * MS);
+			ref_sample(&srtt, &d, &n, 2 * MS);
+		}
+		r = rtt_of(&w);
+		CHECK_EQ(r.srtt_ns, 2 * MS);
+		CHECK_EQ(r.rttvar_ns, d);
+		CHECK(4 * d < ROCE_DEFAULT_RTO_MIN_NS);
+		CHECK_EQ(r.stall_ns, 0);
+		CHECK_EQ(r.rto_ns, 2500 * US); /* 1.25 RTT */
+		/* B stalls 8 ms: a 10 ms sample */
+		round_trip(&w, off, 1 * MS, 9 * MS);
+		off = (off + 512) % 4096;
+		ref_sample(&srtt, &d, &n, 10 * MS);
+		r = rtt_of(&w);
+		CHECK_EQ(r.stall_ns, control ? 0 : 8 * MS);
+		CHECK_EQ(r.rto_ns, ref_rto(srtt, d, control ? 0 : stall));
+		for (int i = 0; i < 16; i++, off = (off + 512) % 4096) {
+			round_trip(&w, off, 1 * MS, 1 * MS);
+			ref_sample(&srtt, &d, &n, 2 * MS);
+		}
+		r = rtt_of(&w);
+		CHECK_EQ(r.srtt_ns, srtt);
+		CHECK_EQ(r.rttvar_ns, d);
+		CHECK(srtt + 4 * d < 4 * MS);
+		CHECK_EQ(r.rto_ns, ref_rto(srtt, d, control ? 0 : stall));
+		/* the next ACK is 6 ms late: due at t + 8 ms */
+		t = w.now;
+		CHECK_EQ(
+		    tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, off, 512, off, IBV_SEND_SIGNALED), 0);
+		w.now = t + 1 * MS;
+		CHECK(tr_deliver_one(&w, TR_A));
+		w.now = t + 7900 * US;
+		tr_poll(&w);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), control ? 1 : 0);
+		CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), control ? 1 : 0);
+		w.now = t + 8 * MS;
+		CHECK(tr_deliver_one(&w, TR_B));
+		tr_run(&w, 100000);
+		drain_send_cq(A(&w), 1);
+		if (!control) {
+			ref_sample(&srtt, &d, &n, 8 * MS); /* excess 6 ms: the allowance stays 8 */
+			r = rtt_of(&w);
+			CHECK_EQ(r.stall_ns, 8 * MS);
+			CHECK_EQ(r.rto_ns, ref_rto(srtt, d, stall));
+			/* 2 s on: halved once */
+			w.now += 2000 * MS;
+			round_trip(&w, 0, 1 * MS, 1 * MS);
+			ref_sample(&srtt, &d, &n, 2 * MS);
+			r = rtt_of(&w);
+			CHECK_EQ(r.stall_ns, 4 * MS);
+			CHECK_EQ(r.rto_ns, ref_rto(srtt, d, 4 * MS));
+			/* 10 s more: 5 half-lives, 125 us, under the floor */
+			w.now += 10000 * MS;
+			round_trip(&w, 512, 1 * MS, 1 * MS);
+			ref_sample(&srtt, &d, &n, 2 * MS);
+			r = rtt_of(&w);
+			CHECK_EQ(r.stall_ns, 125 * US);
+			CHECK_EQ(r.rto_ns, ref_rto(srtt, d, 0));
+		}
+		CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DUP_REQ), control ? 1 : 0);
+		CHECK_MEM(B(&w)->buf, A(&w)->buf, 4096);
+		tr_fini(&w);
 	}
 }
 
@@ -1273,6 +1488,7 @@ t_gbn_loss10_sim(void)
 RW_TEST_MAIN(RW_TEST(t_rtt_ewma), RW_TEST(t_rtt_karn), RW_TEST(t_rto_backoff_cap),
 	     RW_TEST(t_rto_tail_loss), RW_TEST(t_rto_floor_and_initial), RW_TEST(t_rto_fixed),
 	     RW_TEST(t_rto_spurious), RW_TEST(t_rto_stall_backlog), RW_TEST(t_rto_stall_defer),
+	     RW_TEST(t_rto_stall_allowance), RW_TEST(t_rto_frto_gbn), RW_TEST(t_rto_backoff_floor),
 	     RW_TEST(t_rtt_read), RW_TEST(t_rto_tx_held), RW_TEST(t_read_new_while_replaying),
 	     RW_TEST(t_rto_cfg), RW_TEST(t_rto_gbn_head_first), RW_TEST(t_rto_spurious_undo),
 	     RW_TEST(t_rto_backoff_ends_on_repair), RW_TEST(t_rto_spurious_sample),

@@ -46,6 +46,9 @@ sel_init(struct tr_wire *w, struct tr_opts *o)
 	if (!o)
 		o = &d;
 	o->recovery = mode;
+	/* the figures below are worked out with a 10 ms floor (the default until session 19) */
+	if (!o->rto_min_ns)
+		o->rto_min_ns = 10 * MS;
 	tr_init(w, o);
 }
 

@@ -433,6 +433,10 @@ side_init(struct tr_wire *w, int idx, const struct tr_opts *o)
 		cfg.rto_min_ns = o->rto_min_ns;
 	if (o->rto_max_ns)
 		cfg.rto_max_ns = o->rto_max_ns;
+	if (o->rto_stall_ns)
+		cfg.rto_stall_ns = o->rto_stall_ns;
+	if (o->no_rto_stall)
+		cfg.rto_stall_ns = 0;
 	if (getenv("TR_TX_BUF") && atoi(getenv("TR_TX_BUF")))
 		s->lend = malloc(ROCE_MAX_FRAME);
 	struct roce_dev_ops ops = s->lend ? tr_ops_lend : tr_ops;

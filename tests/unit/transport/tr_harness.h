@@ -124,7 +124,10 @@ struct tr_opts {
 	enum roce_log_level log_level;	 /**< devices' roce_dev_cfg.log_level (0: the default) */
 	bool rto_fixed;			 /**< --rto fixed (IBTA timer); default adaptive */
 	uint64_t rto_min_ns, rto_max_ns; /**< adaptive RTO bounds (0: device default) */
-	bool trace; /**< give the devices a roce_dev_ops.trace that records events */
+	/** the stall allowance's half-life (roce_dev_cfg.rto_stall_ns; 0: device default) */
+	uint64_t rto_stall_ns;
+	bool no_rto_stall; /**< no stall allowance (rto_stall_ns 0) */
+	bool trace;	   /**< give the devices a roce_dev_ops.trace that records events */
 	const char
 	    *fec; /**< roce_qp_set_fec on both QPs ("xor:8,2"); the codec must be registered */
 };
