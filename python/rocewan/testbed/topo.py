@@ -234,7 +234,7 @@ class Topology:
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             out, _ = p.communicate()
-        return getattr(self, "emu_head", {}).pop(p.pid, "") + out  # Chain borrows stop()
+        return self.emu_head.pop(p.pid, "") + out
 
     def rnic_pair(self, mode, opts, json_a, json_b, timeout, extra_a="", extra_b=""):
         """rnic B serves, rnic A is the client; returns (rcA, outA, rcB, outB).
@@ -331,6 +331,7 @@ class Chain:
         self.prefix = prefix
         self.transport = _check_transport(transport)
         self.started = set()
+        self.emu_head = {}  # pid -> a box's output read while waiting for it to start
         self.nodes = ["A"] + [n for n, _ in boxes] + ["B"]
         self.kind = {n: k for n, k in boxes}
         for n in self.nodes:
@@ -426,9 +427,12 @@ class Chain:
                              text=True, start_new_session=True)
         self.procs.append(p)
         self.started.add(node)
-        time.sleep(0.3)
-        if p.poll() is not None:
-            raise TopoError(f"{kind} {node} exited ({p.returncode}):\n{p.stdout.read()}")
+        # up to its ready line, printed once its ports are started: the next box (a memif
+        # client of this one) and the rnics connect only then (see wait_line)
+        try:
+            self.emu_head[p.pid] = wait_line(p, "Ctrl-C to stop")
+        except TopoError as e:
+            raise TopoError(f"{kind} {node}: {e}") from None
         return p
 
     def wait_path(self, timeout=20):
