@@ -869,8 +869,8 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 		/*
 		 * rx_pool_empty: an empty poll that found fewer free mbufs than one
 		 * burst. rte_mempool_avail_count() walks every lcore's cache
-		 * (RTE_MAX_LCORE of them): called on every empty poll, it took 17 %
-		 * of the worker's cycles in the memif chain (perf, issue 17), where
+		 * (RTE_MAX_LCORE of them): called on every empty poll, it took 6.6 %
+		 * of the worker's samples in the memif chain (perf, issue 17), where
 		 * the ACK direction is empty on nearly every loop. An exhausted pool
 		 * stays so while the delay line holds its mbufs, so look at it on the
 		 * first empty poll after traffic and then on every 32nd; the polls
