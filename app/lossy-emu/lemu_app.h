@@ -30,6 +30,8 @@ struct lemu_app {
 	pthread_mutex_t ctl_lock;	/**< serialises control-plane changes */
 	struct lemu_dir_cfg *cfgs;	/**< every config ever built, freed at exit */
 	uint64_t started_ns;		/**< lemu_now_ns() at start (for duration_s) */
+	uint64_t fwd_start_ns;		/**< the forwarding lcores launched (for forward_s) */
+	uint64_t fwd_end_ns;		/**< the forwarding lcores stopped */
 };
 
 extern struct lemu_app lemu_app;

@@ -99,6 +99,8 @@ struct lemu_dir {
 	uint16_t burst;
 	uint32_t rx_cut_len;	  /**< rx_port may cut frames this long (dp_port_info), 0: never */
 	struct rte_mempool *pool; /**< RX pool of rx_port; duplicates and PFC come from it too */
+	uint32_t empty_polls;	  /**< RX polls in a row that returned nothing */
+	bool pool_short;	  /**< the pool held fewer than one burst when last looked at */
 	uint64_t link_bps;	  /**< rate of rx_port (PFC quanta) */
 	struct rte_ether_addr rx_mac; /**< source of the PFC frames we generate */
 	struct rte_ring *pfc_out;     /**< our PFC frames -> the peer sends them on our rx_port */

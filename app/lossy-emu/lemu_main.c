@@ -326,6 +326,7 @@ main(int argc, char **argv)
 
 	/* 5. lcores: one per direction with >= 3, else one worker (or main) for both */
 	memset(wk, 0, sizeof(wk));
+	app->fwd_start_ns = lemu_now_ns();
 	if (app->lcores >= 3) {
 		RTE_LCORE_FOREACH_WORKER(lcore)
 		{
@@ -362,6 +363,7 @@ main(int argc, char **argv)
 		}
 	}
 	rte_eal_mp_wait_lcore();
+	app->fwd_end_ns = lemu_now_ns();
 	pthread_mutex_lock(&app->ctl_lock);
 	app->running = false;
 	pthread_mutex_unlock(&app->ctl_lock);

@@ -44,7 +44,9 @@ testpmd_mpps() { # both ports' Rx-pps over DUR seconds after 2 s of warm-up
 		awk '/Rx-pps:/ {v[n++]=$2} END {printf "%.3f", (v[n-2]+v[n-1])/1e6}'
 }
 
-emu_mpps() { # $1: SPEC; frames both directions forwarded / forwarding seconds
+emu_mpps() { # $1: SPEC; frames both directions forwarded / forwarding seconds (forward_s: from the
+	# lcores' launch to their stop, not duration_s, which counts from EAL start and so includes
+	# the pools' population: testpmd's Rx-pps covers forwarding only, after its warm-up)
 	local j="$OUT/bench_emu_null_$T.json"
 	rm -f "$j"
 	timeout -s INT $((DUR + 3)) "$EMU" -l 1 $MEM -m 1024 --file-prefix bnE$T $EAL -- \
@@ -55,8 +57,9 @@ emu_mpps() { # $1: SPEC; frames both directions forwarded / forwarding seconds
 import json, sys
 r = json.load(open('$j'))['results']
 e = r['a2b'], r['b2a']
-print(f\"{sum(x['tx_pkts'] for x in e) / r['duration_s'] / 1e6:.3f}\")
-print('pool_empty', sum(x['rx_pool_empty'] for x in e), 'mbufs', e[0]['mbufs'], file=sys.stderr)"
+print(f\"{sum(x['tx_pkts'] for x in e) / r['forward_s'] / 1e6:.3f}\")
+print('pool_empty', sum(x['rx_pool_empty'] for x in e), 'mbufs', e[0]['mbufs'],
+      'duration_s', r['duration_s'], 'forward_s', r['forward_s'], file=sys.stderr)"
 }
 
 relay_mpps() { # frames both directions relayed / the relay's forwarding seconds

@@ -17,6 +17,7 @@ what an earlier, interrupted run left behind.
 import os
 import signal
 import subprocess
+import threading
 import time
 
 from .config import ROOT
@@ -55,6 +56,30 @@ def wait_sockets(paths, procs, timeout=20):
 
 class TopoError(RuntimeError):
     pass
+
+
+def wait_line(p, text, timeout=120):
+    """Read a box's output until a line contains text (the box is up: lossy-emu prints
+    "Ctrl-C to stop" once its ports are started and its directions initialised); the text
+    read. Its memif sockets exist from the EAL's probe on, seconds before that with large
+    pools on a loaded host (the pools are populated in between): an rnic started at the
+    socket gave up resolving its peer (3 s) while the emulator still filled its pools, at
+    --set link.rate=40gbit (2 x 219 MB of mbufs, issue 17)."""
+    got, seen = [], threading.Event()
+
+    def reader():  # a thread: readline blocks, and only up to the line (communicate() reads the rest)
+        for line in iter(p.stdout.readline, ""):
+            got.append(line)
+            if text in line:
+                seen.set()
+                return
+        seen.set()  # end of output: the box exited
+
+    threading.Thread(target=reader, daemon=True).start()
+    if seen.wait(timeout) and got and text in got[-1]:
+        return "".join(got)
+    raise TopoError(f"the box did not print {text!r} within {timeout} s (exit {p.poll()}):\n"
+                    + "".join(got)[-2000:])
 
 
 def eal_lcores(lcores="0"):
@@ -113,6 +138,7 @@ class Topology:
         self.link_mtu = 4200 if mtu > 2048 else 2200 if mtu > 1024 else 1500
         self.framesz = 8192 if mtu > 2048 else 4096 if mtu > 1024 else 2048
         self.procs = []
+        self.emu_head = {}  # pid -> the output read while waiting for the box to start
 
     def up(self):
         cleanup(self.prefix)
@@ -187,6 +213,7 @@ class Topology:
         self.procs.append(p)
         if self.transport == "memif":  # the rnics connect to its sockets; ping takes the control veth
             wait_sockets(self.memif_socks(), [p])
+            self.emu_head[p.pid] = wait_line(p, "Ctrl-C to stop")
             return p
         # wait until it forwards: ping across it from A to B
         t0 = time.monotonic()
@@ -207,7 +234,7 @@ class Topology:
         except subprocess.TimeoutExpired:
             os.killpg(p.pid, signal.SIGKILL)
             out, _ = p.communicate()
-        return out
+        return self.emu_head.pop(p.pid, "") + out
 
     def rnic_pair(self, mode, opts, json_a, json_b, timeout, extra_a="", extra_b=""):
         """rnic B serves, rnic A is the client; returns (rcA, outA, rcB, outB).
@@ -304,6 +331,7 @@ class Chain:
         self.prefix = prefix
         self.transport = _check_transport(transport)
         self.started = set()
+        self.emu_head = {}  # pid -> a box's output read while waiting for it to start
         self.nodes = ["A"] + [n for n, _ in boxes] + ["B"]
         self.kind = {n: k for n, k in boxes}
         for n in self.nodes:
@@ -399,9 +427,12 @@ class Chain:
                              text=True, start_new_session=True)
         self.procs.append(p)
         self.started.add(node)
-        time.sleep(0.3)
-        if p.poll() is not None:
-            raise TopoError(f"{kind} {node} exited ({p.returncode}):\n{p.stdout.read()}")
+        # up to its ready line, printed once its ports are started: the next box (a memif
+        # client of this one) and the rnics connect only then (see wait_line)
+        try:
+            self.emu_head[p.pid] = wait_line(p, "Ctrl-C to stop")
+        except TopoError as e:
+            raise TopoError(f"{kind} {node}: {e}") from None
         return p
 
     def wait_path(self, timeout=20):
