@@ -510,7 +510,7 @@ def lowar_bdp_packets(rtt, mtu, gbps=10.0):
     return measured_bdp_packets(gbps, rtt, mtu)
 
 
-# LoWAR's motivation (seed 001): ConnectX-5 at 10 Gb/s, 40 ms, 0.001 % loss, Go-Back-N
+# LoWAR's motivation (the LoWAR paper): ConnectX-5 at 10 Gb/s, 40 ms, 0.001 % loss, Go-Back-N
 # from 9.21 to 2.92 Gb/s (32 % of lossless)
 CX5_LOSSLESS_GBPS, CX5_GBN_GBPS, CX5_LOSS, CX5_RTT = 9.21, 2.92, 1e-5, "40ms"
 
