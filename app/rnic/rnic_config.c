@@ -183,14 +183,14 @@ static const struct rw_opt opts[] = {
      "lists each with its default)"},
     {"rto", T_CHOICE, OFF(rto), SZ(rto), "adaptive", 0, 0, "adaptive|fixed",
      "RC retransmit timer: adaptive = Jacobson/Karn from in-band RTT samples (RTT + max(4 D, "
-     "--rto-min), at least the largest recent sample; -u gives the first value), fixed = "
+     "--rto-min), at least the third largest recent sample; -u gives the first value), fixed = "
      "IBTA's 4.096 us * 2^u from every ACK (docs/transport.md)"},
     {"rto-min", T_STR, OFF(rto_min), SZ(rto_min), "500us", 0, 0, "TIME",
      "adaptive RTO hard floor, a time (us, ms, s): the least margin above the smoothed RTT "
      "(timeout = RTT + max(4 D, this), at least the stall allowance's)"},
     {"rto-stall-memory", T_STR, OFF(rto_stall), SZ(rto_stall), "2s", 0, 0, "TIME",
-     "adaptive RTO stall allowance: the timeout is also at least the least RTT + the largest "
-     "recent sample excess over it, halved every TIME (0: off; e.g. 1s)"},
+     "adaptive RTO stall allowance: the timeout is also at least the least RTT + the third "
+     "largest recent sample excess over it (a stall seen 3 times), halved every TIME (0: off; e.g. 1s)"},
     {"rto-max", T_STR, OFF(rto_max), SZ(rto_max), "1s", 0, 0, "TIME",
      "adaptive RTO ceiling, also caps the doubling after each expiry"},
     {"max-inflight", T_NUM, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, "N",

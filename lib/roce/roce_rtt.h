@@ -23,7 +23,8 @@
  * §2.3). timeout = max(RTT + max(4 D, rto_min), min_rtt + S), where
  * rto_min is the user's hard floor of the margin (as Linux TCP applies its
  * rto_min, RFC 6298 its clock granularity G) and S, the stall allowance (ours,
- * session 19), is the largest excess M - min_rtt of the recent samples, halved
+ * sessions 19-20), is the ROCE_RTO_STALL_RANK-th largest excess M - min_rtt
+ * of the recent samples (a stall seen that often; roce_rtt.c says why), each halved
  * every stall half-life (roce_dev_cfg.rto_stall_ns; 0: no allowance): the
  * timer does not fire on a delay as long as one the path (or the host) showed
  * lately; the ceiling rto_max caps it. An
@@ -42,6 +43,15 @@
 
 struct roce_qp;
 
+/**
+ * The stall allowance is the excess over min_rtt of the ROCE_RTO_STALL_RANK-th
+ * largest recent sample: a stall must be seen this often within the memory
+ * before the timer waits for it (roce_rtt.c says why).
+ */
+#ifndef ROCE_RTO_STALL_RANK
+#define ROCE_RTO_STALL_RANK 3
+#endif
+
 /** How the retransmit timer of RC QPs is set (struct roce_dev_cfg.rto_mode). */
 enum roce_rto_mode {
 	ROCE_RTO_ADAPTIVE = 0, /**< Jacobson/Karn from in-band RTT samples (the default) */
@@ -57,12 +67,15 @@ struct roce_rtt_est {
 	uint64_t min_rtt;  /**< the smallest sample (0 before the first) */
 	uint32_t backoffs; /**< expiries since the last sample (the timeout doubled this often) */
 	/**
-	 * The stall allowance (ours): the largest recent excess of a sample over
-	 * min_rtt, halved every stall half-life since stall_at; a floor of the
-	 * margin above RTT (roce_rtt_est_sample). 0: none seen, or disabled.
+	 * The stall allowance (ours): the ROCE_RTO_STALL_RANK-th largest recent
+	 * excess of a sample over min_rtt (a stall seen that often), each halved
+	 * every stall half-life since it was set; a floor of the margin above RTT
+	 * (roce_rtt_est_sample). 0: none seen often enough, or disabled.
 	 */
 	uint64_t stall;
-	uint64_t stall_at; /**< engine time the allowance was last set or halved */
+	/** the largest recent excesses, descending (stall = the last), and when each was set or last halved */
+	uint64_t stall_top[ROCE_RTO_STALL_RANK];
+	uint64_t stall_at[ROCE_RTO_STALL_RANK];
 };
 
 /** A QP's RTT figures for the plug-ins and the app. */

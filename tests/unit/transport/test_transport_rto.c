@@ -1055,11 +1055,13 @@ ref_rto(uint64_t srtt, uint64_t d, uint64_t stall)
  * The stall allowance (roce_rtt.c stall_note; issue 11's 2 ms target), with
  * the defaults (--rto-min 500 us, half-life 2 s). A 2 ms path whose samples
  * do not vary: timeout = RTT + the 500 us floor, 1.25 RTT. One ACK 8 ms late
- * (B stalled): its excess over the least RTT, 8 ms, is the allowance, and the
- * timeout is at least the least RTT + 8 ms, so 16 quiet samples later (D back
- * under 1 ms) a 6 ms stall of the next ACK does not fire the timer. The control (no allowance, the
- * margin max(4 D,
- * --rto-min) alone) fires it: the expiry the 10 ms floor used to prevent. The
+ * (B stalled) is an outlier: the allowance is the ROCE_RTO_STALL_RANK-th
+ * largest excess (session 20), so it waits for that many such ACKs. Then
+ * their excess over the least RTT, 8 ms, is the allowance, and the timeout is
+ * at least the least RTT + 8 ms, so 24 quiet samples later (D back under 1 ms) a 6 ms stall of
+ * the next ACK does not fire the timer. The control (no allowance, the margin
+ * max(4 D, --rto-min) alone) fires it: the expiry the 10 ms floor used to
+ * prevent. The
  * allowance halves every half-life: 4 ms at the first sample 2 s on, and
  * under the floor at one 10 s later.
  */
@@ -1085,14 +1087,25 @@ t_rto_stall_allowance(void)
 		CHECK(4 * d < ROCE_DEFAULT_RTO_MIN_NS);
 		CHECK_EQ(r.stall_ns, 0);
 		CHECK_EQ(r.rto_ns, 2500 * US); /* 1.25 RTT */
-		/* B stalls 8 ms: a 10 ms sample */
-		round_trip(&w, off, 1 * MS, 9 * MS);
-		off = (off + 512) % 4096;
-		ref_sample(&srtt, &d, &n, 10 * MS);
-		r = rtt_of(&w);
-		CHECK_EQ(r.stall_ns, control ? 0 : 8 * MS);
-		CHECK_EQ(r.rto_ns, ref_rto(srtt, d, control ? 0 : stall));
-		for (int i = 0; i < 16; i++, off = (off + 512) % 4096) {
+		/*
+		 * B stalls 8 ms (a 10 ms sample), then 4 quiet samples, over and
+		 * over: no allowance until the ROCE_RTO_STALL_RANK-th sighting
+		 */
+		for (int k = 1; k <= ROCE_RTO_STALL_RANK; k++) {
+			bool seen = k == ROCE_RTO_STALL_RANK && !control;
+
+			round_trip(&w, off, 1 * MS, 9 * MS);
+			off = (off + 512) % 4096;
+			ref_sample(&srtt, &d, &n, 10 * MS);
+			r = rtt_of(&w);
+			CHECK_EQ(r.stall_ns, seen ? 8 * MS : 0);
+			CHECK_EQ(r.rto_ns, ref_rto(srtt, d, seen ? stall : 0));
+			for (int i = 0; i < 4 && k < ROCE_RTO_STALL_RANK; i++, off = (off + 512) % 4096) {
+				round_trip(&w, off, 1 * MS, 1 * MS);
+				ref_sample(&srtt, &d, &n, 2 * MS);
+			}
+		}
+		for (int i = 0; i < 24; i++, off = (off + 512) % 4096) {
 			round_trip(&w, off, 1 * MS, 1 * MS);
 			ref_sample(&srtt, &d, &n, 2 * MS);
 		}
