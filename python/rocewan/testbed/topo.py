@@ -464,16 +464,37 @@ class Chain:
     rnic_pair = Topology.rnic_pair
 
 
+def wait_gone(pids, timeout=10):
+    """Until every pid has exited (or is a zombie, which holds no file or lock any
+    more). SIGKILL is asynchronous: a DPDK process unmapping its memory takes a
+    while to die, and the next box started under the same --file-prefix failed
+    its EAL init ("Cannot allocate memzone list") on the files the dying one still
+    held (bench/rnic/rto_tail.py, 2 of 60 runs in session 20)."""
+    t0 = time.monotonic()
+    for pid in pids:
+        while time.monotonic() - t0 < timeout:
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                        break
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                break
+            time.sleep(0.01)
+
+
 def cleanup_names(prefix, names):
     """Kill processes in, and delete, namespaces <prefix><name> for the given names."""
     listed = sh("ip netns list", check=False).stdout.split()
     ours = [n for n in listed if n.startswith(prefix) and n[len(prefix):] in names]
+    killed = []
     for n in ours:
         for pid in sh(f"ip netns pids {n}", check=False).stdout.split():
             try:
                 os.kill(int(pid), signal.SIGKILL)
+                killed.append(int(pid))
             except (ProcessLookupError, ValueError):
                 pass
+    wait_gone(killed)
     for n in ours:
         sh(f"ip netns del {n}", check=False)
     d = memif_dir(prefix)
