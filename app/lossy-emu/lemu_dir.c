@@ -131,6 +131,14 @@ held_free(struct lemu_dir *d, void *p)
  * Make mbufs of the compact frames among tx[0, ntx), in order. Returns how many leading
  * frames of tx[] are mbufs: all of them, unless the pool ran dry (the rest then wait for
  * the next poll, still in their slots, like frames the TX port did not take).
+ *
+ * The mbufs come from tx_pool, which no RX port draws from. They came from the RX pool
+ * until session 20, and a delay line holding every mbuf of that pool (full-size frames
+ * are held as mbufs, lemu_pool_need sized for --mbuf-size frames) then deadlocked the
+ * direction: the compact frame at the head of tx[] waited for an mbuf that only a
+ * release could free, and nothing behind it was released (`testbed reproduce
+ * lowar-memif --mtu 1024` at 80 ms: 1 frame forwarded in 30 s; tests/netns
+ * test_emu_pool_dry). The TX pool is returned by the port's TX completions alone.
  */
 static uint16_t
 materialize(struct lemu_dir *d)
@@ -142,11 +150,11 @@ materialize(struct lemu_dir *d)
 		nc += lemu_cr_is(d->tx[i]);
 	if (nc == 0)
 		return d->ntx;
-	if (rte_pktmbuf_alloc_bulk(d->pool, mb, nc) == 0) {
+	if (rte_pktmbuf_alloc_bulk(d->tx_pool, mb, nc) == 0) {
 		got = nc;
 	} else {
 		for (got = 0; got < nc; got++)
-			if ((mb[got] = rte_pktmbuf_alloc(d->pool)) == NULL)
+			if ((mb[got] = rte_pktmbuf_alloc(d->tx_pool)) == NULL)
 				break;
 	}
 	for (uint16_t i = 0; i < d->ntx; i++) {
@@ -261,6 +269,7 @@ lemu_dir_init(struct lemu_dir *d, const struct lemu_dir_args *a)
 	d->tx_port = a->tx_port;
 	d->burst = a->burst > LEMU_BURST_MAX ? LEMU_BURST_MAX : a->burst;
 	d->pool = a->pool;
+	d->tx_pool = a->tx_pool;
 	d->rx_cut_len = a->rx_cut_len;
 	d->link_bps = a->link_bps;
 	d->coalesce_ns = a->coalesce_ns;

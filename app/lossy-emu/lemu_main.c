@@ -114,9 +114,11 @@ memory_error(const struct lemu_app *app, const uint64_t need[LEMU_NDIR], const c
  * allocation itself can tell whether the memory is there.
  */
 static int
-make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR])
+make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR],
+	   struct rte_mempool *txpool[LEMU_NDIR])
 {
 	static const char *const names[LEMU_NDIR] = {"lemu_a2b", "lemu_b2a"};
+	static const char *const txnames[LEMU_NDIR] = {"lemu_tx_a2b", "lemu_tx_b2a"};
 	uint32_t slack = app->prm.rxd + app->prm.txd + LEMU_TX_MAX + LEMU_CTRL_MAX + LEMU_PFC_RING +
 			 2 * 512 /* mempool caches */;
 	uint64_t need[LEMU_NDIR];
@@ -169,6 +171,18 @@ make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR])
 			memory_error(app, need, rte_strerror(rte_errno));
 			return -ENOMEM;
 		}
+		/*
+		 * The compact frames' mbufs at release (lemu_dir.c materialize): one TX
+		 * batch, the TX ring the port may hold them in, and the caches. Apart from
+		 * the RX pool, so that a delay line holding every RX mbuf cannot starve
+		 * the release that would free them. 128 B of data: LEMU_CR_MAXLEN.
+		 */
+		txpool[d] = dp_pool_create_cache(txnames[d], LEMU_TX_MAX + app->prm.txd + 2 * 32 * 4,
+						 LEMU_CR_MAXLEN, 32, err, sizeof(err));
+		if (txpool[d] == NULL) {
+			fprintf(stderr, "lossy-emu: %s\n", err);
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -193,7 +207,7 @@ main(int argc, char **argv)
 {
 	struct lemu_app *app = &lemu_app;
 	struct lemu_params *prm = &app->prm;
-	struct rte_mempool *pool[LEMU_NDIR] = {NULL};
+	struct rte_mempool *pool[LEMU_NDIR] = {NULL}, *txpool[LEMU_NDIR] = {NULL};
 	struct rte_ring *ring[LEMU_NDIR] = {NULL};
 	struct lemu_worker wk[LEMU_NDIR];
 	uint16_t port[LEMU_NDIR];
@@ -242,7 +256,7 @@ main(int argc, char **argv)
 	}
 
 	/* 3. mempools sized from the SPEC, then the ports */
-	if (make_pools(app, pool) < 0)
+	if (make_pools(app, pool, txpool) < 0)
 		goto out;
 	uint32_t cut_len[LEMU_NDIR] = {0};
 
@@ -298,6 +312,7 @@ main(int argc, char **argv)
 		    .burst = (uint16_t)prm->burst,
 		    .rx_cut_len = cut_len[d],
 		    .pool = pool[d],
+		    .tx_pool = txpool[d],
 		    .capacity = app->pool_mbufs[d],
 		    .link_bps = app->link_bps[d],
 		    .coalesce_ns = prm->coalesce_ns,
@@ -397,6 +412,7 @@ out:
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
 		rte_ring_free(ring[d]);
 		rte_mempool_free(pool[d]);
+		rte_mempool_free(txpool[d]);
 	}
 	lemu_ctl_free(app);
 	if (lemu_droplog_close() < 0) { /* after the lcores stopped: no more writers */
