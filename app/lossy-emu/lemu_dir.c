@@ -137,8 +137,10 @@ held_free(struct lemu_dir *d, void *p)
  * are held as mbufs, lemu_pool_need sized for --mbuf-size frames) then deadlocked the
  * direction: the compact frame at the head of tx[] waited for an mbuf that only a
  * release could free, and nothing behind it was released (`testbed reproduce
- * lowar-memif --mtu 1024` at 80 ms: 1 frame forwarded in 30 s; tests/netns
- * test_emu_pool_dry). The TX pool is returned by the port's TX completions alone.
+ * lowar-memif --mtu 1024` at 80 ms on a quiet host: 1 frame forwarded in 30 s; the
+ * rate queue, the line and tx[] together hold more frames than the pool has mbufs,
+ * so the compact ones among them can find it empty). The TX pool is returned by the
+ * port's TX completions alone.
  */
 static uint16_t
 materialize(struct lemu_dir *d)
