@@ -99,10 +99,10 @@ struct lemu_dir {
 	uint16_t burst;
 	uint32_t rx_cut_len;	  /**< rx_port may cut frames this long (dp_port_info), 0: never */
 	struct rte_mempool *pool; /**< RX pool of rx_port; duplicates and PFC come from it too */
-	struct rte_mempool *tx_pool; /**< lemu_dir_args::tx_pool */
-	uint32_t empty_polls;	  /**< RX polls in a row that returned nothing */
-	bool pool_short;	  /**< the pool held fewer than one burst when last looked at */
-	uint64_t link_bps;	  /**< rate of rx_port (PFC quanta) */
+	struct rte_mempool *tx_pool;  /**< lemu_dir_args::tx_pool */
+	uint32_t empty_polls;	      /**< RX polls in a row that returned nothing */
+	bool pool_short;	      /**< the pool held fewer than one burst when last looked at */
+	uint64_t link_bps;	      /**< rate of rx_port (PFC quanta) */
 	struct rte_ether_addr rx_mac; /**< source of the PFC frames we generate */
 	struct rte_ring *pfc_out;     /**< our PFC frames -> the peer sends them on our rx_port */
 	struct rte_ring *pfc_in;      /**< the peer's PFC frames, sent first on our tx_port */
@@ -170,7 +170,8 @@ struct lemu_dir_args {
 	uint16_t rx_port, tx_port, burst;
 	uint32_t rx_cut_len; /**< dp_port_info::rx_cut_len of rx_port */
 	struct rte_mempool *pool;
-	/** mbufs for the compact frames released to the TX port (materialize); no port's RX draws from it */
+	/** mbufs for the compact frames released to the TX port (materialize); no port's RX draws
+	 * from it */
 	struct rte_mempool *tx_pool;
 	uint32_t capacity; /**< packets the queue and the delay line must hold (pool size) */
 	uint64_t link_bps;

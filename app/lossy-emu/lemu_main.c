@@ -177,8 +177,9 @@ make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR],
 		 * the RX pool, so that a delay line holding every RX mbuf cannot starve
 		 * the release that would free them. 128 B of data: LEMU_CR_MAXLEN.
 		 */
-		txpool[d] = dp_pool_create_cache(txnames[d], LEMU_TX_MAX + app->prm.txd + 2 * 32 * 4,
-						 LEMU_CR_MAXLEN, 32, err, sizeof(err));
+		txpool[d] =
+		    dp_pool_create_cache(txnames[d], LEMU_TX_MAX + app->prm.txd + 2 * 32 * 4,
+					 LEMU_CR_MAXLEN, 32, err, sizeof(err));
 		if (txpool[d] == NULL) {
 			fprintf(stderr, "lossy-emu: %s\n", err);
 			return -ENOMEM;

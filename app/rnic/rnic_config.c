@@ -190,7 +190,8 @@ static const struct rw_opt opts[] = {
      "(timeout = RTT + max(4 D, this), at least the stall allowance's)"},
     {"rto-stall-memory", T_STR, OFF(rto_stall), SZ(rto_stall), "2s", 0, 0, "TIME",
      "adaptive RTO stall allowance: the timeout is also at least the least RTT + the third "
-     "largest recent sample excess over it (a stall seen 3 times), halved every TIME (0: off; e.g. 1s)"},
+     "largest recent sample excess over it (a stall seen 3 times), halved every TIME "
+     "(0: off; e.g. 1s)"},
     {"rto-max", T_STR, OFF(rto_max), SZ(rto_max), "1s", 0, 0, "TIME",
      "adaptive RTO ceiling, also caps the doubling after each expiry"},
     {"max-inflight", T_NUM, OFF(max_inflight), SZ(max_inflight), "65536", 1, 8388608, "N",

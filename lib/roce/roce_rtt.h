@@ -73,7 +73,8 @@ struct roce_rtt_est {
 	 * (roce_rtt_est_sample). 0: none seen often enough, or disabled.
 	 */
 	uint64_t stall;
-	/** the largest recent excesses, descending (stall = the last), and when each was set or last halved */
+	/** the largest recent excesses, descending (stall = the last), and when each was set or
+	 * last halved */
 	uint64_t stall_top[ROCE_RTO_STALL_RANK];
 	uint64_t stall_at[ROCE_RTO_STALL_RANK];
 };

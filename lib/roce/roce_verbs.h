@@ -125,7 +125,8 @@ struct roce_dev_cfg {
 	/**
 	 * adaptive RTO stall allowance's half-life (roce_rtt.h): the margin above
 	 * RTT is at least the third largest recent sample excess over the least
-	 * RTT (a stall seen 3 times, ROCE_RTO_STALL_RANK), each halved this often (ROCE_DEFAULT_RTO_STALL_NS; 0: no allowance)
+	 * RTT (a stall seen 3 times, ROCE_RTO_STALL_RANK), each halved this often
+	 * (ROCE_DEFAULT_RTO_STALL_NS; 0: no allowance)
 	 */
 	uint64_t rto_stall_ns;
 	/**

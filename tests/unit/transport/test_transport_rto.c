@@ -1100,7 +1100,8 @@ t_rto_stall_allowance(void)
 			r = rtt_of(&w);
 			CHECK_EQ(r.stall_ns, seen ? 8 * MS : 0);
 			CHECK_EQ(r.rto_ns, ref_rto(srtt, d, seen ? stall : 0));
-			for (int i = 0; i < 4 && k < ROCE_RTO_STALL_RANK; i++, off = (off + 512) % 4096) {
+			for (int i = 0; i < 4 && k < ROCE_RTO_STALL_RANK;
+			     i++, off = (off + 512) % 4096) {
 				round_trip(&w, off, 1 * MS, 1 * MS);
 				ref_sample(&srtt, &d, &n, 2 * MS);
 			}
