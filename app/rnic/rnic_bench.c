@@ -623,6 +623,55 @@ rnic_bench_pingpong(struct rnic_bench *b, uint64_t size, uint64_t posted,
 	return r->iters == iters ? 0 : -ETIMEDOUT;
 }
 
+/*
+ * rc_pingpong ends without a closing handshake: a side is done when its last
+ * message is acknowledged and the peer's last one arrived, so it may leave
+ * while the ACK it sent for that message is still on the wire. If the network
+ * loses that ACK, the peer resends its message after its retransmission
+ * timeout, and nobody answers: the peer's retry_cnt runs out
+ * (IBV_WC_RETRY_EXC_ERR) although every byte arrived. TCP's TIME-WAIT state
+ * (RFC 9293 §3.6.1) answers the same question, a lost last ACK: stay and
+ * re-acknowledge. Here the RC responder stays until no duplicate request has
+ * come for the quiet time, the larger of 1 s and four of this QP's own
+ * timeouts (the peer's timer sees the same path), and at most LINGER_MAX_S
+ * (a peer that keeps resending, or a flood of other frames, cannot hold it).
+ */
+#define LINGER_QUIET_MIN_S 1.0
+#define LINGER_MAX_S 10.0
+
+void
+rnic_bench_linger(struct rnic_bench *b)
+{
+	struct roce_rtt_info rtt;
+	struct roce_stats st;
+	double quiet = LINGER_QUIET_MIN_S, start, heard;
+	uint64_t dups;
+	struct dp_backoff bo;
+
+	if (b->prm->conn != RNIC_CONN_RC || !b->qp)
+		return;
+	if (roce_qp_rtt(b->qp, &rtt) == 0 && 4e-9 * (double)rtt.rto_ns > quiet)
+		quiet = 4e-9 * (double)rtt.rto_ns;
+	roce_dev_stats(b->port->dev, &st);
+	dups = st.v[ROCE_STAT_RX_DUP_REQ];
+	dp_backoff_init(&bo, false); /* nothing is timed here: sleep when idle */
+	start = heard = now_s(b);
+	while (!dp_quit) {
+		unsigned int work = rnic_port_poll(b->port);
+		double now = now_s(b);
+
+		roce_dev_stats(b->port->dev, &st);
+		if (st.v[ROCE_STAT_RX_DUP_REQ] != dups) {
+			b->port->cnt.rx_linger += st.v[ROCE_STAT_RX_DUP_REQ] - dups;
+			dups = st.v[ROCE_STAT_RX_DUP_REQ];
+			heard = now;
+		} else if (now - heard > quiet || now - start > LINGER_MAX_S) {
+			break;
+		}
+		rnic_port_idle(b->port, &bo, work);
+	}
+}
+
 static const char *
 test_title(enum rnic_mode m)
 {

@@ -128,6 +128,9 @@ int64_t rnic_bench_pingpong_prepare(struct rnic_bench *b, uint64_t size);
  */
 int rnic_bench_pingpong(struct rnic_bench *b, uint64_t size, uint64_t posted,
 			struct rnic_bench_result *r);
+/** After a successful RC rc_pingpong: keep re-acknowledging the peer's resends until
+ * the port is quiet (rc_pingpong has no closing handshake; see rnic_bench.c). */
+void rnic_bench_linger(struct rnic_bench *b);
 
 /** perftest's banner and table header for the mode. */
 void rnic_bench_print_header(FILE *f, const struct rnic_params *p);

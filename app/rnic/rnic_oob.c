@@ -400,6 +400,8 @@ rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *e
 	oob_close(&c);
 	print_pp_dest("remote address:", &remote);
 	rc = rnic_bench_pingpong(&run->bench, p->size, run->pre_posted, &run->res);
+	if (rc == 0)
+		rnic_bench_linger(&run->bench);
 	if (run->res.iters) {
 		const struct rnic_bench_result *r = &run->res;
 		uint64_t bytes = r->size * r->iters * 2;

@@ -63,6 +63,9 @@ struct rte_ring;
 	X(rx_cut, "frames the port cut (longer than its af_packet ring frame: the IP length "      \
 		  "says more than arrived), dropped")                                              \
 	X(rx_multiseg, "multi-segment frames dropped (MTU larger than the mbufs)")                 \
+	X(rx_linger, "duplicate requests re-acknowledged after rc_pingpong ended (the peer "       \
+		     "resent a message whose last ACK was lost: no closing handshake, the rnic "   \
+		     "lingers)")                                                                   \
 	X(tx_frames, "frames sent")                                                                \
 	X(tx_bursts, "TX flushes that sent frames (tx_frames / tx_bursts = mean burst)")           \
 	X(tx_drop_nombuf, "frames dropped: mempool empty")                                         \

@@ -123,3 +123,48 @@ def test_drop_one_psn_gbn(tmp_path):
                            [loss_trace.read_trace(tr_a), loss_trace.read_trace(tr_b)])
     assert len(rows) == 1 and rows[0]["repaired"], rows
     assert rows[0]["latency_ms"] == (t_arr - t_drop) / 1e6
+
+
+def test_lost_last_ack_is_answered_after_the_run(tmp_path):
+    """rc_pingpong has no closing handshake. The emulator drops B's ACK of A's last
+    message (b2a `drop-psn`, the last PSN, once): B has every message and may leave, A's
+    timer resends the message and the run ends only if B still answers. The rnic lingers
+    after rc_pingpong (rnic_bench_linger, TCP's TIME-WAIT for a lost last ACK) and
+    re-acknowledges the duplicate, so both sides exit 0. Before the linger this was the
+    race fresh-clone run 42 lost (retry_cnt exhausted at the last message, every byte
+    delivered)."""
+    psn0 = client_psn(SEED)
+    last = (psn0 + 4 * ITERS - 1) & 0xFFFFFF  # the last packet of A's last SEND
+    qpn_a = 0x11  # ROCE_FIRST_QPN: A's only QP, the destination of B's ACKs
+    # B's own requests (echoes) to A never carry that PSN: its PSN space starts elsewhere
+    psn_b = ((SEED + 2) * 2654435761) & 0xFFFFFF
+    assert (last - psn_b) & 0xFFFFFF >= 4 * ITERS
+    js = {k: str(tmp_path / f"{k}.json") for k in ("emu", "A", "B")}
+    log = str(tmp_path / "drops.csv")
+    with Topology("xl", 1024) as topo:
+        emu = topo.start_emu("", f"drop-psn 0x{qpn_a:x}:0x{last:x}", 1, js["emu"],
+                             extra=f"--drop-log {log}")
+        rc_a, out_a, rc_b, out_b = topo.rnic_pair(
+            "rc_pingpong", f"-s {MSG} -n {ITERS} -m 1024 --seed {SEED}", js["A"], js["B"],
+            timeout=60)
+        emu_out = topo.stop(emu)
+    assert rc_a == 0 and rc_b == 0, f"--- A:\n{out_a[-2500:]}\n--- B:\n{out_b[-2500:]}"
+    assert f"{ITERS} iters in" in out_a and f"{ITERS} iters in" in out_b, out_a
+    with open(js["emu"]) as f:
+        e = json.load(f)["results"]
+    assert e["b2a"]["drop_rules"] == [{"rule": f"drop-psn 0x{qpn_a:x}:0x{last:x}:1", "dropped": 1}], emu_out
+    assert e["a2b"]["drop_rule"] == 0, emu_out
+    drops = read_csv(log)
+    assert len(drops) == 1 and int(drops[0]["opcode"]) == 0x11, drops  # RC Acknowledge
+    with open(js["A"]) as f:
+        a = json.load(f)["results"]
+    with open(js["B"]) as f:
+        b = json.load(f)["results"]
+    qa, qb = a["qp_counters"], b["qp_counters"]
+    assert a["completion_errors"] == 0 and b["completion_errors"] == 0, (a, b)
+    # only A's timer can find the loss (B saw nothing missing: no NAK), it resent the
+    # last message, and B placed it once and acknowledged the copy as a duplicate
+    assert qa.get("timeouts", 0) >= 1 and qa.get("tx_retransmits", 0) >= 1, qa
+    assert qa.get("rx_nak_seq_err", 0) == 0 and qa.get("retry_exceeded", 0) == 0, qa
+    assert qb.get("rx_dup_requests", 0) >= 1, qb
+    assert qb["rx_req_packets"] == qa["tx_req_packets"] == 4 * ITERS, (qa, qb)
