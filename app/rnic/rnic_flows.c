@@ -28,11 +28,21 @@ rng_unit(uint64_t *s)
 	return (double)(rng_next(s) >> 11) * 0x1.0p-53;
 }
 
+/* Flow i runs on QP i mod -q, each QP a connection of its own (its own PSNs, CC state
+ * and recovery), as in the seeds' simulations where every flow has its own QP. */
+static struct rnic_bench_qp *
+flow_qp(struct rnic_bench *b, uint64_t i)
+{
+	return &b->q[b->nqps > 1 ? i % b->nqps : 0];
+}
+
 static int
 post_flow(struct rnic_bench *b, uint64_t i, uint64_t size)
 {
-	struct ibv_sge sge = {
-	    .addr = (uintptr_t)b->buf, .length = (uint32_t)size, .lkey = b->mr->lkey};
+	struct rnic_bench_qp *q = flow_qp(b, i);
+	struct ibv_sge sge = {.addr = (uintptr_t)b->buf,
+			      .length = (uint32_t)size,
+			      .lkey = (q->mr ? q->mr : b->mr)->lkey};
 	struct ibv_send_wr wr = {.wr_id = i,
 				 .sg_list = &sge,
 				 .num_sge = 1,
@@ -40,9 +50,9 @@ post_flow(struct rnic_bench *b, uint64_t i, uint64_t size)
 				 .send_flags = IBV_SEND_SIGNALED},
 			   *bad;
 
-	wr.wr.rdma.remote_addr = b->raddr;
-	wr.wr.rdma.rkey = b->rkey;
-	return roce_post_send(b->qp, &wr, &bad);
+	wr.wr.rdma.remote_addr = q->raddr;
+	wr.wr.rdma.rkey = q->rkey;
+	return roce_post_send(q->qp, &wr, &bad);
 }
 
 int
@@ -76,22 +86,30 @@ rnic_flows_run(struct rnic_bench *b, struct rnic_flows *f, struct rnic_bench_res
 			t += (uint64_t)(-log(1 - rng_unit(&seed)) * gap_ns);
 		}
 	}
+	for (unsigned int k = 0; k < (b->nqps ? b->nqps : 1); k++)
+		b->q[k].posted = b->q[k].done = 0;
 	dp_backoff_init(&bo, p->busy_poll);
 	t0 = last_progress = rnic_now_ns(b->port);
 	while (f->done < f->n && !dp_quit) {
 		uint64_t now = rnic_now_ns(b->port) - t0;
 		unsigned work = 0;
 
-		while (posted < f->n && posted - f->done < p->tx_depth) {
+		/* in arrival order; a flow waits behind the earlier ones of its QP */
+		while (posted < f->n) {
 			struct rnic_flow_rec *fr = &f->rec[posted];
+			struct rnic_bench_qp *q = flow_qp(b, posted);
 
-			if (p->load_pct ? now < fr->start_ns : posted != f->done)
+			if (q->posted - q->done >= p->tx_depth)
+				break;
+			/* load 0: each QP runs one flow at a time, the next when it completed */
+			if (p->load_pct ? now < fr->start_ns : q->posted != q->done)
 				break;
 			if (!p->load_pct)
 				fr->start_ns = now;
 			if (post_flow(b, posted, fr->size) != 0)
 				break;
 			posted++;
+			q->posted++;
 			work++;
 		}
 		work += rnic_port_poll(b->port);
@@ -101,8 +119,11 @@ rnic_flows_run(struct rnic_bench *b, struct rnic_flows *f, struct rnic_bench_res
 			last_progress = now + t0;
 		}
 		for (int i = 0; i < n; i++) {
-			struct rnic_flow_rec *fr = &f->rec[wc[i].wr_id < f->n ? wc[i].wr_id : 0];
+			uint64_t id = wc[i].wr_id < f->n ? wc[i].wr_id : 0;
+			struct rnic_flow_rec *fr = &f->rec[id];
 
+			flow_qp(b, id)->done++;
+			fr->qp = (uint32_t)(b->nqps > 1 ? id % b->nqps : 0);
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				if (r->errors++ == 0)
 					r->first_error = wc[i].status;
@@ -169,6 +190,7 @@ rnic_flows_json(const struct rnic_flows *f, struct rw_json *w)
 		rw_uint(w, NULL, f->rec[i].size);
 		rw_dbl(w, NULL, f->rec[i].start_ns / 1e3);
 		rw_dbl(w, NULL, f->rec[i].fct_ns / 1e3);
+		rw_uint(w, NULL, f->rec[i].qp);
 		rw_arr_end(w);
 	}
 	rw_arr_end(w);

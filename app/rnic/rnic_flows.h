@@ -6,7 +6,9 @@
  * (load 0: the next flow starts when the previous one completed) or at Poisson
  * arrivals for a target load of the link rate. Each flow's completion time
  * (FCT) is measured from its arrival to its completion, so a flow that waits
- * behind earlier ones on the QP pays for the wait, as on a real NIC.
+ * behind earlier ones on the QP pays for the wait, as on a real NIC. With -q N,
+ * flow i runs on QP i mod N: N connections, each with its own PSNs, recovery
+ * and congestion control, and at load 0 each QP runs one flow at a time.
  */
 #ifndef RNIC_FLOWS_H
 #define RNIC_FLOWS_H
@@ -22,6 +24,7 @@ struct rnic_flow_rec {
 	uint64_t size;	   /**< bytes */
 	uint64_t start_ns; /**< arrival, from the start of the run */
 	uint64_t fct_ns;   /**< completion - arrival (0: did not complete) */
+	uint32_t qp;	   /**< the QP (index in -q) that ran it: flow i on QP i mod -q */
 };
 
 struct rnic_flows {
@@ -39,7 +42,8 @@ struct rnic_flows {
  */
 int rnic_flows_run(struct rnic_bench *b, struct rnic_flows *f, struct rnic_bench_result *r);
 
-/** The "flows" object of --json: summary and one [size_bytes, start_us, fct_us] per flow. */
+/** The "flows" object of --json: summary and one [size_bytes, start_us, fct_us, qp] per
+ * flow. */
 void rnic_flows_json(const struct rnic_flows *f, struct rw_json *w);
 
 void rnic_flows_free(struct rnic_flows *f);

@@ -948,13 +948,12 @@ main(int argc, char **argv)
 				c.prm.num_qps < RNIC_MAX_LCORES ? c.prm.num_qps : RNIC_MAX_LCORES);
 			return 2;
 		}
-		if (c.prm.num_qps > 1 && (!rnic_mode_is_bw(c.prm.mode) || c.prm.flows)) {
+		if (c.prm.num_qps > 1 && !rnic_mode_is_bw(c.prm.mode)) {
 			fprintf(stderr,
 				"rnic: option -q %u: several QPs run in the bandwidth modes "
-				"(write_bw, send_bw, read_bw, atomic_bw) without --flows; %s "
+				"(write_bw, send_bw, read_bw, atomic_bw) and --flows; %s "
 				"runs one (allowed: 1)\n",
-				c.prm.num_qps,
-				c.prm.flows ? "--flows" : rnic_mode_name(c.prm.mode));
+				c.prm.num_qps, rnic_mode_name(c.prm.mode));
 			return 2;
 		}
 		if (c.prm.num_qps > RNIC_MAX_QPS) {

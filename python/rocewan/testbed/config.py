@@ -191,8 +191,9 @@ SCHEMA = {
         "size": ("1M", _checked("size", parse_size), "bulk message size, or the size of every flow without a CDF"),
         "duration": (4, _int_range(1, 3600), "bulk: seconds of traffic"),
         "tx_depth": (0, _int_range(0, 65536), "bulk: messages posted (-t); 0: about 4 BDPs of them"),
-        "qps": (1, _int_range(1, 64), "bulk: QPs of rnic A to B (-q), each with its own CC state and tx_depth "
-                "posted; --json qp_results has each one's bytes and completion time"),
+        "qps": (1, _int_range(1, 64), "QPs of rnic A to B (-q), each with its own CC state; bulk: each "
+                "with tx_depth posted, --json qp_results has each one's bytes and completion time; "
+                "flows: flow i runs on QP i mod qps"),
         "iters": (0, _int_range(0, 1 << 30), "bulk: messages per QP (-n) instead of a duration (0: run for "
                   "duration seconds)"),
         "flows": (200, _int_range(1, 1000000), "flows: how many"),

@@ -102,12 +102,12 @@ def rnic_opts(cfg):
         depth = w["tx_depth"] or max(8, min(1024, int(4 * bdp / size) + 1))
         o += f" -s {size} -t {depth}"
         o += f" -n {w['iters']}" if w.get("iters") else f" -D {w['duration']}"
-        if w.get("qps", 1) > 1:
-            o += f" -q {w['qps']}"
     else:
         o += f" -s {parse_size(w['size'])} --flows {w['flows']} --load {w['load']} --link-rate {rate_gbps:.6g} -t 1024"
         if w["cdf"]:
             o += f" --flow-cdf {w['cdf']}"
+    if w.get("qps", 1) > 1:  # bulk: -q QPs at once; flows: flow i on QP i mod qps
+        o += f" -q {w['qps']}"
     return o
 
 
