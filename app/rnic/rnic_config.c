@@ -222,8 +222,8 @@ static const struct rw_opt opts[] = {
      "as ibv_rc_pingpong -c sends (the rnic client always does; it checks every echo itself)"},
     /* flow workload (write_bw client) */
     {"flows", T_NUM, OFF(flows), SZ(flows), "0", 0, 10000000, "N",
-     "write_bw: run N flows (one RDMA WRITE each; flow i on QP i mod -q) and report per-flow "
-     "completion times"},
+     "write_bw: run N flows (one RDMA WRITE each, on an idle QP of -q if any) and report "
+     "per-flow completion times"},
     {"flow-cdf", T_STR, OFF(flow_cdf), SZ(flow_cdf), "", 0, 0, "FILE",
      "flow sizes from a CDF file (lines \"SIZE_BYTES PERCENT\", linear interpolation); else -s"},
     {"load", T_NUM, OFF(load_pct), SZ(load_pct), "0", 0, 100, "N",

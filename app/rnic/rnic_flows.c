@@ -28,18 +28,31 @@ rng_unit(uint64_t *s)
 	return (double)(rng_next(s) >> 11) * 0x1.0p-53;
 }
 
-/* Flow i runs on QP i mod -q, each QP a connection of its own (its own PSNs, CC state
- * and recovery), as in the seeds' simulations where every flow has its own QP. */
-static struct rnic_bench_qp *
-flow_qp(struct rnic_bench *b, uint64_t i)
+/*
+ * The QP a new flow runs on. The seeds' simulations give every flow a QP of its
+ * own; -q N QPs are a pool of such connections (each its own PSNs, CC state and
+ * recovery): the lowest-numbered idle QP, or, with all N busy, the one with the
+ * fewest flows outstanding (the lowest-numbered of those), where the flow waits
+ * behind the earlier ones as on any QP.
+ */
+static uint32_t
+pick_qp(const struct rnic_bench *b)
 {
-	return &b->q[b->nqps > 1 ? i % b->nqps : 0];
+	unsigned int n = b->nqps ? b->nqps : 1;
+	uint32_t best = 0;
+
+	for (unsigned int k = 0; k < n; k++) {
+		if (b->q[k].posted == b->q[k].done)
+			return k;
+		if (b->q[k].posted - b->q[k].done < b->q[best].posted - b->q[best].done)
+			best = k;
+	}
+	return best;
 }
 
 static int
-post_flow(struct rnic_bench *b, uint64_t i, uint64_t size)
+post_flow(struct rnic_bench *b, struct rnic_bench_qp *q, uint64_t i, uint64_t size)
 {
-	struct rnic_bench_qp *q = flow_qp(b, i);
 	struct ibv_sge sge = {.addr = (uintptr_t)b->buf,
 			      .length = (uint32_t)size,
 			      .lkey = (q->mr ? q->mr : b->mr)->lkey};
@@ -97,16 +110,18 @@ rnic_flows_run(struct rnic_bench *b, struct rnic_flows *f, struct rnic_bench_res
 		/* in arrival order; a flow waits behind the earlier ones of its QP */
 		while (posted < f->n) {
 			struct rnic_flow_rec *fr = &f->rec[posted];
-			struct rnic_bench_qp *q = flow_qp(b, posted);
+			uint32_t k = pick_qp(b);
+			struct rnic_bench_qp *q = &b->q[k];
 
 			if (q->posted - q->done >= p->tx_depth)
 				break;
-			/* load 0: each QP runs one flow at a time, the next when it completed */
+			/* load 0: each QP runs one flow at a time, the next when one is idle */
 			if (p->load_pct ? now < fr->start_ns : q->posted != q->done)
 				break;
+			fr->qp = k;
 			if (!p->load_pct)
 				fr->start_ns = now;
-			if (post_flow(b, posted, fr->size) != 0)
+			if (post_flow(b, q, posted, fr->size) != 0)
 				break;
 			posted++;
 			q->posted++;
@@ -122,8 +137,7 @@ rnic_flows_run(struct rnic_bench *b, struct rnic_flows *f, struct rnic_bench_res
 			uint64_t id = wc[i].wr_id < f->n ? wc[i].wr_id : 0;
 			struct rnic_flow_rec *fr = &f->rec[id];
 
-			flow_qp(b, id)->done++;
-			fr->qp = (uint32_t)(b->nqps > 1 ? id % b->nqps : 0);
+			b->q[fr->qp].done++;
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				if (r->errors++ == 0)
 					r->first_error = wc[i].status;

@@ -6,9 +6,11 @@
  * (load 0: the next flow starts when the previous one completed) or at Poisson
  * arrivals for a target load of the link rate. Each flow's completion time
  * (FCT) is measured from its arrival to its completion, so a flow that waits
- * behind earlier ones on the QP pays for the wait, as on a real NIC. With -q N,
- * flow i runs on QP i mod N: N connections, each with its own PSNs, recovery
- * and congestion control, and at load 0 each QP runs one flow at a time.
+ * behind earlier ones on the QP pays for the wait, as on a real NIC. With -q N
+ * the QPs are a pool of N connections, each with its own PSNs, recovery and
+ * congestion control: a flow takes an idle QP (the lowest-numbered), or with
+ * all busy the one with the fewest flows outstanding; at load 0 each QP runs
+ * one flow at a time.
  */
 #ifndef RNIC_FLOWS_H
 #define RNIC_FLOWS_H
@@ -24,7 +26,7 @@ struct rnic_flow_rec {
 	uint64_t size;	   /**< bytes */
 	uint64_t start_ns; /**< arrival, from the start of the run */
 	uint64_t fct_ns;   /**< completion - arrival (0: did not complete) */
-	uint32_t qp;	   /**< the QP (index in -q) that ran it: flow i on QP i mod -q */
+	uint32_t qp;	   /**< the QP (index in -q) that ran it: an idle one if any */
 };
 
 struct rnic_flows {

@@ -187,7 +187,7 @@ def test_bulk_qps_and_iters_options():
     cfg = config.defaults()
     o = runner.rnic_opts(cfg)
     assert " -D 4" in o and " -q " not in o and " -n " not in o, o
-    # flows: flow i on QP i mod qps (rnic_flows.c), the same -q
+    # flows: a pool of QPs (rnic_flows.c), the same -q
     cfg = config.defaults()
     cfg["workload"].update(kind="flows", qps=8, flows=20, load=30)
     o = runner.rnic_opts(cfg)

@@ -193,7 +193,7 @@ SCHEMA = {
         "tx_depth": (0, _int_range(0, 65536), "bulk: messages posted (-t); 0: about 4 BDPs of them"),
         "qps": (1, _int_range(1, 64), "QPs of rnic A to B (-q), each with its own CC state; bulk: each "
                 "with tx_depth posted, --json qp_results has each one's bytes and completion time; "
-                "flows: flow i runs on QP i mod qps"),
+                "flows: a pool of connections, each flow on an idle QP if any"),
         "iters": (0, _int_range(0, 1 << 30), "bulk: messages per QP (-n) instead of a duration (0: run for "
                   "duration seconds)"),
         "flows": (200, _int_range(1, 1000000), "flows: how many"),

@@ -106,7 +106,7 @@ def rnic_opts(cfg):
         o += f" -s {parse_size(w['size'])} --flows {w['flows']} --load {w['load']} --link-rate {rate_gbps:.6g} -t 1024"
         if w["cdf"]:
             o += f" --flow-cdf {w['cdf']}"
-    if w.get("qps", 1) > 1:  # bulk: -q QPs at once; flows: flow i on QP i mod qps
+    if w.get("qps", 1) > 1:  # bulk: -q QPs at once; flows: a pool, an idle QP each
         o += f" -q {w['qps']}"
     return o
 
