@@ -32,6 +32,25 @@ def memif_dir(prefix):
     return os.path.join(MEMIF_DIR, prefix)
 
 
+# The emulator's EAL heap. --no-huge maps it lazily (1.5 GB of address space, resident only
+# as the pools fill it), and its pools hold the delay line in full-MTU packets
+# (emu_min_frame): at MTU 1024 and 10 Gb/s, 113 MB a direction at 40 ms one way, 266 MB at
+# 100 ms, which 768 MB could not hold for both directions.
+EMU_MEM_MB = 1536
+# a full RoCEv2 data packet on the wire: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4
+ROCE_FRAME_OVERHEAD = 58
+
+
+def emu_min_frame(mtu, extra=""):
+    """The emulator's --min-frame for an rnic at @mtu: its pool then holds the delay line's
+    packets at the rate of full data frames (about MTU + 58 B), not of --mbuf-size frames,
+    which are up to twice as large (framesz), so half a BDP of packets (issue 17). Left to
+    the caller when it sizes the pool itself (--min-frame or --mbufs in @extra)."""
+    if "--min-frame" in extra or "--mbufs" in extra:
+        return ""
+    return f"--min-frame {mtu + ROCE_FRAME_OVERHEAD}"
+
+
 def memif_vdev(n, sock, server, framesz, mac):
     """One net_memif port on a filesystem socket (abstract sockets are per network
     namespace). bsize = the frame size, so a jumbo frame takes one descriptor; memif
@@ -137,6 +156,7 @@ class Topology:
         self.rip = {"A": f"{SUBNET}.11", "B": f"{SUBNET}.12"}
         self.link_mtu = 4200 if mtu > 2048 else 2200 if mtu > 1024 else 1500
         self.framesz = 8192 if mtu > 2048 else 4096 if mtu > 1024 else 2048
+        self.mtu = mtu
         self.procs = []
         self.emu_head = {}  # pid -> the output read while waiting for the box to start
 
@@ -196,18 +216,18 @@ class Topology:
     def _eal_emu(self):
         if self.transport == "memif":
             a, b = self.memif_socks()
-            return (f"{eal_lcores('0-1')} --no-huge -m 768 --no-pci --file-prefix {self.prefix}E "
+            return (f"{eal_lcores('0-1')} --no-huge -m {EMU_MEM_MB} --no-pci --file-prefix {self.prefix}E "
                     f"--log-level=lib.eal:error {memif_vdev(0, a, True, self.framesz, '02:77:00:00:00:e0')} "
                     f"{memif_vdev(1, b, True, self.framesz, '02:77:00:00:00:e1')}")
         v = f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=4096"
-        return (f"{eal_lcores('0-1')} --no-huge -m 768 --no-pci --file-prefix {self.prefix}E "
+        return (f"{eal_lcores('0-1')} --no-huge -m {EMU_MEM_MB} --no-pci --file-prefix {self.prefix}E "
                 f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.ifs['eA']},{v} "
                 f"--vdev net_af_packet1,iface={self.ifs['eB']},{v}")
 
     def start_emu(self, a2b, b2a, seed, json_path, pcap=None, extra=""):
         cmd = (f"ip netns exec {self.ns['E']} {binary('lossy-emu')} {self._eal_emu()} -- "
                f"--a2b '{a2b}' --b2a '{b2a}' --seed {seed} --json {json_path} --mbuf-size {self.framesz} "
-               "--link-rate 10gbit" + (f" {extra}" if extra else ""))
+               f"--link-rate 10gbit {emu_min_frame(self.mtu, extra)}" + (f" {extra}" if extra else ""))
         p = subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                              text=True, start_new_session=True)
         self.procs.append(p)
