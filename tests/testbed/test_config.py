@@ -401,7 +401,7 @@ def test_reproduce_rounds_option():
     assert REPRODUCTIONS["lowar-latency"][0] is lowar.reproduce_lowar_latency
     takes = {n for n, (fn, _) in REPRODUCTIONS.items() if "rounds" in inspect.signature(fn).parameters}
     assert takes == {"lowar", "lowar-burst", "lowar-latency", "lowar-rtt", "lowar-fct", "lowar-memif", "vrp",
-                     "gbone-fct"}
+                     "gbone-fct", "gbn-model"}
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, PYTHONPATH=os.path.join(root, "python"))
     for args, msg in ((["vrp-burst", "--rounds", "2"], "runs one round per point"),
