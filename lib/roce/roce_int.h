@@ -175,6 +175,7 @@ struct roce_req_state {
 	uint32_t hint;	     /**< SQ index cache for PSN -> WQE lookups */
 	uint64_t wake_at;    /**< CC pacing deadline (0: none) */
 	uint64_t pace_at;    /**< IBV_QP_RATE_LIMIT: earliest time of the next packet (ns) */
+	bool pace_backlog;   /**< a packet waited for the pacer (or the loop) since the last send */
 	uint64_t rto_at;     /**< retransmit deadline (0: disarmed) */
 	bool rto_defer;	     /**< adaptive RTO: una advanced since the last poll, check next poll */
 	uint64_t rnr_at;     /**< RNR wait deadline (0: not waiting) */

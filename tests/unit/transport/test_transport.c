@@ -1030,6 +1030,85 @@ t_tx_backpressure(void)
 	tr_fini(&w);
 }
 
+/*
+ * IBV_QP_RATE_LIMIT's catch-up (roce_req.c, REQ_PACE_CATCHUP_NS). A paced at
+ * 10 Gb/s (one 1 KiB packet per 868 ns on the wire) sends a 12 MiB WRITE; no
+ * frame is delivered and the clock moves only when the test moves it, so what
+ * A sends at one instant is exactly what its pacer allows.
+ *  - at the start: the 200 us burst (231 packets);
+ *  - after its loop was away 3 ms with the WRITE waiting (descheduled): the
+ *    3 ms it missed, at once (3456 packets); before the catch-up credit the
+ *    burst only (231: the rate then fell by the time the scheduler took);
+ *  - after 20 ms away: 5 ms, the cap (5761), not 20 ms.
+ * Negative control: a QP that ran out of work and got a new WRITE 3 ms later
+ * gets the 200 us burst, not 3 ms: idle time earns no credit.
+ */
+static uint64_t
+sent_now(struct tr_wire *w)
+{
+	uint64_t n = tr_dev_stat(A(w), ROCE_STAT_TX_REQ_PKTS), m;
+
+	for (;;) {
+		tr_poll(w);
+		m = tr_dev_stat(A(w), ROCE_STAT_TX_REQ_PKTS);
+		if (m == n)
+			return n;
+		n = m;
+	}
+}
+
+static void
+t_pace_catchup(void)
+{
+	const uint32_t npk = 12288, len = npk * 1024;
+	const uint64_t gap = (1024 + 62) * 8000000ull / 10000000; /* ns a packet at 10 Gb/s */
+	struct tr_opts o = {.buf_size = 2 * len,
+			    .window = 2 * npk,
+			    .no_loss_window = true,
+			    .rto_fixed = true,
+			    .timeout = 20};
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTS, .rate_limit = 10000000};
+	struct tr_wire w;
+	uint64_t s0, s1, s2;
+
+	CHECK_EQ(gap, 868);
+	tr_init(&w, &o);
+	CHECK_EQ(roce_modify_qp(A(&w)->qp, &a, IBV_QP_STATE | IBV_QP_RATE_LIMIT), 0);
+	tr_fill(A(&w), 0, len, 21);
+	w.capture_only = true;
+	w.now += 1000000000; /* past any pacing time the bring-up left */
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 1, 0, len, 0, IBV_SEND_SIGNALED), 0);
+	s0 = sent_now(&w);
+	CHECK_EQ(s0, 200000 / gap + 1);
+	w.now += 3000000; /* A's loop away 3 ms, the WRITE waiting */
+	s1 = sent_now(&w);
+	/* the pacing time stood s0 gaps after now - 200 us: all up to now + 3 ms goes */
+	CHECK_EQ(s1 - s0, (3000000 - (s0 * gap - 200000)) / gap + 1);
+	w.now += 20000000; /* away 20 ms: the catch-up stops at 5 ms */
+	s2 = sent_now(&w);
+	CHECK_EQ(s2 - s1, 5000000 / gap + 1);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_RATE_BLOCKED) >= 3);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 0);
+	w.capture_only = false;
+	RUN(&w);
+	expect_wc(A(&w), false, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, len);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_REQ_PKTS), npk);
+
+	/* negative control: out of work, then a new WRITE 3 ms later */
+	w.now += 3000000;
+	w.capture_only = true;
+	s0 = tr_dev_stat(A(&w), ROCE_STAT_TX_REQ_PKTS);
+	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 0, len, 0, IBV_SEND_SIGNALED), 0);
+	s1 = sent_now(&w);
+	CHECK_EQ(s1 - s0, 200000 / gap + 1);
+	w.capture_only = false;
+	RUN(&w);
+	expect_wc(A(&w), false, 2, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+	CHECK_MEM(B(&w)->buf, A(&w)->buf, len);
+	tr_fini(&w);
+}
+
 /* A congestion control that asks for a CNP on every CE mark, to test the plumbing. */
 static unsigned int cnps_seen;
 
@@ -1281,6 +1360,6 @@ RW_TEST_MAIN(RW_TEST(t_send_recv), RW_TEST(t_write_read), RW_TEST(t_segmentation
 	     RW_TEST(t_qp_state_machine), RW_TEST(t_first_qpn), RW_TEST(t_modify_err_flushes),
 	     RW_TEST(t_sqd_drains), RW_TEST(t_uc), RW_TEST(t_ud),
 	     RW_TEST(t_ud_no_recv_and_small_buffer), RW_TEST(t_ipv6_vlan),
-	     RW_TEST(t_dispatch_drops), RW_TEST(t_tx_backpressure), RW_TEST(t_ecn_cnp),
-	     RW_TEST(t_ack_coalescing), RW_TEST(t_ackreq_within_window), RW_TEST(t_cq_overflow),
-	     RW_TEST(t_nak_seq_at_next_psn), RW_TEST(t_stat_names))
+	     RW_TEST(t_dispatch_drops), RW_TEST(t_tx_backpressure), RW_TEST(t_pace_catchup),
+	     RW_TEST(t_ecn_cnp), RW_TEST(t_ack_coalescing), RW_TEST(t_ackreq_within_window),
+	     RW_TEST(t_cq_overflow), RW_TEST(t_nak_seq_at_next_psn), RW_TEST(t_stat_names))
