@@ -2,8 +2,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """memif links, N rounds (docs/performance.md, "memif"): per round, in this order,
 
-(every link's client end, the sender here, is a zero-copy memif client, as the testbed's
-rnics are; see vdev())
 1. dpdk-testpmd txonly -> rxonly over one memif link, frames of an MTU 4096 and an MTU 1024
    RoCE data packet, sender pinned to CPU 0, receiver to CPU 1 (main and forwarding lcore
    of each on its own CPU, so the two never share a core's poll loop);
@@ -41,9 +39,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 import claims  # noqa: E402
 
-sys.path.insert(0, os.path.join(claims.ROOT, "python"))
-from rocewan.testbed.topo import MEMIF_ZC_EAL  # noqa: E402
-
 B = claims.build_dir(sys.argv)
 DUR = int(os.environ.get("DUR", "3"))
 RNIC = os.path.join(B, "app", "rnic", "rnic")
@@ -54,13 +49,9 @@ FRAME = {4096: 4096 + 58, 1024: 1024 + 58}
 
 
 def vdev(server, bsize=8192):
-    """The link's two ends. The client (the sender: testpmd txonly, rnic A) is a zero-copy
-    client, as the testbed's rnics are (topo.memif_vdev): the server copies each frame
-    once. Its EAL also gets MEMIF_ZC_EAL (--single-file-segments), in the string returned."""
     sock = os.path.join(SOCK_DIR, "l0.sock")
-    zc = "" if server else f",zero-copy=yes {MEMIF_ZC_EAL}"
     return (f"--vdev net_memif0,role={'server' if server else 'client'},id=0,socket={sock},"
-            f"socket-abstract=no,bsize={bsize}{zc}")
+            f"socket-abstract=no,bsize={bsize}")
 
 
 def fresh_sock():

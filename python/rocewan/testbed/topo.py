@@ -51,21 +51,12 @@ def emu_min_frame(mtu, extra=""):
     return f"--min-frame {mtu + ROCE_FRAME_OVERHEAD}"
 
 
-# EAL option a zero-copy memif client needs: its memory in one file per segment list,
-# which it hands to the server at connect
-MEMIF_ZC_EAL = "--single-file-segments"
-
-
-def memif_vdev(n, sock, server, framesz, mac, zero_copy=False):
+def memif_vdev(n, sock, server, framesz, mac):
     """One net_memif port on a filesystem socket (abstract sockets are per network
     namespace). bsize = the frame size, so a jumbo frame takes one descriptor; memif
-    would chain descriptors otherwise (it has no MTU to set). zero_copy (a client only,
-    whose EAL runs with MEMIF_ZC_EAL): the server reads and writes the client's own
-    mbufs, so a frame crossing the link is copied once, by the server, not twice. The
-    rnics' ports are such clients (docs/testbed.md, "memif links")."""
-    zc = ",zero-copy=yes" if zero_copy and not server else ""
+    would chain descriptors otherwise (it has no MTU to set)."""
     return (f"--vdev net_memif{n},role={'server' if server else 'client'},id=0,socket={sock},"
-            f"socket-abstract=no,bsize={framesz},mac={mac}{zc}")
+            f"socket-abstract=no,bsize={framesz},mac={mac}")
 
 
 def wait_sockets(paths, procs, timeout=20):
@@ -212,9 +203,9 @@ class Topology:
             # CPU plan (docs/testbed.md): floating lcores as on veth, every loop backing off when idle
             sock = os.path.join(memif_dir(self.prefix), f"{side}.sock")
             mac = "02:77:00:00:00:0a" if side == "A" else "02:77:00:00:00:0b"
-            return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci {MEMIF_ZC_EAL} "
+            return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci "
                     f"--file-prefix {self.prefix}{side} --log-level=lib.eal:error "
-                    + memif_vdev(0, sock, False, self.framesz, mac, zero_copy=True))
+                    + memif_vdev(0, sock, False, self.framesz, mac))
         return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci --file-prefix {self.prefix}{side} "
                 f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.ifs[side]},"
                 f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=1024,qpairs=1")
@@ -482,11 +473,10 @@ class Chain:
     def _eal_rnic(self, side):
         if self.transport == "memif":
             i = len(self.nodes) - 2 if side == "B" else 0
-            return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci {MEMIF_ZC_EAL} "
+            return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci "
                     f"--file-prefix {self.prefix}{side} --log-level=lib.eal:error "
                     + memif_vdev(0, self._sock(i), False, self.framesz,
-                                 "02:77:00:00:00:0a" if side == "A" else "02:77:00:00:00:0b",
-                                 zero_copy=True))
+                                 "02:77:00:00:00:0a" if side == "A" else "02:77:00:00:00:0b"))
         return (f"{eal_lcores()} --no-huge -m 512 --no-shconf --no-pci --file-prefix {self.prefix}{side} "
                 f"--log-level=lib.eal:error --vdev net_af_packet0,iface={self.iface(side)},"
                 f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=1024,qpairs=1")
