@@ -18,6 +18,10 @@
    than this host carries, so the figure is what the three processes move when neither the
    pacer nor the shaper caps them (docs/performance.md, "where the chain's goodput goes").
 
+Before testpmd 4096, write_bw 4096 and the 40 Gb/s chain it times a cache line's round trip
+between CPU 0 and CPU 1 (bench/cpu_pingpong, -Dbench=true): on this VM the two vCPUs share a
+cache or do not, from one minute to the next, and the pinned baselines follow it by up to 10x.
+
 The claims (issue 17's "done when"): gbn-10g lossless reaches at least 0.5 x rnic<->rnic
 write_bw (MTU 4096, unpaced, pinned) of the same round and at least 3 Gb/s; and the same
 against the paced baseline, the rnic<->rnic figure the chain can be compared with (an unpaced
@@ -68,6 +72,20 @@ def wait_sock(timeout=20):
     while not os.path.exists(sock) and time.monotonic() - t0 < timeout:
         time.sleep(0.1)
     time.sleep(0.3)
+
+
+PINGPONG = os.path.join(B, "bench", "cpu_pingpong")  # built with -Dbench=true (make bench)
+
+
+def cpu_round_trip_ns():
+    """A cache line's round trip between CPU 0 and CPU 1 right now (bench/cpu_pingpong.c):
+    about 60 ns when the hypervisor has the two vCPUs on cores sharing a cache, about 330
+    when not, and it moves within seconds. The pinned baselines follow it (docs/performance.md,
+    "Session 22"); nan when the tool is not built."""
+    if not os.access(PINGPONG, os.X_OK):
+        return float("nan")
+    r = subprocess.run([PINGPONG, "0", "1", "300000"], capture_output=True, text=True, timeout=60)
+    return json.loads(r.stdout)["round_trip_ns"] if r.returncode == 0 else float("nan")
 
 
 def testpmd_gbps(frame):
@@ -166,14 +184,19 @@ def main():
     c = claims.Claims("bench_memif", B)
     env = dict(os.environ, ROCEWAN_BUILD=B, PYTHONPATH=os.path.join(claims.ROOT, "python"))
     for r in range(n):
-        f = {}
+        f, rt = {}, {}
         for mtu in (4096, 1024):
+            if mtu == 4096:
+                rt["testpmd 4096"] = cpu_round_trip_ns()
             f[f"testpmd {mtu}"] = testpmd_gbps(FRAME[mtu])
         for mode, mtu in (("write_bw", 4096), ("write_bw", 1024), ("send_bw", 4096), ("read_bw", 4096)):
+            if (mode, mtu) == ("write_bw", 4096):
+                rt["write_bw 4096"] = cpu_round_trip_ns()
             f[f"{mode} {mtu}"] = rnic_gbps(mode, mtu)
         f["write_bw paced"] = rnic_paced_gbps()
         f["chain 0%"], row = chain_gbps(env, [])
         f["chain 0.01%"], row_l = chain_gbps(env, ['link.loss="0.01%"'])
+        rt["chain 40G"] = cpu_round_trip_ns()
         f["chain 40G"], row_u = chain_gbps(env, ["link.rate=40gbit"])
         ratio = f["chain 0%"] / f["write_bw 4096"]
         ratio_p = f["chain 0%"] / f["write_bw paced"]
@@ -184,9 +207,12 @@ def main():
               f"chain/paced rnic {ratio_p:.2f}; chain 40G/rnic {ratio_u:.2f} "
               f"(drops {row_u.get('emu_a2b_drop_queue')}, retx {row_u.get('tx_retransmits')}); "
               f"chain drops {row.get('emu_a2b_drop_queue')}/{row.get('b_pmd_imissed')}, "
-              f"0.01%: drops {row_l.get('emu_a2b_drop_loss')} retx {row_l.get('tx_retransmits')}", flush=True)
+              f"0.01%: drops {row_l.get('emu_a2b_drop_loss')} retx {row_l.get('tx_retransmits')}; "
+              "CPU 0-1 round trip before " + ", ".join(f"{k} {v:.0f} ns" for k, v in rt.items()), flush=True)
         for k, v in f.items():
             c.add(f"{k} Gb/s", "measured", v, True)
+        for k, v in rt.items():
+            c.add(f"CPU 0-1 cache-line round trip ns before {k}", "measured", v, True)
         c.add("gbn-10g lossless / rnic<->rnic write_bw 4096", ">= 0.5 and >= 3 Gb/s", ratio,
               ratio >= 0.5 and f["chain 0%"] >= 3)
         c.add("gbn-10g lossless / paced rnic<->rnic (the chain's rnic options, no emulator)",
