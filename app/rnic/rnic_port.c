@@ -215,7 +215,7 @@ port_tx(struct rnic_port *p, const uint8_t *frame, size_t len, uint8_t prio)
 
 /*
  * The engine's frames: a frame whose priority is paused by PFC is refused
- * (-EBUSY); the engine keeps it and retries on its next run (docs/transport.md
+ * (ROCE_TX_PAUSED); the engine keeps it and retries on its next run (docs/transport.md
  * §2), so nothing is lost and no PSN advances while paused. A lent mbuf stays
  * lent for the retry.
  */
@@ -229,7 +229,7 @@ ops_tx(void *ctx, const uint8_t *frame, size_t len)
 	if (unlikely(p->pfc.pause.until_ns[prio & 7]) &&
 	    pfc_tx_hold(&p->pfc, prio, rnic_now_ns(p))) {
 		p->cnt.tx_pfc_held++;
-		return -EBUSY;
+		return ROCE_TX_PAUSED;
 	}
 	/*
 	 * The pre-TX RX check has set aside all it can hold (the engine sent many

@@ -30,6 +30,7 @@
 #ifndef ROCE_VERBS_H
 #define ROCE_VERBS_H
 
+#include <errno.h>
 #include <infiniband/verbs.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -153,12 +154,17 @@ struct roce_dev_cfg {
  * The outside world. tx and now_ns are required; the others may be NULL.
  * None of them may call back into the engine.
  */
+/** roce_dev_ops.tx's refusal of a frame that priority flow control holds */
+#define ROCE_TX_PAUSED (-EAGAIN)
+
 struct roce_dev_ops {
 	/**
 	 * Transmit one frame (Ethernet header to ICRC, at least 60 bytes). The
 	 * engine reuses @p frame after the call, so copy it. Return 0, or a
 	 * negative errno (e.g. -ENOBUFS) to refuse: the engine keeps the packet
-	 * and tries again on a later roce_dev_poll().
+	 * and tries again on a later roce_dev_poll(). ROCE_TX_PAUSED refuses a
+	 * frame whose priority the peer paused (802.1Qbb PFC): kept likewise, but
+	 * the paused time earns the QP's rate limiter no catch-up (roce_req.c).
 	 */
 	int (*tx)(void *ctx, const uint8_t *frame, size_t len);
 	/** Current time in nanoseconds (monotonic). */

@@ -97,6 +97,10 @@ roce_tx_pkt(struct roce_qp *qp, struct roce_pkt *p, uint32_t payload_len, bool e
 	else
 		rc = dev->ops.tx(dev->ctx, buf, (size_t)len);
 	if (rc < 0) {
+		/* a paused link is not a late loop: no pacer catch-up for it (a NIC's
+		 * rate limiter loses paused time too; roce_req.c, REQ_PACE_CATCHUP_NS) */
+		if (rc == ROCE_TX_PAUSED)
+			qp->req.pace_backlog = false;
 		dev->tx_blocked = true;
 		if (!dev->tx_held_since)
 			dev->tx_held_since = dev->now ? dev->now : 1;

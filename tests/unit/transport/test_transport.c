@@ -1040,8 +1040,11 @@ t_tx_backpressure(void)
  *    3 ms it missed, at once (3456 packets); before the catch-up credit the
  *    burst only (231: the rate then fell by the time the scheduler took);
  *  - after 20 ms away: 5 ms, the cap (5761), not 20 ms.
- * Negative control: a QP that ran out of work and got a new WRITE 3 ms later
- * gets the 200 us burst, not 3 ms: idle time earns no credit.
+ * Negative controls, each the 200 us burst, not 3 ms: a QP that ran out of
+ * work and got a new WRITE 3 ms later (idle time earns no credit), and a QP
+ * whose port was PFC-paused for 3 ms (ROCE_TX_PAUSED: a NIC's rate limiter
+ * loses paused time too; a 5 ms burst after every XON would refill the
+ * buffer the pause protected).
  */
 static uint64_t
 sent_now(struct tr_wire *w)
@@ -1102,6 +1105,15 @@ t_pace_catchup(void)
 	CHECK_EQ(tr_post_send(A(&w), IBV_WR_RDMA_WRITE, 2, 0, len, 0, IBV_SEND_SIGNALED), 0);
 	s1 = sent_now(&w);
 	CHECK_EQ(s1 - s0, 200000 / gap + 1);
+
+	/* negative control: the same WRITE, its port paused 3 ms by PFC, then released */
+	A(&w)->paused = true;
+	w.now += 3000000;
+	CHECK_EQ(sent_now(&w), s1);
+	A(&w)->paused = false;
+	s2 = sent_now(&w);
+	CHECK_EQ(s2 - s1, 200000 / gap + 1);
+	CHECK(tr_dev_stat(A(&w), ROCE_STAT_TX_ERRORS) > 0);
 	w.capture_only = false;
 	RUN(&w);
 	expect_wc(A(&w), false, 2, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);

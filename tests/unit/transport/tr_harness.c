@@ -140,6 +140,8 @@ op_tx(void *ctx, const uint8_t *frame, size_t len)
 	uint8_t *copy;
 	int fault;
 
+	if (s->paused)
+		return ROCE_TX_PAUSED;
 	if (s->refuse_tx > 0) {
 		s->refuse_tx--;
 		return -ENOBUFS;

@@ -82,6 +82,7 @@ struct tr_side {
 	uint8_t mac[6];
 	union ibv_gid gid;
 	int refuse_tx; /**< refuse this many next ops->tx calls (-ENOBUFS) */
+	bool paused;   /**< refuse every ops->tx as PFC-paused (ROCE_TX_PAUSED) */
 	unsigned int cq_events;
 	/* TR_TX_BUF=1: the engine builds payload frames in a buffer lent by ops->tx_buf */
 	uint8_t *lend;			/**< ROCE_MAX_FRAME bytes, poisoned at every loan */
