@@ -7,7 +7,7 @@
  * baseline that moves data between two pinned processes (testpmd txonly ->
  * rxonly over memif, rnic <-> rnic) follows it, by up to 10x.
  * bench/testbed/memif.py runs it at the start of each round and reports it
- * beside the round's figures (docs/performance.md, "Session 22").
+ * beside the round's figures (docs/performance.md, "The pacer's catch-up").
  *
  *   cpu_pingpong [CPU_A CPU_B [ROUND_TRIPS]]   prints one JSON object
  */

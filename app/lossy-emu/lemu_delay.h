@@ -91,7 +91,7 @@ uint32_t lemu_dl_pop_due(struct lemu_dl *dl, uint64_t now_ns, void **out, uint64
 uint32_t lemu_dl_pop_any(struct lemu_dl *dl, void **out, uint32_t max);
 
 /*
- * The compact store (issue 17): a small frame waits in the delay line as a copy of its
+ * The compact store: a small frame waits in the delay line as a copy of its
  * bytes in a ring of 64-byte units instead of as the mbuf it came in. The mbuf goes back
  * to its pool at once, so a few hundred hot mbufs of the pool's cache carry every frame,
  * and what the line holds is one sequential stream (written at insert, read at release

@@ -132,9 +132,9 @@ held_free(struct lemu_dir *d, void *p)
  * frames of tx[] are mbufs: all of them, unless the pool ran dry (the rest then wait for
  * the next poll, still in their slots, like frames the TX port did not take).
  *
- * The mbufs come from tx_pool, which no RX port draws from. They came from the RX pool
- * until session 20, and a delay line holding every mbuf of that pool (full-size frames
- * are held as mbufs, lemu_pool_need sized for --mbuf-size frames) then deadlocked the
+ * The mbufs come from tx_pool, which no RX port draws from. Taken from the RX pool
+ * instead, a delay line holding every mbuf of that pool (full-size frames
+ * are held as mbufs, lemu_pool_need sized for --mbuf-size frames) deadlocks the
  * direction: the compact frame at the head of tx[] waited for an mbuf that only a
  * release could free, and nothing behind it was released (`testbed reproduce
  * lowar-memif --mtu 1024` at 80 ms on a quiet host: 1 frame forwarded in 30 s; the
@@ -424,7 +424,7 @@ to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags, uint
 	}
 	/*
 	 * The line has a slot per pool mbuf, but a compact frame holds no mbuf, so a
-	 * line with compact frames in it can fill while mbufs remain (session 20: 896
+	 * line with compact frames in it can fill while mbufs remain (measured: 896
 	 * of 1024 frames behind one 64 B frame, --mbufs 128): counted as drop_queue.
 	 */
 	if (unlikely(exit == UINT64_MAX)) {
@@ -886,7 +886,7 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 		 * rx_pool_empty: an empty poll that found fewer free mbufs than one
 		 * burst. rte_mempool_avail_count() walks every lcore's cache
 		 * (RTE_MAX_LCORE of them): called on every empty poll, it took 6.6 %
-		 * of the worker's samples in the memif chain (perf, issue 17), where
+		 * of the worker's samples in the memif chain (perf record), where
 		 * the ACK direction is empty on nearly every loop. An exhausted pool
 		 * stays so while the delay line holds its mbufs, so look at it on the
 		 * first empty poll after traffic and then on every 32nd; the polls

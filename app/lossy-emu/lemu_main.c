@@ -162,7 +162,7 @@ make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR],
 		/*
 		 * The largest per-lcore cache (the slack above counts it): a release after a
 		 * pause of the loop frees and takes hundreds of mbufs at once, and a smaller
-		 * cache then cycles them through the pool's ring, all cold (issue 17).
+		 * cache then cycles them through the pool's ring, all cold (perf, memif chain).
 		 */
 		pool[d] = dp_pool_create_cache(
 		    names[d], app->pool_mbufs[d], (uint16_t)app->prm.mbuf_size,

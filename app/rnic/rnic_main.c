@@ -789,8 +789,8 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 		rw_uint(&w, "max_rss_kib", (uint64_t)ru.ru_maxrss);
 		rw_obj_end(&w);
 	}
-	/* mbufs taken from the pool and not yet returned when the report is written (issue 15:
-	 * after a storm of hostile frames the count is what a clean run leaves, 0 leaked) */
+	/* mbufs taken from the pool and not yet returned when the report is written (after
+	 * a storm of hostile frames the count is what a clean run leaves, 0 leaked) */
 	rw_obj_begin(&w, "mempool");
 	rw_uint(&w, "size", c->port.pool->size);
 	rw_uint(&w, "in_use", rte_mempool_in_use_count(c->port.pool));

@@ -98,7 +98,7 @@ rx_check_early(struct rnic_port *p)
  * frames. While the batch is full, ops_tx refuses the engine's frames
  * (-EBUSY) and the engine keeps them and retries on its next run, so a full
  * ring pushes back on the requester instead of turning into losses that
- * Go-Back-N would resend (issue 14).
+ * Go-Back-N would resend.
  */
 void
 rnic_port_flush(struct rnic_port *p)

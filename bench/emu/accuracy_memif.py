@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """lossy-emu's own share of the release error on a data path without a system call per
-burst (issue 15, docs/performance.md "The emulator's own share on memif"), N rounds.
+burst (docs/performance.md "The emulator's own share on memif"), N rounds.
 
 Per round and frame size (64 B, 1 KiB):
 1. the host's busy-poll floor on CPU 1 (bench/host_jitter: a bare busy-wait, no I/O);

@@ -12,8 +12,8 @@ figure (typical latency x 2, perftest's one-way convention undone).
 The issue's target: delay / RTT within 1.0 .. 1.5, at 2 ms and at 40 ms RTT.
 Cases (ROUNDS rounds each, interleaved, a new emulator seed each round):
   2ms / 40ms adaptive default (--rto-min 500us + the learned stall allowance,
-       --rto-stall-memory 2s; session 19)
-  2ms / 40ms adaptive min10ms: the default before session 19 (--rto-min 10ms,
+       --rto-stall-memory 2s)
+  2ms / 40ms adaptive min10ms: the former default (--rto-min 10ms,
        no stall allowance), the baseline in the same run
   2ms  adaptive nostall: the 500 us floor without the allowance (what it saves)
   2ms  adaptive --rto-min 2ms / 1ms (hard floors, with the allowance; only when named)

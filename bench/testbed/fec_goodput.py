@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 12's FEC acceptance points, N rounds (docs/claims.md).
+"""The FEC acceptance points, N rounds (docs/claims.md).
 
 The path of `testbed reproduce lowar` (Zuo et al., LoWAR): a 200 Mb/s
 bottleneck, 20 ms RTT, both rnics paced to 0.18 Gb/s, MTU 1024, 64 KiB WRITEs,
 random loss both ways, a fixed window. Each round runs four points: gbn and
 fec+gbn with xor:32,4 at 0.5 %, fec+gbn with xor:32,4 and with rs:32,4 at 1 %.
 Targets, per round: xor:32,4 reaches at least 2x gbn's goodput at 0.5 %, and
-rs:32,4 at least 1.2x xor:32,4's at 1 % (issue 12, "Done when").
+rs:32,4 at least 1.2x xor:32,4's at 1 %.
 
   bench/testbed/fec_goodput.py [BUILD_DIR]   (root; BENCH_ROUNDS=N, default 10;
                                               BENCH_DURATION=S per point, default 4;

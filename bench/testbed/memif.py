@@ -22,7 +22,7 @@ Before testpmd 4096, write_bw 4096 and the 40 Gb/s chain it times a cache line's
 between CPU 0 and CPU 1 (bench/cpu_pingpong, -Dbench=true): on this VM the two vCPUs share a
 cache or do not, from one minute to the next, and the pinned baselines follow it by up to 10x.
 
-The claims (issue 17's "done when"): gbn-10g lossless reaches at least 0.5 x rnic<->rnic
+The claims: gbn-10g lossless reaches at least 0.5 x rnic<->rnic
 write_bw (MTU 4096, unpaced, pinned) of the same round and at least 3 Gb/s; and the same
 against the paced baseline, the rnic<->rnic figure the chain can be compared with (an unpaced
 rnic<->rnic reaches 20-80 Gb/s on a quiet host, which a 9.8 Gb/s pacer never can). Measured
@@ -81,7 +81,7 @@ def cpu_round_trip_ns():
     """A cache line's round trip between CPU 0 and CPU 1 right now (bench/cpu_pingpong.c):
     about 60 ns when the hypervisor has the two vCPUs on cores sharing a cache, about 330
     when not, and it moves within seconds. The pinned baselines follow it (docs/performance.md,
-    "Session 22"); nan when the tool is not built."""
+    "The pacer's catch-up"); nan when the tool is not built."""
     if not os.access(PINGPONG, os.X_OK):
         return float("nan")
     r = subprocess.run([PINGPONG, "0", "1", "300000"], capture_output=True, text=True, timeout=60)

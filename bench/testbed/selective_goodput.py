@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 11's goodput target for the selective recoveries, N rounds (docs/claims.md).
+"""The goodput target of the selective recoveries, N rounds (docs/claims.md).
 
 Each round runs configs/selective-1pct.toml (1 % random loss both ways, 10 ms RTT,
 a 200 Mb/s bottleneck, both rnics paced to 0.18 Gb/s, MTU 1024, 64 KiB WRITEs) four
@@ -9,7 +9,7 @@ then gbn, gbone (Go-Back-ONE, Wang (NJUPT)) and irn at 1 %. Targets, per round:
 gbone and irn each keep at least 80 % of that round's lossless goodput, and reach
 at least 2.5x the goodput of gbn in the same round.
 
-Those four run with `--rto adaptive` (the rnic's default since session 18); each round
+Those four run with `--rto adaptive` (the rnic's default); each round
 runs all four again with `--rto fixed` (the IBTA timer of -u 14, 67 ms): lossless, gbone and irn
 with the adaptive timer must keep at least 90 % of the fixed timer's goodput in the
 same round (two runs of one setting differ by up to 10 % on the loaded 2-core host;

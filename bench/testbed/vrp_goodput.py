@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Issue 13's throughput bar for VRP (docs/vrp.md, docs/claims.md), N rounds.
+"""The throughput bar for VRP (docs/vrp.md, docs/claims.md), N rounds.
 
 The setting is `./testbed reproduce vrp`'s (python/rocewan/testbed/repro/vrp.py,
 vrp_config): rnic A -> lossy-emu -> rnic B, a 200 Mb/s bottleneck, 20 ms RTT, 5 %
 random loss on the data direction, both rnics paced to 0.18 Gb/s, MTU 1024, adaptive
 RTO, 1 MiB WRITEs for 4 s. Each round runs gbn, then vrp with 10 % tolerated over
-the default 64-packet window, with the round's seed. Targets, per round (issue 13,
-"Done when"): vrp delivers at least 0.12 Gb/s intact (zero-filled bytes excluded),
+the default 64-packet window, with the round's seed. Targets, per round (the VRP bar):
+vrp delivers at least 0.12 Gb/s intact (zero-filled bytes excluded),
 at least 5x the intact goodput of gbn in the same round, and no more residual loss
 than the 10 % it allowed. The same three targets for the per-WR variant (vrp-wr): the
 10 % rides in each WRITE (rnic A's --vrp-wr loss=10), the receiver's own tolerance is 0 %.
@@ -71,7 +71,7 @@ def main():
                 c.add(f"{label}: intact goodput (Gb/s)", ">= 0.12", intact, intact >= 0.12)
                 c.add(f"{label}: intact goodput / gbn's (same round)", ">= 5", x, x >= 5)
                 c.add(f"{label}: residual loss (%)", "<= 10", resid, resid <= 10)
-                c.add(f"{label}: issue 13's bar (all three)", "all hold", intact,
+                c.add(f"{label}: the VRP bar (all three)", "all hold", intact,
                       intact >= 0.12 and x >= 5 and resid <= 10)
                 c.add(f"{label}: timeouts (reported)", "none (reported)",
                       v["timeouts"] if v else float("nan"), True)

@@ -55,7 +55,7 @@ struct roce_cc_ops {
 	/** One in-band RTT sample of @p rtt_ns (Karn's rule applied; may be NULL). roce_rtt.h */
 	void (*on_rtt)(struct roce_qp *qp, void *priv, uint64_t now, uint64_t rtt_ns);
 
-	/* Optional hooks (may be NULL), issue 14 */
+	/* Optional hooks (may be NULL) */
 	/** An ACK with the BTH BECN bit (ECN echo) acknowledged @p pkts packets. */
 	void (*on_becn)(struct roce_qp *qp, void *priv, uint64_t now, uint32_t pkts);
 	/**

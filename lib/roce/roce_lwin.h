@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file roce_lwin.h
- * The loss-reactive window every congestion control inherits (issue 14).
+ * The loss-reactive window every congestion control inherits.
  *
  * An RC QP may have at most min(window, cwnd) packets in flight. cwnd starts
  * at the QP's window (--max-inflight), or in slow start from a small initial
@@ -42,7 +42,7 @@
  * queue sits in the marking band would otherwise fill any queue in time.
  * A sender that starts at its line rate otherwise puts a whole feedback delay
  * of line-rate data into the bottleneck before the first notification can
- * come back (issue 14: 10 Gb/s for 10 ms into a 2 MB queue).
+ * come back (10 Gb/s for 10 ms into a 2 MB queue).
  *
  * Random loss or congestion (roce_lwin_on_rtt, roce_lwin_on_ecn): a loss
  * episode cuts only with a queue signal: an ECN echo in this or the last

@@ -74,8 +74,8 @@
 /* --fec-adapt: no level down within this of a change (4 RTTs of 25 ms) unless 4 x SRTT is known */
 #define ROCE_DEFAULT_FEC_ADAPT_HOLD_NS 100000000ull
 /*
- * --rto-min: the user's hard floor of the margin. 10 ms until issue 11's 2 ms
- * target (session 19): 5 RTT at 2 ms. 500 us keeps RTT + floor within 1.25 RTT
+ * --rto-min: the user's hard floor of the margin. A 10 ms default is 5 RTT at 2 ms,
+ * 2.5 times the 1.0-1.5 RTT tail target. 500 us keeps RTT + floor within 1.25 RTT
  * at 2 ms; the host's stalls are covered by the learned stall allowance
  * (ROCE_DEFAULT_RTO_STALL_NS, roce_rtt.c) instead of a constant sized for them.
  */

@@ -102,8 +102,8 @@ gbn_tx_acked(struct roce_qp *qp, void *priv, uint32_t una)
 			 * again and gbn_tx_lost goes back then (t_rto_frto_gbn).
 			 * Deciding here went back the whole window on the head's
 			 * ACK while the next ACK of the same stall found the expiry
-			 * spurious: the defect session 18 fixed for gbone/irn
-			 * (t_rto_frto_sel), here for gbn (session 19).
+			 * spurious: the defect t_rto_frto_sel covers for
+			 * gbone/irn, here for gbn.
 			 */
 			g->rto_head_wait = true;
 		} else {

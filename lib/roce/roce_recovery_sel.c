@@ -225,7 +225,7 @@ sel_tx_acked(struct roce_qp *qp, void *priv, uint32_t una)
 			 * (sel_tx_lost_head). Deciding here went back a window
 			 * when the next ACK of the same burst found the expiry
 			 * spurious: 550 resends for nothing in one loaded 4 s
-			 * gbone run (issue 11, session 18; t_rto_frto_sel).
+			 * gbone run (t_rto_frto_sel).
 			 */
 			s->rto_head_wait = true;
 		} else {
@@ -246,7 +246,7 @@ sel_tx_acked(struct roce_qp *qp, void *priv, uint32_t una)
 				 * una reaching rto_head_nxt ends it with nothing resent,
 				 * a second expiry goes back. Deciding here went back
 				 * 409 and 464 PSNs the receiver had, in one loaded 4 s
-				 * gbone run (issue 11, session 18; t_rto_verdict_late).
+				 * gbone run (t_rto_verdict_late).
 				 */
 			} else {
 				s->rto_head = false;
@@ -366,12 +366,12 @@ notice_limit(uint32_t psn, uint32_t nxt)
  * has no such rule (its next RACK range starts past the hole, lines 35-44),
  * so a lost resend waited for the RTO.
  *
- * Until session 18 the rule compared the notice with the snd_nxt of the
- * *latest* retransmission only. At 1 % loss both ways (2 holes per round trip
+ * A rule that compares the notice with the snd_nxt of the
+ * *latest* retransmission only fails: at 1 % loss both ways (2 holes per round trip
  * at 0.18 Gb/s x 10 ms) a newer resend leaves within every round trip, so no
  * notice was ever past it and every lost resend waited for the timer: all 9
  * expiries of a gbone run after the first were a head whose original and
- * resend the emulator had both dropped (issue 11; t_lost_retx_busy).
+ * resend the emulator had both dropped (t_lost_retx_busy).
  */
 void
 sel_retx_lost(struct roce_qp *qp, struct sel *s, uint32_t epsn, uint32_t psn, uint32_t nxt)

@@ -559,7 +559,7 @@ req_may_start(struct roce_qp *qp, const struct roce_send_wqe *wqe)
  * descheduled (milliseconds on a shared core), or the port's TX ring was full,
  * while a packet waited for its pacing time. Only backlogged time earns it
  * (pace_backlog): a QP that ran out of work, or was held by its window, its CC
- * or a fence, gets the burst above. 5 ms: in the issue 17 trials (the gbn-10g
+ * or a fence, gets the burst above. 5 ms: in trials on the gbn-10g
  * chain over memif, 10 Gb/s x 40 ms, paced at 9.8) a 5 ms bucket raised the
  * chain's goodput in 7 of 8 alternated pairs (+25 % median), a 20 ms one did
  * no better; docs/performance.md.
@@ -627,8 +627,8 @@ req_after_send(struct roce_qp *qp, uint32_t psn, uint32_t next, uint32_t bytes, 
 		 * first send, the adaptive timer (RTT + max(4 D, --rto-min), under
 		 * 2 RTT whenever the margin is under one RTT) expired before every
 		 * such repair: a spurious expiry that resent every PSN no notice
-		 * reported and doubled the timeout (issue 11, the cause of the
-		 * spurious expiries under gbone/irn; test t_rto_resend_rearms).
+		 * reported and doubled the timeout (the cause of the spurious
+		 * expiries under gbone/irn; test t_rto_resend_rearms).
 		 * VRP §3.2.1 ("each packet's timer starts when it is sent") and
 		 * Linux TCP (it re-arms its RTO when it retransmits the head of
 		 * its queue) time the resend likewise. Go-Back-N's go-back

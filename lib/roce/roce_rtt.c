@@ -76,7 +76,7 @@ rto_of(const struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 }
 
 /*
- * The stall allowance (ours; issue 11's 2 ms target). A fixed floor has to
+ * The stall allowance (ours; for the tail target at 2 ms RTT). A fixed floor has to
  * cover the longest stall the host may ever show: 10 ms on this shared host,
  * 5 RTT at 2 ms. Instead the floor follows what the samples show: S is the
  * third largest excess M - min_rtt seen lately, a decaying maximum (halved
@@ -89,7 +89,7 @@ rto_of(const struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
  * loaded one it rises to the stalls. The sample of a spurious expiry (its
  * original's ACK, roce_rtt_acked) teaches it the stall that fired the timer.
  *
- * Why not the largest (session 20): a stall must be seen ROCE_RTO_STALL_RANK
+ * Why not the largest: a stall must be seen ROCE_RTO_STALL_RANK
  * (3) times within the memory before the timer waits for it. On a quiet host
  * a 2 ms path's 400 samples of one write_lat run had an excess of 65 us
  * (p50), 250 us (p99), 266 us (p99.5) and one of 1.6 ms, a descheduling of
@@ -183,14 +183,14 @@ roce_rtt_est_backoff(struct roce_rtt_est *e, uint64_t min_ns, uint64_t max_ns)
 		return;
 	e->rto = rto_clamp(e->rto > max_ns / 2 ? max_ns : 2 * e->rto, min_ns, max_ns);
 	/*
-	 * The back-off floor (ours, session 19): the first expiry fires at the
+	 * The back-off floor (ours): the first expiry fires at the
 	 * small timeout the tail target needs (RTT + 500 us at 2 ms); if its
 	 * resend is not answered either, the peer or the path is down or stalled,
 	 * and the next expiries wait at least ROCE_RTO_BACKOFF_MIN_NS. Without
 	 * it, retry_cnt's 7 retries (IBTA C9-140) doubling from 0.6 ms spent their
 	 * budget in 152 ms, and a peer descheduled that long ended its QP in
 	 * IBV_WC_RETRY_EXC_ERR; with it they span 10 + 20 + ... + 640 ms = 1.27 s
-	 * (t_rto_backoff_floor), as the 10 ms --rto-min did before session 19
+	 * (t_rto_backoff_floor), as a 10 ms --rto-min would
 	 * (RFC 6298 2.4 keeps its 1 s minimum for the same reason).
 	 */
 	if (e->rto < ROCE_RTO_BACKOFF_MIN_NS)
@@ -416,7 +416,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 			 * loss-reactive window at ROCE_LWIN_MIN for a path that lost
 			 * nothing; restore it. Each spurious expiry otherwise cost a
 			 * slow start (7 round trips to 440 packets at 10 ms) on a host
-			 * whose stalls outlast --rto-min (issue 11).
+			 * whose stalls outlast --rto-min.
 			 */
 			roce_lwin_undo(&qp->lwin);
 			if (adaptive && qp->rto_spur_orig) {
@@ -427,7 +427,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 				 * timestamps, RFC 3522/4015). It ends the back-off (the
 				 * doubling undone, as Linux does on a valid sample
 				 * after a spurious RTO) and teaches D the stall that
-				 * fired the timer (issue 11, t_rto_spurious_sample).
+				 * fired the timer (t_rto_spurious_sample).
 				 * The timer's only: the loss window and the CC read a
 				 * sample above 5/4 of the least RTT as a queue, and a
 				 * stall is not one (fed to them, it could let the next random
@@ -464,8 +464,8 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 			 * resent before its ACK (no fresh sample ever), and each
 			 * loss the NAKs could not repair cost 1 s: 5-10x the run
 			 * time of the fixed 67 ms timer, and with the head-first
-			 * expiry rnic A never finished (issue 11,
-			 * t_rto_backoff_ends_on_repair, t_gbn_loss10_sim). A
+			 * expiry rnic A never finished
+			 * (t_rto_backoff_ends_on_repair, t_gbn_loss10_sim). A
 			 * timeout truly below a grown round trip is still
 			 * corrected: the next expiry's original-ACK is a sample
 			 * (above), and so is every PSN sent once.
@@ -504,7 +504,7 @@ roce_rtt_noticed(struct roce_qp *qp, uint32_t psn)
 	 * segments (tcp_sacktag_one): while a hole holds una back, every
 	 * cumulative ACK covers a resend and Karn's rule leaves no sample, so a
 	 * backed-off timeout stayed doubled (at --rto-max after a few expiries
-	 * at 10 % loss; issue 11). The slot is marked so the cumulative ACK that
+	 * at 10 % loss). The slot is marked so the cumulative ACK that
 	 * later names the same PSN does not sample it twice.
 	 */
 	uint64_t stamp = *slot - 1;

@@ -22,8 +22,8 @@
  * |RTT - M| uses RTT before this sample's update (Jacobson's order, RFC 6298
  * §2.3). timeout = max(RTT + max(4 D, rto_min), min_rtt + S), where
  * rto_min is the user's hard floor of the margin (as Linux TCP applies its
- * rto_min, RFC 6298 its clock granularity G) and S, the stall allowance (ours,
- * sessions 19-20), is the ROCE_RTO_STALL_RANK-th largest excess M - min_rtt
+ * rto_min, RFC 6298 its clock granularity G) and S, the stall allowance (ours),
+ * is the ROCE_RTO_STALL_RANK-th largest excess M - min_rtt
  * of the recent samples (a stall seen that often; roce_rtt.c says why), each halved
  * every stall half-life (roce_dev_cfg.rto_stall_ns; 0: no allowance): the
  * timer does not fire on a delay as long as one the path (or the host) showed

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file vrp.h
- * The VRP receiver algorithm as a pure-C core (issue 13, part A): per-message
+ * The VRP receiver algorithm as a pure-C core: per-message
  * loss tolerance and the incremental anticipation algorithm of A. Denis,
  * "Variable Reliability Protocol: A protocol with a tunable loss tolerance
  * for high performance over a WAN" (LIP RR-2000-11), §2.3.4 "New receiver

@@ -416,7 +416,7 @@ test_bad_rkey(void)
 }
 
 /*
- * Issue 14: a full TX ring pushes back on the engine instead of dropping. A's
+ * A full TX ring pushes back on the engine instead of dropping. A's
  * TX ring is filled with placeholder frames, leaving 8 slots, then A sends a
  * 1 MiB WRITE (1024 packets at MTU 1024) and is polled alone: the ring takes
  * 8 frames, the batch fills, and the engine is told to hold its packets. Once

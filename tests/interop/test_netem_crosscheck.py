@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Cross-check lossy-emu against the real Linux netem (issue 5).
+"""Cross-check lossy-emu against the real Linux netem.
 
 The same SPEC goes through two paths, and the same numbered probe stream
 (Ethernet/IPv4/UDP, 200 B or 1000 B, carrying a sequence number and the send
@@ -37,8 +37,8 @@ independently of lib/emu):
   losses (tap, virtio ring, af_packet) cannot pass for the model's. The
   sender never has more than BATCH (500) probes unaccounted for (neither
   received nor counted as a model drop), so no queue on the way overflows
-  when the host is busy; it only waits longer (issue 15: no retry, no lower
-  rate; Path_.stream).
+  when the host is busy; it only waits longer (no retry, no lower rate;
+  Path_.stream).
 * delay: the measured one-way delay is X = D + B, D the SPEC's delay, B the
   path's own latency, measured with an empty SPEC right before (under TCG B is
   0.1-1 ms typically with tails of many ms when the host is busy). The
@@ -231,8 +231,7 @@ class Path_:
         holds, and none can be lost outside the model while the host is busy: it only
         waits longer (then sends the probes that fell due, at most a window). The waits
         end on those events; the 120 s limit is reached only when a probe was lost
-        elsewhere, and then the accounting check fails, once: no retry, no lower rate
-        (issue 15).
+        elsewhere, and then the accounting check fails, once: no retry, no lower rate.
         """
         self.apply(spec)
         c0 = self.counters()

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Scapy ``fuzz()`` frames per layer for the hostile storms (issue 15, hardening).
+"""Scapy ``fuzz()`` frames per layer for the hostile storms.
 
 Each layer's frames come from Scapy's ``fuzz()``, which fills every field the frame
 does not set with a random value drawn from Python's ``random`` module. The module is

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Faults (issue 15, hardening): what the rnic does when its peer disappears, when it
+"""Faults: what the rnic does when its peer disappears, when it
 is told to stop, and when its link goes down and up in the middle of a transfer.
 
 Each outcome is an exit or an exact count, never a time: every wait ends on an event

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Hostile traffic at the rnic (issue 15, hardening): storms of malformed and hostile
+"""Hostile traffic at the rnic: storms of malformed and hostile
 frames, each counted under its reason, exactly; the rnic stays alive and a real
 transfer afterwards completes with checked data and no leaked mbuf.
 

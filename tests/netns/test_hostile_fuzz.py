@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Scapy fuzz() storms per layer, oversized and runt frames at each binary (issue 15,
-hardening); every frame reconciled exactly.
+"""Scapy fuzz() storms per layer, oversized and runt frames at each binary; every frame reconciled exactly.
 
 The frames (tests/netns/fuzz_frames.py) are Scapy ``fuzz()`` frames of the RoCEv2 (BTH and
 its extension headers), PFC (MAC control), ARP, ICMPv6 neighbour discovery and IPv4/UDP

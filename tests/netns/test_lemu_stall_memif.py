@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""lossy-emu --stall-detect on the memif path of bench/emu/accuracy_memif.py (issue 15,
-docs/performance.md "The emulator's own share on memif"): exact counts only, no timing.
+"""lossy-emu --stall-detect on the memif path of bench/emu/accuracy_memif.py
+(docs/performance.md "The emulator's own share on memif"): exact counts only, no timing.
 
 A source lossy-emu reads N frames from a pcap (net_pcap) and paces them out of a memif
 client (`rate`); the measured lossy-emu takes them on its memif server port, delays them

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Hostile frames at LIVE connected QPs (issue 15, hardening): each counted under its
+"""Hostile frames at LIVE connected QPs: each counted under its
 reason, exactly; nothing executed, no forged response taken; the transfer then completes
 with checked data, no retransmission, and no leaked mbuf.
 

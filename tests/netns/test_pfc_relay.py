@@ -327,7 +327,7 @@ def test_watchdog_trips_on_storm_and_restores(net, action):
     """The far side pauses priority 3 with XOFF refreshes while A sends priority-3 data: the
     watchdog declares a storm, acts (drop: every later frame dropped and counted; forward:
     every frame delivered), restores after restore_time without PFC, and PFC is obeyed again.
-    Exact facts, each wait ending on an event (issue 15): 10 Mbit/s, so one XOFF pauses for
+    Exact facts, each wait ending on an event: 10 Mbit/s, so one XOFF pauses for
     3.36 s and only an XON ends the pause in the last step; restore=2s, so only a 2 s stall of
     this sender could end the storm early (wd_storms == 1 would say so)."""
     live = os.path.join(net.tmp, "stats-%s.json" % action)
@@ -478,7 +478,7 @@ def test_one_bdp_buffer_holds_one_bdp_and_counts_the_rest(net):
 
 def test_watchdog_on_local_port_stops_relaying_the_storm(net):
     """A PFC storm from the local switch: the relay relays PFC until its watchdog detects the
-    storm and none after. Exact facts, no timing (issue 15): the first XOFF is relayed (no storm
+    storm and none after. Exact facts, no timing: the first XOFF is relayed (no storm
     can be detected before a pause); every XOFF sent is either relayed or counted in
     wd_ignored_pfc; the relay's pfc_relayed equals what the far side received; once the relay
     reports wd_in_storm, each of K further XOFFs is ignored, none relayed; after restore_time

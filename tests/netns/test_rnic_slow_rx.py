@@ -1,9 +1,9 @@
-"""Issue 14: a slow receiver with default options (no --rate_limit, no --max-inflight).
+"""A slow receiver with default options (no --rate_limit, no --max-inflight).
 
 rnic B (the send_bw server) sleeps --slow-rx-us after every RX burst, so it drains
 far slower than rnic A sends; its af_packet ring overflows and the kernel drops
-frames. Before issue 14 A sent its whole 65536-packet window at line rate into it,
-and Go-Back-N resent that window every round (the rxe interop runs only passed with
+frames. Without back-pressure A sends its whole 65536-packet window at line rate into it,
+and Go-Back-N resends that window every round (the rxe interop runs only passed with
 --max-inflight 8). With the loss-reactive window (roce_lwin.h, on by default) and
 TX back-pressure, the transfer completes. Asserted here: completion, exact byte
 counts, no rnic-dropped frames. How fast it completes, and how many rounds it

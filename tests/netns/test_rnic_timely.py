@@ -1,4 +1,4 @@
-"""Issue 14: TIMELY on the wire. rnic A -> lossy-emu (delay 5 ms on A->B) -> rnic B, both
+"""TIMELY on the wire. rnic A -> lossy-emu (delay 5 ms on A->B) -> rnic B, both
 rnics `--cc timely` with its datacenter defaults (T_low 50 us, T_high 500 us), rc_pingpong.
 
 Every RTT either rnic samples crosses the emulator's 5 ms once (A's requests, or the ACKs

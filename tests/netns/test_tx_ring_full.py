@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Fault: the rnic's TX ring full (issue 15, hardening). Every frame is accounted for by a
+"""Fault: the rnic's TX ring full. Every frame is accounted for by a
 named counter, none is lost, no mbuf leaks, and the transfer completes byte-exact.
 
 On a veth the af_packet PMD's ring never stays full: its sendto() transmits at once. It

@@ -197,7 +197,7 @@ def test_bulk_qps_and_iters_options():
 
 
 def test_lowar_rtt_reproduction_covers_the_bdp():
-    """lowar-rtt (issue 12): registered, valid configs at 40 / 80 ms, window and timer
+    """lowar-rtt: registered, valid configs at 40 / 80 ms, window and timer
     above the 80 ms path's BDP (0.18 Gb/s x 80 ms / 1024 B = 1757.8 packets) and RTT."""
     from rocewan.testbed.repro import REPRODUCTIONS, lowar
     assert REPRODUCTIONS["lowar-rtt"][0] is lowar.reproduce_lowar_rtt
@@ -222,7 +222,7 @@ def test_lowar_rtt_reproduction_covers_the_bdp():
 
 
 def test_lowar_memif_config_and_ratios():
-    """lowar-memif (issue 12): registered; the memif chain at 10 Gb/s, MTU 4096, loss a->b
+    """lowar-memif: registered; the memif chain at 10 Gb/s, MTU 4096, loss a->b
     only, the IBTA timer above 80 ms; one round's ratios on hand-made rows: x gbn, the BDP
     in packets at the measured lossless rate, E x BDP and the Go-Back-N formula of Wang
     (NJUPT) IV.A (model.gbn_goodput_fraction) with B = that lossless rate."""
@@ -266,7 +266,7 @@ def test_lowar_memif_config_and_ratios():
 
 
 def test_lowar_memif_mtu_1024():
-    """--mtu 1024 (issue 12's and LoWAR's MTU): the same chain at MTU 1024, the BDP in
+    """--mtu 1024 (LoWAR's MTU and the FEC acceptance points'): the same chain at MTU 1024, the BDP in
     packets and the formula taken at that MTU (4x the packets of 4096 at the same rate);
     any other MTU is refused; ConnectX-5's Go-Back-N in LoWAR against the same formula
     (9.21 -> 2.92 Gb/s at 1e-5, 40 ms) is 0.57 of it at 1 KiB, 0.40 at 4 KiB; the CLI
@@ -293,7 +293,7 @@ def test_lowar_memif_mtu_1024():
 
 
 def test_vrp_reproduction_cases_and_vrp_wr_option():
-    """reproduce vrp / vrp-burst (issue 13): registered; gbn, gbone and the per-WR
+    """reproduce vrp / vrp-burst: registered; gbn, gbone and the per-WR
     case; the per-WR case sends --vrp-wr on the rnics with the receiver at 0 %; the
     burst variant runs GE bursts with the 2-packet bound both ways."""
     from rocewan.testbed import runner

@@ -1,4 +1,4 @@
-"""--fec-adapt on the testbed (issue 12, docs/fec.md): rnic A -> lossy-emu -> rnic B with
+"""--fec-adapt on the testbed (docs/fec.md): rnic A -> lossy-emu -> rnic B with
 fec+gbn xor:32,4 and B's adaptive policy (configs/fec-adapt.toml), a fixed number of
 WRITEs, two runs:
 

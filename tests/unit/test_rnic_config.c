@@ -293,8 +293,8 @@ test_rto_options(void)
 	char err[256];
 
 	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 write_bw"), 0);
-	CHECK(strcmp(p.rto, "adaptive") == 0); /* the default since session 18: docs/transport.md */
-	CHECK_EQ(p.rto_min_ns, 500000);	       /* 10 ms until session 19 (the stall allowance) */
+	CHECK(strcmp(p.rto, "adaptive") == 0); /* the default: docs/transport.md */
+	CHECK_EQ(p.rto_min_ns, 500000);	       /* 500 us: the stall allowance covers the stalls */
 	CHECK_EQ(p.rto_max_ns, 1000000000);
 	CHECK_EQ(p.rto_stall_ns, 2000000000ull);
 	CHECK_EQ(parse(&p, err, "--ip 10.0.0.1/24 --rto-stall-memory 0s write_bw"), 0);

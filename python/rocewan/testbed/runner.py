@@ -222,7 +222,7 @@ def reduce(cfg, docs, spec):
     # PFC: pauses rnic A obeyed, XOFFs rnic B sent itself ([rnic] pfc_xoff)
     row["rnic_pfc_pauses"] = a["port_counters"].get("pfc_pauses", 0)
     row["rnic_b_pfc_sent_xoff"] = b["port_counters"].get("pfc_sent_xoff", 0)
-    # ECN / CC (issue 14): the emulator's CE marks, what rnic B (the NP) saw and sent back
+    # ECN / CC: the emulator's CE marks, what rnic B (the NP) saw and sent back
     qb = b["qp_counters"]
     row["emu_a2b_ecn_marked"] = e["a2b"].get("ecn_marked", 0)
     row["emu_a2b_drop_queue"] = e["a2b"]["drop_queue"]

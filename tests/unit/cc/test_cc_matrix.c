@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Every congestion control with every loss recovery, per QP (issue 14: "--cc ... work per QP
- * with every recovery mode that exists"), over the deterministic in-memory wire (tr_harness,
+ * Every congestion control with every loss recovery, per QP (each --cc works per QP
+ * with every recovery mode), over the deterministic in-memory wire (tr_harness,
  * fake clock): seeded random drops, duplicates and reordering both ways, and the first
  * requests marked CE. For each pair, asserted exactly:
  *   - every WR completes once, successfully, in order, and every byte is where it belongs;

@@ -740,7 +740,7 @@ t_read_response(void)
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_FEC_TX_COVERED), 16 + 0); /* the responses */
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_REBUILT), 1);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_FEC_UNRECOVERABLE), 0);
-	/* held back at the requester (issue 12): zero re-requests, no implied NAK; the
+	/* held back at the requester: zero re-requests, no implied NAK; the
 	 * responses after the hole (PSN0+6, +7) wait for block 1's repair after PSN0+7 */
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TX_RETX_PKTS), 0);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_TIMEOUTS), 0);

@@ -317,7 +317,7 @@ t_rto_backoff_cap(void)
 }
 
 /*
- * The back-off floor (roce_rtt_est_backoff, session 19). A 100 us path: the
+ * The back-off floor (roce_rtt_est_backoff). A 100 us path: the
  * timeout is RTT + the 500 us floor, so the first expiry resends 600 us after
  * the send (the tail target). The peer then answers nothing: the next expiry
  * waits 10 ms (ROCE_RTO_BACKOFF_MIN_NS), not 1.2 ms, and the doubling goes on
@@ -571,7 +571,7 @@ t_rto_spurious(void)
  * right after it. It acknowledges the head alone, so the verdict waits for the
  * next ACK (F-RTO's, t_rto_frto_gbn); none comes, and the timer, re-armed
  * from that progress, expires again and goes back for 8 and 9: two expiries
- * (one before session 19), 3 resends, no duplicate at B.
+ * (one without the back-off floor), 3 resends, no duplicate at B.
  */
 static void
 t_rto_gbn_head_first(void)
@@ -677,8 +677,8 @@ t_rto_gbn_head_first(void)
 }
 
 /*
- * Go-Back-N's head-only verdict waits for F-RTO (issue 11, session 19; the
- * gbone/irn fix of session 18 is t_rto_frto_sel). A spurious expiry: B ACKs
+ * Go-Back-N's head-only verdict waits for F-RTO (the gbone/irn counterpart
+ * is t_rto_frto_sel). A spurious expiry: B ACKs
  * each of 10 packets, the ACKs are held (B or the path stalled) past the
  * timer, which resends the head alone; the late ACKs come 9 ms after the
  * resend, beyond 3/4 of the 10 ms least RTT, so the head's ACK, which covers
@@ -1052,11 +1052,11 @@ ref_rto(uint64_t srtt, uint64_t d, uint64_t stall)
 }
 
 /*
- * The stall allowance (roce_rtt.c stall_note; issue 11's 2 ms target), with
+ * The stall allowance (roce_rtt.c stall_note; the tail target at 2 ms), with
  * the defaults (--rto-min 500 us, half-life 2 s). A 2 ms path whose samples
  * do not vary: timeout = RTT + the 500 us floor, 1.25 RTT. One ACK 8 ms late
  * (B stalled) is an outlier: the allowance is the ROCE_RTO_STALL_RANK-th
- * largest excess (session 20), so it waits for that many such ACKs. Then
+ * largest excess, so it waits for that many such ACKs. Then
  * their excess over the least RTT, 8 ms, is the allowance, and the timeout is
  * at least the least RTT + 8 ms, so 24 quiet samples later (D back under 1 ms) a 6 ms stall of
  * the next ACK does not fire the timer. The control (no allowance, the margin
@@ -1456,7 +1456,7 @@ dl_run(struct tr_wire *w, uint64_t delay, unsigned int ncomp, uint64_t until)
 /*
  * Go-Back-N at 10 % random loss both ways, 10 ms each way, A paced to
  * 0.18 Gb/s, 16 WRITEs of 64 KiB (the testbed setting that livelocked rnic
- * A with the head-first expiry, issue 11), on the fake clock with seeded
+ * A with the head-first expiry), on the fake clock with seeded
  * loss. At 10 % every go-back round is cut by the next loss, so every PSN
  * is resent before it is acknowledged and Karn's rule gives no RTT sample
  * at all: the adaptive timeout doubled to --rto-max (1 s) and never came

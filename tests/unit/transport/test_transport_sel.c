@@ -46,7 +46,7 @@ sel_init(struct tr_wire *w, struct tr_opts *o)
 	if (!o)
 		o = &d;
 	o->recovery = mode;
-	/* the figures below are worked out with a 10 ms floor (the default until session 19) */
+	/* the figures below are worked out with a 10 ms floor, not the 500 us default */
 	if (!o->rto_min_ns)
 		o->rto_min_ns = 10 * MS;
 	tr_init(w, o);
@@ -191,9 +191,9 @@ t_lost_retransmission(void)
 }
 
 /*
- * A lost retransmission while a newer one has left since (issue 11, session
- * 18). PSN 1 is lost with its first resend (sent at snd_nxt 16); WRITE 2
- * (PSNs 16-23) leaves; then PSN 10, lost once, is resent at snd_nxt 24. The
+ * A lost retransmission while a newer one has left since. PSN 1 is lost
+ * with its first resend (sent at snd_nxt 16); WRITE 2 (PSNs 16-23) leaves;
+ * then PSN 10, lost once, is resent at snd_nxt 24. The
  * notices for 16-23 report PSNs first sent after PSN 1's resend, so it was
  * lost: queued again at once. Compared with the latest resend only (PSN
  * 10's, snd_nxt 24: no notice is past it) the rule saw nothing and PSN 1
@@ -815,8 +815,8 @@ sel_rtt_20ms(struct tr_wire *w)
 }
 
 /*
- * The cause of the spurious adaptive-RTO expiries under gbone/irn (issue
- * 11; docs/transport.md section 5.2). A 10-packet WRITE loses its first
+ * The cause of the spurious adaptive-RTO expiries under gbone/irn
+ * (docs/transport.md section 5.2). A 10-packet WRITE loses its first
  * packet P (= una). The notices reach A one RTT after the send and A resends
  * P at once; the resend's ACK comes one more RTT later, at t0 + 40 ms. The
  * timer was armed at t0 from P's first send and was not re-armed when P was
@@ -1004,7 +1004,7 @@ t_rto_spurious_head_only(void)
 }
 
 /*
- * F-RTO's verdict before the go-back (issue 11, session 18). B's ACKs, one
+ * F-RTO's verdict before the go-back. B's ACKs, one
  * per packet, are held 16 ms past the expiry: later than 3/4 of the least
  * RTT, so by timing the first one could answer the head's resend. It covers
  * the head alone; the verdict waits for the next ACK, which acknowledges PSN
@@ -1056,7 +1056,7 @@ t_rto_frto_sel(void)
 }
 
 /*
- * A late answer to an earlier resend of the head (issue 11, session 18). The
+ * A late answer to an earlier resend of the head. The
  * path's least RTT is 10 ms, its smoothed RTT about 28 ms (a queue, or a
  * loaded host). PSN 0 of a WRITE is lost, the notices resend it (R0), a
  * second WRITE (PSNs 10-13) follows; B gets them all and its ACKs are held

@@ -15,7 +15,7 @@ directory (default results/reproduce-NAME).
                 40 / 80 ms RTT sweep (lowar-rtt; over memif at LoWAR's
                 packets per BDP: lowar-memif), GE bursts (lowar-burst), 1 MB flow FCT (lowar-fct),
                 recovery latency per loss (lowar-latency)
-    wancc.py    the four CCs on a 20-40 ms path through a RED/ECN bottleneck (issue 14)
+    wancc.py    the four CCs on a 20-40 ms path through a RED/ECN bottleneck
     incast.py   Wang et al. (J. HFUT 2025), DCQCN-p Table 4: N:1 incast, rates and fairness
     vrp.py      Denis (LIP RR-2000-11), VRP: loss-tolerant throughput vs Go-Back-N
 """

@@ -1,6 +1,6 @@
 """N:1 incast through the lossy-emu's RED/ECN bottleneck, DCQCN-p (Wang et al., J. HFUT 2025)
 §3.2 Table 4: minimum rate, average throughput, fairness and incast completion time per
-congestion control (issue 14, docs/cc.md).
+congestion control (docs/cc.md).
 
 The paper: 80 hosts -> 1 over 100/25 Gb/s links, RED Kmin 100 KiB, Kmax 400 KiB, Pmax 0.1.
 Here: the testbed has one rnic pair, so the N senders are N QPs of rnic A (`-q N`), each

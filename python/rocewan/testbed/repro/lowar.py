@@ -4,8 +4,8 @@ Correction" (docs/references.md): goodput of Go-Back-N with LoWAR's XOR FEC
 long path, as LoWAR's evaluation compares FEC with the RNIC's own recovery; and
 Reed-Solomon (rs:32,4, beyond LoWAR) where two losses in one XOR block are common.
 
-The setting is issue 12's acceptance point, on this machine's scale: 200 Mb/s
-bottleneck, 20 ms RTT, both rnics paced to 0.18 Gb/s, MTU 1024 (a BDP of about 430
+The setting is the FEC acceptance point (bench/testbed/fec_goodput.py), on this machine's
+scale: 200 Mb/s bottleneck, 20 ms RTT, both rnics paced to 0.18 Gb/s, MTU 1024 (a BDP of about 430
 packets), random loss in both directions. What matters for the comparison is the loss
 per packet and the BDP in packets, not the absolute rate (LoWAR: 10 Gb/s).
 """
@@ -75,7 +75,7 @@ def reproduce_lowar(prefix: str = "tb", quick: bool = False, out: str | None = N
           "  paper: 10 Gb/s, 40 / 80 ms RTT; here 200 Mb/s bottleneck, 20 ms RTT, rnics paced to\n"
           "  0.18 Gb/s, MTU 1024 (BDP ~430 packets), random loss both ways, 64 KiB WRITEs,\n"
           f"  {rounds} round(s) per point (seed {cfg['run']['seed']} in every round); the fixed\n"
-          "  window (no loss-reactive window), as issue 12 measured gbn.")
+          "  window (no loss-reactive window), as the FEC acceptance points measure gbn.")
     pts = [("lossless", "gbn", "", "")] + [(c, r, f, ls) for ls in losses for c, r, f in MODES]
     rows = []
     total = len(pts) * rounds
@@ -159,7 +159,7 @@ GE = "gemodel 0.01% 10% {}"
 
 def reproduce_lowar_burst(prefix: str = "tb", quick: bool = False, out: str | None = None,
                           rounds: int = 1) -> int:
-    """LoWAR's GE burst experiment: gbn vs fec+gbn xor:32,4 vs rs:32,4 (issue 12); rounds > 1:
+    """LoWAR's GE burst experiment: gbn vs fec+gbn xor:32,4 vs rs:32,4; rounds > 1:
     every point that many times (a round's points back to back), median and min-max."""
     cfg = lowar_config(quick)
     cfg["name"] = "lowar-burst"
@@ -296,7 +296,7 @@ def reproduce_lowar_fct(prefix: str = "tb", quick: bool = False, out: str | None
     return 0
 
 
-# LoWAR's headline sweep: 1e-5 ... 1e-2 random loss at 40 and 80 ms RTT (issue 12)
+# LoWAR's headline sweep: 1e-5 ... 1e-2 random loss at 40 and 80 ms RTT
 RTT_RTTS = ["40ms", "80ms"]
 RTT_LOSSES = ["0.001%", "0.01%", "0.1%", "1%"]
 RTT_MODES = [("gbn", "gbn", ""), ("fec+gbn xor:32,4", "fec+gbn", "xor:32,4")]
@@ -338,7 +338,7 @@ def lowar_memif_config(rtt, quick, mtu=4096):
     """LoWAR's own scale over memif links (configs/gbn-10g.toml): rnic A -> lossy-emu ->
     rnic B over net_memif, a 10 Gb/s link (the rnics paced to 0.98 of it; this 2-core host
     carries 5-8 Gb/s at MTU 4096, less at 1024), MTU 4096 or 1024 (LoWAR's setting and
-    issue 12's rate targets), 1 MiB WRITEs, loss on the data direction (a->b) only, the
+    the FEC acceptance points'), 1 MiB WRITEs, loss on the data direction (a->b) only, the
     IBTA timer 2^15 x 4.096 us = 134 ms (above the 80 ms RTT; 2^14 = 67 ms is not: a first
     manual try with it went back on 15 spurious timeouts), 6 s per point (quick: 3)."""
     if mtu not in MEMIF_MTUS:
@@ -529,7 +529,7 @@ def reproduce_lowar_memif(prefix: str = "tb", quick: bool = False, out: str | No
     LoWAR's 10 Gb/s: 12 000 / 24 000 of 4 KiB, 49 000 / 98 000 of 1 KiB), gbn vs fec+gbn
     xor:32,4 over random loss 1e-5 ... 1e-2 on the data direction, beside the Go-Back-N
     model of Wang (NJUPT) IV.A (B = the round's lossless goodput, E = the loss rate per
-    packet, the sweep's MTU). mtu: 4096 (default) or 1024 (LoWAR's and issue 12's); the
+    packet, the sweep's MTU). mtu: 4096 (default) or 1024 (LoWAR's and the FEC acceptance points'); the
     scaling is the same at both: the BDP in packets is the round's lossless goodput x RTT /
     MTU, so E x BDP (and the formula) follow the MTU and the rate the host carries at it."""
     mtu = mtu or MEMIF_MTUS[0]
@@ -562,7 +562,7 @@ def reproduce_lowar_memif(prefix: str = "tb", quick: bool = False, out: str | No
     return 0
 
 
-# LoWAR's recovery latency per loss (issue 12): the loss -> repair trace of every emulated
+# LoWAR's recovery latency per loss: the loss -> repair trace of every emulated
 # loss under each FEC mode, told apart by what repaired it (docs/loss-trace.md)
 LAT_MODES = [("gbn", "gbn", ""), ("fec+gbn xor:32,4", "fec+gbn", "xor:32,4"),
              ("fec+gbone xor:32,4", "fec+gbone", "xor:32,4"), ("fec+irn xor:32,4", "fec+irn", "xor:32,4")]

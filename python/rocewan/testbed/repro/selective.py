@@ -34,7 +34,7 @@ def _run(c, out, tag, prefix):
 
 
 def _base(name, quick):
-    """The paced bulk setting of issue 11's goodput target: 200 Mb/s bottleneck, both rnics
+    """The paced bulk setting of the selective recoveries' goodput target: 200 Mb/s bottleneck, both rnics
     paced to 0.9 of it, MTU 1024, 64 KiB WRITEs, a fixed window (no loss-reactive window:
     the recoveries are compared alone), loss on both directions."""
     cfg = config.defaults()

@@ -4,7 +4,7 @@ throughput of loss-tolerant delivery against reliable Go-Back-N on a lossy long 
 The paper reports VRP at 2-10x TCP's throughput over a lossy WAN with at most the loss
 the application allowed. Here: rnic A -> lossy-emu -> rnic B, 200 Mb/s bottleneck,
 20 ms RTT, 5 % random loss on the data direction, both rnics paced to 0.18 Gb/s, MTU
-1024 (issue 13's setting), bulk 1 MiB WRITEs; gbn and gbone (reliable, Go-Back-ONE's
+1024 (the VRP bar's setting), bulk 1 MiB WRITEs; gbn and gbone (reliable, Go-Back-ONE's
 selective repair) against vrp with 0, 1, 5 and 10 % tolerated over the default 64-packet
 window, set on the receiver (--vrp-loss), and vrp with 10 % carried by each WRITE
 (--vrp-wr loss=10 on A, the receiver at 0 %). Goodput counts the bytes delivered intact
@@ -102,7 +102,7 @@ def reproduce_vrp(prefix: str = "tb", quick: bool = False, out: str | None = Non
         return 0
     passed = sum(1 for r in claim if r["goodput_intact_gbps"] >= 0.12 and r["x_gbn"] >= 5
                  and r["within_allowed"])
-    print(f"issue 13's bar (vrp 10 %: >= 0.12 Gb/s intact, >= 5x gbn, residual <= 10 %): "
+    print(f"the VRP bar (vrp 10 %: >= 0.12 Gb/s intact, >= 5x gbn, residual <= 10 %): "
           f"{passed}/{len(claim)} rounds")
     doc = report.write_doc(os.path.join(out, "vrp.json"), cfg, rows)
     rows = [r for r in rows if r["case"] != "gbone" and not r["case"].startswith("vrp-wr")]

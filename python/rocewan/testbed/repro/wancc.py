@@ -1,4 +1,4 @@
-"""Congestion control on a long path (issue 14, docs/cc.md): the four algorithms through
+"""Congestion control on a long path (docs/cc.md): the four algorithms through
 the lossy-emu's RED/ECN bottleneck (200 Mb/s, 2 MB queue, Kmin 100 KB, Kmax 400 KB,
 Pmax 0.1, the RED settings of DCQCN-p (Wang et al., J. HFUT 2025) §3.1) at 20 and 40 ms
 of RTT, DCQCN with its datacenter defaults and with profile=wan, 64 KiB WRITEs, no
