@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file rnic_flows.h
- * The flow workload (testbed issue): a sequence of flows, each one RDMA WRITE
+ * The flow workload (the testbed's flow experiments): a sequence of flows, each one RDMA WRITE
  * of a size drawn from a CDF (or -s bytes), started either one after another
  * (load 0: the next flow starts when the previous one completed) or at Poisson
  * arrivals for a target load of the link rate. Each flow's completion time

@@ -9,7 +9,7 @@ copies and retransmissions alike (before the emulator drops any); for every PSN
 seen twice, delay = second copy - first copy. RTT is the run's own write_lat
 figure (typical latency x 2, perftest's one-way convention undone).
 
-The issue's target: delay / RTT within 1.0 .. 1.5, at 2 ms and at 40 ms RTT.
+The target: delay / RTT within 1.0 .. 1.5, at 2 ms and at 40 ms RTT.
 Cases (ROUNDS rounds each, interleaved, a new emulator seed each round):
   2ms / 40ms adaptive default (--rto-min 500us + the learned stall allowance,
        --rto-stall-memory 2s)

@@ -27,7 +27,7 @@ write_bw (MTU 4096, unpaced, pinned) of the same round and at least 3 Gb/s; and 
 against the paced baseline, the rnic<->rnic figure the chain can be compared with (an unpaced
 rnic<->rnic reaches 20-80 Gb/s on a quiet host, which a 9.8 Gb/s pacer never can). Measured
 beside them: the uncapped chain (5.) against the unpaced rnic<->rnic of the same round, the
-emulator hop's cost in the issue's terms without the 10 Gb/s cap of the config.
+emulator hop's cost in the bar's terms without the 10 Gb/s cap of the config.
 
   bench/testbed/memif.py [BUILD_DIR]   (root; BENCH_ROUNDS=N, default 10; DUR=seconds, 3)
 """

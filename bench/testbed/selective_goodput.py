@@ -82,7 +82,7 @@ def main():
                 c.add(f"{m}: goodput / the same with --rto fixed", ">= 0.90", fx, fx >= 0.90)
             c.add(f"{m}: spurious expiries, adaptive (rto_spurious, reported)", "none (reported)",
                   spur[m], True)
-        c.add("gbn: goodput / lossless (reference, issue: 0.048 / 0.162 = 0.30)", "none (reported)",
+        c.add("gbn: goodput / lossless (reference, expected: 0.048 / 0.162 = 0.30)", "none (reported)",
               g["gbn"] / g["lossless"] if g["lossless"] > 0 else float("nan"), True)
     c.report()
 

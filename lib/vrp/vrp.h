@@ -89,7 +89,7 @@ enum vrp_arrival {
 /** Called once per missing packet, in order, as the history window moves over it. */
 typedef void (*vrp_gap_fn)(void *ctx, uint32_t idx, enum vrp_decision d, enum vrp_nack_reason r);
 
-/** Counters of one message (the counters, per message). */
+/** Counters of one message. */
 struct vrp_rx_stats {
 	uint64_t tolerated;	  /**< losses tolerated (packets) */
 	uint64_t tolerated_bytes; /**< bytes of tolerated losses still missing (zero-filled) */

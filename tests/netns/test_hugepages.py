@@ -187,7 +187,7 @@ def send_and_collect(ports, run, n, t=5.0):
 
 
 def test_lossy_emu_on_hugepages(topo, tmp_path):
-    """The issue's command: -l 0-1 --in-memory, no -m, --both "delay 1ms"."""
+    """lossy-emu on hugepages: -l 0-1 --in-memory, no -m, --both "delay 1ms"."""
     if not os.path.exists(LEMU):
         pytest.fail(f"{LEMU} is not built")
     need_hugepages(64)

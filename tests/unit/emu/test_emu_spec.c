@@ -152,7 +152,7 @@ test_errors(void)
 	const int U = -EMU_E_UNKNOWN_KEYWORD, M = -EMU_E_MISSING_ARG, R = -EMU_E_RANGE,
 		  C = -EMU_E_CONFLICT;
 
-	/* the brief's two examples, verbatim */
+	/* two error messages, verbatim */
 	expect("loss gemodel 120%", R, "loss gemodel: \"120%\" is not a probability (0%..100%)",
 	       NULL);
 	CHECK_EQ(strcmp(msg, "loss gemodel: \"120%\" is not a probability (0%..100%)"), 0);
