@@ -1,4 +1,4 @@
-"""testbed reproduce lowar-memif --quick (docs/results.md): the plumbing of the
+"""testbed reproduce lowar-memif --quick (docs/reproductions.md): the plumbing of the
 80 ms LoWAR sweep over memif links (rnic A -> lossy-emu -> rnic B over net_memif), one
 round of three points (gbn lossless, gbn and fec+gbn xor:32,4 at random 0.01 % a->b).
 

@@ -80,7 +80,7 @@ def check_row(row, cfg_name):
         assert row["emu_a2b_drop_loss"] == 0, row
         # a lossless WAN: a PSN gap at B needs a frame dropped on the way, and every place
         # that can drop one counts it: the boxes (the relay chain, six processes on two
-        # cores, overflows even relay B's 1.1 BDP when a stall outlasts it, docs/results.md)
+        # cores, overflows even relay B's 1.1 BDP when a stall outlasts it, docs/reproductions.md)
         # and B's own RX ring (the PMD's imissed). A retransmission without a gap is a
         # counted timeout (check_retransmits_explained). Whether the chain drops nothing
         # is a timing claim: bench/testbed/swing_bracket.py.

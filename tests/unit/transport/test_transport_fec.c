@@ -392,7 +392,7 @@ t_receiver_stall(void)
 
 /*
  * The sender stalls (A's poll loop descheduled 15-34 ms on the loaded 2-core
- * host, docs/results.md lowar-memif) in the middle of a block with a hole
+ * host, docs/reproductions.md lowar-memif) in the middle of a block with a hole
  * open: B sees silence, and the block's repair leaves only when A wakes.
  * xor:8,2: PSN0+3 is lost, block 1 (PSN0+1, +3, .., +15) has its repair after
  * PSN0+15. B holds PSN0+4, +5; A sends nothing for @p stall_ns. Before it,

@@ -33,7 +33,7 @@ def reproduce_gbn_model(prefix: str = "tb", quick: bool = False, out: str | None
     cfg["link"]["rate"] = "1gbit"
     cfg["workload"].update(kind="bulk", size="1M", duration=2 if quick else 4)
     cfg["rnic"]["loss_window"] = False  # the formula models plain Go-Back-N
-    # the tolerance in docs/results.md was measured with the IBTA timer (-u 14, 67 ms);
+    # the tolerance in docs/reproductions.md was measured with the IBTA timer (-u 14, 67 ms);
     # the formula has no timer term; each lossy point also runs with --rto adaptive (the
     # rnic's default), reported in columns of its own
     cfg["rnic"]["rto"] = "fixed"
