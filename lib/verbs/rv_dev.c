@@ -311,6 +311,13 @@ write_json(void)
 	RNIC_PORT_COUNTERS(RV_CNT_JSON)
 #undef RV_CNT_JSON
 	rw_obj_end(&w);
+	rw_obj_begin(&w, "verbs_calls");
+	rw_uint(&w, "post_send", rv.calls_post_send);
+	rw_uint(&w, "wr_complete", rv.calls_wr_complete);
+	rw_uint(&w, "post_recv", rv.calls_post_recv);
+	rw_uint(&w, "poll_cq", rv.calls_poll_cq);
+	rw_uint(&w, "cq_events", rv.calls_cq_events);
+	rw_obj_end(&w);
 	rw_obj_begin(&w, "progress");
 	rw_uint(&w, "polls_with_work", rv.progress_polls);
 	rw_uint(&w, "idle_sleeps", rv.progress_sleeps);

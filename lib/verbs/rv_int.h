@@ -34,8 +34,14 @@ struct rv_dev {
 	volatile uint64_t app_poll_ns; /**< last time an application call advanced the engine */
 	uint64_t progress_polls;       /**< the progress thread's polls that moved frames */
 	uint64_t progress_sleeps;      /**< its idle sleeps */
-	uint64_t guid;		       /**< node GUID (EUI-64 from the port MAC) */
-	char json[300];		       /**< --json FILE with %p expanded ("" none) */
+	/* which entry points the program used (--json "verbs_calls"), counted under the lock */
+	uint64_t calls_post_send;   /**< ibv_post_send (context ops) */
+	uint64_t calls_wr_complete; /**< ibv_wr_complete (struct ibv_qp_ex) */
+	uint64_t calls_post_recv;
+	uint64_t calls_poll_cq;
+	uint64_t calls_cq_events; /**< completion events written to a channel */
+	uint64_t guid;		  /**< node GUID (EUI-64 from the port MAC) */
+	char json[300];		  /**< --json FILE with %p expanded ("" none) */
 };
 
 extern struct rv_dev rv;

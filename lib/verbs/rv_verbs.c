@@ -862,6 +862,7 @@ rv_cq_event(void *ctx, struct roce_cq *r)
 			struct ibv_cq *p = &c->cq;
 
 			/* one event per arming: the pipe never fills in practice */
+			rv.calls_cq_events++;
 			if (write(ch->wfd, &p, sizeof(p)) != (ssize_t)sizeof(p))
 				fprintf(stderr, "rnic0: completion event lost\n");
 			return;
@@ -978,6 +979,7 @@ rv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 	struct rv_cq *q = (struct rv_cq *)cq;
 
 	rv_lock();
+	rv.calls_poll_cq++;
 	int got = roce_poll_cq(q->r, n, wc);
 
 	if (got == 0) { /* nothing yet: advance the engine (RX, timers, TX) and look again */
@@ -1458,6 +1460,7 @@ rv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad
 	struct rv_qp *q = (struct rv_qp *)qp;
 
 	rv_lock();
+	rv.calls_post_send++;
 	int rc = post_send_locked(q, wr, bad);
 	rv_unlock();
 	return rc;
@@ -1473,6 +1476,7 @@ rv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad
 		return EINVAL; /* its receives come from the SRQ */
 	}
 	rv_lock();
+	rv.calls_post_recv++;
 	int rc = roce_post_recv(q->r, wr, bad);
 	rv_unlock();
 	return neg(rc);
@@ -1734,6 +1738,7 @@ wr_complete(struct ibv_qp_ex *qx)
 			q->wrs[i].wr.next = i + 1 < q->nwr ? &q->wrs[i + 1].wr : NULL;
 		}
 		rv_lock();
+		rv.calls_wr_complete++;
 		rc = post_send_locked(q, &q->wrs[0].wr, &bad);
 		rv_unlock();
 	}
