@@ -247,7 +247,6 @@ static int rv_query_device_ex(struct ibv_context *c, const struct ibv_query_devi
 			      struct ibv_device_attr_ex *a, size_t len);
 static struct ibv_qp *rv_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *ia);
 static int rv_modify_qp_rate_limit(struct ibv_qp *qp, struct ibv_qp_rate_limit_attr *a);
-static struct ibv_mw *rv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type t);
 
 RV_EXPORT struct ibv_context *
 ibv_open_device(struct ibv_device *d)
@@ -285,7 +284,7 @@ ibv_open_device(struct ibv_device *d)
 	c->ops.post_send = rv_post_send;
 	c->ops.post_recv = rv_post_recv;
 	c->ops.post_srq_recv = rv_post_srq_recv;
-	c->ops.alloc_mw = rv_alloc_mw;
+	/* ops.alloc_mw / bind_mw stay NULL: ibv_alloc_mw answers EOPNOTSUPP itself */
 	x->vc.sz = sizeof(x->vc);
 	x->vc.query_port = rv_query_port;
 	x->vc.query_device_ex = rv_query_device_ex;
@@ -703,15 +702,6 @@ ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t
 		REAL(ibv_rereg_mr, "IBVERBS_1.1", mr, flags, pd, addr, len, access);
 	}
 	return EOPNOTSUPP;
-}
-
-static struct ibv_mw *
-rv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type t)
-{
-	(void)pd;
-	(void)t;
-	errno = EOPNOTSUPP; /* no memory windows */
-	return NULL;
 }
 
 RV_EXPORT struct ibv_ah *

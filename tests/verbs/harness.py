@@ -63,9 +63,11 @@ class Pair:
         return f"\nserver:\n{self.out[0]}\nclient:\n{self.out[1]}"
 
 
-def run_pair(vp, tmp_path, srv_cmd, cli_cmd, dev_opts=(), port=18515, timeout=90):
+def run_pair(vp, tmp_path, srv_cmd, cli_cmd, dev_opts=(), port=18515, timeout=90,
+             client_cmd=None, cli_args=()):
     """Server program in ns[1], client in ns[0] (connecting to the server's kernel IP, which
-    the program's own TCP exchange uses). Returns a Pair; /proc/PID/exe of each side is read
+    the program's own TCP exchange uses: appended to @cli_cmd, or put between @client_cmd
+    and @cli_args). Returns a Pair; /proc/PID/exe of each side is read
     while it runs (ip netns exec and rnic-exec exec, so the PID is the program's)."""
     js = [tmp_path / "server.json", tmp_path / "client.json"]
     sargv, _ = exec_argv(vp, 1, dev_opts, srv_cmd, js[0])
@@ -79,7 +81,9 @@ def run_pair(vp, tmp_path, srv_cmd, cli_cmd, dev_opts=(), port=18515, timeout=90
         pass
     cout, crc = "server never listened", -1
     if listening:
-        cargv, _ = exec_argv(vp, 0, dev_opts, list(cli_cmd) + [vp.kip[1]], js[1])
+        cmd = (list(cli_cmd) + [vp.kip[1]] if client_cmd is None
+               else list(client_cmd) + [vp.kip[1]] + list(cli_args))
+        cargv, _ = exec_argv(vp, 0, dev_opts, cmd, js[1])
         cli = subprocess.Popen(cargv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
         time.sleep(0.05)
