@@ -145,6 +145,24 @@ ours_ctx(const struct ibv_context *c)
 
 #define CTX(c) ((struct rv_ctx *)(void *)verbs_get_ctx((struct ibv_context *)(c)))
 
+/* In a child of fork() the device stayed in the parent (rv_dev.c): every verb on it fails. */
+static bool
+forked(void)
+{
+	static bool said;
+
+	if (!rv.forked)
+		return false;
+	if (!said) {
+		said = true;
+		fprintf(
+		    stderr, "rnic0: %s\n",
+		    "this process is a child of fork(); rnic0 stays in its parent (docs/verbs.md)");
+	}
+	errno = ENODEV;
+	return true;
+}
+
 static int
 neg(int rc)
 {
@@ -575,6 +593,8 @@ ibv_alloc_pd(struct ibv_context *c)
 	if (!ours_ctx(c)) {
 		REAL(ibv_alloc_pd, "IBVERBS_1.1", c);
 	}
+	if (forked())
+		return NULL;
 	struct rv_pd *p = calloc(1, sizeof(*p));
 
 	if (!p) {
@@ -614,6 +634,8 @@ ibv_dealloc_pd(struct ibv_pd *pd)
 static struct ibv_mr *
 reg_mr(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova, unsigned int access)
 {
+	if (forked())
+		return NULL;
 	struct rv_pd *p = (struct rv_pd *)pd;
 
 	if (iova != (uintptr_t)addr) { /* the engine's remote address is the local one */
@@ -710,6 +732,8 @@ ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	if (!ours_ctx(pd->context)) {
 		REAL(ibv_create_ah, "IBVERBS_1.1", pd, attr);
 	}
+	if (forked())
+		return NULL;
 	struct rv_pd *p = (struct rv_pd *)pd;
 	uint8_t mac[6];
 
@@ -866,6 +890,8 @@ ibv_create_cq(struct ibv_context *c, int cqe, void *cq_context, struct ibv_comp_
 	if (!ours_ctx(c)) {
 		REAL(ibv_create_cq, "IBVERBS_1.1", c, cqe, cq_context, chan, vector);
 	}
+	if (forked())
+		return NULL;
 	if (cqe < 1 || vector != 0 || (chan && chan->context != c)) {
 		errno = EINVAL;
 		return NULL;
@@ -966,6 +992,8 @@ ibv_ack_cq_events(struct ibv_cq *cq, unsigned int n)
 static int
 rv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
+	if (forked())
+		return -1;
 	struct rv_cq *q = (struct rv_cq *)cq;
 
 	rv_lock();
@@ -1185,6 +1213,8 @@ static void wr_ops_init(struct ibv_qp_ex *qx);
 static struct ibv_qp *
 create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia_in, uint64_t send_ops)
 {
+	if (forked())
+		return NULL;
 	struct rv_pd *p = (struct rv_pd *)pd;
 	struct ibv_qp_init_attr ia = *ia_in;
 	struct rv_srq *srq = (struct rv_srq *)ia.srq;
@@ -1323,6 +1353,8 @@ ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	if (!ours_ctx(qp->context)) {
 		REAL(ibv_modify_qp, "IBVERBS_1.1", qp, a, mask);
 	}
+	if (forked())
+		return ENODEV;
 	struct rv_qp *q = (struct rv_qp *)qp;
 	uint8_t mac[6];
 	bool have_mac = false;
@@ -1447,6 +1479,8 @@ post_send_locked(struct rv_qp *q, struct ibv_send_wr *wr, struct ibv_send_wr **b
 static int
 rv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
+	if (forked())
+		return ENODEV;
 	struct rv_qp *q = (struct rv_qp *)qp;
 
 	rv_lock();
@@ -1459,6 +1493,8 @@ rv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad
 static int
 rv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
+	if (forked())
+		return ENODEV;
 	struct rv_qp *q = (struct rv_qp *)qp;
 
 	if (q->srq) {
@@ -1718,6 +1754,8 @@ wr_set_inline_data(struct ibv_qp_ex *qx, void *addr, size_t len)
 static int
 wr_complete(struct ibv_qp_ex *qx)
 {
+	if (forked())
+		return ENODEV;
 	struct rv_qp *q = QOF(qx);
 	struct ibv_send_wr *bad;
 	int rc = q->wr_err;

@@ -3,13 +3,14 @@ interposer (rnic-exec, docs/verbs.md): port ACTIVE, the MTU, GID 0 = ::ffff:IP a
 the launcher's option handling; the device's --json and no EAL file left behind."""
 import json
 import os
+import signal
 import subprocess
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "verbs"))
-from harness import RNIC_EXEC, VERBS_LIB, exec_argv  # noqa: E402
+from harness import RNIC_EXEC, VERBS_LIB, exec_argv, wait_listen  # noqa: E402
 
 
 def run(vp, dev_opts, cmd, js=None):
@@ -80,3 +81,25 @@ def test_unconfigured_open_fails_cleanly():
                        timeout=30)
     assert r.returncode != 0
     assert "rnic0: --ip A.B.C.D/N is required" in r.stderr, r.stderr
+
+
+def test_sigterm_cleans_up(veth_pair, tmp_path):
+    """A program stopped by SIGTERM with its resources still open (ibv_rc_pingpong waiting
+    for its client) dies by the signal, and the library first wrote --json, stopped the
+    port and removed EAL's runtime directory, which existed while it ran."""
+    js = tmp_path / "term.json"
+    argv, prefix = exec_argv(veth_pair, 1, [], ["ibv_rc_pingpong", "-d", "rnic0", "-g", "0"], js)
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    try:
+        assert wait_listen(veth_pair.ns[1], 18515, p), p.communicate()[0]
+        assert os.path.isdir(f"/var/run/dpdk/{prefix}")  # the control: EAL's files exist
+        p.send_signal(signal.SIGTERM)
+        out, _ = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == -signal.SIGTERM, (p.returncode, out)
+    assert not os.path.exists(f"/var/run/dpdk/{prefix}")
+    d = json.load(open(js))
+    assert d["results"]["device_counters"]["tx_req_packets"] == 0

@@ -37,6 +37,17 @@ def test_affinity_unchanged(veth_pair):
     assert "cpus 1" in r.stdout, r.stdout
 
 
+def test_fork_child_gets_enodev(veth_pair):
+    """The device stays in the process that opened it: in a child of fork() opening rnic0,
+    a PD or a CQ fails with ENODEV (and one line), and the parent's device still works."""
+    argv, _ = exec_argv(veth_pair, 0, [], [SELFTEST, "fork"])
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=60, start_new_session=True)
+    ok, bad = checks(r.stdout)
+    assert r.returncode == 0 and not bad, r.stdout + r.stderr
+    assert ok == {"fork_child_enodev", "fork_parent_works"}, r.stdout
+    assert "a child of fork()" in r.stderr, r.stderr
+
+
 BAD_INPUT = ["reset_to_rts", "reset_to_rtr", "state_still_reset", "post_send_reset",
              "post_recv_reset", "reset_to_init", "rtr_missing_attrs", "recv_too_many_sge",
              "recv_negative_sge", "recv_sge_past_mr", "recv_wrong_lkey", "destroy_cq_in_use",

@@ -8,6 +8,8 @@
  *                                      opening rnic0 (EAL runs on a thread of its own)
  *   rv_selftest badinput PEER_IP       bad work requests and transitions: errno or
  *                                      completion status, never a crash (one line each)
+ *   rv_selftest fork                   a child of fork() gets ENODEV from rnic0, the
+ *                                      parent's device keeps working
  *   rv_selftest threads-server PORT N  receive N SENDs, check each byte
  *   rv_selftest threads-client IP PORT N
  *                                      post N SENDs from one thread while another polls
@@ -30,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MSG 256
@@ -86,6 +89,44 @@ do_affinity(void)
 	      "the caller's CPU set changed from %d to %d CPUs", CPU_COUNT(&before),
 	      CPU_COUNT(&after));
 	printf("cpus %d\n", CPU_COUNT(&after));
+	ibv_dealloc_pd(pd);
+	ibv_close_device(c);
+	return failures;
+}
+
+/* ---- fork ---- */
+
+static int
+do_fork(void)
+{
+	struct ibv_context *c = open_rnic0();
+	struct ibv_pd *pd = ibv_alloc_pd(c);
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int n, bad = 0;
+		struct ibv_device **l = ibv_get_device_list(&n);
+
+		for (int i = 0; l && i < n; i++)
+			if (strcmp(ibv_get_device_name(l[i]), "rnic0") == 0) {
+				errno = 0;
+				bad += ibv_open_device(l[i]) != NULL || errno != ENODEV;
+			}
+		errno = 0;
+		bad += ibv_alloc_pd(c) != NULL || errno != ENODEV;
+		errno = 0;
+		bad += ibv_create_cq(c, 4, NULL, NULL, 0) != NULL || errno != ENODEV;
+		_exit(bad ? 1 : 0);
+	}
+	int st = -1;
+
+	waitpid(pid, &st, 0);
+	CHECK("fork_child_enodev", WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status 0x%x", st);
+	struct ibv_cq *cq = ibv_create_cq(c, 4, NULL, NULL, 0);
+
+	CHECK("fork_parent_works", pd && cq, "errno %d", errno);
+	if (cq)
+		ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(c);
 	return failures;
@@ -509,13 +550,16 @@ main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "affinity") == 0)
 		return do_affinity();
+	if (argc >= 2 && strcmp(argv[1], "fork") == 0)
+		return do_fork();
 	if (argc >= 3 && strcmp(argv[1], "badinput") == 0)
 		return do_badinput(argv[2]);
 	if (argc >= 4 && strcmp(argv[1], "threads-server") == 0)
 		return do_threads(NULL, atoi(argv[2]), atoi(argv[3]));
 	if (argc >= 5 && strcmp(argv[1], "threads-client") == 0)
 		return do_threads(argv[2], atoi(argv[3]), atoi(argv[4]));
-	fprintf(stderr, "usage: rv_selftest affinity | badinput PEER_IP | threads-server PORT N | "
-			"threads-client IP PORT N\n");
+	fprintf(stderr,
+		"usage: rv_selftest affinity | fork | badinput PEER_IP | threads-server PORT N | "
+		"threads-client IP PORT N\n");
 	return argc >= 2 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
 }
