@@ -780,7 +780,7 @@ ibv_destroy_ah(struct ibv_ah *ah)
 	return 0;
 }
 
-/* IBTA 11.4.8 / ibv_init_ah_from_wc(3): the reply's address from a UD receive and its GRH */
+/* ibv_init_ah_from_wc(3): the reply's address from a UD receive and its GRH */
 RV_EXPORT int
 ibv_init_ah_from_wc(struct ibv_context *c, uint8_t port, struct ibv_wc *wc, struct ibv_grh *grh,
 		    struct ibv_ah_attr *attr)

@@ -1,7 +1,7 @@
 """Loss recovery through unmodified perftest: rnic-exec A -> lossy-emu -> rnic-exec B (the
 testbed topology), every 50th request packet dropped (SPEC drop-nth 50), ib_write_bw on
 rnic0 at both ends with the same --recovery (no capability exchange: docs/verbs.md). The
-requested mode's own signals show it ran: Go-Back-N NAKs (IBTA 9.7.5.2.4), Go-Back-ONE
+requested mode's own signals show it ran: Go-Back-N sequence NAKs, Go-Back-ONE
 RACKs, IRN SACKs; every request packet was first sent once and every drop repaired. Under
 VRP (ib_write_bw does not check its data) the receiver tolerates up to --vrp-loss and
 zero-fills instead of having the packet resent."""

@@ -184,7 +184,7 @@ do_badinput(const char *peer)
 		printf("FAIL setup: %s\n", strerror(errno));
 		return 1;
 	}
-	/* the IBTA state machine (IBTA 10.3.1, ibv_modify_qp(3)): RESET -> RTS is no transition */
+	/* the IBTA QP state machine as ibv_modify_qp(3) lists it: RESET -> RTS is no transition */
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
