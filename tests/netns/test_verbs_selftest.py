@@ -72,15 +72,20 @@ def test_bad_input(veth_pair, tmp_path):
 
 def test_threads_post_and_poll(veth_pair, tmp_path):
     """The client posts 3000 SENDs from one thread while a second polls their completions
-    (in order, all successful); the server checks every byte of every message."""
+    (in order, all successful); the server checks every byte of every message. Then one
+    RDMA WRITE with an rkey the server never gave: NAK remote access error, the WR
+    completes with IBV_WC_REM_ACCESS_ERR and both QPs are in the error state."""
     n = 3000
     srv = [SELFTEST, "threads-server", "18600", str(n)]
     cli = [SELFTEST, "threads-client"]
     r = run_pair(veth_pair, tmp_path, srv, None, port=18600, cli_args=["18600", str(n)],
                  client_cmd=cli)
     for side, names in ((0, {"server_received", "server_in_order", "server_bytes"}),
-                        (1, {"client_completed", "client_in_order", "server_count"})):
+                        (1, {"client_completed", "client_in_order", "server_count",
+                             "wrong_rkey_rem_access_err", "wrong_rkey_qp_error"})):
         ok, bad = checks(r.out[side])
         assert not bad and names <= ok, r.both()
     assert r.rcs == [0, 0], r.both()
-    assert r.dev(1)["send_completions"] == n and r.dev(0)["recv_completions"] == n
+    cli, srv = r.dev(1), r.dev(0)
+    assert cli["tx_req_packets"] == n + 1 and srv["recv_completions"] == n, (cli, srv)
+    assert srv["tx_nak_rem_access"] == 1 and cli["rx_nak_rem_access"] == 1, (cli, srv)

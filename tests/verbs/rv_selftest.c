@@ -444,7 +444,11 @@ do_threads(const char *ip, int port, int n)
 	uint8_t *buf = calloc(1, len);
 	struct ibv_mr *mr = ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
 	struct ibv_qp *qp = make_qp(pd, cq, IBV_QPT_RC, ip ? 64 : (uint32_t)n);
-	struct peer me = {.qpn = qp ? qp->qp_num : 0, .psn = ip ? 0x1234 : 0x4321}, them;
+	struct peer me = {.qpn = qp ? qp->qp_num : 0,
+			  .psn = ip ? 0x1234 : 0x4321,
+			  .rkey = mr ? mr->rkey : 0,
+			  .addr = (uintptr_t)buf},
+		    them;
 
 	if (!pd || !cq || !buf || !mr || !qp || to_init(qp, false)) {
 		printf("FAIL setup: %s\n", strerror(errno));
@@ -498,6 +502,9 @@ do_threads(const char *ip, int port, int n)
 		CHECK("server_bytes", bad_data == 0, "%d messages differ", bad_data);
 		if (write(fd, &got, sizeof(got)) != (ssize_t)sizeof(got))
 			return 1;
+		/* the client's RDMA WRITE with a wrong rkey arrives while this side waits */
+		if (read(fd, &go, 1) != 1)
+			return 1;
 	} else {
 		struct tctx t = {.qp = qp, .cq = cq, .mr = mr, .buf = buf, .n = n, .depth = 64};
 		pthread_t th;
@@ -534,6 +541,40 @@ do_threads(const char *ip, int port, int n)
 		      t.completed, t.errors);
 		CHECK("client_in_order", t.order_errors == 0, "%d out of order", t.order_errors);
 		CHECK("server_count", srv == n, "server got %d", srv);
+		/* an RDMA WRITE with an rkey the peer never gave: NAK remote access error
+		 * (IBV_WC_REM_ACCESS_ERR), and the QP goes to the error state */
+		struct ibv_sge s1 = {.addr = (uintptr_t)buf, .length = 64, .lkey = mr->lkey};
+		struct ibv_send_wr w1 = {.wr_id = 999999,
+					 .sg_list = &s1,
+					 .num_sge = 1,
+					 .opcode = IBV_WR_RDMA_WRITE,
+					 .send_flags = IBV_SEND_SIGNALED},
+				   *bad1;
+		struct ibv_wc wc1;
+		int got1 = 0;
+
+		w1.wr.rdma.rkey = them.rkey ^ 0x00abcd00;
+		w1.wr.rdma.remote_addr = them.addr;
+		int prc = ibv_post_send(qp, &w1, &bad1);
+
+		for (int tries = 0; prc == 0 && tries < 20000 && got1 == 0; tries++) {
+			got1 = ibv_poll_cq(cq, 1, &wc1);
+			if (got1 == 0)
+				usleep(1000);
+		}
+		CHECK("wrong_rkey_rem_access_err",
+		      prc == 0 && got1 == 1 && wc1.wr_id == 999999 &&
+			  wc1.status == IBV_WC_REM_ACCESS_ERR,
+		      "post %d got %d status %s", prc, got1,
+		      got1 == 1 ? ibv_wc_status_str(wc1.status) : "-");
+		struct ibv_qp_attr qa;
+		struct ibv_qp_init_attr qia;
+
+		CHECK("wrong_rkey_qp_error",
+		      ibv_query_qp(qp, &qa, IBV_QP_STATE, &qia) == 0 && qa.qp_state == IBV_QPS_ERR,
+		      "state %d", qa.qp_state);
+		if (write(fd, &go, 1) != 1)
+			return 1;
 	}
 	close(fd);
 	ibv_destroy_qp(qp);
