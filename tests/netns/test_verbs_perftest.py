@@ -6,14 +6,18 @@ ACKNOWLEDGE. perftest 4.5 takes its ibv_wr_* post-send path only on the devices 
 by vendor_part_id (ConnectX-4 and later, EFA, HNS) and ibv_post_send on any other, so on
 rnic0 its default is --use_old_post_send (docs/verbs.md); verbs_calls shows the path
 taken. The ibv_wr_* path runs in test_verbs_pingpong.py (ibv_rc_pingpong --new_send)."""
+import json
 import os
+import shlex
+import subprocess
 import sys
 
 import pytest
-from conftest import check_read_responses
+from conftest import RNIC, check_read_responses, eal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "verbs"))
-from harness import RNIC_EXEC, check_ok, check_requests, pkts, run_pair  # noqa: E402
+from harness import (RNIC_EXEC, check_ok, check_requests, exec_argv, pkts,  # noqa: E402
+                     run_pair, wait_listen)
 
 MTU = 1024
 # perftest's default (ibv_post_send on rnic0), and the same asked for explicitly
@@ -102,3 +106,48 @@ def test_uc_ud(veth_pair, tmp_path, conn, tool, size):
     assert r.dev(0)["rx_req_packets"] == n and r.dev(1)["tx_retransmits"] == 0, r.dev(0)
     if tool == "ib_send_bw":
         assert r.dev(0)["recv_completions"] == iters, r.dev(0)
+
+
+@pytest.mark.parametrize("builtin_side", ["server", "client"])
+def test_against_builtin_rnic(veth_pair, tmp_path, builtin_side):
+    """The two front ends of the device layer on one wire: the rnic binary's built-in
+    write_bw against unmodified ib_write_bw on rnic-exec. To the rnic a perftest peer is a
+    standard one (no capability record), so both run Go-Back-N; counts exact."""
+    size, iters = 65536, 50
+    n = iters * pkts(size, MTU)
+    js = [tmp_path / "server.json", tmp_path / "client.json"]
+    tool = ["/usr/bin/ib_write_bw", "-d", "rnic0", "-x", "0", "-m", str(MTU), "-s", str(size),
+            "-n", str(iters)]
+
+    def builtin(side, server_ip=None):
+        return (["ip", "netns", "exec", veth_pair.ns[side], RNIC]
+                + shlex.split(eal(veth_pair.ifs[side], f"vbb{side}{os.getpid()}"))
+                + ["--", "--ip", f"{veth_pair.rip[side]}/24", "--json", str(js[1 - side]),
+                   "-s", str(size), "-n", str(iters), "-m", str(MTU), "write_bw"]
+                + ([server_ip] if server_ip else []))
+
+    if builtin_side == "server":
+        sargv = builtin(1)
+        cargv, _ = exec_argv(veth_pair, 0, [], tool + [veth_pair.kip[1]], js[1])
+    else:
+        sargv, _ = exec_argv(veth_pair, 1, [], tool, js[0])
+        cargv = builtin(0, veth_pair.kip[1])
+    srv = subprocess.Popen(sargv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           start_new_session=True)
+    try:
+        assert wait_listen(veth_pair.ns[1], 18515, srv), srv.communicate(timeout=10)[0]
+        cli = subprocess.run(cargv, capture_output=True, text=True, timeout=90,
+                             start_new_session=True)
+        sout, _ = srv.communicate(timeout=60)
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+    both = f"\nserver:\n{sout}\nclient:\n{cli.stdout}{cli.stderr}"
+    assert cli.returncode == 0 and srv.returncode == 0, both
+    docs = [json.load(open(j))["results"] for j in js]
+    for d in docs:
+        assert d["recovery_used"] == "gbn", d["recovery_used"]
+    srv_dev, cli_dev = (d["device_counters"] for d in docs)
+    assert cli_dev["tx_req_packets"] == n, cli_dev
+    retx = cli_dev["tx_retransmits"]
+    assert n <= srv_dev["rx_req_packets"] <= n + retx and (retx or srv_dev["rx_req_packets"] == n)
