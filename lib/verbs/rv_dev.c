@@ -276,6 +276,33 @@ dev_thread(void *arg)
 
 /* ---- the way out ---- */
 
+/*
+ * No capability exchange (docs/verbs.md): each side runs its own --recovery. A
+ * mismatch shows in what the peer's receiver sends back once a packet is lost:
+ * Go-Back-N answers a gap with a sequence-error NAK (IBTA's go-back), Go-Back-ONE
+ * with RACKs, IRN with SACKs. The answer that does not fit this side's mode names
+ * the peer's. NULL: no mismatch seen (also when nothing was lost).
+ */
+static const char *
+recovery_mismatch(const struct roce_stats *ds, char *buf, size_t len)
+{
+	const char *mine = rv.prm.recovery_base, *peer = NULL;
+
+	if (strcmp(mine, "gbn") != 0 && strcmp(mine, "vrp") != 0 && ds->v[ROCE_STAT_RX_NAK_SEQ])
+		peer = "gbn (sequence-error NAKs)";
+	else if (strcmp(mine, "gbone") != 0 && ds->v[ROCE_STAT_RX_RACKS])
+		peer = "gbone (RACKs)";
+	else if (strcmp(mine, "irn") != 0 && ds->v[ROCE_STAT_RX_SACKS])
+		peer = "irn (SACKs)";
+	if (!peer)
+		return NULL;
+	snprintf(buf, len,
+		 "--recovery %s here, but the peer's receiver answers as %s: give both sides the "
+		 "same --recovery",
+		 mine, peer);
+	return buf;
+}
+
 static void
 write_json(void)
 {
@@ -302,6 +329,9 @@ write_json(void)
 	rw_str(&w, "cc_used", rv.prm.cc);
 	rw_uint(&w, "pid", (uint64_t)getpid());
 	roce_dev_stats(rv.port.dev, &ds);
+	char why[256];
+
+	rw_str(&w, "recovery_mismatch", recovery_mismatch(&ds, why, sizeof(why)));
 	rw_obj_begin(&w, "device_counters");
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
 		rw_uint(&w, roce_stat_name((enum roce_stat)i), ds.v[i]);
@@ -342,6 +372,12 @@ dev_stop(void)
 	pthread_join(rv.thread, NULL);
 	rv_lock();
 	rnic_port_flush(&rv.port);
+	struct roce_stats ds;
+	char why[256];
+
+	roce_dev_stats(rv.port.dev, &ds);
+	if (recovery_mismatch(&ds, why, sizeof(why)))
+		fprintf(stderr, "rnic0: %s\n", why);
 	write_json();
 	rnic_trace_close();
 	dp_eal_cleanup();

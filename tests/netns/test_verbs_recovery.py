@@ -55,3 +55,27 @@ def test_write_bw_recovery_through_emu(tmp_path, mode, nak_key):
     assert cli["send_completions"] >= ITERS and cli["retry_exceeded"] == 0, cli
     if mode != "gbn":  # selective modes send no Go-Back-N sequence NAK
         assert srv["tx_nak_seq_err"] == 0, srv
+    for side in (0, 1):  # the same mode both sides: no mismatch named
+        assert r.docs[side]["results"]["recovery_mismatch"] is None, r.docs[side]["results"]
+
+
+@pytest.mark.parametrize("client,server,named", [("irn", "gbn", "gbn"), ("gbn", "irn", "irn"),
+                                                 ("gbone", "irn", "irn")])
+def test_recovery_mismatch_is_named(tmp_path, client, server, named):
+    """Without a capability exchange, two sides given different --recovery still finish
+    (every mode repairs by timeout at worst), and the requester names the peer's mode
+    from its receiver's answers to the drops (docs/verbs.md)."""
+    tool = "/usr/bin/ib_write_bw"
+    cmd = [tool, "-d", "rnic0", "-x", "0", "-m", str(MTU), "-s", str(SIZE), "-n", str(ITERS)]
+    with Topology(f"vb{uuid.uuid4().hex[:4]}", MTU) as topo:
+        emu = topo.start_emu(f"drop-nth {NTH}", "", 1, str(tmp_path / "emu.json"))
+        vp = SimpleNamespace(ns=[topo.ns["A"], topo.ns["B"]], ifs=[topo.ifs["A"], topo.ifs["B"]],
+                             rip=[topo.rip["A"], topo.rip["B"]], kip=[topo.kip["A"], topo.kip["B"]])
+        r = run_pair(vp, tmp_path, cmd, cmd, timeout=120,
+                     side_opts=(["--recovery", server], ["--recovery", client]))
+        topo.stop(emu)
+    check_ok(r, [tool, tool])
+    why = r.docs[1]["results"]["recovery_mismatch"]
+    assert why and f"--recovery {client} here" in why and f"answers as {named}" in why, why
+    assert f"rnic0: --recovery {client} here" in r.out[1], r.out[1]
+    assert r.dev(1)["tx_req_packets"] == ITERS * pkts(SIZE, MTU)

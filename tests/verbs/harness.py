@@ -64,13 +64,14 @@ class Pair:
 
 
 def run_pair(vp, tmp_path, srv_cmd, cli_cmd, dev_opts=(), port=18515, timeout=90,
-             client_cmd=None, cli_args=()):
+             client_cmd=None, cli_args=(), side_opts=((), ())):
     """Server program in ns[1], client in ns[0] (connecting to the server's kernel IP, which
     the program's own TCP exchange uses: appended to @cli_cmd, or put between @client_cmd
-    and @cli_args). Returns a Pair; /proc/PID/exe of each side is read
-    while it runs (ip netns exec and rnic-exec exec, so the PID is the program's)."""
+    and @cli_args); @side_opts: device options of [server, client] alone. Returns a Pair;
+    /proc/PID/exe of each side is read while it runs (ip netns exec and rnic-exec exec, so
+    the PID is the program's)."""
     js = [tmp_path / "server.json", tmp_path / "client.json"]
-    sargv, _ = exec_argv(vp, 1, dev_opts, srv_cmd, js[0])
+    sargv, _ = exec_argv(vp, 1, list(dev_opts) + list(side_opts[0]), srv_cmd, js[0])
     srv = subprocess.Popen(sargv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            start_new_session=True)
     exe = [None, None]
@@ -83,7 +84,7 @@ def run_pair(vp, tmp_path, srv_cmd, cli_cmd, dev_opts=(), port=18515, timeout=90
     if listening:
         cmd = (list(cli_cmd) + [vp.kip[1]] if client_cmd is None
                else list(client_cmd) + [vp.kip[1]] + list(cli_args))
-        cargv, _ = exec_argv(vp, 0, dev_opts, cmd, js[1])
+        cargv, _ = exec_argv(vp, 0, list(dev_opts) + list(side_opts[1]), cmd, js[1])
         cli = subprocess.Popen(cargv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
         time.sleep(0.05)
