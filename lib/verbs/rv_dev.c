@@ -360,21 +360,14 @@ write_json(void)
 		fprintf(stderr, "rnic0: --json %s: write failed\n", rv.json);
 }
 
+/* the device's way out, under the lock: --json, the trace, EAL, its runtime directory */
 static void
-dev_stop(void)
+dev_release_locked(void)
 {
-	static bool stopped;
-
-	if (!rv.up || rv.forked || stopped)
-		return;
-	stopped = true;
-	rv.stop = true;
-	pthread_join(rv.thread, NULL);
-	rv_lock();
-	rnic_port_flush(&rv.port);
 	struct roce_stats ds;
 	char why[256];
 
+	rnic_port_flush(&rv.port);
 	roce_dev_stats(rv.port.dev, &ds);
 	if (recovery_mismatch(&ds, why, sizeof(why)))
 		fprintf(stderr, "rnic0: %s\n", why);
@@ -385,13 +378,46 @@ dev_stop(void)
 	if (runtime_dir[0])
 		rmdir(runtime_dir);
 	rv.up = false;
+}
+
+static volatile bool stopped;
+
+/* exit(): the progress thread joins, then the device is released */
+static void
+dev_stop(void)
+{
+	if (!rv.up || rv.forked || stopped)
+		return;
+	stopped = true;
+	rv.stop = true;
+	pthread_join(rv.thread, NULL);
+	rv_lock();
+	dev_release_locked();
 	rv_unlock();
 }
 
+/*
+ * SIGINT / SIGTERM with the default action: the signal may have interrupted a
+ * verb of this very thread inside the lock, and the progress thread may wait
+ * for that lock, so no join: the lock is taken (or found held by this thread,
+ * whose verb never resumes), the device released, and the default action
+ * ends the process with the progress thread still parked on the lock.
+ */
 static void
 on_signal(int sig)
 {
-	dev_stop();
+	if (rv.up && !rv.forked && !stopped) {
+		stopped = true;
+		rv.stop = true;
+		if (!pthread_equal(rv.owner, pthread_self())) {
+			struct timespec ts = {.tv_nsec = 1000000};
+
+			/* a verb of another thread ends within its step; 2 s at most */
+			for (int i = 0; i < 2000 && pthread_mutex_trylock(&rv.lock) != 0; i++)
+				nanosleep(&ts, NULL);
+		}
+		dev_release_locked();
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

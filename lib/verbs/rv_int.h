@@ -22,11 +22,12 @@
 /** The process's rnic0. Every engine call holds @c lock. */
 struct rv_dev {
 	pthread_mutex_t lock;
-	bool configured; /**< the environment parsed (rv_dev_config) */
-	bool up;	 /**< EAL, port and engine running */
-	bool forked;	 /**< this is a child of fork(): the device stayed in the parent */
-	int start_err;	 /**< errno of a failed start (0: not tried or fine) */
-	char err[512];	 /**< why the configuration or the start failed */
+	volatile pthread_t owner; /**< the thread holding @c lock (0: none): signal handling */
+	bool configured;	  /**< the environment parsed (rv_dev_config) */
+	bool up;		  /**< EAL, port and engine running */
+	bool forked;		  /**< this is a child of fork(): the device stayed in the parent */
+	int start_err;		  /**< errno of a failed start (0: not tried or fine) */
+	char err[512];		  /**< why the configuration or the start failed */
 	struct rnic_params prm;
 	struct rnic_port port;
 	pthread_t thread;	       /**< EAL's main lcore, then the progress loop */
@@ -63,11 +64,13 @@ static inline void
 rv_lock(void)
 {
 	pthread_mutex_lock(&rv.lock);
+	rv.owner = pthread_self();
 }
 
 static inline void
 rv_unlock(void)
 {
+	rv.owner = 0;
 	pthread_mutex_unlock(&rv.lock);
 }
 
