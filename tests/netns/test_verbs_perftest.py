@@ -151,3 +151,21 @@ def test_against_builtin_rnic(veth_pair, tmp_path, builtin_side):
     assert cli_dev["tx_req_packets"] == n, cli_dev
     retx = cli_dev["tx_retransmits"]
     assert n <= srv_dev["rx_req_packets"] <= n + retx and (retx or srv_dev["rx_req_packets"] == n)
+
+
+@pytest.mark.parametrize("tool,args", [("ib_send_bw", ["-e"]), ("ib_send_lat", ["-e"]),
+                                       ("ib_write_lat", ["-I", "64"]), ("ib_send_bw", ["-b"])])
+def test_events_inline_bidir(veth_pair, tmp_path, tool, args):
+    """perftest's -e (sleep in ibv_get_cq_event on a completion channel), -I (inline data)
+    and -b (both sides request at once)."""
+    iters = 100
+    size = 2 if "lat" in tool else 4096
+    r = perftest(veth_pair, tmp_path, tool, ["-s", str(size), "-n", str(iters)] + args)
+    n = iters * pkts(size, MTU)
+    both = "lat" in tool or "-b" in args
+    for side in ((0, 1) if both else (1,)):
+        check_requests(r, side, n)
+    if tool == "ib_send_bw":
+        assert r.dev(0)["recv_completions"] == iters, r.dev(0)
+    if "-e" in args:  # the receiver slept on its channel and was woken for its completions
+        assert r.docs[0]["results"]["verbs_calls"]["cq_events"] >= 1, r.docs[0]["results"]
