@@ -169,3 +169,18 @@ def test_events_inline_bidir(veth_pair, tmp_path, tool, args):
         assert r.dev(0)["recv_completions"] == iters, r.dev(0)
     if "-e" in args:  # the receiver slept on its channel and was woken for its completions
         assert r.docs[0]["results"]["verbs_calls"]["cq_events"] >= 1, r.docs[0]["results"]
+
+
+@pytest.mark.parametrize("cc", ["timely", "none"])
+def test_cc_through_perftest(veth_pair, tmp_path, cc):
+    """--cc reaches the engine of an unmodified program's QPs: TIMELY (Mittal et al.,
+    SIGCOMM 2015) moves its rate on the RTT samples of every ACK; with none (the negative
+    control) nothing does."""
+    iters = 200
+    r = perftest(veth_pair, tmp_path, "ib_write_bw", ["-s", "65536", "-n", str(iters)],
+                 dev_opts=["--cc", cc])
+    cli = r.dev(1)
+    check_requests(r, 1, iters * pkts(65536, MTU))
+    assert r.docs[1]["results"]["cc_used"] == cc and cli["rtt_samples"] > 0, cli
+    moves = cli["cc_increases"] + cli["cc_decreases"]
+    assert (moves > 0) == (cc == "timely"), cli
