@@ -252,6 +252,12 @@ dev_thread(void *arg)
 			 rte_strerror(rte_errno));
 		rv.start_err = ENODEV;
 	} else if (rnic_setup_port(&rv.port, &rv.prm, &su, rv.err, sizeof(rv.err)) < 0) {
+		/* EAL ran: leave nothing of it behind (the program goes on without rnic0) */
+		char dir[sizeof(runtime_dir)];
+
+		snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+		dp_eal_cleanup();
+		rmdir(dir);
 		rv.start_err = ENODEV;
 	} else {
 		snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());

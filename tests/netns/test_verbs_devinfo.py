@@ -46,6 +46,15 @@ def test_devinfo_lists_rnic0(veth_pair, tmp_path):
     assert not os.path.exists(f"/var/run/dpdk/{prefix}"), os.listdir(f"/var/run/dpdk/{prefix}")
 
 
+def test_failed_start_leaves_nothing(veth_pair):
+    """EAL starts but the port refuses the MTU (the veth has 1500): ibv_open_device fails
+    with the port's reason, the program goes on (ibv_devinfo reports the failure), and
+    EAL's runtime directory is gone."""
+    r, prefix = run(veth_pair, ["--mtu", "4096"], ["ibv_devinfo", "-d", "rnic0"])
+    assert r.returncode != 0 and "MTU" in r.stderr and "raise the interface MTU" in r.stderr, r
+    assert not os.path.exists(f"/var/run/dpdk/{prefix}"), os.listdir(f"/var/run/dpdk/{prefix}")
+
+
 def test_devices_guid_from_mac(veth_pair):
     r, _ = run(veth_pair, [], ["ibv_devices"])
     assert r.returncode == 0, r.stderr
@@ -112,7 +121,7 @@ def test_sigterm_while_busy(veth_pair, tmp_path):
     signal at once, with --json written and no EAL files left."""
     js = tmp_path / "busy.json"
     cmd = ["ibv_rc_pingpong", "-d", "rnic0", "-g", "0", "-n", "10000000"]
-    sargv, _ = exec_argv(veth_pair, 1, [], cmd)
+    sargv, sprefix = exec_argv(veth_pair, 1, [], cmd)
     srv = subprocess.Popen(sargv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            start_new_session=True)
     cli = None
@@ -131,10 +140,15 @@ def test_sigterm_while_busy(veth_pair, tmp_path):
         out, _ = cli.communicate(timeout=20)
         assert cli.returncode == -signal.SIGTERM, (cli.returncode, out)
     finally:
-        for p in (cli, srv):
+        for p in (cli, srv):  # the server, left waiting for the client: SIGTERM too
             if p and p.poll() is None:
-                p.kill()
-                p.wait()
+                p.terminate()
+                try:
+                    p.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
     assert not os.path.exists(f"/var/run/dpdk/{prefix}")
+    assert not os.path.exists(f"/var/run/dpdk/{sprefix}"), sprefix
     d = json.load(open(js))["results"]["device_counters"]  # written, and consistent
     assert d["tx_req_packets"] >= d["send_completions"] and d["rx_req_packets"] >= 0, d
