@@ -37,20 +37,11 @@
 #include "rnic_lcores.h"
 #include "rnic_oob.h"
 #include "rnic_port.h"
+#include "rnic_setup.h"
 #include "rnic_tel.h"
 #include "rnic_trace.h"
 #include "rw_json.h"
 
-/*
- * One frame per mbuf. af_packet needs its whole ring frame (framesz) to fit the
- * data room: 4352 B covers framesz up to 4 KiB (MTU <= 2048); a 4096-MTU RoCE
- * frame (~4.2 KB) needs framesz 8192, hence 9216-byte mbufs and fewer of them.
- */
-#define MBUF_DATA_SMALL 4352
-#define MBUF_DATA_XDP 3072 /* fits an MTU-2048 RoCE frame; 4 KiB UMEM chunks with headroom */
-#define MBUF_DATA_JUMBO 9216
-#define POOL_MBUFS_SMALL 16383
-#define POOL_MBUFS_JUMBO 8191
 #define MAX_BUF (64u << 20)
 
 struct rnic_ctx {
@@ -143,123 +134,11 @@ die(const char *fmt, ...)
 static void
 setup_port(struct rnic_ctx *c)
 {
-	/* IP MTU for the largest RoCE frame: IPv6 + UDP + BTH + RETH/ImmDt + payload + ICRC */
-	struct dp_port_cfg pc = {.port_id = 0,
-				 .nb_queues = (uint16_t)c->prm.lcores,
-				 .mtu = c->prm.mtu + 40 + 8 + 12 + 20 + 4};
-	struct dp_port_info info;
+	struct rnic_setup su = {0};
 	char err[512];
-	struct roce_dev_cfg dc;
 
-	if (rte_eth_dev_count_avail() == 0)
-		die("no DPDK port: give one with --vdev (e.g. net_af_packet0,iface=veth0) or a PCI "
-		    "address");
-	bool jumbo = c->prm.mtu > 2048;
-	struct rte_eth_dev_info di;
-	/* AF_XDP hands the mempool to the kernel as UMEM: its chunks are at most 4 KiB */
-	bool xdp = rte_eth_dev_info_get(0, &di) == 0 && di.driver_name &&
-		   strcmp(di.driver_name, "net_af_xdp") == 0;
-	if (xdp && jumbo)
-		die("-m %u: an af_xdp port carries frames of at most ~3.5 KB (UMEM chunks are 4 "
-		    "KiB); "
-		    "use -m 2048 or less, or net_af_packet with framesz=8192 for MTU 4096",
-		    c->prm.mtu);
-	pc.pool = dp_pool_create("rnic_pool", jumbo ? POOL_MBUFS_JUMBO : POOL_MBUFS_SMALL,
-				 jumbo ? MBUF_DATA_JUMBO
-				 : xdp ? MBUF_DATA_XDP
-				       : MBUF_DATA_SMALL,
-				 err, sizeof(err));
-	if (!pc.pool)
+	if (rnic_setup_port(&c->port, &c->prm, &su, err, sizeof(err)) < 0)
 		die("%s", err);
-	pc.promisc = c->prm.own_mac; /* frames to a MAC the interface does not own */
-	if (dp_port_start(&pc, &info, err, sizeof(err)) < 0)
-		die("%s", err);
-	if (c->prm.own_mac) {
-		info.mac.addr_bytes[0] = (uint8_t)((info.mac.addr_bytes[0] | 0x02) & ~0x01);
-		info.mac.addr_bytes[5] ^= 0x01;
-	}
-	memset(&c->port, 0, sizeof(c->port));
-	c->port.port_id = 0;
-	c->port.pool = pc.pool;
-	c->port.rx_cut_len = info.rx_cut_len;
-	c->port.ip = c->prm.ip;
-	c->port.prefix = c->prm.prefix;
-	c->port.gw = c->prm.gw;
-	c->port.vlan_tci =
-	    c->prm.vlan < 0 ? -1 : (int)net_vlan_tci(c->prm.pcp, (uint16_t)c->prm.vlan);
-	c->port.has_ip6 = c->prm.has_ip6;
-	memcpy(c->port.ip6, c->prm.ip6, 16);
-	c->port.ip6_prefix = c->prm.ip6_prefix;
-	c->port.has_gw6 = c->prm.has_gw6;
-	memcpy(c->port.gw6, c->prm.gw6, 16);
-	net_neigh6_init(&c->port.neigh6);
-	memcpy(c->port.mac, info.mac.addr_bytes, 6);
-	net_neigh_init(&c->port.neigh);
-	/* PFC quanta are 512 bit times at the link rate: --link-rate, else the PMD's speed */
-	uint64_t pfc_bps = c->prm.pfc_link_gbps > 0 ? (uint64_t)(c->prm.pfc_link_gbps * 1e9)
-			   : info.speed_mbps	    ? (uint64_t)info.speed_mbps * 1000000u
-						    : 10000000000ull;
-	rnic_port_pfc_init(&c->port, c->prm.pfc_on, c->prm.lossless_mask, pfc_bps, c->prm.own_prio);
-	/* lib/cc rates are fractions of the link: --link-rate, else the PMD's speed */
-	rw_cc_set_line_rate(pfc_bps);
-	c->port.slow_rx_us = c->prm.slow_rx_us;
-	if (c->prm.pfc_xoff &&
-	    rnic_port_pfc_send_init(&c->port, c->prm.pfc_xoff, c->prm.pfc_xon,
-				    (uint16_t)c->prm.pfc_quanta, pfc_bps, c->prm.lossless_mask) < 0)
-		die("--pfc-xon %u must be below --pfc-xoff %u", c->prm.pfc_xon, c->prm.pfc_xoff);
-
-	roce_dev_cfg_init(&dc);
-	memcpy(dc.mac, info.mac.addr_bytes, 6);
-	net_ip4_to_mapped(c->prm.ip, dc.gid[0].raw);
-	dc.gid_count = 1;
-	if (c->prm.has_ip6) {
-		memcpy(dc.gid[1].raw, c->prm.ip6, 16);
-		dc.gid_count = 2;
-	}
-	dc.vlan = c->prm.vlan >= 0;
-	dc.vlan_id = (uint16_t)(c->prm.vlan < 0 ? 0 : c->prm.vlan);
-	dc.pcp = c->prm.pcp;
-	dc.dscp = c->prm.tclass ? (uint8_t)(c->prm.tclass >> 2) : c->prm.dscp;
-	dc.mtu = c->prm.mtu;
-	dc.window_pkts = c->prm.max_inflight;
-	dc.loss_window = strcmp(c->prm.loss_window, "on") == 0;
-	dc.loss_window_init = c->prm.loss_window_init;
-	snprintf(dc.recovery, sizeof(dc.recovery), "%s", c->prm.recovery_base);
-	dc.fec_hold_ns = c->prm.fec_hold_ns;
-	dc.fec_adapt = c->prm.fec_adapt;
-	dc.max_ooo = c->prm.max_ooo;
-	dc.vrp = c->prm.vrp;
-	dc.rto_low_ns = (uint64_t)c->prm.rto_low_us * 1000u;
-	dc.rto_high_ns = (uint64_t)c->prm.rto_high_us * 1000u;
-	/*
-	 * IRN's one-BDP cap: only an explicit --link-rate (as PFC's quanta), not
-	 * the --rate_limit fallback. Capped at one BDP of the pacer's own rate,
-	 * every loss stalls new data for about a round trip until its repair is
-	 * acknowledged: 0.65 of the lossless goodput at 0.1 % loss in the testbed
-	 * (docs/transport.md §5.1).
-	 */
-	dc.link_bps = (uint64_t)(c->prm.pfc_link_gbps * 1e9);
-	snprintf(dc.cc, sizeof(dc.cc), "%s", c->prm.cc);
-	/* EAL --log-level=rnic.roce:debug: every responder / completer transition (ROCE_LOG_TRACE)
-	 */
-	int roce_lt = rte_log_register_type_and_pick_level("rnic.roce", RTE_LOG_INFO);
-	struct roce_dev_ops ops = rnic_port_ops;
-
-	if (roce_lt >= 0 && rte_log_can_log((uint32_t)roce_lt, RTE_LOG_DEBUG))
-		dc.log_level = ROCE_LOG_TRACE;
-	dc.rto_mode = strcmp(c->prm.rto, "fixed") == 0 ? ROCE_RTO_FIXED : ROCE_RTO_ADAPTIVE;
-	dc.rto_min_ns = c->prm.rto_min_ns;
-	dc.rto_max_ns = c->prm.rto_max_ns;
-	dc.rto_stall_ns = c->prm.rto_stall_ns;
-	if (c->prm.trace[0]) { /* --trace: the engine's loss-recovery events */
-		if (rnic_trace_open(c->prm.trace, err, sizeof(err)) < 0)
-			die("%s", err);
-		ops.trace = rnic_trace_event;
-	}
-	c->port.dev = roce_dev_create(&dc, &ops, &c->port);
-	if (!c->port.dev)
-		die("cannot create the RoCE device (MTU %u, window %u packets)", dc.mtu,
-		    dc.window_pkts);
 	c->nl = c->prm.lcores;
 	c->lport[0] = &c->port;
 	if (c->nl > 1) {
@@ -274,8 +153,8 @@ setup_port(struct rnic_ctx *c)
 				    c->port; /* same addresses and PFC set-up; nothing owned yet */
 				memset(&lp->cnt, 0, sizeof(lp->cnt));
 				lp->queue = (uint16_t)l;
-				dc.first_qpn = ROCE_FIRST_QPN + l * RNIC_QPN_SPAN;
-				lp->dev = roce_dev_create(&dc, &ops, lp);
+				su.dc.first_qpn = ROCE_FIRST_QPN + l * RNIC_QPN_SPAN;
+				lp->dev = roce_dev_create(&su.dc, &su.ops, lp);
 				if (!lp->dev)
 					die("cannot create the RoCE device of lcore %u", l);
 			}
@@ -291,9 +170,9 @@ setup_port(struct rnic_ctx *c)
 			lp->lcore_idx = l;
 		}
 	}
-	printf("rnic: port 0 %s (%s) MAC %02x:%02x:%02x:%02x:%02x:%02x, link %u Mb/s\n", info.name,
-	       info.driver, dc.mac[0], dc.mac[1], dc.mac[2], dc.mac[3], dc.mac[4], dc.mac[5],
-	       info.speed_mbps);
+	printf("rnic: port 0 %s (%s) MAC %02x:%02x:%02x:%02x:%02x:%02x, link %u Mb/s\n",
+	       su.info.name, su.info.driver, su.dc.mac[0], su.dc.mac[1], su.dc.mac[2], su.dc.mac[3],
+	       su.dc.mac[4], su.dc.mac[5], su.info.speed_mbps);
 }
 
 static void
