@@ -21,8 +21,8 @@ carries no capability record, so an rc_pingpong pair always runs gbn whatever
 (`rx_req_bytes`); the selective modes place the packets behind a hole once, with no
 byte overwritten by an older packet (`rx_ooo_guarded_bytes` 0). The payload itself is
 not compared: write_bw does not check it (rc_pingpong, which does, cannot negotiate).
-No timer takes part: --rto-min 1s (and IRN's RTO_low 1 s) keep a loaded host's stall
-from firing one, so every resend is the answer to a drop.
+No timer takes part: every timeout is 10 s or more (IRN's RTO_low too), so a loaded
+host's stall fires none and every resend is the answer to a drop.
 """
 import json
 import os
@@ -67,7 +67,9 @@ def run_mode(tmp_path, mode, drops):
     js = {k: str(d / f"{k}.json") for k in ("emu", "A", "B")}
     tr_a = str(d / "traceA.csv")
     spec = " ".join(f"drop-psn 0x{QPN_B:x}:0x{p:x}" for p in drops)
-    timers = "--rto-min 1s" + (" --rto-low 1000000" if mode == "irn" else "")
+    # no timer may fire on a loaded host's stall: the first timeout (-u 22) is 17 s, the
+    # adaptive one at least 10 s, IRN's RTO_low 10 s
+    timers = "-u 22 --rto-min 10s --rto-max 10s" + (" --rto-low 10000000" if mode == "irn" else "")
     with Topology(f"re{uuid.uuid4().hex[:5]}", MTU) as topo:
         emu = topo.start_emu(spec, "", 1, js["emu"])
         rc_a, out_a, rc_b, out_b = topo.rnic_pair(
