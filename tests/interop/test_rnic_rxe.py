@@ -31,8 +31,8 @@ RNIC_IP6 = "fe80::11"  # link-local, like rxe's GID 0
 PORT = 18515
 # The TCG guest drains its virtio queue slowly: a burst of the rnic's default
 # 65536-packet window overruns it. The rnic's loss-reactive window (roce_lwin.h,
-# on by default, issue 14) and its TX back-pressure make the default options work:
-# no --max-inflight cap here (it was 8 before issue 14).
+# on by default) and its TX back-pressure make the default options work: no
+# --max-inflight cap here.
 RNIC_EXTRA = "--qp-timeout 16"
 KIB, MIB = 1024, 1024 * 1024
 
@@ -270,7 +270,7 @@ def check_packet_totals(run):
     assert run.rxe.get("rcvd_pkts", 0) == tx, (
         f"rxe accepted {run.rxe.get('rcvd_pkts', 0)} of the rnic's {tx} RoCE packets: rxe dropped "
         f"the rest (ICRC, header or PSN checks){run.both()}")
-    # Without a --max-inflight cap (issue 14) the rnic keeps several 1 MiB READs
+    # Without a --max-inflight cap the rnic keeps several 1 MiB READs
     # outstanding, and rxe's responses can outrun the rnic's af_packet ring (framecnt=512),
     # which drops them without a count this PMD reports (pmd_counters.imissed stays 0).
     # So: never more than rxe sent, and any shortfall was repaired by the rnic's recovery,
@@ -512,8 +512,8 @@ def test_rc_pingpong_recovery_falls_back(rxe_vm, tmp_path):
 
 
 def test_send_20x1mib_default_options(rxe_vm, tmp_path):
-    """Issue 14's defect: the rnic as send_bw client, default options (no --max-inflight,
-    no --rate_limit), 20 x 1 MiB to ib_send_bw in the guest. Before issue 14 only 6 of
+    """The rnic as send_bw client, default options (no --max-inflight, no --rate_limit),
+    20 x 1 MiB to ib_send_bw in the guest. Without the loss-reactive window only 6 of
     the 20 arrived in 120 s and the rnic failed with retry-exceeded. Asserted: every
     message and byte arrives, nothing is given up; the time goes to the report."""
     t0 = time.monotonic()
