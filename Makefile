@@ -42,4 +42,4 @@ lint:
 	@$(PY) -m flake8 python tests bench testbed && echo "flake8: pass (no findings)"
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) build-fuzz
+	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) build-fuzz build-asan-dpdk

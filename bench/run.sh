@@ -20,6 +20,8 @@ echo "== lossy-emu against dpdk-testpmd io, and its delay accuracy (bench/emu/ru
 bash bench/emu/run.sh "$b"
 echo "== claim: lossy-emu's own share of the release error on memif + net_null, no system call per burst (bench/emu/accuracy_memif.py; root)"
 /usr/bin/python3 bench/emu/accuracy_memif.py "$b"
+echo "== claim: lossy-emu's rate limiter within 10 %, PFC's first XOFF, refreshes and XOFF-to-XON span (bench/emu/lemu_timing.py; root)"
+/usr/bin/python3 bench/emu/lemu_timing.py "$b"
 echo "== claim: lossy-emu against netem, the lateness bounds of the cross-check (bench/emu/netem_xcheck.py; root)"
 /usr/bin/python3 bench/emu/netem_xcheck.py "$b"
 echo "== lossy-emu and pfc-relay on net_null against dpdk-testpmd io, per lcore (bench/emu/null.sh)"

@@ -53,6 +53,41 @@ fi
 step "netns end-to-end: rnic processes on veth pairs (af_packet)"
 run netns $PY -m pytest -q tests/netns -p no:cacheprovider
 
+step "DPDK data paths under AddressSanitizer + UndefinedBehaviorSanitizer: netns smoke tests"
+# rnic, lossy-emu and pfc-relay built with DPDK and ASan + UBSan (build-asan-dpdk), run by a
+# few netns tests and the lossy-emu e2e checks. Debian's libdpdk is not instrumented: EAL
+# runs with --no-huge (as in every netns test) and LSan skips what DPDK's own libraries
+# allocate (tests/sanitizers/lsan_dpdk.supp). Any sanitizer report of any process fails it.
+asan_dpdk() {
+	local b=build-asan-dpdk logs rc=0
+	if [ ! -f $b/build.ninja ]; then
+		meson setup $b -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
+			>/dev/null || return 1
+	fi
+	ninja -C $b app/rnic/rnic app/lossy-emu/lossy-emu app/pfc-relay/pfc-relay \
+		tools/rocewire/rocewire >/dev/null || return 1
+	logs=$(mktemp -d /tmp/rw-asan-dpdk.XXXXXX)
+	local env=(ROCEWAN_BUILD="$PWD/$b"
+		ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:log_path=$logs/asan"
+		LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan_dpdk.supp:print_suppressions=0"
+		UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan")
+	env "${env[@]}" $PY tests/dpdk/emu/test_lemu_e2e.py --build "$b" || rc=1
+	env "${env[@]}" $PY -m pytest -q -p no:cacheprovider tests/netns/test_recovery_e2e.py \
+		"tests/netns/test_rnic_netns.py::test_modes" \
+		tests/netns/test_pfc_relay.py::test_remote_pause_stops_only_prio3_and_local_xoff \
+		tests/netns/test_pfc_relay.py::test_local_pfc_relayed_in_order_with_quanta_conversion || rc=1
+	if [ -n "$(ls -A "$logs")" ]; then
+		echo "sanitizer reports ($(ls "$logs" | wc -l) file(s)):"
+		head -n 60 "$logs"/*
+		rc=1
+	else
+		echo "no sanitizer report"
+	fi
+	rm -rf "$logs"
+	return $rc
+}
+run asan-dpdk asan_dpdk
+
 step "testbed: config parsing, models, every configs/*.toml end to end, demo, up/capture/down"
 run testbed $PY -m pytest -q tests/testbed -p no:cacheprovider
 

@@ -69,10 +69,12 @@ class Ctx:
         return self.run
 
     def quiet(self, t=0.05):
-        """Drop what the capture sockets collected so far."""
+        """Drop what the capture sockets collected so far, and mark both directions'
+        counters: settle() and collect() count from here."""
         time.sleep(t)
         self.a.take()
         self.b.take()
+        self.mark = {d: self.stats(d) for d in ("a2b", "b2a")}
 
     def set(self, d, spec):
         r = self.emu.tel.cmd("/lossy_emu/set,%s,%s" % (d, spec))
@@ -108,17 +110,39 @@ def probes_of(frames, run):
     return out
 
 
-def collect(port, run, n, timeout):
-    """Wait until n probes of this run arrived or nothing came for timeout s."""
-    got, last = [], time.time()
+GUARD_S = 60  # a hang guard: only a stuck emulator reaches it, never a slow host
+
+
+def settle(c, d, n_in):
+    """Every frame the emulator sends in direction @d for the @n_in frames sent into it
+    since c.quiet(): wait until it has received them (rx_pkts, or counted the port's
+    misses) and holds none (in_flight 0), then until the far side's socket has taken
+    every frame it sent (tx_pkts). Returns them (rx_ns, frame), in arrival order. Each
+    wait ends on a counter reaching its value; the guard is reached only by a hang."""
+    port = c.b if d == "a2b" else c.a
+    m = c.mark[d]
+    deadline = time.time() + GUARD_S
     while True:
-        new = probes_of(port.take(), run)
-        if new:
-            got += new
-            last = time.time()
-        if len(got) >= n or time.time() - last > timeout:
-            return got
+        st = c.stats(d)
+        if st["rx_pkts"] + st["rx_missed"] - m["rx_pkts"] - m["rx_missed"] >= n_in and st["in_flight"] == 0:
+            break
+        check(time.time() < deadline, "%s: the emulator took %d of %d frames, %d in flight after %d s"
+              % (d, st["rx_pkts"] - m["rx_pkts"], n_in, st["in_flight"], GUARD_S))
         time.sleep(0.02)
+    n_out = st["tx_pkts"] - m["tx_pkts"]
+    got = []
+    while True:
+        got += port.take()
+        if len(got) >= n_out:
+            return got
+        check(time.time() < deadline, "%s: %d of the %d frames the emulator sent arrived"
+              % (d, len(got), n_out))
+        time.sleep(0.02)
+
+
+def collect(c, d, run, n_in):
+    """The probes of this run among what settle() returns."""
+    return probes_of(settle(c, d, n_in), run)
 
 
 def runs_of(seqs, n):
@@ -145,7 +169,7 @@ def t_loss_random(c):
     c.quiet()
     send_probes(c.a, run, n)
     c.sent_a2b += n
-    got = collect(c.b, run, n, 0.5)
+    got = collect(c, "a2b", run, n)
     seqs = [g[1] for g in got]
     check(len(set(seqs)) == len(seqs), "duplicates without duplicate")
     lost = n - len(seqs)
@@ -164,7 +188,7 @@ def t_delay(c):
     c.quiet()
     send_probes(c.b, run, n, rate_pps=1000, src=ln.MAC_B, dst=ln.MAC_A, stamp=True)
     c.sent_b2a += n
-    got = collect(c.a, run, n, 0.5)
+    got = collect(c, "b2a", run, n)
     check(len(got) == n, "delay: %d of %d arrived" % (len(got), n))
     d = sorted((ts - tx) / 1e6 for ts, _, tx, _ in got)
     med, p99 = statistics.median(d), d[int(0.99 * (len(d) - 1))]
@@ -184,7 +208,7 @@ def t_gemodel(c):
     c.quiet()
     send_probes(c.a, run, n)
     c.sent_a2b += n
-    got = collect(c.b, run, n, 0.5)
+    got = collect(c, "a2b", run, n)
     runs = runs_of([g[1] for g in got], n)
     lost = sum(runs)
     mean_burst = lost / len(runs) if runs else 0
@@ -209,7 +233,7 @@ def t_seed_same_run(c):
     c.quiet()
     send_probes(c.a, run, n)
     c.sent_a2b += n
-    got = collect(c.b, run, n, 0.5)
+    got = collect(c, "a2b", run, n)
     drops = sorted(set(range(n)) - set(g[1] for g in got))
     check(drops == c.drops_seed42, "drops differ after re-set: %d vs %d (first diff at %s; "
           "frames the port dropped: %d)" % (len(drops), len(c.drops_seed42),
@@ -258,8 +282,7 @@ def t_seed_all_draws(c):
             tx_ns[i] = time.time_ns()
             c.a.send(f)
         c.sent_a2b += n
-        time.sleep(0.05)
-        got = collect(c.b, run, 2 * n, 0.5)
+        got = collect(c, "a2b", run, n)
         st1 = c.stats("a2b")
         copies, flips, delay = {}, set(), {}
         for ts, seq, _, f in got:
@@ -313,7 +336,7 @@ def t_reorder_dup(c):
     c.quiet()
     send_probes(c.a, run, n)
     c.sent_a2b += n
-    got = collect(c.b, run, 2 * n, 0.5)
+    got = collect(c, "a2b", run, n)
     seqs = [g[1] for g in sorted(got)]
     dups = len(seqs) - len(set(seqs))
     worst = overtaken(seqs)
@@ -339,7 +362,7 @@ def t_jitter(c):
         c.quiet()
         send_probes(c.a, run, n, rate_pps=5000)
         c.sent_a2b += n
-        got = collect(c.b, run, n, 0.5)
+        got = collect(c, "a2b", run, n)
         check(len(got) == n, "%s: %d of %d arrived" % (spec, len(got), n))
         seqs = [g[1] for g in sorted(got)]
         result[spec] = sum(1 for x, y in zip(seqs, seqs[1:]) if y < x)
@@ -367,7 +390,7 @@ def t_small_frames(c):
             sent[i] = ln.probe(run, i, size=sizes[i % len(sizes)])
             c.a.send(sent[i])
         c.sent_a2b += n
-        got = collect(c.b, run, n, 0.5)
+        got = collect(c, "a2b", run, n)
         seqs = [g[1] for g in sorted(got)]
         check(sorted(seqs) == list(range(n)), "%s: %d of %d probes, or duplicates" % (spec, len(got), n))
         bad = [g[1] for g in got if g[3] != sent[g[1]]]
@@ -379,18 +402,22 @@ def t_small_frames(c):
 
 
 def t_rate(c):
-    """rate 10mbit: throughput at the receiver within 10 %."""
+    """rate 10mbit: every probe arrives once, in order, byte for byte (the queue's limit
+    1000 holds the burst); the throughput is a timing claim: bench/emu/lemu_timing.py."""
     c.set("a2b", "rate 10mbit")
     n, size, run = 500, 1000, c.new_run()
     c.quiet()
     send_probes(c.a, run, n, size=size)
     c.sent_a2b += n
-    got = collect(c.b, run, n, 0.6)
-    check(len(got) == n, "rate: %d of %d arrived (limit 1000 should hold them)" % (len(got), n))
+    got = collect(c, "a2b", run, n)
+    check([g[1] for g in got] == list(range(n)), "rate: %d of %d arrived, or out of order (limit "
+          "1000 should hold them)" % (len(got), n))
+    check(all(g[3] == ln.probe(run, g[1], size=size) for g in got), "rate: a probe changed")
     ts = sorted(g[0] for g in got)
     bps = (n - 1) * size * 8 / ((ts[-1] - ts[0]) / 1e9)
     c.note("rate 10mbit: measured %.3f Mbit/s over %.3f s" % (bps / 1e6, (ts[-1] - ts[0]) / 1e9))
-    check(abs(bps / 10e6 - 1) < 0.10, "throughput %.3f Mbit/s not within 10 %% of 10" % (bps / 1e6))
+    st = c.stats("a2b")
+    check(st["drop_queue"] == c.mark["a2b"]["drop_queue"], "rate: the queue dropped frames")
 
 
 def rocewire_frames(c, count, seed):
@@ -450,15 +477,7 @@ def t_red(c):
     c.quiet()
     replay(c, c.a, frames)
     c.sent_a2b += len(frames)
-    time.sleep(0.1)
-    got, last = [], time.time()
-    while time.time() - last < 0.6:
-        new = c.b.take()
-        if new:
-            got += new
-            last = time.time()
-        time.sleep(0.05)
-    rx = [f for _, f in got]
+    rx = [f for _, f in settle(c, "a2b", len(frames))]
     check(len(rx) == len(frames), "red: %d of %d frames arrived" % (len(rx), len(frames)))
     ce = 0
     for f in rx:
@@ -482,8 +501,7 @@ def t_corrupt(c):
         c.quiet()
         replay(c, c.a, frames)
         c.sent_a2b += len(frames)
-        time.sleep(0.3)
-        rx = [f for _, f in c.b.take()]
+        rx = [f for _, f in settle(c, "a2b", len(frames))]
         check(len(rx) == len(frames), "%s: %d of %d arrived" % (spec, len(rx), len(frames)))
         changed = sum(1 for x, y in zip(rx, frames) if x != y)
         rc, res, out = validate(c, rx, "corrupt.pcap")
@@ -500,42 +518,37 @@ def t_corrupt(c):
 
 
 def t_pfc(c):
-    """pfc xoff 20kb xon 5kb behind rate 1mbit: XOFF at the threshold, refreshed, XON at xon."""
+    """pfc xoff 20kb xon 5kb behind rate 1mbit: XOFF at the threshold, XON at xon, every PFC
+    frame the emulator counted received at A. How soon the first XOFF comes, how often it
+    is refreshed and the XOFF-to-XON span are timing claims: bench/emu/lemu_timing.py."""
     c.set("a2b", "rate 1mbit limit-bytes 200kb pfc xoff 20kb xon 5kb")
     n, size, run = 40, 1000, c.new_run()
     c.quiet()
-    t0 = time.time_ns()
     send_probes(c.a, run, n, size=size)
     c.sent_a2b += n
-    # the queue drains at 1 Mbit/s: 8 ms per frame
-    deadline = time.time() + 1.5
-    pfcs, xon_seen = [], False
-    while time.time() < deadline and not xon_seen:
-        time.sleep(0.05)
-        for ts, f in c.a.take():
-            p = ln.parse_pfc(f)
-            if p:
-                pfcs.append((ts, p))
-                xon_seen = xon_seen or p[1][3] == 0
-    collect(c.b, run, n, 0.3)
+    got = collect(c, "a2b", run, n)  # the queue drains at 1 Mbit/s: 8 ms per frame
+    check([g[1] for g in got] == list(range(n)), "pfc: %d of %d probes, or out of order" % (len(got), n))
+    st = c.stats("a2b")
+    sent = st["pfc_sent"] - c.mark["a2b"]["pfc_sent"]
+    # the PFC frames go out of port A toward side A: wait until all that were counted arrived
+    pfcs, deadline = [], time.time() + GUARD_S
+    while len(pfcs) < sent:
+        pfcs += [(ts, p) for ts, p in ((ts, ln.parse_pfc(f)) for ts, f in c.a.take()) if p]
+        check(time.time() < deadline, "%d of the %d PFC frames the emulator sent arrived" % (len(pfcs), sent))
+        time.sleep(0.02)
     check(pfcs, "no PFC frame came back to side A")
+    check(len(pfcs) == sent, "side A received %d PFC frames, the emulator sent %d" % (len(pfcs), sent))
     check(all(p[0] == 0x08 for _, p in pfcs), "PFC enable vector is not priority 3 only")
     check(pfcs[0][1][1][3] == 0xFFFF, "first PFC is not an XOFF: %s" % (pfcs[0],))
-    check(xon_seen and pfcs[-1][1][1][3] == 0, "no XON at the end: last %s" % (pfcs[-1],))
+    check(pfcs[-1][1][1][3] == 0, "no XON at the end: last %s" % (pfcs[-1],))
+    check(all(p[1][3] in (0, 0xFFFF) for _, p in pfcs), "a PFC quanta neither XOFF nor XON")
     xoffs = sum(1 for _, p in pfcs if p[1][3] == 0xFFFF)
-    st = c.stats("a2b")
     span = (pfcs[-1][0] - pfcs[0][0]) / 1e6
-    # from the XOFF backlog up to the burst's peak, then down to <= xon at 1 Mbit/s
     c.note("pfc: %d XOFF then XON after %.1f ms; emulator: xoff at %d B, xon at %d B, pfc_sent %d"
-           % (xoffs, span, st["pfc_xoff_at_bytes"], st["pfc_xon_at_bytes"], st["pfc_sent"]))
+           % (xoffs, span, st["pfc_xoff_at_bytes"], st["pfc_xon_at_bytes"], sent))
     check(20480 <= st["pfc_xoff_at_bytes"] < 20480 + size, "XOFF at %d B, not at 20 KiB"
           % st["pfc_xoff_at_bytes"])
     check(st["pfc_xon_at_bytes"] <= 5120, "XON at %d B, above 5 KiB" % st["pfc_xon_at_bytes"])
-    expect_ms = (n * size - 5120) * 8 / 1e6 * 1e3  # drain from the peak down to xon
-    check(0.7 * expect_ms < span < 1.3 * expect_ms, "XOFF..XON %.1f ms, expected ~%.0f ms"
-          % (span, expect_ms))
-    check(xoffs >= 10, "only %d XOFF frames: not refreshed" % xoffs)
-    check((pfcs[0][0] - t0) / 1e6 < 200, "first XOFF late")
 
 
 def t_mac_ctrl(c):
@@ -546,8 +559,7 @@ def t_mac_ctrl(c):
     send_probes(c.a, run, 10)
     c.a.send(ln.pfc_frame(quanta=0x1234))
     c.sent_a2b += 11
-    time.sleep(0.3)
-    got = c.b.take()
+    got = settle(c, "a2b", 11)
     order = ["pfc" if ln.parse_pfc(f) else "data" for _, f in got]
     check(order and order[0] == "pfc" and order.count("data") == 10,
           "expected the PFC frame first, then 10 data frames: %s" % order)
@@ -557,23 +569,20 @@ def t_mac_ctrl(c):
         c.a.send(ln.pfc_frame(quanta=7))
     send_probes(c.a, run, 5)
     c.sent_a2b += 25
-    time.sleep(0.2)
-    got = c.b.take()
+    got = settle(c, "a2b", 25)
     npfc = sum(1 for _, f in got if ln.parse_pfc(f))
     check(npfc == 20 and len(got) == 20, "loss 100%%: %d PFC and %d other frames arrived"
           % (npfc, len(got) - npfc))
     # ctrl-delay: PFC keeps skipping loss and the queue but takes the base delay
     c.set("a2b", "delay 50ms loss 100% ctrl-delay")
     c.quiet()
-    t0 = time.monotonic()
+    t0 = time.time_ns()  # the clock of the sockets' kernel RX stamps (SO_TIMESTAMPNS)
     c.a.send(ln.pfc_frame(quanta=9))
     send_probes(c.a, run, 3)
     c.sent_a2b += 4
-    got, waited = [], 0.0
-    while not got and waited < 1.0:
-        time.sleep(0.005)
-        waited = time.monotonic() - t0
-        got = c.b.take()
+    got = settle(c, "a2b", 4)
+    # stamped before the send, received after the release: no delay can make it shorter
+    waited = (got[0][0] - t0) / 1e9 if got else 0.0
     check(len(got) == 1 and ln.parse_pfc(got[0][1]) and waited >= 0.045,
           "ctrl-delay: expected the PFC frame alone after ~50 ms, got %d frame(s) after %.1f ms"
           % (len(got), waited * 1e3))
@@ -656,7 +665,7 @@ def t_config_seed(c):
         n = 3000
         c.quiet()
         send_probes(c.a, c.seed_run, n)
-        got = collect(c.b, c.seed_run, n, 0.5)
+        got = collect(c, "a2b", c.seed_run, n)
         drops = sorted(set(range(n)) - set(g[1] for g in got))
         check(drops == c.drops_seed42, "seed 42 from --config: %d drops vs %d in run 1"
               % (len(drops), len(c.drops_seed42)))
@@ -711,8 +720,7 @@ def t_drop_rules(c):
         c.quiet()
         t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
         replay(c, c.a, send)
-        time.sleep(0.4)
-        rx = [f for _, f in c.b.take()]
+        rx = [f for _, f in settle(c, "a2b", len(send))]
     finally:
         check(emu.stop() == 0, "exit status")
     t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)

@@ -13,6 +13,9 @@
 #include "pingpong_xchg.h"
 #include "rw_test.h"
 
+/* a time bound here only catches a hang: the timeouts are checked by their return codes */
+#define HANG_GUARD_MS 10000
+
 static const uint8_t V606[16] = "6.06";
 static const uint8_t V610[16] = "6.10";
 static const uint8_t PAGE[4] = {0, 0, 0x10, 0};
@@ -164,7 +167,12 @@ t_truncated_key_line_timeout(void)
 	CHECK_EQ(client_vs(&p, 300, err, sizeof(err)), OOB_ERR_TIMEOUT);
 	int64_t took = ms_now() - t0;
 	CHECK(strstr(err, "timed out after 300 ms") && strstr(err, "got 107 of 108 bytes"));
-	CHECK(took < 2500); /* bounded: the 300 ms deadline, plus the peer's 1.5 s sleep to join */
+	/*
+	 * That the 300 ms deadline fired is the return code and its message: without it the
+	 * read would wait for the peer's close after its 1.5 s sleep (OOB_ERR_EOF). The time
+	 * is only a hang guard, 10 s, loose enough for a loaded host.
+	 */
+	CHECK(took < HANG_GUARD_MS);
 }
 
 static void
@@ -177,7 +185,7 @@ t_silent_peer_timeout(void)
 	int64_t t0 = ms_now();
 	CHECK_EQ(client_vs(&p, 200, err, sizeof(err)), OOB_ERR_TIMEOUT);
 	CHECK(strstr(err, "the perftest version") && strstr(err, "got 0 of 16"));
-	CHECK(ms_now() - t0 < 2000);
+	CHECK(ms_now() - t0 < HANG_GUARD_MS); /* a hang guard (the timeout: the return code) */
 }
 
 static void
@@ -321,7 +329,7 @@ t_server_side(void)
 	peer_sleep(&p, 700);
 	int64_t t0 = ms_now();
 	CHECK_EQ(server_vs(&p, 150, err, sizeof(err)), OOB_ERR_TIMEOUT);
-	CHECK(ms_now() - t0 < 2000);
+	CHECK(ms_now() - t0 < HANG_GUARD_MS); /* a hang guard (the timeout: the return code) */
 	CHECK(strstr(err, "timed out after 150 ms") != NULL);
 }
 
