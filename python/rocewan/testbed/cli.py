@@ -13,6 +13,7 @@ import os
 import sys
 
 from . import config, demo, experiments, lab, live, topo
+from .. import checkout
 from .. import trace as loss_trace
 from .config import ConfigError
 from .repro import REPRODUCTIONS
@@ -71,8 +72,8 @@ def cmd_reproduce(a):
     return fn(prefix=a.prefix, quick=a.quick, out=a.out, **kw)
 
 
-def parser():
-    p = argparse.ArgumentParser(prog="testbed", description=__doc__,
+def parser(prog="testbed"):
+    p = argparse.ArgumentParser(prog=prog, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="config keys (TOML, every one optional):\n" + config.describe_schema())
     p.add_argument("--prefix", default="tb", help="name prefix of namespaces and DPDK file prefixes (default tb)")
@@ -116,7 +117,7 @@ def parser():
     rd.add_argument("--out", metavar="RESULT.json")
     rd.set_defaults(func=cmd_reduce)
     rp = sub.add_parser("reproduce", help="a cited paper's result (docs/references.md): " +
-                        "; ".join(f"{k} ({v[1]})" for k, v in REPRODUCTIONS.items()))
+                        "; ".join(f"{k} ({v[1]})" for k, v in REPRODUCTIONS.items()).replace("%", "%%"))
     rp.add_argument("name")
     rp.add_argument("--quick", action="store_true")
     rp.add_argument("--out")
@@ -134,8 +135,19 @@ def parser():
     return p
 
 
-def main(argv=None):
-    a = parser().parse_args(argv)
+def main(argv=None, prog="testbed"):
+    a = parser(prog).parse_args(argv)
+    if a.cmd != "trace":
+        # configs, binaries and results are the checkout's (rocewan.checkout)
+        try:
+            root = checkout.root()
+        except checkout.CheckoutError as e:
+            print(f"{prog}: {e}", file=sys.stderr)
+            return 2
+        cfg = getattr(a, "config", None)
+        if cfg and not os.path.isabs(cfg) and not os.path.exists(cfg) and \
+                os.path.exists(os.path.join(root, cfg)):
+            a.config = os.path.join(root, cfg)  # configs/NAME.toml from anywhere
     if os.geteuid() != 0 and a.cmd not in ("trace",):
         print("testbed: needs root (network namespaces, veth pairs, DPDK)", file=sys.stderr)
         return 2
@@ -151,3 +163,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         topo.cleanup(a.prefix)
         return 130
+
+
+def console_main():
+    """The ``rocewan-testbed`` console script (pip install ./python): ``./testbed`` of the
+    checkout named by ROCEWAN_ROOT, or of an editable install's own checkout."""
+    sys.exit(main(prog="rocewan-testbed"))
