@@ -163,7 +163,9 @@ def golden_dir():
 
 
 def write_golden(out_dir):
-    """(Re)write every golden capture into ``out_dir``; returns the paths."""
+    """(Re)write every golden capture into ``out_dir`` (made if missing);
+    returns the paths."""
+    os.makedirs(out_dir, exist_ok=True)
     paths = []
     for name, frames in golden_frames().items():
         path = os.path.join(out_dir, name)
