@@ -197,6 +197,11 @@ def wheel_checks(work, env, pip):
             env=env, cwd=work)
     check(r.returncode == 2 and "set ROCEWAN_ROOT" in r.stderr,
           "rocewan-testbed without ROCEWAN_ROOT: exit 2 naming it", f"exit {r.returncode}\n{r.stderr}")
+    r = run([os.path.join(venv, "bin", "rocewan-testbed"), "run", "configs/gbn-lossy.toml", "--quick"],
+            env=dict(env, ROCEWAN_ROOT=REPO), cwd=work)
+    check(r.returncode == 2 and "needs matplotlib: install the testbed extra" in r.stderr,
+          "rocewan-testbed run without the testbed extra: exit 2 before running, naming the extra",
+          f"exit {r.returncode}\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
     r = run([os.path.join(venv, "bin", "rocewan-testbed"), "--help"], env=env, cwd=work)
     check(r.returncode == 0 and "usage: rocewan-testbed" in r.stdout, "rocewan-testbed --help", r.stderr)
     for args in (["--help"], ["golden"]):

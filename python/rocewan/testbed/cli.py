@@ -8,6 +8,7 @@
     testbed reproduce NAME             a cited paper's headline result (gbn-model)
 """
 import argparse
+import importlib.util
 import inspect
 import os
 import sys
@@ -17,6 +18,8 @@ from .. import checkout
 from .. import trace as loss_trace
 from .config import ConfigError
 from .repro import REPRODUCTIONS
+
+PLOTTING = ("demo", "run", "sweep", "reproduce")  # the commands that write plots (report.py)
 
 # This module only parses the command line and dispatches: each command below hands
 # the parsed options, as plain typed arguments, to the module that does the work.
@@ -148,6 +151,11 @@ def main(argv=None, prog="testbed"):
         if cfg and not os.path.isabs(cfg) and not os.path.exists(cfg) and \
                 os.path.exists(os.path.join(root, cfg)):
             a.config = os.path.join(root, cfg)  # configs/NAME.toml from anywhere
+    if a.cmd in PLOTTING and importlib.util.find_spec("matplotlib") is None:
+        # checked before anything runs, not after the experiment when the plot is drawn
+        print(f"{prog}: '{a.cmd}' draws plots and needs matplotlib: install the testbed extra "
+              "(pip install './python[testbed]'; Debian: apt-get install python3-matplotlib)", file=sys.stderr)
+        return 2
     if os.geteuid() != 0 and a.cmd not in ("trace",):
         print("testbed: needs root (network namespaces, veth pairs, DPDK)", file=sys.stderr)
         return 2
