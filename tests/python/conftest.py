@@ -1,4 +1,4 @@
-"""pytest setup: keep the test helpers (rwtest) importable. The rocewan package
+"""pytest setup: keep the shared test module (rwtest) importable. The rocewan package
 is the one the interpreter imports: python/ of the checkout with
 PYTHONPATH=python (scripts/test.sh), or the package installed in a venv
 (tests/python/venv_run.py); test_package.py checks which."""
