@@ -5,7 +5,6 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 BENCH_BUILD ?= build-bench
 PY := /usr/bin/python3
-export PYTHONPATH := $(CURDIR)/python
 
 .PHONY: all setup build demo test test-unit test-asan test-python lint bench soak clean
 

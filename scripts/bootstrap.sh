@@ -10,7 +10,7 @@ PKGS=(
   libisal-dev libbpf-dev libxdp-dev libelf-dev zlib1g-dev libpcap-dev
   libbenchmark-dev
   clang-format
-  python3-scapy python3-pytest python3-matplotlib python3-numpy python3-flake8
+  python3-scapy python3-pytest python3-matplotlib python3-numpy python3-flake8 python3-venv
   iproute2 ethtool iperf3 tcpdump tshark iputils-ping procps psmisc
   qemu-system-x86 busybox-static cpio kmod
 )

@@ -48,6 +48,10 @@ run fuzz env FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
 if [ -d tests/python ]; then
 	step "Python: Scapy layers, validate, cross-checks with Scapy and tshark"
 	run python $PY -m pytest -q tests/python -p no:cacheprovider
+
+	step "Python again: the package installed by pip in a venv with PyPI's Scapy 2.8.0, a wheel, an editable install"
+	# needs PyPI (python/constraints-test.txt pins what it installs); fails naming the index without it
+	run python-venv $PY tests/python/venv_run.py "$PWD/build"
 fi
 
 step "netns end-to-end: rnic processes on veth pairs (af_packet)"

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Command line: ``python -m rocewan {validate,parse,gen,golden} ...``."""
 
 import argparse
@@ -10,7 +9,7 @@ from .pcapio import CaptureError
 
 def _parser():
     p = argparse.ArgumentParser(
-        prog="python -m rocewan",
+        prog="rocewan",
         description="RoCEv2 capture tools of the rocewan testbed.")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", required=True)
 
@@ -53,8 +52,9 @@ def _parser():
     w = sub.add_parser(
         "golden", help="regenerate the golden captures",
         description="Rewrite the deterministic Scapy-built captures.")
-    w.add_argument("dir", nargs="?", default=golden.GOLDEN_DIR,
-                   help="output directory (default: tests/golden)")
+    w.add_argument("dir", nargs="?", default=None,
+                   help="output directory (default: tests/golden of the "
+                   "checkout; refused when there is none)")
     w.set_defaults(func=golden.run)
     return p
 
@@ -68,6 +68,11 @@ def main(argv=None):
         return 2
     except BrokenPipeError:
         return 0
+
+
+def console_main():
+    """The ``rocewan`` console script (pip install ./python)."""
+    sys.exit(main())
 
 
 if __name__ == "__main__":

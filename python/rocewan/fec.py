@@ -1,6 +1,7 @@
-"""lib/fec's repair and negotiation packets (docs/wire.md, docs/fec.md):
-the Scapy layer of the FEC Repair Header (FRH) and an independent
-re-computation of the repairs for ``rocewan validate``.
+"""lib/fec's repair and negotiation packets (docs/wire.md, docs/fec.md): an
+independent re-computation of the repairs for ``rocewan validate``. The
+Scapy layer of the FEC Repair Header (FRH) is in :mod:`rocewan.layers`, bound
+with the others (``fec.FRH`` is the same class).
 
 A FEC frame is a RoCEv2 frame whose BTH opcode is 0xD0 (RC_X_FEC_REPAIR:
 BTH | FRH | coded payload | pad | ICRC) or 0xD1 (RC_X_FEC_NEGOTIATE: BTH |
@@ -15,53 +16,21 @@ plain Python arithmetic, independently of the C code.
 import collections
 import struct
 
-from scapy.fields import (BitField, ByteEnumField, ByteField, IntField,
-                          ShortField, XByteField, XLongField, XShortField)
-from scapy.packet import Packet, bind_layers
-
 from . import icrc
 from . import opcodes as ops
-from .layers import BTH
+from .layers import (FEC_MODE_RS, FEC_MODE_XOR, FEC_OP_NEGOTIATE,  # noqa: F401 (FRH: fec.FRH)
+                     FEC_OP_REPAIR, FEC_OPCODES, FEC_T_COMMIT, FEC_T_PROPOSE,
+                     FEC_T_RS, FEC_T_XOR, FRH)
 
-OP_REPAIR = 0xD0
-OP_NEGOTIATE = 0xD1
-OPCODE_NAMES = {OP_REPAIR: "RC_X_FEC_REPAIR", OP_NEGOTIATE: "RC_X_FEC_NEGOTIATE"}
+OP_REPAIR = FEC_OP_REPAIR
+OP_NEGOTIATE = FEC_OP_NEGOTIATE
+OPCODE_NAMES = FEC_OPCODES
 FRH_LEN = 28
-T_XOR, T_RS, T_PROPOSE, T_COMMIT = 1, 2, 3, 4
-MODE_XOR, MODE_RS = 1, 2
+T_XOR, T_RS, T_PROPOSE, T_COMMIT = FEC_T_XOR, FEC_T_RS, FEC_T_PROPOSE, FEC_T_COMMIT
+MODE_XOR, MODE_RS = FEC_MODE_XOR, FEC_MODE_RS
 K_MAX, D_MAX, R_MAX = 64, 16, 8
 DATA_MAX = 4224
 PSN_MASK = 0xFFFFFF
-
-_TYPES = {T_XOR: "xor", T_RS: "rs", T_PROPOSE: "propose", T_COMMIT: "commit"}
-_MODES = {0: "off", MODE_XOR: "xor", MODE_RS: "rs"}
-
-
-class FRH(Packet):
-    """FEC Repair Header: LoWAR's Repair Header ("Type | type-specified
-    fields") after a standard BTH with a manufacturer-specific opcode."""
-    name = "FRH"
-    fields_desc = [
-        ByteEnumField("type", T_XOR, _TYPES),
-        BitField("flags_rsvd", 0, 7),
-        BitField("stream", 0, 1),       # 0 requests, 1 READ responses
-        ByteEnumField("mode", MODE_XOR, _MODES),
-        ByteField("k", 32),
-        ByteField("d", 4),
-        ByteField("r", 1),
-        ByteField("row", 0),
-        XByteField("rsvd7", 0),
-        XShortField("len_code", 0),
-        ShortField("rsvd10", 0),
-        IntField("block_id", 0),
-        XByteField("rsvd16", 0),
-        BitField("anchor", 0, 24),
-        XLongField("mask", 0),
-    ]
-
-
-bind_layers(BTH, FRH, opcode=OP_REPAIR)
-bind_layers(BTH, FRH, opcode=OP_NEGOTIATE)
 
 
 def frh_problem(h):

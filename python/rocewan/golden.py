@@ -17,19 +17,19 @@ Files (every RoCEv2 frame in them is valid):
 
 import os
 import random
+import sys
 
 from scapy.compat import raw
 from scapy.contrib.mac_control import (MACControlClassBasedFlowControl,
                                        MACControlPause)
 from scapy.layers.l2 import Ether
 
+from . import checkout
 from . import opcodes as ops
 from .build import ETH_MIN_FRAME, build_bytes
 from .gen import random_spec
 from .pcapio import write_frames
 
-GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                          os.pardir, os.pardir, "tests", "golden")
 MAC_CTRL_DST = "01:80:c2:00:00:01"
 GOLDEN_MAX_PAYLOAD = 300
 
@@ -155,8 +155,17 @@ def golden_frames():
     }
 
 
-def write_golden(out_dir=GOLDEN_DIR):
-    """(Re)write every golden capture into ``out_dir``; returns the paths."""
+def golden_dir():
+    """tests/golden of the checkout (:func:`rocewan.checkout.root`); raises
+    CheckoutError outside one, so an installed package never writes into its
+    own site-packages."""
+    return os.path.join(checkout.root(), "tests", "golden")
+
+
+def write_golden(out_dir):
+    """(Re)write every golden capture into ``out_dir`` (made if missing);
+    returns the paths."""
+    os.makedirs(out_dir, exist_ok=True)
     paths = []
     for name, frames in golden_frames().items():
         path = os.path.join(out_dir, name)
@@ -166,7 +175,15 @@ def write_golden(out_dir=GOLDEN_DIR):
 
 
 def run(args):
-    """Entry point of ``python -m rocewan golden``."""
-    for path in write_golden(args.dir):
+    """Entry point of ``python -m rocewan golden``: DIR, or the checkout's
+    tests/golden; exit 2 without DIR outside a checkout."""
+    out_dir = args.dir
+    if out_dir is None:
+        try:
+            out_dir = golden_dir()
+        except checkout.CheckoutError as e:
+            print("rocewan golden: %s; or give the output DIR" % e, file=sys.stderr)
+            return 2
+    for path in write_golden(out_dir):
         print(os.path.normpath(path))
     return 0

@@ -1,29 +1,39 @@
 """Scapy layers for the InfiniBand extension transport headers that
 ``scapy.contrib.roce`` lacks, bound to its BTH by opcode.
 
-``scapy.contrib.roce`` provides BTH (with the IPv4 ICRC), AETH and the CNP
-padding. This module adds RETH, DETH, ImmDt, IETH, AtomicETH and
-AtomicAckETH (IBTA Vol. 1 section 9.3) and makes dissection follow the opcode
-table in :mod:`rocewan.opcodes`: the BTH hands over to the first extension
-header of its opcode, each extension header to the next one, and the last one
-to the payload (``Raw``).
+``scapy.contrib.roce`` provides BTH (with the ICRC: IPv4 only in Scapy 2.5,
+IPv4 and IPv6 since 2.6), AETH and the CNP padding. This module adds RETH,
+DETH, ImmDt, IETH, AtomicETH and AtomicAckETH (IBTA Vol. 1 section 9.3),
+rocewan's own SPETH, NTETH (RACK, SACK), VTETH and VLETH (VRP), and lib/fec's
+repair header FRH (opcodes 0xD0/0xD1, docs/wire.md), and makes dissection
+follow the opcode table in :mod:`rocewan.opcodes`: the BTH hands over to the
+first extension header of its opcode, each extension header to the next one,
+and the last one to the payload (``Raw``). Importing this module binds them
+all; nothing else needs importing for ``rdpcap()`` to dissect them.
 
-Import the header classes from here, not from ``scapy.contrib.roce``: the AETH
-of this module is a subclass of Scapy's that knows which header follows it.
+The bindings sit beside ``scapy.contrib.roce``'s own, not over them: each of
+ours is put first in BTH's list of payload guesses, which dissection tries in
+order, and contrib's stay behind it (its BTH -> AETH for RC and RD
+ACKNOWLEDGE, CNP padding, UDP port 4791, GRH). So an RC ACKNOWLEDGE dissects
+to this module's AETH, a subclass of contrib's AETH with the same fields
+that also knows which header follows it (AtomicAckETH after an ATOMIC
+ACKNOWLEDGE); ``pkt[scapy.contrib.roce.AETH]`` finds it too, and building
+``BTH() / scapy.contrib.roce.AETH()`` works as without this module.
 """
 
 from scapy.contrib import roce as _scapy_roce
 from scapy.contrib.roce import BTH, CNPPadding
-from scapy.fields import (BitField, ByteField, IntField, ShortField,
-                          XByteField, XIntField, XLongField)
-from scapy.packet import Packet, Raw, bind_layers, split_layers
+from scapy.fields import (BitField, ByteEnumField, ByteField, IntField,
+                          ShortField, XByteField, XIntField, XLongField,
+                          XShortField)
+from scapy.packet import Packet, Raw, bind_top_down
 
 from . import opcodes as ops
 
 __all__ = ["BTH", "CNPPadding", "DETH", "RETH", "AtomicETH", "AETH",
            "AtomicAckETH", "ImmDt", "IETH", "SPETH", "NTETH", "VTETH",
-           "VTETH_CRIT", "VLETH", "VLETH_HOLES", "EXT_CLASSES",
-           "ext_headers"]
+           "VTETH_CRIT", "VLETH", "VLETH_HOLES", "FRH", "FEC_OPCODES",
+           "EXT_CLASSES", "ext_headers"]
 
 
 class _ExtHeader(Packet):
@@ -74,8 +84,11 @@ class AtomicETH(_ExtHeader):
 
 
 class AETH(_ExtHeader, _scapy_roce.AETH):
-    """ACK Extended Transport Header (IBTA 9.3.5): syndrome, MSN."""
+    """ACK Extended Transport Header (IBTA 9.3.5): syndrome, MSN. A subclass
+    of ``scapy.contrib.roce.AETH``, found by ``pkt[scapy.contrib.roce.AETH]``
+    too (``match_subclass``)."""
     name = ops.AETH
+    match_subclass = True
     fields_desc = list(_scapy_roce.AETH.fields_desc)
 
 
@@ -172,6 +185,41 @@ class VLETH(_ExtHeader):
                 for i in range(min(self.n_holes, VLETH_HOLES))]
 
 
+FEC_OP_REPAIR = 0xD0
+FEC_OP_NEGOTIATE = 0xD1
+FEC_OPCODES = {FEC_OP_REPAIR: "RC_X_FEC_REPAIR", FEC_OP_NEGOTIATE: "RC_X_FEC_NEGOTIATE"}
+"""lib/fec's manufacturer-specific BTH opcodes (docs/wire.md)"""
+FEC_T_XOR, FEC_T_RS, FEC_T_PROPOSE, FEC_T_COMMIT = 1, 2, 3, 4
+FEC_MODE_XOR, FEC_MODE_RS = 1, 2
+FEC_TYPES = {FEC_T_XOR: "xor", FEC_T_RS: "rs", FEC_T_PROPOSE: "propose", FEC_T_COMMIT: "commit"}
+FEC_MODES = {0: "off", FEC_MODE_XOR: "xor", FEC_MODE_RS: "rs"}
+
+
+class FRH(Packet):
+    """FEC Repair Header (lib/fec, docs/fec.md): LoWAR's Repair Header ("Type
+    | type-specified fields") after a standard BTH with a manufacturer-specific
+    opcode, 0xD0 (repair: BTH | FRH | coded payload | pad | ICRC) or 0xD1
+    (negotiation: BTH | FRH | ICRC). :mod:`rocewan.fec` checks the repairs."""
+    name = "FRH"
+    fields_desc = [
+        ByteEnumField("type", FEC_T_XOR, FEC_TYPES),
+        BitField("flags_rsvd", 0, 7),
+        BitField("stream", 0, 1),       # 0 requests, 1 READ responses
+        ByteEnumField("mode", FEC_MODE_XOR, FEC_MODES),
+        ByteField("k", 32),
+        ByteField("d", 4),
+        ByteField("r", 1),
+        ByteField("row", 0),
+        XByteField("rsvd7", 0),
+        XShortField("len_code", 0),
+        ShortField("rsvd10", 0),
+        IntField("block_id", 0),
+        XByteField("rsvd16", 0),
+        BitField("anchor", 0, 24),
+        XLongField("mask", 0),
+    ]
+
+
 EXT_CLASSES = {
     ops.DETH: DETH,
     ops.RETH: RETH,
@@ -199,13 +247,23 @@ def ext_headers(pkt):
     return out
 
 
+def _bind_first(lower, upper, **fval):
+    """``bind_layers(lower, upper, **fval)``, with the dissection entry put
+    first in ``lower.payload_guess`` (Scapy tries the entries in order and
+    ``bind_layers`` appends), ahead of the entries others bound, which stay."""
+    bind_top_down(lower, upper, **fval)
+    entry = (fval, upper)
+    lower.payload_guess = [entry] + [e for e in lower.payload_guess if e != entry]
+
+
 def _bind():
-    """Replace the contrib BTH -> AETH bindings with one binding per opcode
-    to the opcode's first extension header."""
-    split_layers(BTH, _scapy_roce.AETH)
+    """One binding per opcode to the opcode's first extension header, and
+    lib/fec's two opcodes to FRH, beside contrib.roce's bindings."""
+    for code in FEC_OPCODES:
+        _bind_first(BTH, FRH, opcode=code)
     for op in ops.OPCODES.values():
         if op.exts and op.code != ops.CNP_OPCODE:
-            bind_layers(BTH, EXT_CLASSES[op.exts[0]], opcode=op.code)
+            _bind_first(BTH, EXT_CLASSES[op.exts[0]], opcode=op.code)
 
 
 _bind()

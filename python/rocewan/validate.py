@@ -19,11 +19,9 @@ allowed.
 
 import datetime
 import json
-import os
-import subprocess
 import struct
 
-from . import fec
+from . import checkout, fec
 from . import opcodes as ops
 from .frame import ERR_TEXT, ETHERTYPE_MAC_CTRL, decode
 from .pcapio import read_frames
@@ -607,25 +605,12 @@ def summary(rep):
     return "\n".join(out)
 
 
-def _version():
-    """``git describe`` of the checkout this package lives in, or
-    "unknown"."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        out = subprocess.run(["git", "-C", here, "describe", "--always",
-                              "--dirty", "--tags"], capture_output=True,
-                             text=True, timeout=5, check=True)
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 def write_json(rep, out_path):
     """Write the report in the project's results envelope (rocewan/1)."""
     doc = {
         "schema": SCHEMA,
         "app": APP,
-        "version": _version(),
+        "version": checkout.version(),
         "started_utc": rep.started_utc,
         "config": {"file": rep.path},
         "seed": None,

@@ -1,11 +1,11 @@
-"""pytest setup: make the rocewan package importable from python/ even when
-PYTHONPATH is not set, and keep test helpers importable."""
+"""pytest setup: keep the shared test module (rwtest) importable. The rocewan package
+is the one the interpreter imports: python/ of the checkout with
+PYTHONPATH=python (scripts/test.sh), or the package installed in a venv
+(tests/python/venv_run.py); test_package.py checks which."""
 
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PYDIR = os.path.join(HERE, os.pardir, os.pardir, "python")
-for path in (os.path.abspath(PYDIR), HERE):
-    if path not in sys.path:
-        sys.path.insert(0, path)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)

@@ -6,8 +6,10 @@ import ipaddress
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 from scapy.utils import checksum
@@ -21,7 +23,9 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir,
                                     os.pardir))
 GOLDEN = os.path.join(REPO, "tests", "golden")
 RXE_PCAP = os.path.join(GOLDEN, "rxe-ib_write_bw-4096.pcap")
-PYTHON = "/usr/bin/python3"
+# the interpreter running the tests: Debian's with PYTHONPATH=python in a checkout, a
+# venv's with the installed package in tests/python/venv_run.py
+PYTHON = sys.executable
 
 # Wireshark's InfiniBand dissector hands the RDMA payload to heuristic
 # dissectors (RPC-over-RDMA, SMB Direct, iSER, EoIB, ...), which report random
@@ -33,6 +37,12 @@ TSHARK_NO_PAYLOAD_HEURISTICS = [
                   "sdp_infiniband", "mellanox_eoib", "eth_over_ib",
                   "fc_infiniband", "nvme_rdma")
     for arg in ("--disable-heuristic", h)]
+
+
+def scapy_version():
+    """(major, minor) of the Scapy imported (2.5 from Debian, 2.8 from PyPI)."""
+    import scapy
+    return tuple(int(x) for x in re.match(r"(\d+)\.(\d+)", scapy.VERSION).groups())
 
 
 def rocewire_path():
@@ -77,12 +87,11 @@ def rocewire_parse(pcap):
 
 
 def rocewan(*args):
-    """Run ``python -m rocewan`` with ``args``; returns the CompletedProcess
-    (the caller checks the exit code)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(REPO, "python")
+    """Run ``python -m rocewan`` with ``args`` (the rocewan this interpreter
+    imports: the environment is inherited); returns the CompletedProcess (the
+    caller checks the exit code)."""
     return subprocess.run([PYTHON, "-m", "rocewan"] + [str(a) for a in args],
-                          capture_output=True, text=True, env=env)
+                          capture_output=True, text=True)
 
 
 def tshark_verbose(pcap):

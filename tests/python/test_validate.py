@@ -83,6 +83,24 @@ def test_cli_missing_file(tmp_path):
     assert p.returncode == 2 and "cannot read" in p.stderr
 
 
+def test_truncated_file_is_a_read_error(tmp_path):
+    """A file cut inside a record or inside its header: exit 2, on Scapy 2.5
+    (which returns the cut record as a shorter frame) and 2.8 (which warns
+    and drops it) alike; the whole file still validates."""
+    data = open(rwtest.RXE_PCAP, "rb").read()
+    for cut, msg in ((3000, "truncated: record 19 has 686 of its 1098 bytes"),
+                     (24 + 8, "truncated: record 0's header cut"),
+                     (20, "truncated pcap header")):
+        path = tmp_path / ("cut%d.pcap" % cut)
+        path.write_bytes(data[:cut])
+        p = rwtest.rocewan("validate", path)
+        assert p.returncode == 2 and msg in p.stderr, (cut, p.returncode, p.stderr)
+        assert "Traceback" not in p.stderr
+    path = tmp_path / "whole.pcap"
+    path.write_bytes(data)
+    assert rwtest.rocewan("validate", path).returncode == 0
+
+
 def test_flipped_payload_bit_is_icrc_error(tmp_path):
     frames = rxe_frames()
     bad = bytearray(frames[RXE_FIRST_ROCE + 1])

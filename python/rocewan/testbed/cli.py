@@ -8,14 +8,18 @@
     testbed reproduce NAME             a cited paper's headline result (gbn-model)
 """
 import argparse
+import importlib.util
 import inspect
 import os
 import sys
 
 from . import config, demo, experiments, lab, live, topo
+from .. import checkout
 from .. import trace as loss_trace
 from .config import ConfigError
 from .repro import REPRODUCTIONS
+
+PLOTTING = ("demo", "run", "sweep", "reproduce")  # the commands that write plots (report.py)
 
 # This module only parses the command line and dispatches: each command below hands
 # the parsed options, as plain typed arguments, to the module that does the work.
@@ -71,8 +75,8 @@ def cmd_reproduce(a):
     return fn(prefix=a.prefix, quick=a.quick, out=a.out, **kw)
 
 
-def parser():
-    p = argparse.ArgumentParser(prog="testbed", description=__doc__,
+def parser(prog="testbed"):
+    p = argparse.ArgumentParser(prog=prog, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="config keys (TOML, every one optional):\n" + config.describe_schema())
     p.add_argument("--prefix", default="tb", help="name prefix of namespaces and DPDK file prefixes (default tb)")
@@ -116,7 +120,7 @@ def parser():
     rd.add_argument("--out", metavar="RESULT.json")
     rd.set_defaults(func=cmd_reduce)
     rp = sub.add_parser("reproduce", help="a cited paper's result (docs/references.md): " +
-                        "; ".join(f"{k} ({v[1]})" for k, v in REPRODUCTIONS.items()))
+                        "; ".join(f"{k} ({v[1]})" for k, v in REPRODUCTIONS.items()).replace("%", "%%"))
     rp.add_argument("name")
     rp.add_argument("--quick", action="store_true")
     rp.add_argument("--out")
@@ -134,8 +138,24 @@ def parser():
     return p
 
 
-def main(argv=None):
-    a = parser().parse_args(argv)
+def main(argv=None, prog="testbed"):
+    a = parser(prog).parse_args(argv)
+    if a.cmd != "trace":
+        # configs, binaries and results are the checkout's (rocewan.checkout)
+        try:
+            root = checkout.root()
+        except checkout.CheckoutError as e:
+            print(f"{prog}: {e}", file=sys.stderr)
+            return 2
+        cfg = getattr(a, "config", None)
+        if cfg and not os.path.isabs(cfg) and not os.path.exists(cfg) and \
+                os.path.exists(os.path.join(root, cfg)):
+            a.config = os.path.join(root, cfg)  # configs/NAME.toml from anywhere
+    if a.cmd in PLOTTING and importlib.util.find_spec("matplotlib") is None:
+        # checked before anything runs, not after the experiment when the plot is drawn
+        print(f"{prog}: '{a.cmd}' draws plots and needs matplotlib: install the testbed extra "
+              "(pip install './python[testbed]'; Debian: apt-get install python3-matplotlib)", file=sys.stderr)
+        return 2
     if os.geteuid() != 0 and a.cmd not in ("trace",):
         print("testbed: needs root (network namespaces, veth pairs, DPDK)", file=sys.stderr)
         return 2
@@ -151,3 +171,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         topo.cleanup(a.prefix)
         return 130
+
+
+def console_main():
+    """The ``rocewan-testbed`` console script (pip install ./python): ``./testbed`` of the
+    checkout named by ROCEWAN_ROOT, or of an editable install's own checkout."""
+    sys.exit(main(prog="rocewan-testbed"))

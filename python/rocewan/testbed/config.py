@@ -9,6 +9,8 @@ import os
 import re
 import tomllib
 
+from .. import checkout
+
 UNITS_RATE = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9, "tbit": 1e12,
               "bps": 8, "kbps": 8e3, "mbps": 8e6, "gbps": 8e9}
 UNITS_TIME = {"s": 1.0, "sec": 1.0, "ms": 1e-3, "msec": 1e-3, "us": 1e-6, "usec": 1e-6,
@@ -16,8 +18,11 @@ UNITS_TIME = {"s": 1.0, "sec": 1.0, "ms": 1e-3, "msec": 1e-3, "us": 1e-6, "usec"
 UNITS_SIZE = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1 << 20, "mb": 1 << 20,
               "g": 1 << 30, "gb": 1 << 30}
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-CDF_DIR = os.path.join(ROOT, "configs", "cdf")
+# the checkout whose configs/, build/ and results/ the testbed uses (rocewan.checkout: ROCEWAN_ROOT,
+# else the checkout this package is imported from); None outside one, and then the testbed command
+# refuses to start (cli.main), so the paths below are never used unset
+ROOT = checkout.find()
+CDF_DIR = os.path.join(ROOT, "configs", "cdf") if ROOT else None
 RECOVERY_MODES = ["gbn", "gbone", "irn"]  # the rnic's --recovery base modes
 # and each under FEC (docs/fec.md): [rnic] recovery = "fec+gbn", code in [rnic] fec
 RECOVERY_CHOICES = RECOVERY_MODES + ["fec+" + m for m in RECOVERY_MODES]

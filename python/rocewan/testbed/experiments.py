@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from . import config, model, report, runner
-from .config import ConfigError, ROOT, parse_rate, parse_time
+from .config import ConfigError, parse_rate, parse_time
 
 
 def load_cfg(path, sets, quick):
@@ -25,9 +25,11 @@ def load_cfg(path, sets, quick):
 
 def validate(pcap):
     """`rocewan validate` on a capture; its summary, exit code and verdict."""
+    # the rocewan this process runs (a checkout's python/ or an installed package), first on the path
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.pathsep.join([pkg_parent] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     r = subprocess.run([sys.executable, "-m", "rocewan", "validate", pcap, "--json", pcap + ".json"],
-                       capture_output=True, text=True,
-                       env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "python")})
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": path})
     try:
         res = json.load(open(pcap + ".json"))["results"]
     except (OSError, ValueError, KeyError):

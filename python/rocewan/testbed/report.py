@@ -8,7 +8,7 @@ import time
 
 from .config import ROOT
 
-RESULTS = os.path.join(ROOT, "results")
+RESULTS = os.path.join(ROOT, "results") if ROOT else None
 
 COLUMNS = [("case", "case", "{}"), ("recovery", "recovery", "{}"), ("loss", "loss", "{}"),
            ("rtt_ms", "RTT ms", "{:.0f}"), ("goodput_gbps", "goodput Gb/s", "{:.3f}"),

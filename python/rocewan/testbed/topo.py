@@ -22,7 +22,7 @@ import time
 
 from .config import ROOT
 
-BUILD = os.environ.get("ROCEWAN_BUILD", os.path.join(ROOT, "build"))
+BUILD = os.environ.get("ROCEWAN_BUILD", os.path.join(ROOT, "build") if ROOT else None)
 SUBNET = "10.77.0"
 TRANSPORTS = ("veth", "memif")
 MEMIF_DIR = "/run/rocewan-memif"  # one directory per prefix: <MEMIF_DIR>/<prefix>/
