@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The shared bottleneck of one direction (emu_bneck.h). */
+#include "emu_bneck.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_err.h"
+
+int
+emu_bneck_init(struct emu_bneck *b, uint32_t capacity, bool shared)
+{
+	uint32_t cap = 1;
+
+	memset(b, 0, sizeof(*b));
+	while (cap < capacity && cap < (1u << 31))
+		cap <<= 1;
+	b->r = calloc(cap, sizeof(*b->r));
+	if (b->r == NULL)
+		return -EMU_E_NOSPACE;
+	b->mask = cap - 1;
+	b->shared = shared;
+	emu_shaper_init(&b->q, &(struct emu_shaper_params){0}, &b->ec);
+	return 0;
+}
+
+void
+emu_bneck_free(struct emu_bneck *b)
+{
+	free(b->r);
+	b->r = NULL;
+	b->n = 0;
+}
+
+/* PFC from the backlog at @p t; records the backlog at each XOFF and XON. */
+static void
+pfc_poll(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void *ctx)
+{
+	struct emu_pfc_action act;
+	uint64_t xoff = b->ec.v[EMU_CNT_PFC_XOFF], xon = b->ec.v[EMU_CNT_PFC_XON];
+
+	if (!emu_pfcgen_poll(&b->pfc, t, b->q.q_bytes, &act))
+		return;
+	if (b->ec.v[EMU_CNT_PFC_XOFF] != xoff)
+		b->xoff_at_bytes = b->q.q_bytes;
+	if (b->ec.v[EMU_CNT_PFC_XON] != xon)
+		b->xon_at_bytes = b->q.q_bytes;
+	if (emit)
+		emit(ctx, &act);
+}
+
+/*
+ * Bring the queue to time @p t: every departure and every PFC refresh due by then, in
+ * time order, each decided at its own time (a departure at its departure time, a
+ * refresh at its deadline), so what is decided does not depend on when the workers
+ * call in (a refresh at the deadline, not at the first poll after it).
+ */
+static void
+catch_up(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void *ctx)
+{
+	for (;;) {
+		uint64_t dl = b->has_pfc ? emu_pfcgen_deadline(&b->pfc) : UINT64_MAX;
+		uint64_t dep = b->n > 0 ? b->r[b->head].dep_ns : UINT64_MAX;
+
+		if (dep <= t && dep <= dl) {
+			emu_shaper_dequeue(&b->q, b->r[b->head].len);
+			b->head = (b->head + 1) & b->mask;
+			b->n--;
+			if (b->has_pfc)
+				pfc_poll(b, dep, emit, ctx);
+		} else if (dl <= t) {
+			uint64_t before = b->pfc.gen.last_xoff_ns;
+
+			pfc_poll(b, dl, emit, ctx);
+			/* a refresh moves the deadline on, an XON clears it; anything else
+			 * (cannot happen) must not spin */
+			if (b->pfc.gen.pausing && b->pfc.gen.last_xoff_ns == before)
+				break;
+			if (b->pfc.gen.pausing && emu_pfcgen_deadline(&b->pfc) <= dl)
+				break;
+		} else {
+			break;
+		}
+	}
+}
+
+static inline uint64_t
+clock_at(struct emu_bneck *b, uint64_t now)
+{
+	if (now > b->now_ns)
+		b->now_ns = now;
+	return b->now_ns;
+}
+
+void
+emu_bneck_configure(struct emu_bneck *b, const struct emu_shaper_params *q,
+		    const struct emu_red_params *red, const struct emu_pfcgen_params *pfc,
+		    uint64_t seed, const void *tag, emu_bneck_emit_fn emit, void *ctx)
+{
+	struct emu_shaper oq = b->q;
+	struct emu_pfcgen op = b->pfc;
+	bool was_pausing = b->has_pfc && emu_pfcgen_state(&op) == EMU_PFC_PAUSING;
+
+	emu_shaper_init(&b->q, q, &b->ec);
+	b->q.q_pkts = oq.q_pkts;
+	b->q.q_bytes = oq.q_bytes;
+	b->q.last_dep_ns = oq.last_dep_ns;
+	b->has_queue = q->rate_bps != 0;
+	b->has_red = red->enabled && emu_red_init(&b->red, red, seed, &b->ec) == 0;
+	b->has_pfc = pfc->enabled && emu_pfcgen_init(&b->pfc, pfc, &b->ec) == 0;
+	if (b->has_pfc && was_pausing) {
+		b->pfc.gen.pausing = true;
+		b->pfc.gen.last_xoff_ns = op.gen.last_xoff_ns;
+	} else if (!b->has_pfc && was_pausing) {
+		struct emu_pfc_action act = {.send = true, .prio = op.p.prio, .quanta = 0};
+
+		b->ec.v[EMU_CNT_PFC_XON]++; /* release the sender we paused */
+		if (emit)
+			emit(ctx, &act);
+	}
+	/* no bottleneck any more: what it held leaves the accounting (the workers move
+	 * their packets on at their departure times) */
+	while (!b->has_queue && b->n > 0) {
+		emu_shaper_dequeue(&b->q, b->r[b->head].len);
+		b->head = (b->head + 1) & b->mask;
+		b->n--;
+	}
+	b->tag = tag;
+}
+
+enum emu_bneck_verdict
+emu_bneck_admit(struct emu_bneck *b, uint64_t now, uint32_t len, uint8_t ecn, uint64_t *dep_ns,
+		emu_bneck_emit_fn emit, void *ctx)
+{
+	enum emu_bneck_verdict v = EMU_BNECK_PASS;
+	uint64_t t = clock_at(b, now), backlog;
+
+	catch_up(b, t, emit, ctx);
+	backlog = b->q.q_bytes;
+	if (b->n > b->mask || emu_shaper_enqueue(&b->q, t, len, dep_ns) != EMU_SHAPER_ACCEPT) {
+		if (b->n > b->mask) /* cannot happen: the ring holds the whole pool */
+			b->ec.v[EMU_CNT_DROP_QUEUE]++;
+		return EMU_BNECK_DROP;
+	}
+	if (b->has_red && emu_red_decide(&b->red, backlog, ecn) == EMU_RED_MARK)
+		v = EMU_BNECK_MARK;
+	b->r[(b->head + b->n) & b->mask] = (struct emu_bneck_ent){*dep_ns, len};
+	b->n++;
+	if (b->q.q_bytes > b->max_bytes)
+		b->max_bytes = b->q.q_bytes;
+	if (b->has_pfc)
+		pfc_poll(b, t, emit, ctx);
+	return v;
+}
+
+void
+emu_bneck_advance(struct emu_bneck *b, uint64_t now, emu_bneck_emit_fn emit, void *ctx)
+{
+	uint64_t t = clock_at(b, now);
+
+	catch_up(b, t, emit, ctx);
+}
+
+uint64_t
+emu_bneck_next(const struct emu_bneck *b)
+{
+	uint64_t next = UINT64_MAX, t;
+	uint32_t n = __atomic_load_n(&b->n, __ATOMIC_RELAXED);
+
+	if (n > 0)
+		next = __atomic_load_n(&b->r[__atomic_load_n(&b->head, __ATOMIC_RELAXED)].dep_ns,
+				       __ATOMIC_RELAXED);
+	if (b->has_pfc && (t = emu_pfcgen_deadline(&b->pfc)) < next)
+		next = t;
+	return next;
+}
