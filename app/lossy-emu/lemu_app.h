@@ -19,7 +19,10 @@
 
 struct lemu_app {
 	struct lemu_params prm;
-	struct lemu_dir dir[LEMU_NDIR];
+	struct lemu_dir *dir[LEMU_NDIR]; /**< each direction's workers (--workers), [0] first */
+	unsigned workers;		 /**< per direction */
+	struct emu_bneck bn[LEMU_NDIR];	 /**< each direction's one bottleneck */
+	const char *spread[LEMU_NDIR];	 /**< how flows reach the workers: "none", "rss", ... */
 	uint32_t pool_mbufs[LEMU_NDIR]; /**< mbufs per direction actually allocated */
 	uint64_t line_bytes[LEMU_NDIR]; /**< delay line at the rate: rate x longest delay, bytes */
 	uint64_t line_pkts[LEMU_NDIR];	/**< the same in frames of the sizing frame length */

@@ -142,7 +142,8 @@ emu_bneck_admit(struct emu_bneck *b, uint64_t now, uint32_t len, uint8_t ecn, ui
 			b->ec.v[EMU_CNT_DROP_QUEUE]++;
 		return EMU_BNECK_DROP;
 	}
-	if (b->has_red && emu_red_decide(&b->red, backlog, ecn) == EMU_RED_MARK)
+	if (b->has_red && ecn != EMU_BNECK_NOT_IP &&
+	    emu_red_decide(&b->red, backlog, ecn) == EMU_RED_MARK)
 		v = EMU_BNECK_MARK;
 	b->r[(b->head + b->n) & b->mask] = (struct emu_bneck_ent){*dep_ns, len};
 	b->n++;

@@ -48,6 +48,9 @@
 #include "emu_red.h"
 #include "emu_shaper.h"
 
+/** ECN argument of emu_bneck_admit() for a frame without an IP header: RED leaves it alone. */
+#define EMU_BNECK_NOT_IP 0xff
+
 /** A PFC frame to send (called with the lock held). */
 typedef void (*emu_bneck_emit_fn)(void *ctx, const struct emu_pfc_action *act);
 
@@ -129,7 +132,8 @@ void emu_bneck_configure(struct emu_bneck *b, const struct emu_shaper_params *q,
 
 /**
  * Admit a packet of @p len bytes with ECN codepoint @p ecn arriving at @p now_ns
- * (lock held). Retires the packets departed by then (PFC decided at each
+ * (lock held; @p ecn EMU_BNECK_NOT_IP for a frame that is not IP, which RED
+ * does not look at). Retires the packets departed by then (PFC decided at each
  * departure), then tail drop, RED on the backlog found, the departure time in
  * @p dep_ns, and PFC after the enqueue.
  */
