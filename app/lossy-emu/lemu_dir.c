@@ -542,8 +542,8 @@ admit_pending(struct lemu_dir *d, uint64_t now)
 			rte_pktmbuf_free(p->m);
 			continue;
 		}
-		v = emu_bneck_admit(bn, now, p->m->pkt_len, p->ip ? ip_ecn(p->ip) : EMU_BNECK_NOT_IP,
-				    &dep, bn_emit, d);
+		v = emu_bneck_admit(bn, now, p->m->pkt_len,
+				    p->ip ? ip_ecn(p->ip) : EMU_BNECK_NOT_IP, &dep, bn_emit, d);
 		if (v == EMU_BNECK_DROP) {
 			log_drop(d, "queue", p->m);
 			rte_pktmbuf_free(p->m);

@@ -44,8 +44,8 @@
 #include <rte_spinlock.h>
 
 #include "dp_clock.h"
-#include "emu_counters.h"
 #include "emu_bneck.h"
+#include "emu_counters.h"
 #include "emu_dist.h"
 #include "emu_impair.h"
 #include "emu_pfcgen.h"
@@ -59,10 +59,10 @@
 #include "lemu_stats.h"
 
 #define LEMU_BURST_MAX 256
-#define LEMU_TX_MAX 512	  /**< data frames waiting for the TX port */
-#define LEMU_CTRL_MAX 128 /**< control frames waiting for the TX port */
-#define LEMU_FREE_MAX 64  /**< mbufs of frames stored compact, freed in bulk */
-#define LEMU_WORKERS_MAX 16 /**< --workers: per direction */
+#define LEMU_TX_MAX 512			   /**< data frames waiting for the TX port */
+#define LEMU_CTRL_MAX 128		   /**< control frames waiting for the TX port */
+#define LEMU_FREE_MAX 64		   /**< mbufs of frames stored compact, freed in bulk */
+#define LEMU_WORKERS_MAX 16		   /**< --workers: per direction */
 #define LEMU_PEND_MAX (2 * LEMU_BURST_MAX) /**< frames of one burst (and copies) to admit */
 
 /** The emulator's clock (lib/dpdk dp_clock), ns since lemu_clock_init(). */
@@ -113,13 +113,14 @@ struct lemu_pend {
 };
 
 struct lemu_dir {
-	unsigned id;		/**< enum lemu_dir_id */
+	unsigned id;		 /**< enum lemu_dir_id */
 	unsigned widx, nworkers; /**< this worker of the direction's --workers */
 	uint16_t rx_port, tx_port;
 	uint16_t rx_queue, tx_queue;
-	struct emu_bneck *bn;	  /**< the direction's one bottleneck (every worker's) */
-	rte_spinlock_t *tx_lock;  /**< the TX port's one queue, shared (NULL: our own queue) */
-	struct rte_ring *spread_in; /**< software spread: our frames from worker 0 (NULL: RX queue) */
+	struct emu_bneck *bn;	 /**< the direction's one bottleneck (every worker's) */
+	rte_spinlock_t *tx_lock; /**< the TX port's one queue, shared (NULL: our own queue) */
+	struct rte_ring
+	    *spread_in; /**< software spread: our frames from worker 0 (NULL: RX queue) */
 	struct rte_ring *const *spread_out; /**< worker 0, software spread: rings of workers 1.. */
 	struct lemu_pend pend[LEMU_PEND_MAX];
 	uint16_t npend;
@@ -205,10 +206,10 @@ struct lemu_dir_args {
 	struct rte_mempool *tx_pool;
 	uint32_t capacity; /**< packets the queue and the delay line must hold (pool size) */
 	uint64_t link_bps;
-	uint64_t coalesce_ns; /**< TX coalescing window (--tx-coalesce) */
+	uint64_t coalesce_ns;		   /**< TX coalescing window (--tx-coalesce) */
 	struct rte_ring *pfc_out, *pfc_in; /**< pfc_in: worker 0 only */
 	const struct lemu_dir_cfg *cfg;	   /**< first configuration */
-	struct emu_stall *sd;		/**< --stall-detect: its lcore's detector (NULL: off) */
+	struct emu_stall *sd;		   /**< --stall-detect: its lcore's detector (NULL: off) */
 };
 
 /** Allocate the queue and delay line and apply the first config. 0 or -errno. */

@@ -114,12 +114,13 @@ port_spread(uint16_t port, char side, unsigned w, const char **how)
 	if ((di.flow_type_rss_offloads & (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP)) &&
 	    strcmp(di.driver_name, "net_null") != 0) {
 		if (di.max_rx_queues < w || di.max_tx_queues < w) {
-			fprintf(stderr,
-				"lossy-emu: --workers %u: port %c (%u, %s) has %u RX / %u TX queues, "
-				"the workers need %u of each: lower --workers to %u\n",
-				w, side, port, di.driver_name, di.max_rx_queues, di.max_tx_queues, w,
-				di.max_rx_queues < di.max_tx_queues ? di.max_rx_queues
-								    : di.max_tx_queues);
+			fprintf(
+			    stderr,
+			    "lossy-emu: --workers %u: port %c (%u, %s) has %u RX / %u TX queues, "
+			    "the workers need %u of each: lower --workers to %u\n",
+			    w, side, port, di.driver_name, di.max_rx_queues, di.max_tx_queues, w,
+			    di.max_rx_queues < di.max_tx_queues ? di.max_rx_queues
+								: di.max_tx_queues);
 			return 0;
 		}
 		*how = "rss";
@@ -335,10 +336,11 @@ main(int argc, char **argv)
 	app->lcores = rte_lcore_count();
 	W = app->workers = prm->workers;
 	if (app->lcores < W) {
-		fprintf(stderr,
-			"lossy-emu: --workers %u needs at least %u lcores (EAL -l 0-%u; %u give each "
-			"worker its own), the EAL has %u\n",
-			W, W, W - 1, 2 * W + 1, app->lcores);
+		fprintf(
+		    stderr,
+		    "lossy-emu: --workers %u needs at least %u lcores (EAL -l 0-%u; %u give each "
+		    "worker its own), the EAL has %u\n",
+		    W, W, W - 1, 2 * W + 1, app->lcores);
 		status = 2;
 		goto out;
 	}
@@ -415,8 +417,9 @@ main(int argc, char **argv)
 			char name[32];
 
 			snprintf(name, sizeof(name), "lemu_sp_%s_%u", lemu_dir_name(d), k);
-			spring[d][k] = rte_ring_create(name, app->pool_mbufs[d], (int)rte_socket_id(),
-						       RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+			spring[d][k] =
+			    rte_ring_create(name, app->pool_mbufs[d], (int)rte_socket_id(),
+					    RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 			if (spring[d][k] == NULL) {
 				fprintf(stderr, "lossy-emu: cannot create ring %s: %s\n", name,
 					rte_strerror(rte_errno));
@@ -459,11 +462,12 @@ main(int argc, char **argv)
 			    .link_bps = app->link_bps[d],
 			    .coalesce_ns = prm->coalesce_ns,
 			    .pfc_out = ring[d],
-			    .pfc_in = k == 0 ? ring[!d] : NULL, /* the peer's PFC: worker 0 sends it */
+			    .pfc_in =
+				k == 0 ? ring[!d] : NULL, /* the peer's PFC: worker 0 sends it */
 			    .cfg = c,
 			    /* the lcore plan of step 5 */
-			    .sd = !prm->stall_detect ? NULL
-						     : &stall_det[lcore_slot(plan, d, k, W)]};
+			    .sd =
+				!prm->stall_detect ? NULL : &stall_det[lcore_slot(plan, d, k, W)]};
 
 			if ((rc = lemu_dir_init(&app->dir[d][k], &a)) < 0) {
 				fprintf(stderr,
@@ -475,7 +479,8 @@ main(int argc, char **argv)
 		}
 		printf("lossy-emu: %s: %s\n", lemu_dir_name(d), c->text);
 		if (W > 1)
-			printf("lossy-emu: %s: %u workers, flows spread by %s\n", lemu_dir_name(d), W,
+			printf("lossy-emu: %s: %u workers, flows spread by %s\n", lemu_dir_name(d),
+			       W,
 			       strcmp(app->spread[d], "software") == 0
 				   ? "worker 0 in software (5-tuple hash)"
 			       : strcmp(app->spread[d], "fanout") == 0
