@@ -152,6 +152,8 @@ def run_memif(tmp_path, name, n, spec, workers, done):
             f"--vdev net_memif0,role=client,{memif} -- --tx-coalesce 0 --seed 1 "
             f"--a2b 'limit {2 * n} rate 16mbit' --json {sjs}"), stdout=slog, stderr=subprocess.STDOUT)
         wait_for(tel, lambda: meas.poll() is None and src.poll() is None, done, logs)
+        # every frame is through: the counters no longer move, telemetry reads them exact
+        live = tel.get("/lossy_emu/stats")
         tel.close()
     finally:
         rs = stop(src) if src is not None else None
@@ -162,15 +164,21 @@ def run_memif(tmp_path, name, n, spec, workers, done):
             os.unlink(sock)
     assert rs == 0 and rm == 0, logs()
     assert json.load(open(sjs))["results"]["a2b"]["tx_pkts"] == n, logs()
-    return json.load(open(mjs))["results"], ln.read_pcap(pout)
+    return json.load(open(mjs))["results"], ln.read_pcap(pout), live
 
 
 def test_workers_memif_order_and_accounting(tmp_path):
     n = 2400
-    res, out = run_memif(tmp_path, "order", n, "delay 1ms loss 10%", 2,
-                         lambda st: st.get("tx_pkts", 0) + st.get("drop_loss", 0) == n)
+    res, out, live = run_memif(tmp_path, "order", n, "delay 1ms loss 10%", 2,
+                               lambda st: st.get("tx_pkts", 0) + st.get("drop_loss", 0) == n)
     a = res["a2b"]
     check_accounting(res, 2, "software")
+    # the same identity in telemetry, summed over the workers as in --json
+    for d in ("a2b", "b2a"):
+        t = live[d]
+        assert t["workers"] == 2, t
+        assert sum(t[k] for k in IDENTITY) == t["rx_pkts"] + t["duplicated"], (d, t)
+    assert live["a2b"]["rx_pkts"] == n and live["a2b"]["tx_pkts"] == a["tx_pkts"], live["a2b"]
     assert a["rx_pkts"] == n and a["in_flight"] == 0, a
     # both workers had flows of their own (the 5-tuple hash of 16 source ports: 8 / 8)
     assert all(w["rx_pkts"] > 0 for w in a["workers"]), a["workers"]
@@ -185,8 +193,8 @@ def test_workers_memif_one_bottleneck(tmp_path):
     n = 300
     got = {}
     for w in (1, 2):
-        res, out = run_memif(tmp_path, f"bn{w}", n, BOTTLENECK, w,
-                             lambda st: st.get("rx_pkts", 0) == n)
+        res, out, _ = run_memif(tmp_path, f"bn{w}", n, BOTTLENECK, w,
+                                lambda st: st.get("rx_pkts", 0) == n)
         check_accounting(res, w, "software" if w > 1 else "none")
         got[w] = res["a2b"]
         assert out == [], out[:1]
