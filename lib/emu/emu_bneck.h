@@ -78,6 +78,7 @@ struct emu_bneck {
 	/* admitted packets not yet departed, in departure order (power-of-two ring) */
 	struct emu_bneck_ent *r;
 	uint32_t mask, head, n;
+	uint32_t cap_max;	/**< the ring never needs more (the pool feeding the queue) */
 	uint64_t max_bytes;	/**< largest backlog seen */
 	uint64_t xoff_at_bytes; /**< backlog at the last first XOFF */
 	uint64_t xon_at_bytes;	/**< backlog at the last XON */
@@ -85,8 +86,9 @@ struct emu_bneck {
 };
 
 /**
- * Allocate room for @p capacity packets in the queue (the queue cannot hold
- * more packets than the pool feeding it has mbufs). 0 or -EMU_E_NOSPACE (no memory).
+ * Initialise; @p capacity is the most packets the queue can ever hold (the pool
+ * feeding it). The ring of admitted packets is sized to the SPEC's limit (at most
+ * @p capacity) at each emu_bneck_configure(). 0 or -EMU_E_NOSPACE (no memory).
  */
 int emu_bneck_init(struct emu_bneck *b, uint32_t capacity, bool shared);
 
