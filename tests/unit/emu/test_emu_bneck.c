@@ -283,6 +283,55 @@ test_configure(void)
 	emu_bneck_free(&b);
 }
 
+/* A SPEC with a larger limit grows the ring with packets in it (wrapped): order kept. */
+static void
+test_ring_grows(void)
+{
+	struct emu_bneck b;
+	const struct emu_red_params r = {0};
+	const struct emu_pfcgen_params p = {0};
+	struct emu_shaper_params q = {.rate_bps = 8000000, .limit_pkts = 1000}; /* 1 us / B */
+	uint64_t dep = 0, last = 0, t = 0;
+	uint32_t pass = 0;
+
+	CHECK_EQ(emu_bneck_init(&b, 100000, false), 0);
+	emu_bneck_configure(&b, &q, &r, &p, 1, NULL, NULL, NULL);
+	CHECK_EQ(b.mask + 1, 1024);
+	/* 700 through, 600 of them departed: the head is past the middle of the ring */
+	for (int i = 0; i < 700; i++)
+		pass += emu_bneck_admit(&b, 0, 100, 0, &dep, NULL, NULL) != EMU_BNECK_DROP;
+	emu_bneck_advance(&b, 600 * 100000, NULL, NULL);
+	CHECK_EQ(b.n, 100);
+	for (int i = 0; i < 900; i++) /* 100 + 900 = the limit, the ring wraps */
+		pass +=
+		    emu_bneck_admit(&b, 600 * 100000, 100, 0, &dep, NULL, NULL) != EMU_BNECK_DROP;
+	CHECK_EQ(pass, 1600);
+	CHECK_EQ(b.n, 1000);
+	q.limit_pkts = 5000;
+	emu_bneck_configure(&b, &q, &r, &p, 1, &q, NULL, NULL);
+	CHECK_EQ(b.mask + 1, 8192);
+	CHECK_EQ(b.n, 1000);
+	for (int i = 0; i < 4000; i++)
+		pass +=
+		    emu_bneck_admit(&b, 600 * 100000, 100, 0, &dep, NULL, NULL) != EMU_BNECK_DROP;
+	CHECK_EQ(pass, 5600);
+	CHECK_EQ(emu_bneck_backlog_bytes(&b), 500000);
+	/* the FIFO in departure order: each departure leaves exactly one packet */
+	for (uint32_t k = 0; b.n > 0; k++) {
+		uint64_t next = emu_bneck_next(&b);
+
+		CHECK(next > last);
+		last = next;
+		t = next;
+		emu_bneck_advance(&b, t, NULL, NULL);
+		if (k > 6000)
+			break;
+	}
+	CHECK_EQ(b.ec.v[EMU_CNT_DEQUEUED], 5600);
+	CHECK_EQ(t, dep);
+	emu_bneck_free(&b);
+}
+
 /* N threads admitting at once through the lock: the counts reconcile exactly. */
 struct thr {
 	struct emu_bneck *b;
@@ -417,5 +466,5 @@ test_spread(void)
 }
 
 RW_TEST_MAIN(RW_TEST(test_n_workers_equal_one), RW_TEST(test_private_queues_differ),
-	     RW_TEST(test_clock_never_goes_back), RW_TEST(test_configure), RW_TEST(test_threads),
-	     RW_TEST(test_spread))
+	     RW_TEST(test_clock_never_goes_back), RW_TEST(test_configure), RW_TEST(test_ring_grows),
+	     RW_TEST(test_threads), RW_TEST(test_spread))
