@@ -65,8 +65,8 @@ emu_bneck_free(struct emu_bneck *b)
 }
 
 /* PFC from the backlog at @p t; records the backlog at each XOFF and XON. */
-static void
-pfc_poll(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void *ctx)
+void
+emu_bneck_pfc_poll(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void *ctx)
 {
 	struct emu_pfc_action act;
 	uint64_t xoff = b->ec.v[EMU_CNT_PFC_XOFF], xon = b->ec.v[EMU_CNT_PFC_XON];
@@ -87,8 +87,8 @@ pfc_poll(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void *ctx)
  * refresh at its deadline), so what is decided does not depend on when the workers
  * call in (a refresh at the deadline, not at the first poll after it).
  */
-static void
-catch_up(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void *ctx)
+void
+emu_bneck_catch_up(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void *ctx)
 {
 	for (;;) {
 		uint64_t dl = b->has_pfc ? emu_pfcgen_deadline(&b->pfc) : UINT64_MAX;
@@ -99,11 +99,11 @@ catch_up(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void *ctx)
 			b->head = (b->head + 1) & b->mask;
 			b->n--;
 			if (b->has_pfc)
-				pfc_poll(b, dep, emit, ctx);
+				emu_bneck_pfc_poll(b, dep, emit, ctx);
 		} else if (dl <= t) {
 			uint64_t before = b->pfc.gen.last_xoff_ns;
 
-			pfc_poll(b, dl, emit, ctx);
+			emu_bneck_pfc_poll(b, dl, emit, ctx);
 			/* a refresh moves the deadline on, an XON clears it; anything else
 			 * (cannot happen) must not spin */
 			if (b->pfc.gen.pausing && b->pfc.gen.last_xoff_ns == before)
@@ -114,14 +114,6 @@ catch_up(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void *ctx)
 			break;
 		}
 	}
-}
-
-static inline uint64_t
-clock_at(struct emu_bneck *b, uint64_t now)
-{
-	if (now > b->now_ns)
-		b->now_ns = now;
-	return b->now_ns;
 }
 
 void
@@ -161,41 +153,12 @@ emu_bneck_configure(struct emu_bneck *b, const struct emu_shaper_params *q,
 	b->tag = tag;
 }
 
-enum emu_bneck_verdict
-emu_bneck_admit(struct emu_bneck *b, uint64_t now, uint32_t len, uint8_t ecn, uint64_t *dep_ns,
-		emu_bneck_emit_fn emit, void *ctx)
-{
-	enum emu_bneck_verdict v = EMU_BNECK_PASS;
-	uint64_t t = clock_at(b, now), backlog;
-
-	/* nothing departed and no refresh due: the common case inside a burst */
-	if ((b->n > 0 && b->r[b->head].dep_ns <= t) ||
-	    (b->has_pfc && emu_pfcgen_deadline(&b->pfc) <= t))
-		catch_up(b, t, emit, ctx);
-	backlog = b->q.q_bytes;
-	if (b->n > b->mask || emu_shaper_enqueue(&b->q, t, len, dep_ns) != EMU_SHAPER_ACCEPT) {
-		if (b->n > b->mask) /* cannot happen: the ring holds the whole pool */
-			b->ec.v[EMU_CNT_DROP_QUEUE]++;
-		return EMU_BNECK_DROP;
-	}
-	if (b->has_red && ecn != EMU_BNECK_NOT_IP &&
-	    emu_red_decide(&b->red, backlog, ecn) == EMU_RED_MARK)
-		v = EMU_BNECK_MARK;
-	b->r[(b->head + b->n) & b->mask] = (struct emu_bneck_ent){*dep_ns, len};
-	b->n++;
-	if (b->q.q_bytes > b->max_bytes)
-		b->max_bytes = b->q.q_bytes;
-	if (b->has_pfc)
-		pfc_poll(b, t, emit, ctx);
-	return v;
-}
-
 void
 emu_bneck_advance(struct emu_bneck *b, uint64_t now, emu_bneck_emit_fn emit, void *ctx)
 {
-	uint64_t t = clock_at(b, now);
+	uint64_t t = emu_bneck_clock_at(b, now);
 
-	catch_up(b, t, emit, ctx);
+	emu_bneck_catch_up(b, t, emit, ctx);
 }
 
 uint64_t

@@ -132,6 +132,18 @@ void emu_bneck_configure(struct emu_bneck *b, const struct emu_shaper_params *q,
 			 const struct emu_red_params *red, const struct emu_pfcgen_params *pfc,
 			 uint64_t seed, const void *tag, emu_bneck_emit_fn emit, void *ctx);
 
+/* internals of the inline emu_bneck_admit() (lock held) */
+void emu_bneck_catch_up(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void *ctx);
+void emu_bneck_pfc_poll(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void *ctx);
+
+static inline uint64_t
+emu_bneck_clock_at(struct emu_bneck *b, uint64_t now)
+{
+	if (now > b->now_ns)
+		b->now_ns = now;
+	return b->now_ns;
+}
+
 /**
  * Admit a packet of @p len bytes with ECN codepoint @p ecn arriving at @p now_ns
  * (lock held; @p ecn EMU_BNECK_NOT_IP for a frame that is not IP, which RED
@@ -139,9 +151,34 @@ void emu_bneck_configure(struct emu_bneck *b, const struct emu_shaper_params *q,
  * departure), then tail drop, RED on the backlog found, the departure time in
  * @p dep_ns, and PFC after the enqueue.
  */
-enum emu_bneck_verdict emu_bneck_admit(struct emu_bneck *b, uint64_t now_ns, uint32_t len,
-				       uint8_t ecn, uint64_t *dep_ns, emu_bneck_emit_fn emit,
-				       void *ctx);
+static inline enum emu_bneck_verdict
+emu_bneck_admit(struct emu_bneck *b, uint64_t now, uint32_t len, uint8_t ecn, uint64_t *dep_ns,
+		emu_bneck_emit_fn emit, void *ctx)
+{
+	enum emu_bneck_verdict v = EMU_BNECK_PASS;
+	uint64_t t = emu_bneck_clock_at(b, now), backlog;
+
+	/* nothing departed and no refresh due: the common case inside a burst */
+	if ((b->n > 0 && b->r[b->head].dep_ns <= t) ||
+	    (b->has_pfc && emu_pfcgen_deadline(&b->pfc) <= t))
+		emu_bneck_catch_up(b, t, emit, ctx);
+	backlog = b->q.q_bytes;
+	if (b->n > b->mask || emu_shaper_enqueue(&b->q, t, len, dep_ns) != EMU_SHAPER_ACCEPT) {
+		if (b->n > b->mask) /* the ring is sized to the limit: cannot happen */
+			b->ec.v[EMU_CNT_DROP_QUEUE]++;
+		return EMU_BNECK_DROP;
+	}
+	if (b->has_red && ecn != EMU_BNECK_NOT_IP &&
+	    emu_red_decide(&b->red, backlog, ecn) == EMU_RED_MARK)
+		v = EMU_BNECK_MARK;
+	b->r[(b->head + b->n) & b->mask] = (struct emu_bneck_ent){*dep_ns, len};
+	b->n++;
+	if (b->q.q_bytes > b->max_bytes)
+		b->max_bytes = b->q.q_bytes;
+	if (b->has_pfc)
+		emu_bneck_pfc_poll(b, t, emit, ctx);
+	return v;
+}
 
 /**
  * Bring the queue to @p now_ns (lock held): the departures and PFC refreshes due by
