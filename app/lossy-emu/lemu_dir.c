@@ -509,7 +509,36 @@ drain_queue(struct lemu_dir *d, uint64_t now)
 	}
 }
 
-/* A kept packet for the bottleneck: admitted with the rest of its burst (admit_pending). */
+/* Admit one packet to the direction's bottleneck (its lock held, emu_bneck.h). */
+static inline void
+admit_one(struct lemu_dir *d, struct rte_mbuf *m, uint8_t *ip, uint32_t flags, uint64_t now)
+{
+	enum emu_bneck_verdict v;
+	uint64_t dep = 0;
+
+	if (unlikely(d->qn > d->qmask)) { /* cannot happen: the ring holds the whole pool */
+		d->stat[LEMU_ST_DROP_QUEUE]++;
+		log_drop(d, "queue", m);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	v = emu_bneck_admit(d->bn, now, m->pkt_len, ip ? ip_ecn(ip) : EMU_BNECK_NOT_IP, &dep,
+			    bn_emit, d);
+	if (v == EMU_BNECK_DROP) {
+		log_drop(d, "queue", m);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (v == EMU_BNECK_MARK)
+		net_ip_set_ecn(ip, NET_ECN_CE);
+	d->qr[(d->qhead + d->qn) & d->qmask] = (struct lemu_qent){m, dep, m->pkt_len, flags};
+	d->qn++;
+}
+
+/*
+ * A kept packet for the bottleneck. One worker admits it at once (no lock: the queue is
+ * its own); with several, it waits for the rest of its burst (admit_pending).
+ */
 static inline void
 to_queue(struct lemu_dir *d, struct rte_mbuf *m, uint8_t *ip, uint32_t flags, uint64_t now)
 {
@@ -517,45 +546,25 @@ to_queue(struct lemu_dir *d, struct rte_mbuf *m, uint8_t *ip, uint32_t flags, ui
 		to_line(d, m, now, flags, now);
 		return;
 	}
+	if (!d->bn->shared) {
+		admit_one(d, m, ip, flags, now);
+		return;
+	}
 	d->pend[d->npend++] = (struct lemu_pend){m, ip, flags};
 }
 
 /*
- * Admit the burst's packets to the direction's bottleneck in one hold of its lock
- * (emu_bneck.h: tail drop, RED on the backlog found, the departure time, PFC), in
+ * Admit the burst's packets to the direction's shared bottleneck in one hold of its
+ * lock (emu_bneck.h: tail drop, RED on the backlog found, the departure time, PFC), in
  * arrival order, all stamped @p now; the accepted ones wait in this worker's FIFO.
  */
 static void
 admit_pending(struct lemu_dir *d, uint64_t now)
 {
-	struct emu_bneck *bn = d->bn;
-
-	emu_bneck_lock(bn);
-	for (uint16_t i = 0; i < d->npend; i++) {
-		struct lemu_pend *p = &d->pend[i];
-		enum emu_bneck_verdict v;
-		uint64_t dep = 0;
-
-		if (unlikely(d->qn > d->qmask)) { /* cannot happen: the ring holds the whole pool */
-			d->stat[LEMU_ST_DROP_QUEUE]++;
-			log_drop(d, "queue", p->m);
-			rte_pktmbuf_free(p->m);
-			continue;
-		}
-		v = emu_bneck_admit(bn, now, p->m->pkt_len,
-				    p->ip ? ip_ecn(p->ip) : EMU_BNECK_NOT_IP, &dep, bn_emit, d);
-		if (v == EMU_BNECK_DROP) {
-			log_drop(d, "queue", p->m);
-			rte_pktmbuf_free(p->m);
-			continue;
-		}
-		if (v == EMU_BNECK_MARK)
-			net_ip_set_ecn(p->ip, NET_ECN_CE);
-		d->qr[(d->qhead + d->qn) & d->qmask] =
-		    (struct lemu_qent){p->m, dep, p->m->pkt_len, p->flags};
-		d->qn++;
-	}
-	emu_bneck_unlock(bn);
+	emu_bneck_lock(d->bn);
+	for (uint16_t i = 0; i < d->npend; i++)
+		admit_one(d, d->pend[i].m, d->pend[i].ip, d->pend[i].flags, now);
+	emu_bneck_unlock(d->bn);
 	d->npend = 0;
 }
 
