@@ -90,6 +90,31 @@ emu_bneck_pfc_poll(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void
 void
 emu_bneck_catch_up(struct emu_bneck *b, uint64_t t, emu_bneck_emit_fn emit, void *ctx)
 {
+	if (!b->has_pfc) {
+		/*
+		 * No PFC: nothing is decided at a departure, only the backlog falls. The
+		 * departures in one pass with the ring's indices and the backlog in
+		 * registers (emu_shaper_dequeue() per packet stored and reloaded them:
+		 * a tenth of the one-worker loop at rate 10gbit on net_null, perf).
+		 */
+		uint32_t h = b->head, n = b->n, k = 0;
+		uint64_t bytes = b->q.q_bytes;
+
+		while (n > 0 && b->r[h].dep_ns <= t) {
+			uint32_t len = b->r[h].len;
+
+			bytes = bytes >= len ? bytes - len : 0;
+			h = (h + 1) & b->mask;
+			n--;
+			k++;
+		}
+		b->head = h;
+		b->n = n;
+		b->q.q_bytes = bytes;
+		b->q.q_pkts = b->q.q_pkts >= k ? b->q.q_pkts - k : 0;
+		b->ec.v[EMU_CNT_DEQUEUED] += k;
+		return;
+	}
 	for (;;) {
 		uint64_t dl = b->has_pfc ? emu_pfcgen_deadline(&b->pfc) : UINT64_MAX;
 		uint64_t dep = b->n > 0 ? b->r[b->head].dep_ns : UINT64_MAX;
