@@ -19,19 +19,22 @@
 
 struct lemu_app {
 	struct lemu_params prm;
-	struct lemu_dir dir[LEMU_NDIR];
-	uint32_t pool_mbufs[LEMU_NDIR]; /**< mbufs per direction actually allocated */
-	uint64_t line_bytes[LEMU_NDIR]; /**< delay line at the rate: rate x longest delay, bytes */
-	uint64_t line_pkts[LEMU_NDIR];	/**< the same in frames of the sizing frame length */
-	uint64_t mbuf_bytes;		/**< EAL memory per mbuf */
-	uint64_t link_bps[LEMU_NDIR];	/**< rate of each direction's RX port */
-	unsigned lcores;		/**< lcores given with -l */
-	bool running;			/**< dir[] initialised: telemetry may act */
-	pthread_mutex_t ctl_lock;	/**< serialises control-plane changes */
-	struct lemu_dir_cfg *cfgs;	/**< every config ever built, freed at exit */
-	uint64_t started_ns;		/**< lemu_now_ns() at start (for duration_s) */
-	uint64_t fwd_start_ns;		/**< the forwarding lcores launched (for forward_s) */
-	uint64_t fwd_end_ns;		/**< the forwarding lcores stopped */
+	struct lemu_dir *dir[LEMU_NDIR]; /**< each direction's workers (--workers), [0] first */
+	unsigned workers;		 /**< per direction */
+	struct emu_bneck bn[LEMU_NDIR];	 /**< each direction's one bottleneck */
+	const char *spread[LEMU_NDIR];	 /**< how flows reach the workers: "none", "rss", ... */
+	uint32_t pool_mbufs[LEMU_NDIR];	 /**< mbufs per direction actually allocated */
+	uint64_t line_bytes[LEMU_NDIR];	 /**< delay line at the rate: rate x longest delay, bytes */
+	uint64_t line_pkts[LEMU_NDIR];	 /**< the same in frames of the sizing frame length */
+	uint64_t mbuf_bytes;		 /**< EAL memory per mbuf */
+	uint64_t link_bps[LEMU_NDIR];	 /**< rate of each direction's RX port */
+	unsigned lcores;		 /**< lcores given with -l */
+	bool running;			 /**< dir[] initialised: telemetry may act */
+	pthread_mutex_t ctl_lock;	 /**< serialises control-plane changes */
+	struct lemu_dir_cfg *cfgs;	 /**< every config ever built, freed at exit */
+	uint64_t started_ns;		 /**< lemu_now_ns() at start (for duration_s) */
+	uint64_t fwd_start_ns;		 /**< the forwarding lcores launched (for forward_s) */
+	uint64_t fwd_end_ns;		 /**< the forwarding lcores stopped */
 };
 
 extern struct lemu_app lemu_app;

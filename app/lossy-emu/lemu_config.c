@@ -100,6 +100,12 @@ static const struct rw_opt opts[] = {
      "hold released frames up to TIME to send fuller TX bursts under load (0: send at once)"},
     {"stats-interval", T_U32, OFF(stats_s), 0, "0", 0, 86400, "SECONDS",
      "also print the counter table every SECONDS (0: only at exit)"},
+    {"workers", T_U32, OFF(workers), 0, "1", 1, 16, "N",
+     "workers per direction, each on its own RX and TX queue: flows spread by their 5-tuple "
+     "(RoCEv2: the UDP source port too) with the port's RSS, af_packet's fanout hash (give its "
+     "vdev qpairs=N) or, on ports with neither (memif, net_ring, net_null), worker 0 spreads "
+     "them in software; one bottleneck (rate, limit, RED, PFC) per direction whatever N; "
+     "needs N lcores (2N + 1: one per worker; 1 keeps the plan of docs/lossy-emu.md)"},
     {"help", T_HELP, 0, 0, NULL, 0, 0, NULL, "print this help and exit"},
 };
 

@@ -60,6 +60,7 @@ struct lemu_params {
 	uint64_t link_bps;    /**< port rate for sizing and PFC quanta; 0 = ask the port */
 	uint64_t coalesce_ns; /**< hold released frames up to this long to fill a TX burst */
 	uint32_t stats_s;     /**< print counters every N seconds; 0 = only at exit */
+	uint32_t workers;     /**< workers (lcores) per direction, each on its own RX queue */
 };
 
 /** Defaults of every option. */

@@ -108,16 +108,19 @@ lemu_ctl_set(struct lemu_app *app, int d, const char *text, char *msg, size_t ms
 		snprintf(note + used, notelen - used,
 			 " (pools are sized at start: frames beyond them are dropped at RX)");
 	}
+	/* every worker of a direction gets the same config; the first to adopt it
+	 * reconfigures the direction's bottleneck */
 	for (unsigned i = 0; i < LEMU_NDIR; i++)
-		if (c[i])
-			lemu_dir_publish(&app->dir[i], c[i]);
-	for (unsigned i = 0; i < LEMU_NDIR; i++) {
+		for (unsigned k = 0; c[i] && k < app->workers; k++)
+			lemu_dir_publish(&app->dir[i][k], c[i]);
+	for (unsigned i = 0; i < LEMU_NDIR * app->workers; i++) {
+		unsigned dd = i / app->workers, k = i % app->workers;
 		uint64_t waited = 0;
 
-		while (c[i] && !lemu_dir_adopted(&app->dir[i], c[i])) {
+		while (c[dd] && !lemu_dir_adopted(&app->dir[dd][k], c[dd])) {
 			if (waited >= LEMU_ADOPT_TIMEOUT_NS) {
 				snprintf(msg, msglen, "%s: published but not adopted within 2 s",
-					 lemu_dir_name(i));
+					 lemu_dir_name(dd));
 				rc = -ETIMEDOUT;
 				goto out;
 			}
@@ -182,7 +185,7 @@ tel_set(const char *cmd, const char *params, struct rte_tel_data *t)
 	}
 	for (unsigned i = 0; i < LEMU_NDIR; i++)
 		if (d == LEMU_NDIR || (unsigned)d == i)
-			add_str(t, lemu_dir_name(i), lemu_dir_current(&lemu_app.dir[i])->text);
+			add_str(t, lemu_dir_name(i), lemu_dir_current(lemu_app.dir[i])->text);
 	if (note[0])
 		add_str(t, "warning", note);
 	return 0;
@@ -199,25 +202,32 @@ tel_get(const char *cmd, const char *params, struct rte_tel_data *t)
 	if (d < 0)
 		return -EINVAL;
 	if (d < LEMU_NDIR) /* a single string may be long (8 KB): the full SPEC */
-		return rte_tel_data_string(t, lemu_dir_current(&lemu_app.dir[d])->text);
+		return rte_tel_data_string(t, lemu_dir_current(lemu_app.dir[d])->text);
 	rte_tel_data_start_dict(t);
 	for (unsigned i = 0; i < LEMU_NDIR; i++)
-		add_str(t, lemu_dir_name(i), lemu_dir_current(&lemu_app.dir[i])->text);
+		add_str(t, lemu_dir_name(i), lemu_dir_current(lemu_app.dir[i])->text);
 	return 0;
 }
 
 static void
-dir_stats(const struct lemu_dir *dir, struct rte_tel_data *t, bool detail)
+dir_stats(unsigned d, struct rte_tel_data *t, bool detail)
 {
+	const struct lemu_dir *dir = lemu_app.dir[d];
 	uint64_t v[LEMU_ST__COUNT], b[EMU_LOSS_BURST_BUCKETS];
+	static struct lemu_hist h; /* telemetry runs one command at a time */
 
 	rte_tel_data_start_dict(t);
-	lemu_dir_snapshot(dir, v);
+	/* summed over the workers: the accounting identity holds for the sums */
+	lemu_dir_snapshot(dir, lemu_app.workers, v);
 	for (unsigned i = 0; i < LEMU_ST__COUNT; i++)
 		rte_tel_data_add_dict_u64(t, lemu_stat_name(i), v[i]);
-	rte_tel_data_add_dict_u64(t, "delay_err_ns_p50", lemu_hist_quantile(&dir->derr, 0.5));
-	rte_tel_data_add_dict_u64(t, "delay_err_ns_p99", lemu_hist_quantile(&dir->derr, 0.99));
-	rte_tel_data_add_dict_u64(t, "delay_err_ns_max", dir->derr.max);
+	lemu_hist_reset(&h);
+	for (unsigned k = 0; k < lemu_app.workers; k++)
+		lemu_hist_merge(&h, &dir[k].derr);
+	rte_tel_data_add_dict_u64(t, "delay_err_ns_p50", lemu_hist_quantile(&h, 0.5));
+	rte_tel_data_add_dict_u64(t, "delay_err_ns_p99", lemu_hist_quantile(&h, 0.99));
+	rte_tel_data_add_dict_u64(t, "delay_err_ns_max", h.max);
+	rte_tel_data_add_dict_u64(t, "workers", lemu_app.workers);
 	/* mbufs of this direction's pool held now (frames in flight, the PMD's, leaks) */
 	rte_tel_data_add_dict_u64(t, "mempool_in_use", rte_mempool_in_use_count(dir->pool));
 	if (detail) {
@@ -226,7 +236,7 @@ dir_stats(const struct lemu_dir *dir, struct rte_tel_data *t, bool detail)
 		if (a == NULL)
 			return;
 		rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
-		lemu_dir_loss_bursts(dir, b);
+		lemu_dir_loss_bursts(dir, lemu_app.workers, b);
 		for (unsigned i = 0; i < EMU_LOSS_BURST_BUCKETS; i++)
 			rte_tel_data_add_array_u64(a, b[i]);
 		rte_tel_data_add_dict_container(t, "loss_bursts_by_length", a, 0);
@@ -244,7 +254,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 	if (d < 0)
 		return -EINVAL;
 	if (d < LEMU_NDIR) {
-		dir_stats(&lemu_app.dir[d], t, true);
+		dir_stats((unsigned)d, t, true);
 		return 0;
 	}
 	rte_tel_data_start_dict(t);
@@ -253,7 +263,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *t)
 
 		if (c == NULL)
 			return -ENOMEM;
-		dir_stats(&lemu_app.dir[i], c, false);
+		dir_stats(i, c, false);
 		rte_tel_data_add_dict_container(t, lemu_dir_name(i), c, 0);
 	}
 	return 0;

@@ -12,6 +12,7 @@
 #include <immintrin.h>
 #endif
 
+#include "emu_spread.h"
 #include "lemu_droplog.h"
 #include "net_bytes.h"
 #include "net_frame.h"
@@ -194,50 +195,53 @@ static void emit_pfc(struct lemu_dir *d, uint8_t prio, uint16_t quanta);
 static void to_line(struct lemu_dir *d, struct rte_mbuf *m, uint64_t t, uint32_t flags,
 		    uint64_t now);
 
+/* The bottleneck's PFC frames (emu_bneck.h; called with its lock held). */
+static void
+bn_emit(void *ctx, const struct emu_pfc_action *act)
+{
+	emit_pfc(ctx, act->prio, act->quanta);
+}
+
+uint64_t
+lemu_worker_seed(uint64_t seed, unsigned w)
+{
+	uint64_t x = seed ^ (UINT64_C(0x9e3779b97f4a7c15) * w);
+
+	return w == 0 ? seed : emu_splitmix64(&x);
+}
+
 /*
  * Rebuild the models from @p c. Like netem's "tc qdisc change", the loss,
  * duplicate, corrupt, reorder, delay and RED draws restart from the
- * direction's seed; what is in flight keeps its departure and exit times, the
- * queue keeps its backlog, and a PFC pause in progress is kept (or ended with
- * an XON if the new SPEC has no pfc).
+ * direction's seed (each worker its own stream of it, lemu_worker_seed);
+ * what is in flight keeps its departure and exit times, the queue keeps its
+ * backlog, and a PFC pause in progress is kept (or ended with an XON if the
+ * new SPEC has no pfc). The bottleneck is reconfigured once, by the first
+ * worker of the direction to see @p c.
  */
 static void
 apply_cfg(struct lemu_dir *d, const struct lemu_dir_cfg *c)
 {
 	const struct emu_spec *s = &c->spec;
-	struct emu_shaper oq = d->q;
-	struct emu_pfcgen op = d->pfc;
-	uint64_t last_exit = d->dist.last_departure_ns;
-	bool first = d->cur == NULL,
-	     was_pausing = !first && d->has_pfc && emu_pfcgen_state(&op) == EMU_PFC_PAUSING;
+	uint64_t last_exit = d->dist.last_departure_ns, seed = lemu_worker_seed(c->seed, d->widx);
+	bool first = d->cur == NULL;
 	struct emu_pfcgen_params pp = s->pfc;
 
 	if (!first)
 		loss_runs_save(d);
 	/* the parser validated everything; failures here would be bugs */
-	if (emu_impair_init(&d->im, &s->impair, c->seed, &d->ec) < 0) {
+	if (emu_impair_init(&d->im, &s->impair, seed, &d->ec) < 0) {
 		memset(&d->im, 0, sizeof(d->im)); /* no impairment rather than garbage */
 		d->im.cnt = &d->ec;
 	}
-	emu_shaper_init(&d->q, &s->queue, &d->ec);
-	if (!first) {
-		d->q.q_pkts = oq.q_pkts;
-		d->q.q_bytes = oq.q_bytes;
-		d->q.last_dep_ns = oq.last_dep_ns;
-	}
-	d->has_red = s->red.enabled && emu_red_init(&d->red, &s->red, c->seed, &d->ec) == 0;
 	pp.link_bps = d->link_bps;
-	d->has_pfc = pp.enabled && emu_pfcgen_init(&d->pfc, &pp, &d->ec) == 0;
-	if (d->has_pfc && was_pausing) {
-		d->pfc.gen.pausing = true;
-		d->pfc.gen.last_xoff_ns = op.gen.last_xoff_ns;
-	} else if (!d->has_pfc && was_pausing) {
-		emit_pfc(d, op.p.prio, 0); /* release the sender we paused */
-		d->ec.v[EMU_CNT_PFC_XON]++;
-	}
+	emu_bneck_lock(d->bn);
+	if (d->bn->tag != c)
+		emu_bneck_configure(d->bn, &s->queue, &s->red, &pp, c->seed, c, bn_emit, d);
+	emu_bneck_unlock(d->bn);
 	emu_rules_init(&d->rules, &s->rules);
 	d->has_rules = s->rules.n > 0;
-	emu_dist_init(&d->dist, &s->delay, c->seed);
+	emu_dist_init(&d->dist, &s->delay, seed);
 	d->dist.last_departure_ns = last_exit;
 	d->has_queue = s->queue.rate_bps != 0;
 	d->has_delay = s->delay.delay_ns != 0 || s->delay.jitter_ns != 0;
@@ -249,13 +253,12 @@ apply_cfg(struct lemu_dir *d, const struct lemu_dir_cfg *c)
 	while (!d->has_queue && d->qn > 0) {
 		struct lemu_qent *e = &d->qr[d->qhead];
 
-		emu_shaper_dequeue(&d->q, e->len);
 		to_line(d, e->m, e->dep_ns, e->flags, e->dep_ns);
 		d->qhead = (d->qhead + 1) & d->qmask;
 		d->qn--;
 	}
 	if (!first)
-		d->stat[LEMU_ST_SPEC_CHANGES]++;
+		d->stat[LEMU_ST_SPEC_CHANGES] += d->widx == 0;
 	d->cur = c;
 }
 
@@ -267,8 +270,16 @@ lemu_dir_init(struct lemu_dir *d, const struct lemu_dir_args *a)
 
 	memset(d, 0, sizeof(*d));
 	d->id = a->id;
+	d->widx = a->widx;
+	d->nworkers = a->nworkers ? a->nworkers : 1;
 	d->rx_port = a->rx_port;
 	d->tx_port = a->tx_port;
+	d->rx_queue = a->rx_queue;
+	d->tx_queue = a->tx_queue;
+	d->bn = a->bn;
+	d->tx_lock = a->tx_lock;
+	d->spread_in = a->spread_in;
+	d->spread_out = a->spread_out;
 	d->burst = a->burst > LEMU_BURST_MAX ? LEMU_BURST_MAX : a->burst;
 	d->pool = a->pool;
 	d->tx_pool = a->tx_pool;
@@ -322,6 +333,9 @@ lemu_dir_free(struct lemu_dir *d)
 	if (d->pfc_in)
 		while (rte_ring_dequeue(d->pfc_in, p) == 0)
 			rte_pktmbuf_free(p[0]);
+	if (d->spread_in) /* frames worker 0 handed over and we did not take */
+		while (rte_ring_dequeue(d->spread_in, p) == 0)
+			rte_pktmbuf_free(p[0]);
 	free(d->qr);
 	d->qr = NULL;
 	lemu_dl_free(&d->dl);
@@ -349,27 +363,14 @@ emit_pfc(struct lemu_dir *d, uint8_t prio, uint16_t quanta)
 		      (uint8_t)(1u << (prio & 7)), q);
 	if (likely(n > 0))
 		m->data_len = m->pkt_len = (uint32_t)n;
-	if (unlikely(n < 0 || rte_ring_sp_enqueue(d->pfc_out, m) != 0)) {
+	/* several workers may emit (one at a time, under the bottleneck's lock): the ring is
+	 * multi-producer then */
+	if (unlikely(n < 0 || rte_ring_enqueue(d->pfc_out, m) != 0)) {
 		rte_pktmbuf_free(m);
 		d->stat[LEMU_ST_DROP_CTRL]++;
 		return;
 	}
 	d->stat[LEMU_ST_PFC_SENT]++;
-}
-
-static inline void
-pfc_tick(struct lemu_dir *d, uint64_t now)
-{
-	struct emu_pfc_action act;
-	uint64_t xoff = d->ec.v[EMU_CNT_PFC_XOFF], xon = d->ec.v[EMU_CNT_PFC_XON];
-
-	if (!emu_pfcgen_poll(&d->pfc, now, d->q.q_bytes, &act))
-		return;
-	if (d->ec.v[EMU_CNT_PFC_XOFF] != xoff)
-		d->stat[LEMU_ST_PFC_XOFF_AT_BYTES] = d->q.q_bytes;
-	if (d->ec.v[EMU_CNT_PFC_XON] != xon)
-		d->stat[LEMU_ST_PFC_XON_AT_BYTES] = d->q.q_bytes;
-	emit_pfc(d, act.prio, act.quanta);
 }
 
 /* ---- delay line ---------------------------------------------------------------- */
@@ -493,6 +494,7 @@ release(struct lemu_dir *d, uint64_t now)
 
 /* ---- bottleneck queue ---------------------------------------------------------- */
 
+/* This worker's packets whose departure time has come move on to the delay line. */
 static inline void
 drain_queue(struct lemu_dir *d, uint64_t now)
 {
@@ -501,46 +503,69 @@ drain_queue(struct lemu_dir *d, uint64_t now)
 
 		if (e->dep_ns > now)
 			break;
-		emu_shaper_dequeue(&d->q, e->len);
 		to_line(d, e->m, e->dep_ns, e->flags, now);
 		d->qhead = (d->qhead + 1) & d->qmask;
 		d->qn--;
-		if (d->has_pfc)
-			pfc_tick(d, e->dep_ns);
 	}
 }
 
-/* Admit a packet to the bottleneck queue; @p ip is its IP header or NULL. */
+/* Admit one packet to the direction's bottleneck (its lock held, emu_bneck.h). */
 static inline void
-to_queue(struct lemu_dir *d, struct rte_mbuf *m, uint8_t *ip, uint32_t flags, uint64_t now)
+admit_one(struct lemu_dir *d, struct rte_mbuf *m, uint8_t *ip, uint32_t flags, uint64_t now)
 {
-	uint64_t backlog = d->q.q_bytes, dep;
-	uint32_t len = m->pkt_len;
+	enum emu_bneck_verdict v;
+	uint64_t dep = 0;
 
-	if (!d->has_queue) {
-		to_line(d, m, now, flags, now);
-		return;
-	}
 	if (unlikely(d->qn > d->qmask)) { /* cannot happen: the ring holds the whole pool */
 		d->stat[LEMU_ST_DROP_QUEUE]++;
 		log_drop(d, "queue", m);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (emu_shaper_enqueue(&d->q, now, len, &dep) != EMU_SHAPER_ACCEPT) {
+	v = emu_bneck_admit(d->bn, now, m->pkt_len, ip ? ip_ecn(ip) : EMU_BNECK_NOT_IP, &dep,
+			    bn_emit, d);
+	if (v == EMU_BNECK_DROP) {
 		log_drop(d, "queue", m);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (d->has_red && ip != NULL &&
-	    emu_red_decide(&d->red, backlog, ip_ecn(ip)) == EMU_RED_MARK)
+	if (v == EMU_BNECK_MARK)
 		net_ip_set_ecn(ip, NET_ECN_CE);
-	d->qr[(d->qhead + d->qn) & d->qmask] = (struct lemu_qent){m, dep, len, flags};
+	d->qr[(d->qhead + d->qn) & d->qmask] = (struct lemu_qent){m, dep, m->pkt_len, flags};
 	d->qn++;
-	if (d->q.q_bytes > d->stat[LEMU_ST_QUEUE_MAX_BYTES])
-		d->stat[LEMU_ST_QUEUE_MAX_BYTES] = d->q.q_bytes;
-	if (d->has_pfc)
-		pfc_tick(d, now);
+}
+
+/*
+ * A kept packet for the bottleneck. One worker admits it at once (no lock: the queue is
+ * its own); with several, it waits for the rest of its burst (admit_pending).
+ */
+static inline void
+to_queue(struct lemu_dir *d, struct rte_mbuf *m, uint8_t *ip, uint32_t flags, uint64_t now)
+{
+	if (!d->has_queue) {
+		to_line(d, m, now, flags, now);
+		return;
+	}
+	if (!d->bn->shared) {
+		admit_one(d, m, ip, flags, now);
+		return;
+	}
+	d->pend[d->npend++] = (struct lemu_pend){m, ip, flags};
+}
+
+/*
+ * Admit the burst's packets to the direction's shared bottleneck in one hold of its
+ * lock (emu_bneck.h: tail drop, RED on the backlog found, the departure time, PFC), in
+ * arrival order, all stamped @p now; the accepted ones wait in this worker's FIFO.
+ */
+static void
+admit_pending(struct lemu_dir *d, uint64_t now)
+{
+	emu_bneck_lock(d->bn);
+	for (uint16_t i = 0; i < d->npend; i++)
+		admit_one(d, d->pend[i].m, d->pend[i].ip, d->pend[i].flags, now);
+	emu_bneck_unlock(d->bn);
+	d->npend = 0;
 }
 
 /* ---- stage 1 --------------------------------------------------------------------- */
@@ -763,10 +788,19 @@ tx_burst(struct lemu_dir *d, struct rte_mbuf **m, uint16_t n)
 	uint64_t t0;
 	uint16_t sent;
 
-	if (likely(d->sd == NULL))
-		return rte_eth_tx_burst(d->tx_port, 0, m, n);
+	if (likely(d->sd == NULL && d->tx_lock == NULL))
+		return rte_eth_tx_burst(d->tx_port, d->tx_queue, m, n);
+	if (d->tx_lock != NULL) { /* the port's one TX queue, shared by the workers */
+		rte_spinlock_lock(d->tx_lock);
+		sent = rte_eth_tx_burst(d->tx_port, d->tx_queue, m, n);
+		rte_spinlock_unlock(d->tx_lock);
+		if (likely(d->sd == NULL))
+			return sent;
+		d->tx_done_ns = lemu_now_ns();
+		return sent;
+	}
 	t0 = lemu_now_ns();
-	sent = rte_eth_tx_burst(d->tx_port, 0, m, n);
+	sent = rte_eth_tx_burst(d->tx_port, d->tx_queue, m, n);
 	d->tx_done_ns = lemu_now_ns();
 	lemu_hist_add(&d->tx_call, d->tx_done_ns - t0);
 	return sent;
@@ -840,6 +874,45 @@ next_due(const struct lemu_dir *d)
 	return t < next ? t : next;
 }
 
+/*
+ * Software spread (worker 0 of a direction whose input port hashes nothing): keep the
+ * frames of our own flows in @p rx, hand the others to their worker's ring by the
+ * 5-tuple hash (emu_spread.h). One ring per worker, filled in port order, so a flow
+ * keeps its order. A full ring (it holds the whole pool: cannot happen) drops the
+ * frame before it counts as received (rx_missed). Returns the frames kept.
+ */
+static uint16_t
+spread(struct lemu_dir *d, struct rte_mbuf **rx, uint16_t n)
+{
+	struct rte_mbuf *out[LEMU_WORKERS_MAX][LEMU_BURST_MAX];
+	uint16_t no[LEMU_WORKERS_MAX] = {0}, keep = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		const uint8_t *f = rte_pktmbuf_mtod(rx[i], const uint8_t *);
+		struct net_frame fr;
+		unsigned w;
+
+		net_frame_classify(f, rx[i]->data_len, &fr);
+		w = emu_spread_worker(emu_spread_hash(f, rx[i]->data_len, &fr), d->nworkers);
+		if (w == 0)
+			rx[keep++] = rx[i];
+		else
+			out[w][no[w]++] = rx[i];
+	}
+	for (unsigned w = 1; w < d->nworkers; w++) {
+		unsigned k;
+
+		if (no[w] == 0)
+			continue;
+		k = rte_ring_sp_enqueue_burst(d->spread_out[w], (void **)out[w], no[w], NULL);
+		if (unlikely(k < no[w])) {
+			rte_pktmbuf_free_bulk(out[w] + k, no[w] - k);
+			d->stat[LEMU_ST_RX_MISSED] += no[w] - k;
+		}
+	}
+	return keep;
+}
+
 uint32_t
 lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 {
@@ -847,7 +920,7 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 	const struct lemu_dir_cfg *w = __atomic_load_n(&d->want, __ATOMIC_ACQUIRE);
 	uint64_t next, t;
 	uint32_t work;
-	uint16_t n;
+	uint16_t n, got;
 
 	if (unlikely(w != d->cur)) {
 		apply_cfg(d, w);
@@ -855,13 +928,18 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 	}
 	if (d->qn > 0)
 		drain_queue(d, now);
-	if (likely(d->sd == NULL)) {
-		n = rte_eth_rx_burst(d->rx_port, 0, rx, d->burst);
+	if (unlikely(d->spread_in != NULL)) {
+		n = (uint16_t)rte_ring_sc_dequeue_burst(d->spread_in, (void **)rx, d->burst, NULL);
+	} else if (likely(d->sd == NULL)) {
+		n = rte_eth_rx_burst(d->rx_port, d->rx_queue, rx, d->burst);
 	} else {
 		t = lemu_now_ns();
-		n = rte_eth_rx_burst(d->rx_port, 0, rx, d->burst);
+		n = rte_eth_rx_burst(d->rx_port, d->rx_queue, rx, d->burst);
 		lemu_hist_add(&d->rx_call, lemu_now_ns() - t);
 	}
+	got = n;
+	if (unlikely(d->spread_out != NULL) && n > 0)
+		n = spread(d, rx, n);
 	if (n > 0) {
 		/*
 		 * Stamp arrivals after the RX burst returned: a frame is never
@@ -881,7 +959,9 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 				rte_prefetch0(rte_pktmbuf_mtod(rx[i + LEMU_PREFETCH], void *));
 			stage1(d, rx[i], now);
 		}
-	} else {
+		if (d->npend > 0)
+			admit_pending(d, now);
+	} else if (got == 0 && d->spread_in == NULL) {
 		/*
 		 * rx_pool_empty: an empty poll that found fewer free mbufs than one
 		 * burst. rte_mempool_avail_count() walks every lcore's cache
@@ -897,11 +977,16 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 		if (unlikely(d->pool_short))
 			d->stat[LEMU_ST_RX_POOL_EMPTY]++;
 	}
-	if (n > 0)
+	if (got > 0)
 		d->empty_polls = 0;
-	work = n;
-	if (d->has_pfc)
-		pfc_tick(d, now);
+	work = got;
+	/* PFC: the refreshes and the XON at a departure need the queue brought to now;
+	 * worker 0 does it for the direction (the others only admit) */
+	if (d->widx == 0 && d->bn->has_pfc) {
+		emu_bneck_lock(d->bn);
+		emu_bneck_advance(d->bn, now, bn_emit, d);
+		emu_bneck_unlock(d->bn);
+	}
 	if (d->dl.n > 0) {
 		if (unlikely(d->sd != NULL)) {
 			/* the stall check sits right before the release it judges: a stall
@@ -929,7 +1014,7 @@ lemu_dir_poll(struct lemu_dir *d, uint64_t now, uint64_t *next_ns)
 		work += d->ntx + d->nctrl;
 		flush(d);
 	}
-	if (d->has_pfc && (t = emu_pfcgen_deadline(&d->pfc)) < next)
+	if (d->widx == 0 && d->bn->has_pfc && (t = emu_bneck_next(d->bn)) < next)
 		next = t;
 	if (d->ntx > 0 && d->tx_first_ns + d->coalesce_ns < next)
 		next = d->tx_first_ns + d->coalesce_ns;
@@ -949,38 +1034,62 @@ rd(const uint64_t *p)
 }
 
 void
-lemu_dir_snapshot(const struct lemu_dir *d, uint64_t out[LEMU_ST__COUNT])
+lemu_dir_snapshot_worker(const struct lemu_dir *d, uint64_t out[LEMU_ST__COUNT])
 {
 	const uint64_t *ec = d->ec.v;
-	struct rte_eth_stats es;
 
 	for (unsigned i = 0; i < LEMU_ST__COUNT; i++)
 		out[i] = rd(&d->stat[i]);
 	out[LEMU_ST_DROP_LOSS] = rd(&ec[EMU_CNT_DROP_LOSS]);
-	out[LEMU_ST_DROP_QUEUE] += rd(&ec[EMU_CNT_DROP_QUEUE]);
 	out[LEMU_ST_CORRUPTED] = rd(&ec[EMU_CNT_CORRUPTED]) - out[LEMU_ST_CORRUPT_SKIPPED];
 	out[LEMU_ST_ECN_MARKED_LOSS] = rd(&ec[EMU_CNT_ECN_MARK_LOSS]);
-	out[LEMU_ST_ECN_MARKED_RED] = rd(&ec[EMU_CNT_ECN_MARK_RED]);
-	out[LEMU_ST_ECN_MARKED] = out[LEMU_ST_ECN_MARKED_LOSS] + out[LEMU_ST_ECN_MARKED_RED];
-	out[LEMU_ST_RED_NOT_ECT] = rd(&ec[EMU_CNT_RED_NOT_ECT]);
 	out[LEMU_ST_DUPLICATED] = rd(&ec[EMU_CNT_DUPLICATED]);
 	out[LEMU_ST_REORDERED] = rd(&ec[EMU_CNT_REORDERED]);
-	out[LEMU_ST_ENQUEUED] = rd(&ec[EMU_CNT_ENQUEUED]);
-	out[LEMU_ST_PFC_XOFF] = rd(&ec[EMU_CNT_PFC_XOFF]);
-	out[LEMU_ST_PFC_REFRESH] = rd(&ec[EMU_CNT_PFC_REFRESH]);
-	out[LEMU_ST_PFC_XON] = rd(&ec[EMU_CNT_PFC_XON]);
 	out[LEMU_ST_IN_FLIGHT] = (uint64_t)__atomic_load_n(&d->qn, __ATOMIC_RELAXED) +
 				 __atomic_load_n(&d->dl.n, __ATOMIC_RELAXED) +
 				 __atomic_load_n(&d->ntx, __ATOMIC_RELAXED);
-	if (rte_eth_stats_get(d->rx_port, &es) == 0)
-		out[LEMU_ST_RX_MISSED] = es.imissed + es.rx_nombuf;
 }
 
 void
-lemu_dir_loss_bursts(const struct lemu_dir *d, uint64_t out[EMU_LOSS_BURST_BUCKETS])
+lemu_dir_snapshot(const struct lemu_dir *ws, unsigned n, uint64_t out[LEMU_ST__COUNT])
 {
-	for (unsigned i = 0; i < EMU_LOSS_BURST_BUCKETS; i++)
-		out[i] = d->bursts_prev[i] + rd(&d->im.loss.stats.loss_bursts[i]);
+	const struct emu_bneck *bn = ws[0].bn;
+	const uint64_t *bc = bn->ec.v;
+	struct rte_eth_stats es;
+	uint64_t w[LEMU_ST__COUNT];
+
+	memset(out, 0, sizeof(uint64_t) * LEMU_ST__COUNT);
+	for (unsigned k = 0; k < n; k++) {
+		lemu_dir_snapshot_worker(&ws[k], w);
+		for (unsigned i = 0; i < LEMU_ST__COUNT; i++)
+			out[i] += w[i];
+	}
+	/* the bottleneck's, once: it is one queue whatever the number of workers */
+	out[LEMU_ST_DROP_QUEUE] += rd(&bc[EMU_CNT_DROP_QUEUE]);
+	out[LEMU_ST_ENQUEUED] = rd(&bc[EMU_CNT_ENQUEUED]);
+	out[LEMU_ST_ECN_MARKED_RED] = rd(&bc[EMU_CNT_ECN_MARK_RED]);
+	out[LEMU_ST_ECN_MARKED] = out[LEMU_ST_ECN_MARKED_LOSS] + out[LEMU_ST_ECN_MARKED_RED];
+	out[LEMU_ST_RED_NOT_ECT] = rd(&bc[EMU_CNT_RED_NOT_ECT]);
+	out[LEMU_ST_PFC_XOFF] = rd(&bc[EMU_CNT_PFC_XOFF]);
+	out[LEMU_ST_PFC_REFRESH] = rd(&bc[EMU_CNT_PFC_REFRESH]);
+	out[LEMU_ST_PFC_XON] = rd(&bc[EMU_CNT_PFC_XON]);
+	out[LEMU_ST_QUEUE_MAX_BYTES] = rd(&bn->max_bytes);
+	out[LEMU_ST_PFC_XOFF_AT_BYTES] = rd(&bn->xoff_at_bytes);
+	out[LEMU_ST_PFC_XON_AT_BYTES] = rd(&bn->xon_at_bytes);
+	out[LEMU_ST_SPEC_CHANGES] = rd(&ws[0].stat[LEMU_ST_SPEC_CHANGES]);
+	/* the port's drops, once (every worker reads the same port), plus the spread's */
+	if (rte_eth_stats_get(ws[0].rx_port, &es) == 0)
+		out[LEMU_ST_RX_MISSED] += es.imissed + es.rx_nombuf;
+}
+
+void
+lemu_dir_loss_bursts(const struct lemu_dir *ws, unsigned n, uint64_t out[EMU_LOSS_BURST_BUCKETS])
+{
+	for (unsigned i = 0; i < EMU_LOSS_BURST_BUCKETS; i++) {
+		out[i] = 0;
+		for (unsigned k = 0; k < n; k++)
+			out[i] += ws[k].bursts_prev[i] + rd(&ws[k].im.loss.stats.loss_bursts[i]);
+	}
 }
 
 void

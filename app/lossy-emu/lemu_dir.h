@@ -21,6 +21,14 @@
  *      Under load released frames wait up to --tx-coalesce (20 us) for a full
  *      burst: one af_packet sendto() per frame would halve the forwarding
  *      rate. A frame never waits when nothing else is due within the window.
+ *
+ * With --workers N a direction is N of these, one per worker lcore (struct
+ * lemu_dir is one worker's share): each has its own RX queue (or, on a port
+ * without RSS or fanout, a ring worker 0 fills by the 5-tuple hash, emu_spread.h),
+ * TX queue (or a lock on the port's one), loss/duplicate/corrupt/delay draws,
+ * delay line and counters, and all of them admit into the direction's one
+ * bottleneck (lib/emu emu_bneck.h: rate, limit, RED, PFC). docs/lossy-emu.md,
+ * "Workers".
  */
 #ifndef LEMU_DIR_H
 #define LEMU_DIR_H
@@ -33,8 +41,10 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include "dp_clock.h"
+#include "emu_bneck.h"
 #include "emu_counters.h"
 #include "emu_dist.h"
 #include "emu_impair.h"
@@ -49,9 +59,11 @@
 #include "lemu_stats.h"
 
 #define LEMU_BURST_MAX 256
-#define LEMU_TX_MAX 512	  /**< data frames waiting for the TX port */
-#define LEMU_CTRL_MAX 128 /**< control frames waiting for the TX port */
-#define LEMU_FREE_MAX 64  /**< mbufs of frames stored compact, freed in bulk */
+#define LEMU_TX_MAX 512			   /**< data frames waiting for the TX port */
+#define LEMU_CTRL_MAX 128		   /**< control frames waiting for the TX port */
+#define LEMU_FREE_MAX 64		   /**< mbufs of frames stored compact, freed in bulk */
+#define LEMU_WORKERS_MAX 16		   /**< --workers: per direction */
+#define LEMU_PEND_MAX (2 * LEMU_BURST_MAX) /**< frames of one burst (and copies) to admit */
 
 /** The emulator's clock (lib/dpdk dp_clock), ns since lemu_clock_init(). */
 extern struct dp_clock lemu_clk;
@@ -93,9 +105,25 @@ struct lemu_qent {
 	uint32_t flags; /**< EMU_V_REORDER */
 };
 
+/** A frame of this RX burst waiting for the bottleneck (admitted in one lock hold). */
+struct lemu_pend {
+	struct rte_mbuf *m;
+	uint8_t *ip; /**< its IP header (CE mark), NULL if not IP */
+	uint32_t flags;
+};
+
 struct lemu_dir {
-	unsigned id; /**< enum lemu_dir_id */
+	unsigned id;		 /**< enum lemu_dir_id */
+	unsigned widx, nworkers; /**< this worker of the direction's --workers */
 	uint16_t rx_port, tx_port;
+	uint16_t rx_queue, tx_queue;
+	struct emu_bneck *bn;	 /**< the direction's one bottleneck (every worker's) */
+	rte_spinlock_t *tx_lock; /**< the TX port's one queue, shared (NULL: our own queue) */
+	struct rte_ring
+	    *spread_in; /**< software spread: our frames from worker 0 (NULL: RX queue) */
+	struct rte_ring *const *spread_out; /**< worker 0, software spread: rings of workers 1.. */
+	struct lemu_pend pend[LEMU_PEND_MAX];
+	uint16_t npend;
 	uint16_t burst;
 	uint32_t rx_cut_len;	  /**< rx_port may cut frames this long (dp_port_info), 0: never */
 	struct rte_mempool *pool; /**< RX pool of rx_port; duplicates and PFC come from it too */
@@ -112,20 +140,17 @@ struct lemu_dir {
 	const struct lemu_dir_cfg *applied;
 	const struct lemu_dir_cfg *cur; /**< data path only */
 
-	/* models (lib/emu), rebuilt from cur */
+	/* models (lib/emu), rebuilt from cur; the queue's (shaper, RED, PFC) are in bn */
 	struct emu_impair im;
-	struct emu_shaper q;
-	struct emu_red red;
-	struct emu_pfcgen pfc;
 	struct emu_dist dist;
 	struct emu_rules
 	    rules; /**< drop-psn / drop-nth of cur (counts restart with a SPEC change) */
 	bool has_rules;
-	bool has_queue, has_red, has_pfc, has_delay, corrupt_recompute;
+	bool has_queue, has_delay, corrupt_recompute;
 	uint64_t ctrl_delay_ns; /**< ctrl-delay: MAC control frames take this delay (0: bypass) */
 	uint32_t gap;
 
-	/* bottleneck FIFO (power-of-two ring) */
+	/* this worker's packets in the bottleneck, in admission order (power-of-two ring) */
 	struct lemu_qent *qr;
 	uint32_t qmask, qhead, qn;
 	/* delay line; small frames wait in it as copies in cr (lemu_delay.h), their mbufs
@@ -164,10 +189,16 @@ struct lemu_dir {
 	uint64_t bursts_prev[EMU_LOSS_BURST_BUCKETS]; /**< loss runs of replaced configs */
 };
 
-/** Static wiring of a direction. */
+/** Static wiring of one worker of a direction. */
 struct lemu_dir_args {
 	unsigned id;
+	unsigned widx, nworkers;
 	uint16_t rx_port, tx_port, burst;
+	uint16_t rx_queue, tx_queue;
+	struct emu_bneck *bn; /**< initialised (emu_bneck_init); configured by worker 0's init */
+	rte_spinlock_t *tx_lock;
+	struct rte_ring *spread_in;
+	struct rte_ring *const *spread_out;
 	uint32_t rx_cut_len; /**< dp_port_info::rx_cut_len of rx_port */
 	struct rte_mempool *pool;
 	/** mbufs for the compact frames released to the TX port (materialize); no port's RX draws
@@ -175,10 +206,10 @@ struct lemu_dir_args {
 	struct rte_mempool *tx_pool;
 	uint32_t capacity; /**< packets the queue and the delay line must hold (pool size) */
 	uint64_t link_bps;
-	uint64_t coalesce_ns; /**< TX coalescing window (--tx-coalesce) */
-	struct rte_ring *pfc_out, *pfc_in;
-	const struct lemu_dir_cfg *cfg; /**< first configuration */
-	struct emu_stall *sd;		/**< --stall-detect: its lcore's detector (NULL: off) */
+	uint64_t coalesce_ns;		   /**< TX coalescing window (--tx-coalesce) */
+	struct rte_ring *pfc_out, *pfc_in; /**< pfc_in: worker 0 only */
+	const struct lemu_dir_cfg *cfg;	   /**< first configuration */
+	struct emu_stall *sd;		   /**< --stall-detect: its lcore's detector (NULL: off) */
 };
 
 /** Allocate the queue and delay line and apply the first config. 0 or -errno. */
@@ -215,11 +246,21 @@ lemu_dir_current(const struct lemu_dir *d)
  */
 uint32_t lemu_dir_poll(struct lemu_dir *d, uint64_t now_ns, uint64_t *next_ns);
 
-/** Counter values (racy but untorn reads; exact once the data path stopped). */
-void lemu_dir_snapshot(const struct lemu_dir *d, uint64_t out[LEMU_ST__COUNT]);
+/**
+ * Counter values of a direction, summed over its @p n workers @p ws (racy but untorn
+ * reads; exact once the data path stopped); the bottleneck's counted once.
+ */
+void lemu_dir_snapshot(const struct lemu_dir *ws, unsigned n, uint64_t out[LEMU_ST__COUNT]);
 
-/** Loss-run histogram over the whole run: out[i] = runs of i+1 losses (last: longer). */
-void lemu_dir_loss_bursts(const struct lemu_dir *d, uint64_t out[EMU_LOSS_BURST_BUCKETS]);
+/** One worker's own counters (no bottleneck, no port): rx_pkts, tx_pkts, in_flight, ... */
+void lemu_dir_snapshot_worker(const struct lemu_dir *d, uint64_t out[LEMU_ST__COUNT]);
+
+/** Loss-run histogram over the whole run and every worker: out[i] = runs of i+1 losses. */
+void lemu_dir_loss_bursts(const struct lemu_dir *ws, unsigned n,
+			  uint64_t out[EMU_LOSS_BURST_BUCKETS]);
+
+/** Worker @p w's seed of the direction seed @p seed (worker 0: the seed itself). */
+uint64_t lemu_worker_seed(uint64_t seed, unsigned w);
 
 /** Close open loss runs so they count (call once the data path stopped). */
 void lemu_dir_finish(struct lemu_dir *d);

@@ -19,6 +19,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mempool.h>
+#include <rte_spinlock.h>
 
 #include "dp_port.h"
 #include "lemu_app.h"
@@ -38,11 +39,96 @@ struct lemu_worker {
 };
 
 /*
+ * The lcore plan of --workers W with L lcores (-l): with L >= 2W + 1 each worker polls
+ * on its own lcore and the main lcore only waits; with W + 1 <= L < 2W + 1, W lcores
+ * each run worker k of both directions; with L = W the main lcore runs the first pair.
+ * W = 1 is the plan of docs/lossy-emu.md: 3 lcores one per direction, 2 one worker for
+ * both, 1 the main lcore for both.
+ */
+enum lemu_plan {
+	LEMU_PLAN_OWN,	     /* one lcore per worker */
+	LEMU_PLAN_PAIRS,     /* one lcore per pair (worker k of a2b and b2a), main waits */
+	LEMU_PLAN_PAIRS_MAIN /* the same, the main lcore runs pair 0 */
+};
+
+static enum lemu_plan
+lcore_plan(unsigned lcores, unsigned w)
+{
+	if (lcores >= 2 * w + 1)
+		return LEMU_PLAN_OWN;
+	return lcores >= w + 1 ? LEMU_PLAN_PAIRS : LEMU_PLAN_PAIRS_MAIN;
+}
+
+/* The lcore slot (stall detector) of worker @p k of direction @p d in plan @p p. */
+static unsigned
+lcore_slot(enum lemu_plan p, unsigned d, unsigned k, unsigned w)
+{
+	return p == LEMU_PLAN_OWN ? d * w + k : k;
+}
+
+/*
  * --stall-detect: one host-stall detector per lcore (lib/emu/emu_stall.h), shared by
  * the directions it serves; each direction checks it right before each release, and
  * the loop tells it the sleeps the idle back-off asked for.
  */
-static struct emu_stall stall_det[LEMU_NDIR];
+static struct emu_stall stall_det[LEMU_NDIR * LEMU_WORKERS_MAX];
+
+/* --workers > 1 on a port without RSS or fanout: its one TX queue's lock */
+static rte_spinlock_t tx_lock[LEMU_NDIR];
+
+/*
+ * How a port spreads flows over W workers: af_packet's kernel fanout hash over its
+ * qpairs sockets, the NIC's RSS, or (neither) one queue that worker 0 reads and
+ * spreads in software (emu_spread.h); with W = 1 nothing (one queue, as always).
+ * Returns the queues to configure, or 0 after printing why the port cannot serve W
+ * workers (one line, naming the fix).
+ */
+static unsigned
+port_spread(uint16_t port, char side, unsigned w, const char **how)
+{
+	struct rte_eth_dev_info di;
+
+	*how = "none";
+	if (w == 1)
+		return 1;
+	if (rte_eth_dev_info_get(port, &di) != 0) {
+		fprintf(stderr, "lossy-emu: port %c (%u): cannot read its device info\n", side,
+			port);
+		return 0;
+	}
+	if (strcmp(di.driver_name, "net_af_packet") == 0) {
+		/* each qpair is a socket of one PACKET_FANOUT group (hash mode): a queue per
+		 * worker, no more (frames hashed to a queue no worker reads would be lost) */
+		if (di.max_rx_queues != w) {
+			fprintf(stderr,
+				"lossy-emu: --workers %u: port %c (%u, net_af_packet) has %u queue "
+				"pair(s), the workers need %u, one each: give its vdev qpairs=%u "
+				"(e.g. --vdev net_af_packet0,iface=IF,qpairs=%u)\n",
+				w, side, port, di.max_rx_queues, w, w, w);
+			return 0;
+		}
+		*how = "fanout";
+		return w;
+	}
+	/* net_null reports RSS but hashes nothing (each queue makes its own frames) */
+	if ((di.flow_type_rss_offloads & (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP)) &&
+	    strcmp(di.driver_name, "net_null") != 0) {
+		if (di.max_rx_queues < w || di.max_tx_queues < w) {
+			fprintf(
+			    stderr,
+			    "lossy-emu: --workers %u: port %c (%u, %s) has %u RX / %u TX queues, "
+			    "the workers need %u of each: lower --workers to %u\n",
+			    w, side, port, di.driver_name, di.max_rx_queues, di.max_tx_queues, w,
+			    di.max_rx_queues < di.max_tx_queues ? di.max_rx_queues
+								: di.max_tx_queues);
+			return 0;
+		}
+		*how = "rss";
+		return w;
+	}
+	*how = "software";
+	return 1;
+}
 
 static int
 worker_main(void *arg)
@@ -119,8 +205,9 @@ make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR],
 {
 	static const char *const names[LEMU_NDIR] = {"lemu_a2b", "lemu_b2a"};
 	static const char *const txnames[LEMU_NDIR] = {"lemu_tx_a2b", "lemu_tx_b2a"};
-	uint32_t slack = app->prm.rxd + app->prm.txd + LEMU_TX_MAX + LEMU_CTRL_MAX + LEMU_PFC_RING +
-			 2 * 512 /* mempool caches */;
+	uint32_t w = app->prm.workers;
+	uint32_t slack = w * (app->prm.rxd + app->prm.txd + LEMU_TX_MAX + LEMU_CTRL_MAX) +
+			 LEMU_PFC_RING + (w + 1) * 512 /* mempool caches */;
 	uint64_t need[LEMU_NDIR];
 	char err[512];
 
@@ -177,9 +264,9 @@ make_pools(struct lemu_app *app, struct rte_mempool *pool[LEMU_NDIR],
 		 * the RX pool, so that a delay line holding every RX mbuf cannot starve
 		 * the release that would free them. 128 B of data: LEMU_CR_MAXLEN.
 		 */
-		txpool[d] =
-		    dp_pool_create_cache(txnames[d], LEMU_TX_MAX + app->prm.txd + 2 * 32 * 4,
-					 LEMU_CR_MAXLEN, 32, err, sizeof(err));
+		txpool[d] = dp_pool_create_cache(
+		    txnames[d], w * (LEMU_TX_MAX + app->prm.txd) + (w + 1) * 32 * 4, LEMU_CR_MAXLEN,
+		    32, err, sizeof(err));
 		if (txpool[d] == NULL) {
 			fprintf(stderr, "lossy-emu: %s\n", err);
 			return -ENOMEM;
@@ -210,9 +297,13 @@ main(int argc, char **argv)
 	struct lemu_params *prm = &app->prm;
 	struct rte_mempool *pool[LEMU_NDIR] = {NULL}, *txpool[LEMU_NDIR] = {NULL};
 	struct rte_ring *ring[LEMU_NDIR] = {NULL};
-	struct lemu_worker wk[LEMU_NDIR];
+	static struct rte_ring *spring[LEMU_NDIR][LEMU_WORKERS_MAX];
+	static struct lemu_worker wk[LEMU_NDIR * LEMU_WORKERS_MAX];
 	uint16_t port[LEMU_NDIR];
-	bool started[LEMU_NDIR] = {false}, dir_ok[LEMU_NDIR] = {false};
+	bool started[LEMU_NDIR] = {false}, bn_ok[LEMU_NDIR] = {false};
+	unsigned dir_ok[LEMU_NDIR] = {0}, nq[LEMU_NDIR] = {1, 1}, W;
+	bool hw[LEMU_NDIR];
+	enum lemu_plan plan;
 	bool memif; /* a net_memif port: no rte_eal_cleanup() (dp_port.h) */
 	char err[512];
 	int eal_argc, rc, status = 1;
@@ -243,6 +334,17 @@ main(int argc, char **argv)
 		return 1;
 	}
 	app->lcores = rte_lcore_count();
+	W = app->workers = prm->workers;
+	if (app->lcores < W) {
+		fprintf(
+		    stderr,
+		    "lossy-emu: --workers %u needs at least %u lcores (EAL -l 0-%u; %u give each "
+		    "worker its own), the EAL has %u\n",
+		    W, W, W - 1, 2 * W + 1, app->lcores);
+		status = 2;
+		goto out;
+	}
+	plan = lcore_plan(app->lcores, W);
 	port[LEMU_A2B] = (uint16_t)prm->port_a; /* a2b receives on A */
 	port[LEMU_B2A] = (uint16_t)prm->port_b;
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
@@ -254,6 +356,12 @@ main(int argc, char **argv)
 			goto out;
 		}
 		app->link_bps[d] = port_rate(port[d], prm->link_bps);
+		nq[d] = port_spread(port[d], (char)('A' + d), W, &app->spread[d]);
+		if (nq[d] == 0) {
+			status = 2;
+			goto out;
+		}
+		hw[d] = strcmp(app->spread[d], "software") != 0;
 	}
 
 	/* 3. mempools sized from the SPEC, then the ports */
@@ -263,7 +371,7 @@ main(int argc, char **argv)
 
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
 		struct dp_port_cfg pc = {.port_id = port[d],
-					 .nb_queues = 1,
+					 .nb_queues = (uint16_t)nq[d],
 					 .nb_rxd = (uint16_t)prm->rxd,
 					 .nb_txd = (uint16_t)prm->txd,
 					 .mtu = prm->mtu,
@@ -294,44 +402,90 @@ main(int argc, char **argv)
 		char name[32];
 
 		snprintf(name, sizeof(name), "lemu_pfc_%s", lemu_dir_name(d));
+		/* with several workers any of them may emit (under the bottleneck's lock) */
 		ring[d] = rte_ring_create(name, LEMU_PFC_RING, (int)rte_socket_id(),
-					  RING_F_SP_ENQ | RING_F_SC_DEQ);
+					  W > 1 ? RING_F_SC_DEQ : RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (ring[d] == NULL) {
 			fprintf(stderr, "lossy-emu: cannot create ring %s: %s\n", name,
 				rte_strerror(rte_errno));
 			goto out;
 		}
 	}
-	for (unsigned d = 0; d < LEMU_NDIR; d++)
-		emu_stall_init(&stall_det[d], EMU_STALL_NS);
+	/* the software spread: a ring per worker 1.., as large as the pool (never full) */
+	for (unsigned d = 0; d < LEMU_NDIR; d++) {
+		for (unsigned k = 1; !hw[d] && k < W; k++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "lemu_sp_%s_%u", lemu_dir_name(d), k);
+			spring[d][k] =
+			    rte_ring_create(name, app->pool_mbufs[d], (int)rte_socket_id(),
+					    RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+			if (spring[d][k] == NULL) {
+				fprintf(stderr, "lossy-emu: cannot create ring %s: %s\n", name,
+					rte_strerror(rte_errno));
+				goto out;
+			}
+		}
+		rte_spinlock_init(&tx_lock[d]);
+	}
+	for (unsigned i = 0; i < LEMU_NDIR * LEMU_WORKERS_MAX; i++)
+		emu_stall_init(&stall_det[i], EMU_STALL_NS);
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
 		struct lemu_dir_cfg *c = lemu_cfg_new(app, d, &prm->spec[d]);
-		struct lemu_dir_args a = {
-		    .id = d,
-		    .rx_port = port[d],
-		    .tx_port = port[!d],
-		    .burst = (uint16_t)prm->burst,
-		    .rx_cut_len = cut_len[d],
-		    .pool = pool[d],
-		    .tx_pool = txpool[d],
-		    .capacity = app->pool_mbufs[d],
-		    .link_bps = app->link_bps[d],
-		    .coalesce_ns = prm->coalesce_ns,
-		    .pfc_out = ring[d],
-		    .pfc_in = ring[!d],
-		    .cfg = c,
-		    /* the lcore plan of step 5: one per direction with >= 3 */
-		    .sd = !prm->stall_detect ? NULL
-			  : app->lcores >= 3 ? &stall_det[d]
-					     : &stall_det[0]};
 
-		if (c == NULL || (rc = lemu_dir_init(&app->dir[d], &a)) < 0) {
-			fprintf(stderr, "lossy-emu: %s: cannot allocate the queue and delay line\n",
+		app->dir[d] = calloc(W, sizeof(*app->dir[d]));
+		if (c == NULL || app->dir[d] == NULL ||
+		    emu_bneck_init(&app->bn[d], app->pool_mbufs[d], W > 1) < 0) {
+			fprintf(stderr, "lossy-emu: %s: cannot allocate the workers\n",
 				lemu_dir_name(d));
 			goto out;
 		}
-		dir_ok[d] = true;
+		bn_ok[d] = true;
+		for (unsigned k = 0; k < W; k++) {
+			struct lemu_dir_args a = {
+			    .id = d,
+			    .widx = k,
+			    .nworkers = W,
+			    .rx_port = port[d],
+			    .tx_port = port[!d],
+			    .rx_queue = (uint16_t)(hw[d] ? k : 0),
+			    .tx_queue = (uint16_t)(hw[!d] ? k : 0),
+			    .bn = &app->bn[d],
+			    .tx_lock = !hw[!d] && W > 1 ? &tx_lock[!d] : NULL,
+			    .spread_in = !hw[d] && k > 0 ? spring[d][k] : NULL,
+			    .spread_out = !hw[d] && k == 0 && W > 1 ? spring[d] : NULL,
+			    .burst = (uint16_t)prm->burst,
+			    .rx_cut_len = cut_len[d],
+			    .pool = pool[d],
+			    .tx_pool = txpool[d],
+			    .capacity = app->pool_mbufs[d],
+			    .link_bps = app->link_bps[d],
+			    .coalesce_ns = prm->coalesce_ns,
+			    .pfc_out = ring[d],
+			    .pfc_in =
+				k == 0 ? ring[!d] : NULL, /* the peer's PFC: worker 0 sends it */
+			    .cfg = c,
+			    /* the lcore plan of step 5 */
+			    .sd =
+				!prm->stall_detect ? NULL : &stall_det[lcore_slot(plan, d, k, W)]};
+
+			if ((rc = lemu_dir_init(&app->dir[d][k], &a)) < 0) {
+				fprintf(stderr,
+					"lossy-emu: %s: cannot allocate the queue and delay line\n",
+					lemu_dir_name(d));
+				goto out;
+			}
+			dir_ok[d]++;
+		}
 		printf("lossy-emu: %s: %s\n", lemu_dir_name(d), c->text);
+		if (W > 1)
+			printf("lossy-emu: %s: %u workers, flows spread by %s\n", lemu_dir_name(d),
+			       W,
+			       strcmp(app->spread[d], "software") == 0
+				   ? "worker 0 in software (5-tuple hash)"
+			       : strcmp(app->spread[d], "fanout") == 0
+				   ? "the kernel's af_packet fanout hash"
+				   : "the port's RSS");
 	}
 	printf("lossy-emu: seed %" PRIu64 "; %u lcore(s); %s; Ctrl-C to stop\n", prm->seed,
 	       app->lcores, prm->busy_poll ? "busy polling" : "idle back-off");
@@ -340,30 +494,37 @@ main(int argc, char **argv)
 	app->running = true;
 	pthread_mutex_unlock(&app->ctl_lock);
 
-	/* 5. lcores: one per direction with >= 3, else one worker (or main) for both */
+	/* 5. lcores (lcore_plan): W = 1: one per direction with >= 3, else one worker (or
+	 * main) for both */
 	memset(wk, 0, sizeof(wk));
 	app->fwd_start_ns = lemu_now_ns();
-	if (app->lcores >= 3) {
+	if (plan == LEMU_PLAN_OWN) {
 		RTE_LCORE_FOREACH_WORKER(lcore)
 		{
-			if (nworkers == LEMU_NDIR)
+			if (nworkers == LEMU_NDIR * W)
 				break;
-			wk[nworkers].dirs[0] = &app->dir[nworkers];
+			wk[nworkers].dirs[0] = &app->dir[nworkers / W][nworkers % W];
 			wk[nworkers].n = 1;
 			rte_eal_remote_launch(worker_main, &wk[nworkers], lcore);
 			nworkers++;
 		}
 	} else {
-		wk[0].dirs[0] = &app->dir[LEMU_A2B];
-		wk[0].dirs[1] = &app->dir[LEMU_B2A];
-		wk[0].n = 2;
-		if (app->lcores == 2) {
-			lcore = rte_get_next_lcore(-1, 1, 0);
-			rte_eal_remote_launch(worker_main, &wk[0], lcore);
-			nworkers = 1;
+		for (unsigned k = 0; k < W; k++) {
+			wk[k].dirs[0] = &app->dir[LEMU_A2B][k];
+			wk[k].dirs[1] = &app->dir[LEMU_B2A][k];
+			wk[k].n = 2;
+		}
+		RTE_LCORE_FOREACH_WORKER(lcore)
+		{
+			unsigned k = nworkers + (plan == LEMU_PLAN_PAIRS_MAIN);
+
+			if (k == W)
+				break;
+			rte_eal_remote_launch(worker_main, &wk[k], lcore);
+			nworkers++;
 		}
 	}
-	if (nworkers == 0) {
+	if (plan == LEMU_PLAN_PAIRS_MAIN) {
 		wk[0].main_lcore = true;
 		worker_main(&wk[0]);
 	} else {
@@ -386,7 +547,8 @@ main(int argc, char **argv)
 
 	/* 6. reports */
 	for (unsigned d = 0; d < LEMU_NDIR; d++)
-		lemu_dir_finish(&app->dir[d]);
+		for (unsigned k = 0; k < W; k++)
+			lemu_dir_finish(&app->dir[d][k]);
 	lemu_report_table(app, stdout);
 	status = 0;
 	if (prm->json[0]) {
@@ -404,9 +566,20 @@ out:
 	for (unsigned d = 0; d < LEMU_NDIR; d++)
 		if (started[d])
 			rte_eth_dev_stop(port[d]);
-	for (unsigned d = 0; d < LEMU_NDIR; d++)
-		if (dir_ok[d])
-			lemu_dir_free(&app->dir[d]);
+	for (unsigned d = 0; d < LEMU_NDIR; d++) {
+		for (unsigned k = 0; k < dir_ok[d]; k++)
+			lemu_dir_free(&app->dir[d][k]);
+		for (unsigned k = 1; k < LEMU_WORKERS_MAX; k++) {
+			void *m;
+
+			while (spring[d][k] && rte_ring_dequeue(spring[d][k], &m) == 0)
+				rte_pktmbuf_free(m);
+			rte_ring_free(spring[d][k]);
+		}
+		if (bn_ok[d])
+			emu_bneck_free(&app->bn[d]);
+		free(app->dir[d]);
+	}
 	for (unsigned d = 0; d < LEMU_NDIR; d++)
 		if (started[d])
 			rte_eth_dev_close(port[d]);

@@ -27,20 +27,56 @@ hist_json(struct rw_json *w, const char *name, const struct lemu_hist *h)
 	rw_obj_end(w);
 }
 
+/* A direction's histograms and excluded count merged over its workers. */
+struct merged {
+	struct lemu_hist derr, derr_own, rx_call, tx_call, derr_tx;
+	uint64_t excluded;
+};
+
+static void
+merge_workers(const struct lemu_app *app, unsigned d, struct merged *m)
+{
+	memset(m, 0, sizeof(*m));
+	for (unsigned k = 0; k < app->workers; k++) {
+		const struct lemu_dir *x = &app->dir[d][k];
+
+		lemu_hist_merge(&m->derr, &x->derr);
+		lemu_hist_merge(&m->derr_own, &x->derr_own);
+		lemu_hist_merge(&m->rx_call, &x->rx_call);
+		lemu_hist_merge(&m->tx_call, &x->tx_call);
+		lemu_hist_merge(&m->derr_tx, &x->derr_tx);
+		m->excluded += x->own.excluded;
+	}
+}
+
+/* What a rule dropped, summed over the workers. */
+static uint64_t
+rule_dropped(const struct lemu_app *app, unsigned d, uint32_t i)
+{
+	uint64_t n = 0;
+
+	for (unsigned k = 0; k < app->workers; k++)
+		n += __atomic_load_n(&app->dir[d][k].rules.dropped[i], __ATOMIC_RELAXED);
+	return n;
+}
+
 static void
 dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
 {
-	const struct lemu_dir *dir = &app->dir[d];
+	const struct lemu_dir *dir = app->dir[d];
 	uint64_t v[LEMU_ST__COUNT], b[EMU_LOSS_BURST_BUCKETS];
 	const struct lemu_dir_cfg *c = lemu_dir_current(dir);
 	double exp_loss = 0., exp_burst = 0.;
+	static struct merged mg;
+	const struct merged *m = &mg;
 
-	lemu_dir_snapshot(dir, v);
+	merge_workers(app, d, &mg);
+	lemu_dir_snapshot(dir, app->workers, v);
 	rw_obj_begin(w, lemu_dir_name(d));
 	for (unsigned i = 0; i < LEMU_ST__COUNT; i++)
 		rw_uint(w, lemu_stat_name(i), v[i]);
 	/* [burst_length, count]; the last bucket holds every run of that length or longer */
-	lemu_dir_loss_bursts(dir, b);
+	lemu_dir_loss_bursts(dir, app->workers, b);
 	rw_arr_begin(w, "loss_bursts");
 	for (unsigned i = 0; i < EMU_LOSS_BURST_BUCKETS; i++) {
 		if (b[i] == 0)
@@ -57,17 +93,17 @@ dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
 		rw_dbl(w, "loss_burst_expected_len", exp_burst);
 	}
 	rw_obj_begin(w, "delay_err_us");
-	rw_dbl(w, "p50", ns_to_us(lemu_hist_quantile(&dir->derr, 0.5)));
-	rw_dbl(w, "p99", ns_to_us(lemu_hist_quantile(&dir->derr, 0.99)));
-	rw_dbl(w, "max", ns_to_us(dir->derr.max));
-	rw_dbl(w, "mean", dir->derr.count ? ns_to_us(dir->derr.sum) / (double)dir->derr.count : 0.);
-	rw_uint(w, "samples", dir->derr.count);
+	rw_dbl(w, "p50", ns_to_us(lemu_hist_quantile(&m->derr, 0.5)));
+	rw_dbl(w, "p99", ns_to_us(lemu_hist_quantile(&m->derr, 0.99)));
+	rw_dbl(w, "max", ns_to_us(m->derr.max));
+	rw_dbl(w, "mean", m->derr.count ? ns_to_us(m->derr.sum) / (double)m->derr.count : 0.);
+	rw_uint(w, "samples", m->derr.count);
 	if (dir->sd != NULL) { /* --stall-detect: releases no measured host stall delayed */
-		rw_dbl(w, "own_p50", ns_to_us(lemu_hist_quantile(&dir->derr_own, 0.5)));
-		rw_dbl(w, "own_p99", ns_to_us(lemu_hist_quantile(&dir->derr_own, 0.99)));
-		rw_dbl(w, "own_max", ns_to_us(dir->derr_own.max));
-		rw_uint(w, "own_samples", dir->derr_own.count);
-		rw_uint(w, "stall_excluded", dir->own.excluded);
+		rw_dbl(w, "own_p50", ns_to_us(lemu_hist_quantile(&m->derr_own, 0.5)));
+		rw_dbl(w, "own_p99", ns_to_us(lemu_hist_quantile(&m->derr_own, 0.99)));
+		rw_dbl(w, "own_max", ns_to_us(m->derr_own.max));
+		rw_uint(w, "own_samples", m->derr_own.count);
+		rw_uint(w, "stall_excluded", m->excluded);
 	}
 	rw_obj_end(w);
 	if (dir->sd != NULL) {
@@ -78,11 +114,11 @@ dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
 		rw_uint(w, "stalls", dir->sd->stalls);
 		rw_dbl(w, "stall_off_ms", (double)dir->sd->off_ns / 1e6);
 		rw_dbl(w, "stall_max_us", ns_to_us(dir->sd->max_off_ns));
-		hist_json(w, "rx_call_us", &dir->rx_call);
-		hist_json(w, "tx_call_us", &dir->tx_call);
+		hist_json(w, "rx_call_us", &m->rx_call);
+		hist_json(w, "tx_call_us", &m->tx_call);
 		/* each data frame from its intended exit to the return of the TX call that took
 		 * it: the release error at the port (calls = frames sent) */
-		hist_json(w, "tx_done_err_us", &dir->derr_tx);
+		hist_json(w, "tx_done_err_us", &m->derr_tx);
 		rw_obj_end(w);
 	}
 	/* each rule of the SPEC in force: what it dropped since that SPEC was applied */
@@ -93,7 +129,7 @@ dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
 		emu_rule_format(&c->spec.rules.r[i], t, sizeof(t));
 		rw_obj_begin(w, NULL);
 		rw_str(w, "rule", t);
-		rw_uint(w, "dropped", __atomic_load_n(&dir->rules.dropped[i], __ATOMIC_RELAXED));
+		rw_uint(w, "dropped", rule_dropped(app, d, i));
 		rw_obj_end(w);
 	}
 	rw_arr_end(w);
@@ -102,6 +138,23 @@ dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
 	rw_uint(w, "pool_bytes", (uint64_t)app->pool_mbufs[d] * app->mbuf_bytes);
 	rw_uint(w, "line_bytes", app->line_bytes[d]);
 	rw_uint(w, "line_pkts", app->line_pkts[d]);
+	/* --workers: how flows reach the workers, and each worker's own counts (the
+	 * bottleneck's are the direction's, above) */
+	rw_str(w, "spread", app->spread[d] ? app->spread[d] : "none");
+	rw_arr_begin(w, "workers");
+	for (unsigned k = 0; k < app->workers; k++) {
+		uint64_t x[LEMU_ST__COUNT];
+
+		lemu_dir_snapshot_worker(&app->dir[d][k], x);
+		rw_obj_begin(w, NULL);
+		rw_uint(w, "rx_pkts", x[LEMU_ST_RX_PKTS]);
+		rw_uint(w, "tx_pkts", x[LEMU_ST_TX_PKTS]);
+		rw_uint(w, "drop_loss", x[LEMU_ST_DROP_LOSS]);
+		rw_uint(w, "duplicated", x[LEMU_ST_DUPLICATED]);
+		rw_uint(w, "in_flight", x[LEMU_ST_IN_FLIGHT]);
+		rw_obj_end(w);
+	}
+	rw_arr_end(w);
 	rw_obj_end(w);
 }
 
@@ -120,6 +173,7 @@ lemu_report_json(const struct lemu_app *app, const char *path, char *err, size_t
 	rw_doc_begin(&w, "lossy-emu");
 	lemu_params_json(&app->prm, &w);
 	rw_uint(&w, "lcores", app->lcores);
+	rw_uint(&w, "workers_per_dir", app->workers);
 	rw_uint(&w, "link_bps_a2b", app->link_bps[LEMU_A2B]);
 	rw_uint(&w, "link_bps_b2a", app->link_bps[LEMU_B2A]);
 	rw_doc_results(&w, true, app->prm.seed);
@@ -149,8 +203,8 @@ lemu_report_table(const struct lemu_app *app, FILE *f)
 	uint64_t v[LEMU_NDIR][LEMU_ST__COUNT], b[LEMU_NDIR][EMU_LOSS_BURST_BUCKETS];
 
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
-		lemu_dir_snapshot(&app->dir[d], v[d]);
-		lemu_dir_loss_bursts(&app->dir[d], b[d]);
+		lemu_dir_snapshot(app->dir[d], app->workers, v[d]);
+		lemu_dir_loss_bursts(app->dir[d], app->workers, b[d]);
 	}
 	fprintf(f, "lossy-emu counters %26s %16s\n", "a2b", "b2a");
 	for (unsigned i = 0; i < LEMU_ST__COUNT; i++) {
@@ -160,7 +214,10 @@ lemu_report_table(const struct lemu_app *app, FILE *f)
 			v[1][i]);
 	}
 	for (unsigned d = 0; d < LEMU_NDIR; d++) {
-		const struct lemu_hist *h = &app->dir[d].derr;
+		static struct merged mg;
+		const struct lemu_hist *h = &mg.derr;
+
+		merge_workers(app, d, &mg);
 		uint64_t runs = 0, lost = 0;
 
 		for (unsigned i = 0; i < EMU_LOSS_BURST_BUCKETS; i++) {
@@ -176,13 +233,13 @@ lemu_report_table(const struct lemu_app *app, FILE *f)
 			fprintf(f, "; loss runs %" PRIu64 ", mean length %.2f", runs,
 				(double)lost / (double)runs);
 		fputc('\n', f);
-		const struct lemu_dir_cfg *c = lemu_dir_current(&app->dir[d]);
+		const struct lemu_dir_cfg *c = lemu_dir_current(app->dir[d]);
 		for (uint32_t i = 0; c && i < c->spec.rules.n; i++) {
 			char t[64];
 
 			emu_rule_format(&c->spec.rules.r[i], t, sizeof(t));
 			fprintf(f, "  %s: rule %-32s dropped %" PRIu64 "\n", lemu_dir_name(d), t,
-				app->dir[d].rules.dropped[i]);
+				rule_dropped(app, d, i));
 		}
 	}
 }

@@ -86,13 +86,3 @@ emu_shaper_enqueue(struct emu_shaper *s, uint64_t now_ns, uint32_t len, uint64_t
 	*dep_ns = s->last_dep_ns;
 	return EMU_SHAPER_ACCEPT;
 }
-
-void
-emu_shaper_dequeue(struct emu_shaper *s, uint32_t len)
-{
-	if (s->q_pkts == 0)
-		return; /* caller bug; keep the accounting sane */
-	s->q_pkts--;
-	s->q_bytes = s->q_bytes >= len ? s->q_bytes - len : 0;
-	s->cnt->v[EMU_CNT_DEQUEUED]++;
-}

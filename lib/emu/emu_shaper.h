@@ -71,8 +71,16 @@ uint64_t emu_shaper_tx_ns(const struct emu_shaper_params *p, uint32_t len);
 enum emu_shaper_verdict emu_shaper_enqueue(struct emu_shaper *s, uint64_t now_ns, uint32_t len,
 					   uint64_t *dep_ns);
 
-/** The packet of @p len bytes admitted earlier has left the queue. */
-void emu_shaper_dequeue(struct emu_shaper *s, uint32_t len);
+/** The packet of @p len bytes admitted earlier has left the queue (inline: once per packet). */
+static inline void
+emu_shaper_dequeue(struct emu_shaper *s, uint32_t len)
+{
+	if (s->q_pkts == 0)
+		return; /* caller bug; keep the accounting sane */
+	s->q_pkts--;
+	s->q_bytes = s->q_bytes >= len ? s->q_bytes - len : 0;
+	s->cnt->v[EMU_CNT_DEQUEUED]++;
+}
 
 /** Current backlog, for RED and PFC. */
 static inline uint64_t

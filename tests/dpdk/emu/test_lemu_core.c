@@ -230,6 +230,28 @@ test_options(void)
 	CHECK(p.seed_set); /* drawn */
 	CHECK_EQ(p.mbuf_size, 4608);
 	CHECK_EQ(p.burst, 32);
+	CHECK_EQ(p.workers, 1); /* one worker per direction unless asked */
+}
+
+/* --workers N: 1..16 (LEMU_WORKERS_MAX of the data path), anything else refused */
+static void
+test_workers_option(void)
+{
+	struct lemu_params p;
+	char err[512];
+	const char *ok[] = {"x", "--workers", "16"};
+	const char *zero[] = {"x", "--workers", "0"};
+	const char *big[] = {"x", "--workers", "17"};
+	const char *word[] = {"x", "--workers=two"};
+
+	CHECK_EQ(parse(&p, err, sizeof(err), 3, ok), 0);
+	CHECK_EQ(p.workers, 16);
+	CHECK(parse(&p, err, sizeof(err), 3, zero) < 0);
+	CHECK(strstr(err, "--workers") && strstr(err, "\"0\""));
+	CHECK(parse(&p, err, sizeof(err), 3, big) < 0);
+	CHECK(strstr(err, "\"17\"") != NULL);
+	CHECK(parse(&p, err, sizeof(err), 2, word) < 0);
+	printf("  %s\n", err);
 }
 
 static void
@@ -418,5 +440,5 @@ test_compact_store(void)
 
 RW_TEST_MAIN(RW_TEST(test_fifo_basic), RW_TEST(test_heap_order), RW_TEST(test_reorder_bound),
 	     RW_TEST(test_layout_change), RW_TEST(test_hist), RW_TEST(test_options),
-	     RW_TEST(test_config_file), RW_TEST(test_pool_sizing), RW_TEST(test_stat_names),
-	     RW_TEST(test_compact_store))
+	     RW_TEST(test_workers_option), RW_TEST(test_config_file), RW_TEST(test_pool_sizing),
+	     RW_TEST(test_stat_names), RW_TEST(test_compact_store))
