@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""Issue 14's timing claims, N rounds each, with a pass rate (never part of make test).
+"""The ECN congestion-control timing claims, N rounds each, with a pass rate (never part
+of make test).
 
 1. RED/ECN bottleneck (bench/cc/ecn-dcqcn.toml: delay 5 ms, 200 Mb/s, 2 MB queue, RED
-   Kmin 100 KB, Kmax 400 KB, Pmax 0.1), 64 KiB WRITEs for 4 s, no --rate_limit, per
-   --cc case. Pass: goodput >= 0.15 Gb/s and zero queue-overflow drops (issue 14's
-   "done when" for dcqcn).
+   Kmin 100 KB, Kmax 400 KB, pmax 10% as DCQCN-p (Wang et al.) 3.1's Pmax 0.1), 64 KiB
+   WRITEs for 4 s, no --rate_limit, per --cc case. Pass: goodput >= 0.15 Gb/s and zero
+   queue-overflow drops (the target for dcqcn).
 2. A slow receiver (rnic B --slow-rx-us 1000) and default options: send_bw 20 x 1 MiB.
    Pass: completes; the time is reported.
 
