@@ -963,6 +963,12 @@ main(int argc, char **argv)
 			return 2;
 		}
 	} else {
+		/* "rnic --help" as lossy-emu and pfc-relay answer it (rw_opts_parse_main) */
+		for (int i = 1; i < argc; i++)
+			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+				rnic_print_help(stdout);
+				return 0;
+			}
 		fprintf(stderr,
 			"rnic: missing \"--\" between EAL arguments and rnic options "
 			"(rnic <EAL args> -- --ip A.B.C.D/N <mode> [server]; see -- --help)\n");
