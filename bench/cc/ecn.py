@@ -62,7 +62,7 @@ def main():
               f"{med('emu_a2b_drop_queue'):>16.0f} {med('emu_a2b_ecn_marked'):>8.0f} "
               f"{statistics.median(r['rnic_b_tx_cnps'] + r['rnic_b_tx_becn_acks'] for r in ok) if ok else 0:>13.0f}")
         keys = ("goodput_gbps", "emu_a2b_drop_queue", "emu_a2b_ecn_marked", "rnic_b_tx_cnps",
-                "rnic_b_tx_becn_acks", "cc_decreases", "tx_retransmits")
+                "rnic_b_tx_becn_acks", "cc_decreases", "tx_retransmits", "timeouts", "rto_spurious")
         out["ecn"][name] = [{k: r[k] for k in keys} if r else None for r in rows]
     if not ONLY or "slow_rx" in ONLY:
         sys.path.insert(0, os.path.join(ROOT, "tests", "netns"))
