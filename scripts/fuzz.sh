@@ -48,7 +48,8 @@ mkdir -p "$out/corpus_text" "$out/artifacts_text"
 import hashlib, os, sys
 out = sys.argv[1]
 seeds = [b"\0delay 10ms 2ms 25% distribution normal loss gemodel 0.02% 20% rate 1gbit limit 5000",
-         b"\0rate 10gbit red 30000 90000 0.1 ecn pfc xoff 800000b xon 100000b prio 3 ctrl-delay",
+         b"\0rate 10gbit red kmin 30000 kmax 90000 pmax 10% pfc xoff 800000b xon 100000b prio 3 ctrl-delay",
+         b"\0rate 200mbit limit-bytes 2MB red kmin 100KB kmax 400KB pmax 0.1",
          b"\0loss 0.1% 25% duplicate 1% corrupt 0.1% reorder 25% 50% gap 5 slot 1ms",
          b"\0delay 5ms drop-psn 0x11:0x52e51e drop-psn 17:100:3 drop-nth 1000",
          b"\2" + b"0000:0010:000123:abcdef:12345678:00007f0000001000:" + b"00:" * 10 + b"ff:ff:0a:09:00:03:" + b"00000000:\0",

@@ -411,6 +411,41 @@ rnic_fec_code_json(struct rw_json *w, const char *key, uint8_t mode, uint8_t k, 
 		rw_str(w, key, buf);
 }
 
+/*
+ * cc_used: the congestion control the QPs ran (roce_cc_info.name), not the --cc asked
+ * for; the names of every QP, comma-separated if they differ; null without a QP.
+ */
+static void
+rnic_cc_used_json(const struct rnic_ctx *c, struct rw_json *w)
+{
+	char used[128] = "";
+	size_t len = 0;
+
+	for (unsigned int q = 0; q < c->prm.num_qps; q++) {
+		struct roce_cc_info ci;
+		char key[40];
+
+		if (!c->qp[q])
+			continue;
+		roce_qp_cc_info(c->qp[q], &ci); /* -ENOTSUP (no info hook) still names the CC */
+		if (!ci.name)
+			continue;
+		snprintf(key, sizeof(key), ",%s,", ci.name);
+		if (len && strstr(used, key) != NULL)
+			continue;
+		len += (size_t)snprintf(used + len, sizeof(used) - len, "%s%s,", len ? "" : ",",
+					ci.name);
+		if (len >= sizeof(used))
+			break;
+	}
+	if (len == 0 || len >= sizeof(used)) {
+		rw_str(w, "cc_used", NULL);
+		return;
+	}
+	used[len - 1] = '\0'; /* drop the framing commas */
+	rw_str(w, "cc_used", used + 1);
+}
+
 static void
 write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 {
@@ -425,6 +460,7 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 	rw_doc_results(&w, true, c->prm.seed);
 	rw_str(&w, "error", error);
 	rw_str(&w, "recovery_used", c->run.caps.recovery[0] ? c->run.caps.recovery : NULL);
+	rnic_cc_used_json(c, &w);
 	rw_str(&w, "fec_used", c->run.caps.fec ? c->prm.fec : NULL);
 	rw_bool(&w, "peer_capabilities", c->run.caps.peer_has_caps);
 	rw_uint(&w, "size_bytes", c->run.res.size);
@@ -548,6 +584,7 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 			continue;
 		rw_obj_begin(&w, NULL);
 		rw_uint(&w, "qpn", roce_qp_num(c->qp[q]));
+		rw_str(&w, "cc", ci.name);
 		rw_dbl(&w, "rate_gbps", ci.rate_bps / 1e9);
 		rw_dbl(&w, "target_gbps", ci.target_bps / 1e9);
 		rw_uint(&w, "window_pkts", ci.window);
@@ -842,6 +879,12 @@ main(int argc, char **argv)
 			return 2;
 		}
 	} else {
+		/* "rnic --help" as lossy-emu and pfc-relay answer it (rw_opts_parse_main) */
+		for (int i = 1; i < argc; i++)
+			if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+				rnic_print_help(stdout);
+				return 0;
+			}
 		fprintf(stderr,
 			"rnic: missing \"--\" between EAL arguments and rnic options "
 			"(rnic <EAL args> -- --ip A.B.C.D/N <mode> [server]; see -- --help)\n");

@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""The congestion controls' timing claims, N rounds each, with a pass rate (never part of make test).
+"""The ECN congestion-control timing claims, N rounds each, with a pass rate (never part
+of make test).
 
 1. RED/ECN bottleneck (bench/cc/ecn-dcqcn.toml: delay 5 ms, 200 Mb/s, 2 MB queue, RED
-   Kmin 100 KB, Kmax 400 KB, Pmax 0.1), 64 KiB WRITEs for 4 s, no --rate_limit, per
-   --cc case. Pass: goodput >= 0.15 Gb/s and zero queue-overflow drops (the
-   dcqcn target).
+   Kmin 100 KB, Kmax 400 KB, pmax 10% as DCQCN-p (Wang et al.) 3.1's Pmax 0.1), 64 KiB
+   WRITEs for 4 s, no --rate_limit, per --cc case. Pass: goodput >= 0.15 Gb/s and zero
+   queue-overflow drops (the target for dcqcn).
 2. A slow receiver (rnic B --slow-rx-us 1000) and default options: send_bw 20 x 1 MiB.
    Pass: completes; the time is reported.
 
@@ -61,7 +62,7 @@ def main():
               f"{med('emu_a2b_drop_queue'):>16.0f} {med('emu_a2b_ecn_marked'):>8.0f} "
               f"{statistics.median(r['rnic_b_tx_cnps'] + r['rnic_b_tx_becn_acks'] for r in ok) if ok else 0:>13.0f}")
         keys = ("goodput_gbps", "emu_a2b_drop_queue", "emu_a2b_ecn_marked", "rnic_b_tx_cnps",
-                "rnic_b_tx_becn_acks", "cc_decreases", "tx_retransmits")
+                "rnic_b_tx_becn_acks", "cc_decreases", "tx_retransmits", "timeouts", "rto_spurious")
         out["ecn"][name] = [{k: r[k] for k in keys} if r else None for r in rows]
     if not ONLY or "slow_rx" in ONLY:
         sys.path.insert(0, os.path.join(ROOT, "tests", "netns"))

@@ -433,11 +433,37 @@ kw_ctrl_delay(struct cur *c, struct emu_spec *s)
 	return 0;
 }
 
-/* "red kmin BYTES kmax BYTES pmax P", the three in any order. */
+/*
+ * red's pmax must carry its "%". netem reads a bare probability as a percent
+ * (iproute2 parse_percent()), tc-red reads its "probability" as a fraction
+ * (tc-red(8): "probability 0.1" is 10 %), so a bare "pmax 0.1" means 0.1 % to
+ * one reader and 10 % to the other: DCQCN-p (Wang et al.) 3.1's Pmax 0.1 is
+ * "pmax 10%" here. A bare number is refused with both readings.
+ */
+static int
+take_pmax(struct cur *c, double *out)
+{
+	const char *t = peek(c);
+	size_t n = t != NULL ? strlen(t) : 0;
+	double v;
+
+	if (n == 0 || t[n - 1] == '%' || emu_parse_prob(t, &v) != 0)
+		return take_prob(c, "red pmax", "P", out); /* P%, or an error naming the token */
+	/* a bare number in [0, 100]: v is its netem reading, v * 100 its tc-red one */
+	if (v > 0. && v <= 0.01)
+		return fail(c, -EMU_E_NEED_UNIT,
+			    "red pmax: \"%s\" is ambiguous: write pmax %s%% (netem's percent) or "
+			    "pmax %.10g%% (tc-red's fraction %s)",
+			    t, t, v * 1e4, t);
+	return fail(c, -EMU_E_NEED_UNIT,
+		    "red pmax: \"%s\" needs a %%: write pmax %s%% (0%%..100%%)", t, t);
+}
+
+/* "red kmin BYTES kmax BYTES pmax P%", the three in any order. */
 static int
 kw_red(struct cur *c, struct emu_spec *s)
 {
-	static const char usage[] = "kmin BYTES kmax BYTES pmax P";
+	static const char usage[] = "kmin BYTES kmax BYTES pmax P%";
 	bool got[3] = {false, false, false};
 	char a[32], b[32];
 	int rc;
@@ -457,7 +483,7 @@ kw_red(struct cur *c, struct emu_spec *s)
 			got[1] = true;
 		} else if (strcmp(t, "pmax") == 0 && !got[2]) {
 			c->i++;
-			rc = take_prob(c, "red pmax", "P", &s->red.pmax);
+			rc = take_pmax(c, &s->red.pmax);
 			got[2] = true;
 		} else {
 			return fail(c, -EMU_E_MISSING_ARG,

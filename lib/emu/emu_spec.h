@@ -11,7 +11,7 @@
  *   [duplicate P [CORR]] [corrupt P [CORR]] [reorder P [CORR]] [gap N]
  *   [rate RATE [PACKETOVERHEAD [CELLSIZE [CELLOVERHEAD]]]] [seed N]
  *   extensions:
- *   [limit-bytes BYTES] [red kmin BYTES kmax BYTES pmax P] [jitter-no-reorder]
+ *   [limit-bytes BYTES] [red kmin BYTES kmax BYTES pmax P%] [jitter-no-reorder]
  *   [corrupt-recompute] [pfc xoff BYTES xon BYTES [prio N]] [ctrl-delay]
  *   [drop-psn QPN:PSN[:TIMES]]... [drop-nth N]   (emu_rules.h)
  *

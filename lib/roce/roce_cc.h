@@ -73,6 +73,7 @@ struct roce_cc_ops {
 
 /** A CC's current state (roce_qp_cc_info). Fields an algorithm lacks are 0. */
 struct roce_cc_info {
+	const char *name;  /**< the QP's CC (roce_cc_ops.name): what it runs, "none" included */
 	double rate_bps;   /**< pacing rate (0: not rate based or line rate) */
 	uint32_t window;   /**< window in packets (0: not window based) */
 	double alpha;	   /**< DCQCN/DCTCP alpha */
@@ -90,7 +91,8 @@ void roce_qp_cc_changed(struct roce_qp *qp, bool increase);
  * (roce_lwin_on_ecn: slow start ends, no growth this round trip).
  */
 void roce_qp_cc_queue_signal(struct roce_qp *qp);
-/** The CC state of a QP: 0, or -ENOTSUP if its CC has no info hook (loss_window is set anyway). */
+/** The CC state of a QP: 0, or -ENOTSUP if its CC has no info hook (name and loss_window are set
+ * anyway). */
 int roce_qp_cc_info(const struct roce_qp *qp, struct roce_cc_info *out);
 
 /** Register an implementation (before creating QPs). -EEXIST, -ENOSPC or -EINVAL. */

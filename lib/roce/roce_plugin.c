@@ -107,10 +107,12 @@ int
 roce_qp_cc_info(const struct roce_qp *qp, struct roce_cc_info *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->name = qp->cc->name;
 	out->loss_window = roce_qp_window(qp);
 	if (!qp->cc->info)
 		return -ENOTSUP;
 	qp->cc->info(qp, qp->cc_priv, out);
+	out->name = qp->cc->name;
 	out->loss_window = roce_qp_window(qp);
 	return 0;
 }

@@ -119,6 +119,7 @@ def parser(prog="testbed"):
     rd.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE")
     rd.add_argument("--out", metavar="RESULT.json")
     rd.set_defaults(func=cmd_reduce)
+    # argparse %-formats help strings: the descriptions' "%" are literal
     rp = sub.add_parser("reproduce", help="a cited paper's result (docs/references.md): " +
                         "; ".join(f"{k} ({v[1]})" for k, v in REPRODUCTIONS.items()).replace("%", "%%"))
     rp.add_argument("name")

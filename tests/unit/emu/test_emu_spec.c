@@ -202,11 +202,10 @@ test_errors(void)
 	expect("seed abc", -EMU_E_BAD_NUMBER, "seed: \"abc\"", "integer");
 	expect("seed 18446744073709551616", R, "seed: \"18446744073709551616\"", NULL);
 	/* red and pfc sub-grammars */
-	expect("red", M, "red: missing", "kmin BYTES kmax BYTES pmax P");
+	expect("red", M, "red: missing", "kmin BYTES kmax BYTES pmax P%");
 	expect("red kmin 10kb pmax 1%", M, "red: missing", "kmin BYTES");
 	expect("red kmin 10kb kmin 20kb", M, "\"kmin\"", "each once");
 	expect("red kmin 10kb kmax 5kb pmax 1% rate 1gbit", R, "kmin 10kb", "below kmax 5kb");
-	expect("red kmin 10kb kmax 50kb pmax 2 rate 1gbit", 0, NULL, NULL); /* 2 = 2 % */
 	expect("red kmin x kmax 50kb pmax 1%", -EMU_E_BAD_NUMBER, "red kmin: \"x\"", NULL);
 	expect("red kmin 10kb kmax 50kb pmax 1%", C, "red needs rate", NULL);
 	expect("pfc xoff 100kb rate 1gbit", M, "pfc: missing xon", "xoff BYTES xon BYTES");
@@ -226,6 +225,48 @@ test_errors(void)
 	expect("ecn", C, "ecn needs a loss model", "red");
 	expect("corrupt-recompute", C, "corrupt-recompute needs corrupt", NULL);
 	expect("delay 1ms jitter-no-reorder", C, "jitter-no-reorder needs", NULL);
+}
+
+/*
+ * red pmax takes a "%": DCQCN-p (Wang et al.) 3.1's Pmax 0.1 is a fraction (10 %), netem
+ * reads a bare 0.1 as 0.1 %, so a bare number is refused with both readings.
+ */
+static void
+test_red_pmax_units(void)
+{
+	const int N = -EMU_E_NEED_UNIT;
+
+	expect("red kmin 100KB kmax 400KB pmax 0.1 rate 200mbit", N, "red pmax: \"0.1\"", NULL);
+	CHECK_EQ(strcmp(msg, "red pmax: \"0.1\" is ambiguous: write pmax 0.1% (netem's percent) "
+			     "or pmax 10% (tc-red's fraction 0.1)"),
+		 0);
+	expect("red kmin 10kb kmax 50kb pmax 1 rate 1gbit", N, "pmax 1% (netem's percent)",
+	       "pmax 100% (tc-red's fraction 1)");
+	expect("red kmin 10kb kmax 50kb pmax .05 rate 1gbit", N, "pmax .05%", "pmax 5%");
+	/* no fraction reading above 1, and 0 reads the same both ways: only the "%" is missing */
+	expect("red kmin 10kb kmax 50kb pmax 2 rate 1gbit", N, "\"2\" needs a %",
+	       "write pmax 2% (0%..100%)");
+	expect("red pmax 0 kmin 10kb kmax 50kb rate 1gbit", N, "\"0\" needs a %", "pmax 0%");
+	expect("red kmin 10kb kmax 50kb pmax 100 rate 1gbit", N, "\"100\" needs a %", NULL);
+	/* what is not a bare number keeps its own message */
+	expect("red kmin 10kb kmax 50kb pmax 101 rate 1gbit", -EMU_E_RANGE, "\"101\"", "0%..100%");
+	expect("red kmin 10kb kmax 50kb pmax 0.1x rate 1gbit", -EMU_E_BAD_UNIT, "\"0.1x\"", NULL);
+	expect("red kmin 10kb kmax 50kb pmax", -EMU_E_MISSING_ARG, "red pmax: missing P", NULL);
+	/* with its "%" the paper's value is 10 %, netem's 0.1 % stays expressible */
+	CHECK_EQ(parse("red kmin 100KB kmax 400KB pmax 10% rate 200mbit"), 0);
+	CHECK(s.red.enabled && NEAR(s.red.pmax, 0.1));
+	CHECK_EQ(s.red.kmin_bytes, 102400); /* tc: KB = 1024 B */
+	CHECK_EQ(s.red.kmax_bytes, 409600);
+	CHECK_EQ(parse("red kmin 100KB kmax 400KB pmax 0.1% rate 200mbit"), 0);
+	CHECK(NEAR(s.red.pmax, 0.001));
+	CHECK_EQ(parse("red pmax 100% kmin 1kb kmax 2kb rate 1gbit"), 0);
+	CHECK(NEAR(s.red.pmax, 1.0));
+	/* the writer spells the "%", so its output parses back */
+	CHECK_EQ(parse("red kmin 100KB kmax 400KB pmax 10% rate 200mbit"), 0);
+	CHECK(emu_spec_format(&s, msg, sizeof(msg)) > 0);
+	CHECK(strstr(msg, "red kmin 100kb kmax 400kb pmax 10%") != NULL);
+	CHECK_EQ(parse(msg), 0);
+	CHECK(NEAR(s.red.pmax, 0.1));
 }
 
 static void
@@ -304,4 +345,5 @@ test_format(void)
 }
 
 RW_TEST_MAIN(RW_TEST(test_defaults), RW_TEST(test_every_keyword), RW_TEST(test_netem_forms),
-	     RW_TEST(test_errors), RW_TEST(test_limits), RW_TEST(test_format))
+	     RW_TEST(test_errors), RW_TEST(test_red_pmax_units), RW_TEST(test_limits),
+	     RW_TEST(test_format))

@@ -52,7 +52,7 @@ def reproduce_incast(prefix: str = "tb", quick: bool = False, out: str | None = 
     cfg["name"] = "incast"
     cfg["description"] = f"{FLOWS}:1 incast (QPs of one rnic), 200 Mb/s RED/ECN bottleneck, 10 ms RTT"
     cfg["link"].update(rate="200mbit", rtt="10ms",
-                       a2b_extra="limit-bytes 2MB red kmin 100KB kmax 400KB pmax 0.1")
+                       a2b_extra="limit-bytes 2MB red kmin 100KB kmax 400KB pmax 10%")
     cfg["rnic"].update(pace=0, qp_timeout=15)
     cfg["workload"].update(kind="bulk", size=MSG, iters=ITERS, qps=FLOWS, tx_depth=16)
     runs = [("none", ""), ("dcqcn", "")]

@@ -93,7 +93,7 @@ def reproduce_gbone_goodput(prefix: str = "tb", quick: bool = False, out: str | 
     return 0
 
 
-FCT_RED = "limit-bytes 2MB red kmin 100KB kmax 400KB pmax 0.1"  # wan-cc's bottleneck (DCQCN-p 3.1)
+FCT_RED = "limit-bytes 2MB red kmin 100KB kmax 400KB pmax 10%"  # wan-cc's bottleneck (DCQCN-p 3.1)
 
 
 def fct_vs_paper(groups):

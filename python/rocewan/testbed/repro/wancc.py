@@ -17,7 +17,7 @@ def reproduce_wan_cc(prefix: str = "tb", quick: bool = False, out: str | None = 
     cfg = config.defaults()
     cfg["name"] = "wan-cc"
     cfg["description"] = "CC on a long path: 200 Mb/s RED/ECN bottleneck, 2 MB queue"
-    cfg["link"].update(rate="200mbit", a2b_extra="limit-bytes 2MB red kmin 100KB kmax 400KB pmax 0.1")
+    cfg["link"].update(rate="200mbit", a2b_extra="limit-bytes 2MB red kmin 100KB kmax 400KB pmax 10%")
     cfg["rnic"].update(pace=0, qp_timeout=16)
     cfg["workload"].update(kind="bulk", size="64K", duration=2 if quick else 4, tx_depth=128)
     runs = [("20ms", "dcqcn", ""), ("20ms", "dcqcn", "profile=wan")]
