@@ -44,7 +44,7 @@ ROCE_FRAME_OVERHEAD = 58
 def emu_min_frame(mtu, extra=""):
     """The emulator's --min-frame for an rnic at @mtu: its pool then holds the delay line's
     packets at the rate of full data frames (about MTU + 58 B), not of --mbuf-size frames,
-    which are up to twice as large (framesz), so half a BDP of packets (issue 17). Left to
+    which are up to twice as large (framesz), so the pool held half a BDP of packets. Left to
     the caller when it sizes the pool itself (--min-frame or --mbufs in @extra)."""
     if "--min-frame" in extra or "--mbufs" in extra:
         return ""
@@ -83,7 +83,7 @@ def wait_line(p, text, timeout=120):
     read. Its memif sockets exist from the EAL's probe on, seconds before that with large
     pools on a loaded host (the pools are populated in between): an rnic started at the
     socket gave up resolving its peer (3 s) while the emulator still filled its pools, at
-    --set link.rate=40gbit (2 x 219 MB of mbufs, issue 17)."""
+    --set link.rate=40gbit (2 x 219 MB of mbufs)."""
     got, seen = [], threading.Event()
 
     def reader():  # a thread: readline blocks, and only up to the line (communicate() reads the rest)
@@ -489,7 +489,7 @@ def wait_gone(pids, timeout=10):
     more). SIGKILL is asynchronous: a DPDK process unmapping its memory takes a
     while to die, and the next box started under the same --file-prefix failed
     its EAL init ("Cannot allocate memzone list") on the files the dying one still
-    held (bench/rnic/rto_tail.py, 2 of 60 runs in session 20)."""
+    held (bench/rnic/rto_tail.py, 2 of 60 runs on 2026-11-28)."""
     t0 = time.monotonic()
     for pid in pids:
         while time.monotonic() - t0 < timeout:
