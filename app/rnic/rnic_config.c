@@ -127,6 +127,14 @@ static const struct rw_opt opts[] = {
     {"trace", T_STR, OFF(trace), SZ(trace), "", 0, 0, "FILE",
      "write each retransmitted PSN and, at the receiver, each missing PSN that arrived to FILE "
      "(CSV, CLOCK_MONOTONIC ns, as lossy-emu's --drop-log); default: off"},
+    {"metrics", T_STR, OFF(metrics), SZ(metrics), "", 0, 0, "ADDR:PORT",
+     "serve Prometheus metrics (text format 0.0.4) at http://ADDR:PORT/metrics while running, "
+     "e.g. 0.0.0.0:9101 (docs/metrics.md); default: off"},
+    {"metrics-file", T_STR, OFF(metrics_file), SZ(metrics_file), "", 0, 0, "PATH",
+     "write the same metrics to PATH every --metrics-interval and at exit (replaced by rename, "
+     "for node_exporter's textfile collector); default: off"},
+    {"metrics-interval", T_NUM, OFF(metrics_interval_ms), SZ(metrics_interval_ms), "1000", 10,
+     3600000, "MS", "rewrite period of --metrics-file in ms"},
     {"recovery", T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0,
      "gbn|gbone|irn|vrp|fec+gbn|fec+gbone|fec+irn",
      "loss recovery: gbn (IBTA Go-Back-N), gbone (Go-Back-ONE: RACK + receiver bitmap), "
