@@ -16,11 +16,12 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
 
-from conftest import RNIC, eal, sh
+from conftest import BUILD, RNIC, eal, sh
 
 PORT = 9101
 PROMTOOL = "/usr/bin/promtool"
@@ -44,10 +45,10 @@ def curl(ns, path="/metrics", method="GET"):
 def parse(text):
     """name{labels} -> value of every sample (HELP/TYPE lines skipped)."""
     out = {}
-    for ln in text.splitlines():
-        if not ln or ln.startswith("#"):
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
             continue
-        key, val = ln.rsplit(" ", 1)
+        key, val = line.rsplit(" ", 1)
         out[key] = float(val)
     return out
 
@@ -82,9 +83,9 @@ def check_doc(body, prefix):
     rc, out = promtool(body)
     assert rc == 0, out[:3000]
     assert f"# TYPE {prefix}up gauge" in body
-    for ln in body.splitlines():
-        if ln.startswith("# TYPE ") and ln.split()[3] == "counter":
-            assert ln.split()[2].endswith("_total"), ln
+    for line in body.splitlines():
+        if line.startswith("# TYPE ") and line.split()[3] == "counter":
+            assert line.split()[2].endswith("_total"), line
 
 
 def check_errors(ns):
@@ -187,3 +188,132 @@ def test_rnic_metrics_bad_address_refused():
     for bad in ("9101", "1.2.3:80", "0.0.0.0:70000", "localhost:80", ":80"):
         r = sh(f"{RNIC} --no-huge -- --ip 10.0.0.1/24 --metrics {bad} write_bw", check=False)
         assert r.returncode == 2 and "--metrics" in r.stderr and "Segmentation" not in r.stderr, (bad, r.stderr)
+
+
+# ---- lossy-emu and pfc-relay: ns E between two veth pairs (tests/dpdk/emu/lemu_net.py) ----
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dpdk", "emu"))
+import lemu_net as ln  # noqa: E402
+
+LEMU = os.path.join(BUILD, "app", "lossy-emu", "lossy-emu")
+RELAY = os.path.join(BUILD, "app", "pfc-relay", "pfc-relay")
+PRIO3_TOS = 26 << 2  # DSCP 26 -> priority 3
+
+
+@pytest.fixture
+def emu_net():
+    topo = ln.Topology("xwi%d" % (os.getpid() % 10000))
+    topo.create()
+    sh(f"ip -n {topo.ns['e']} link set lo up")  # the scrape goes to 127.0.0.1 in ns E
+    a, b = topo.socket("a"), topo.socket("b")
+    yield topo, a, b
+    a.close()
+    b.close()
+    topo.remove()
+
+
+def final_file(path, app_json):
+    text = open(path).read()
+    rc, out = promtool(text)
+    assert rc == 0, out[:2000]
+    return text, parse(text), json.load(open(app_json))
+
+
+def test_lossy_emu_metrics(emu_net, tmp_path):
+    """200 probes A -> B through `loss 50%`: the document during the run (promtool,
+    drops by cause, queue depth), and at exit the file equals --json per direction
+    and reconciles (rx = tx + drops by cause)."""
+    need(LEMU)
+    need(PROMTOOL)
+    topo, a, b = emu_net
+    js, mf = str(tmp_path / "emu.json"), str(tmp_path / "emu.prom")
+    emu = ln.Emu(LEMU, topo, "xwime%d" % os.getpid(), str(tmp_path))
+    emu.start(["--a2b", "loss 50%", "--seed", "7", "--json", js, "--metrics", f"0.0.0.0:{PORT}",
+               "--metrics-file", mf, "--metrics-interval", "20ms"])
+    try:
+        assert any(f"metrics at http://0.0.0.0:{PORT}/metrics" in ln_ for ln_ in emu.out), emu.out
+        n = 200
+        for i in range(n):
+            a.send(ln.probe(1, i, size=300))
+        body, _ = wait_doc(topo.ns["e"], emu.proc,
+                           lambda s: s.get('rocewan_lossy_emu_rx_pkts_total{dir="a2b"}', 0) == n)
+        check_doc(body, "rocewan_lossy_emu_")
+        check_errors(topo.ns["e"])
+        s = parse(body)
+        for d in ("a2b", "b2a"):
+            assert f'rocewan_lossy_emu_queue_bytes{{dir="{d}"}}' in s
+            assert f'rocewan_lossy_emu_ecn_marked_total{{dir="{d}"}}' in s
+            for cause in ("loss", "queue", "rule", "nombuf", "ctrl", "multiseg", "cut", "rx_missed"):
+                assert f'rocewan_lossy_emu_drops_total{{dir="{d}",cause="{cause}"}}' in s, cause
+    finally:
+        rc = emu.stop()
+    assert rc == 0, "".join(emu.out)[-3000:]
+    text, s, doc = final_file(mf, js)
+    res = doc["results"]
+    for d in ("a2b", "b2a"):
+        for k, v in res[d].items():
+            if not isinstance(v, int) or isinstance(v, bool):
+                continue
+            name = None
+            for ln_ in text.splitlines():
+                mm = re.match(r"# HELP (\S+) .*\(lossy-emu counter (\w+), per direction\)$", ln_)
+                if mm and mm.group(2) == k:
+                    name = mm.group(1)
+            if name is None:
+                continue  # a --json figure that is not a counter (e.g. delay_err figures)
+            got = s[f'{name}{{dir="{d}"}}']
+            assert (round(got * 1e9) if k.endswith("_ns") else got) == v, (d, k, got, v)
+    a2b = {c: s[f'rocewan_lossy_emu_drops_total{{dir="a2b",cause="{c}"}}'] for c in ("loss", "queue")}
+    assert s['rocewan_lossy_emu_rx_pkts_total{dir="a2b"}'] == n
+    assert s['rocewan_lossy_emu_tx_pkts_total{dir="a2b"}'] + a2b["loss"] + a2b["queue"] == n
+    assert 0 < a2b["loss"] < n  # the negative control: the loss model did drop, not all
+
+
+def test_pfc_relay_metrics(emu_net, tmp_path):
+    """The far side pauses priority 3 (65535 quanta at 10 Mbit/s: 3.36 s, no refresh) and
+    20 priority-3 frames of 300 B wait in the relay: the document shows the pause and an
+    occupancy of exactly 6000 bytes; after the XON the file at exit equals --json."""
+    need(RELAY)
+    need(PROMTOOL)
+    topo, a, b = emu_net
+    js, mf = str(tmp_path / "relay.json"), str(tmp_path / "relay.prom")
+    relay = ln.Emu(RELAY, topo, "xwimr%d" % os.getpid(), str(tmp_path))
+    relay.start(["--link-rate", "10mbit", "--rtt", "1ms", "--watchdog", "off", "--xoff", "64kb",
+                 "--xon", "16kb", "--json", js, "--metrics", f"0.0.0.0:{PORT}", "--metrics-file", mf],
+                lcores="0", mem=256, framesz=2048, blocksz=8192)
+    q = 'path="l2r",prio="3"'
+    try:
+        b.send(ln.pfc_frame(src=ln.MAC_B, prio=3, quanta=0xFFFF))
+        wait_doc(topo.ns["e"], relay.proc, lambda s: s.get(f"rocewan_pfc_relay_paused_now{{{q}}}") == 1)
+        for i in range(20):
+            a.send(ln.probe(1, i, size=300, tos=PRIO3_TOS))
+        body, _ = wait_doc(topo.ns["e"], relay.proc,
+                           lambda s: s.get(f"rocewan_pfc_relay_enq_pkts_total{{{q}}}") == 20)
+        check_doc(body, "rocewan_pfc_relay_")
+        check_errors(topo.ns["e"])
+        s = parse(body)
+        assert s[f"rocewan_pfc_relay_queued_bytes{{{q}}}"] == 20 * 300, body[:2000]
+        assert s[f"rocewan_pfc_relay_pauses_total{{{q}}}"] == 1
+        assert s[f"rocewan_pfc_relay_tx_pkts_total{{{q}}}"] == 0
+        b.send(ln.pfc_frame(src=ln.MAC_B, prio=3, quanta=0))
+        wait_doc(topo.ns["e"], relay.proc, lambda s: s.get(f"rocewan_pfc_relay_tx_pkts_total{{{q}}}") == 20)
+    finally:
+        rc = relay.stop()
+    assert rc == 0, "".join(relay.out)[-3000:]
+    text, s, doc = final_file(mf, js)
+    res = doc["results"]
+    for d in ("l2r", "r2l"):
+        for pr in res[d]["prio"]:
+            lab = f'path="{d}",prio="{pr["prio"]}"'
+            for k, v in pr.items():
+                if k in ("prio", "lossless") or k == "paused_ns":
+                    continue  # paused_ns of a pause still running grows between the two reads
+                gauge = k in ("queued_bytes", "hwm_bytes", "paused_now", "wd_in_storm")
+                name = f"rocewan_pfc_relay_{k}" + ("" if gauge else "_total")
+                assert s[f"{name}{{{lab}}}"] == v, (d, k, s[f"{name}{{{lab}}}"], v)
+    for port in ("local", "remote"):
+        for k, v in res[port].items():
+            if k in ("port", "rate_bps") or k.startswith("pmd_"):
+                continue
+            assert s[f'rocewan_pfc_relay_port_{k}_total{{port="{port}"}}'] == v, (port, k)
+    assert s['rocewan_pfc_relay_port_rx_pfc_total{port="remote"}'] == 2
