@@ -17,6 +17,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -228,6 +229,16 @@ def test_lossy_emu_metrics(emu_net, tmp_path):
     topo, a, b = emu_net
     js, mf = str(tmp_path / "emu.json"), str(tmp_path / "emu.prom")
     emu = ln.Emu(LEMU, topo, "xwime%d" % os.getpid(), str(tmp_path))
+    # scrapes all through start and stop: each a whole document, a 503 or a refused connection
+    stop, got = threading.Event(), []
+
+    def scraper():
+        while not stop.is_set():
+            got.append(curl(topo.ns["e"]))
+            time.sleep(0.01)
+
+    th = threading.Thread(target=scraper, daemon=True)
+    th.start()
     emu.start(["--a2b", "loss 50%", "--seed", "7", "--json", js, "--metrics", f"0.0.0.0:{PORT}",
                "--metrics-file", mf, "--metrics-interval", "20ms"])
     try:
@@ -247,7 +258,18 @@ def test_lossy_emu_metrics(emu_net, tmp_path):
                 assert f'rocewan_lossy_emu_drops_total{{dir="{d}",cause="{cause}"}}' in s, cause
     finally:
         rc = emu.stop()
+        time.sleep(0.2)
+        stop.set()
+        th.join(30)
     assert rc == 0, "".join(emu.out)[-3000:]
+    codes = sorted({c for c, _ in got})
+    assert set(codes) <= {0, 200, 503} and 200 in codes, codes
+    for c, b in got:
+        if c == 200:
+            assert b.endswith("\n") and "rocewan_lossy_emu_up 1\n" in b and parse(b), b[-300:]
+        elif c == 503:
+            assert b.startswith(("starting:", "stopping:")), b
+    assert got[-1][0] == 0  # after the exit: nothing listens
     text, s, doc = final_file(mf, js)
     res = doc["results"]
     for d in ("a2b", "b2a"):
