@@ -133,8 +133,8 @@ static const struct rw_opt opts[] = {
     {"metrics-file", T_STR, OFF(metrics_file), SZ(metrics_file), "", 0, 0, "PATH",
      "write the same metrics to PATH every --metrics-interval and at exit (replaced by rename, "
      "for node_exporter's textfile collector); default: off"},
-    {"metrics-interval", T_NUM, OFF(metrics_interval_ms), SZ(metrics_interval_ms), "1000", 10,
-     3600000, "MS", "rewrite period of --metrics-file in ms"},
+    {"metrics-interval", T_STR, OFF(metrics_interval), SZ(metrics_interval), "1s", 0, 0, "TIME",
+     "rewrite period of --metrics-file, a time (ms, s) from 10ms to 3600s"},
     {"recovery", T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0,
      "gbn|gbone|irn|vrp|fec+gbn|fec+gbone|fec+irn",
      "loss recovery: gbn (IBTA Go-Back-N), gbone (Go-Back-ONE: RACK + receiver bitmap), "
@@ -888,6 +888,16 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 		return -EINVAL;
 	if (parse_rto(p, err, errlen) < 0)
 		return -EINVAL;
+	uint64_t mi_ns;
+
+	if (emu_parse_time(p->metrics_interval, &mi_ns) < 0 || mi_ns < 10000000ull ||
+	    mi_ns > 3600000000000ull) {
+		snprintf(err, errlen,
+			 "option --metrics-interval: \"%s\" is not a time from 10ms to 3600s",
+			 p->metrics_interval);
+		return -EINVAL;
+	}
+	p->metrics_interval_ms = (uint32_t)(mi_ns / 1000000u);
 	p->pfc_link_gbps = p->link_gbps; /* only an explicit --link-rate times PFC quanta */
 	if (p->link_gbps == 0)
 		p->link_gbps = p->rate_gbps;

@@ -109,7 +109,7 @@ def test_rnic_metrics_scraped_during_a_run(veth_pair, tmp_path):
     opts = f"write_bw -s {size} -n {iters}"
     srv = subprocess.Popen(
         f"ip netns exec {vp.ns[1]} {RNIC} {eal(vp.ifs[1], 'xwims')} -- --ip {vp.rip[1]}/24 "
-        f"--metrics 0.0.0.0:{PORT} --metrics-file {mf[0]} --metrics-interval 20 --json {js[0]} "
+        f"--metrics 0.0.0.0:{PORT} --metrics-file {mf[0]} --metrics-interval 20ms --json {js[0]} "
         f"{opts}", shell=True, start_new_session=True, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)
     try:
