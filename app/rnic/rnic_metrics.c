@@ -15,7 +15,7 @@
 #include "roce_stats.h"
 #include "rw_metrics.h"
 
-#define RNIC_METRICS_MAX_QP 1024 /* QPs tracked (the rnic creates at most RNIC_MAX_QPS) */
+#define RNIC_METRICS_MAX_QP 1024 /* QPs tracked: more than the rnic creates (RNIC_MAX_QPS) */
 
 /*
  * Linux's name for a counter where one exists (the stem of the metric): mlx5's

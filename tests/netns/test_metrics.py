@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from conftest import BUILD, RNIC, eal, sh
+from conftest import BUILD, RNIC, eal, rnic_pair, sh
 
 PORT = 9101
 PROMTOOL = "/usr/bin/promtool"
@@ -182,6 +182,29 @@ def test_rnic_metrics_scraped_during_a_run(veth_pair, tmp_path):
             got = s[pnames[k]]
             assert (round(got * 1e9) if k.endswith("_ns") else got) == v, (k, got, v)
         assert doc["device_counters"]["rx_req_packets"] > 0 or doc["device_counters"]["tx_req_packets"] > 0
+
+
+def test_rnic_per_qp_series_bounded(veth_pair, tmp_path):
+    """write_bw -q 18: per-QP series for the first 16 QPs, the last two added up under
+    qp="other"; at exit the per-QP series of a counter add up to the device's."""
+    need(RNIC)
+    mf = tmp_path / "m.prom"
+    rcs, out, res = rnic_pair(veth_pair, tmp_path, "write_bw", "-q 18 -s 4096 -n 40",
+                              side_opts=("", f"--metrics-file {mf}"))
+    assert rcs == [0, 0], out
+    text = open(mf).read()
+    rc, msg = promtool(text)
+    assert rc == 0, msg[:2000]
+    s = parse(text)
+    fam = "rocewan_rnic_qp_rx_req_packets_total"
+    series = {k: v for k, v in s.items() if k.startswith(fam + "{")}
+    labels = sorted(re.search(r'qp="(\w+)"', k).group(1) for k in series)
+    assert len(series) == 17 and labels.count("other") == 1, labels
+    assert sum(series.values()) == s["rocewan_rnic_rx_req_packets_total"] \
+        == res[0]["results"]["device_counters"]["rx_req_packets"] > 0
+    assert s["rocewan_rnic_qps"] == 18
+    rates = [k for k in s if k.startswith("rocewan_rnic_qp_rate_bytes_per_second{")]
+    assert len(rates) == 16 and not any('qp="other"' in k for k in rates)
 
 
 def test_rnic_metrics_bad_address_refused():
