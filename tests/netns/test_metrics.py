@@ -269,8 +269,9 @@ def test_lossy_emu_metrics(emu_net, tmp_path):
         n = 200
         for i in range(n):
             a.send(ln.probe(1, i, size=300))
-        # a loaded host may lose a probe before the emulator sees it: wait for the first
-        # ones; the counts at exit reconcile whatever arrived
+        # the emulator also forwards the kernel's own frames on the veth (IPv6 neighbour
+        # discovery and the like), so it may count more than the probes: wait for the
+        # first frames; the counts at exit reconcile whatever arrived
         body, _ = wait_doc(topo.ns["e"], emu.proc,
                            lambda s: s.get('rocewan_lossy_emu_rx_pkts_total{dir="a2b"}', 0) > 0)
         check_doc(body, "rocewan_lossy_emu_")
@@ -312,7 +313,7 @@ def test_lossy_emu_metrics(emu_net, tmp_path):
             assert (round(got * 1e9) if k.endswith("_ns") else got) == v, (d, k, got, v)
     a2b = {c: s[f'rocewan_lossy_emu_drops_total{{dir="a2b",cause="{c}"}}'] for c in ("loss", "queue")}
     rx = s['rocewan_lossy_emu_rx_pkts_total{dir="a2b"}']
-    assert 0 < rx <= n
+    assert rx > 0
     assert s['rocewan_lossy_emu_tx_pkts_total{dir="a2b"}'] + a2b["loss"] + a2b["queue"] == rx
     assert 0 < a2b["loss"] < rx  # the negative control: the loss model did drop, not all
 
