@@ -70,6 +70,14 @@ static const struct rw_opt opts[] = {
     {"drop-log", T_STR, OFF(drop_log), SZ(drop_log), "", 0, 0, "FILE",
      "write one CSV line per dropped frame to FILE (CLOCK_MONOTONIC ns, direction, cause, "
      "QPN/PSN/opcode of RoCEv2 frames); default: none"},
+    {"metrics", T_STR, OFF(metrics), SZ(metrics), "", 0, 0, "ADDR:PORT",
+     "serve Prometheus metrics (text format 0.0.4) at http://ADDR:PORT/metrics while running, "
+     "e.g. 0.0.0.0:9102 (docs/metrics.md); default: off"},
+    {"metrics-file", T_STR, OFF(metrics_file), SZ(metrics_file), "", 0, 0, "PATH",
+     "write the same metrics to PATH every --metrics-interval and at exit (replaced by rename, "
+     "for node_exporter's textfile collector); default: off"},
+    {"metrics-interval", T_TIME, OFF(metrics_every_ns), 0, "1s", 10000000, 3600000000000ull, "TIME",
+     "rewrite period of --metrics-file"},
     {"config", T_CONFIG, OFF(config), SZ(config), "", 0, 0, "FILE",
      "read \"key = value\" lines (keys: these option names) at this point of the command line"},
     {"busy-poll", T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL,

@@ -44,10 +44,13 @@ struct lemu_params {
 	char spec_text[LEMU_NDIR][EMU_SPEC_MAX_LEN]; /**< as given ("" = no impairment) */
 	struct emu_spec spec[LEMU_NDIR];	     /**< parsed, effective values */
 	uint64_t seed;
-	bool seed_set;	    /**< --seed given (else lemu_configure() draws one) */
-	char json[256];	    /**< --json FILE, "" = none */
-	char drop_log[256]; /**< --drop-log FILE, "" = none */
-	char config[256];   /**< last --config FILE read, for the record */
+	bool seed_set;		   /**< --seed given (else lemu_configure() draws one) */
+	char json[256];		   /**< --json FILE, "" = none */
+	char drop_log[256];	   /**< --drop-log FILE, "" = none */
+	char metrics[64];	   /**< --metrics ADDR:PORT, "" = off */
+	char metrics_file[256];	   /**< --metrics-file PATH, "" = off */
+	uint64_t metrics_every_ns; /**< --metrics-interval */
+	char config[256];	   /**< last --config FILE read, for the record */
 	bool busy_poll;
 	bool stall_detect;  /**< --stall-detect: release error with host stalls excluded */
 	uint32_t mbuf_size; /**< data room per mbuf = largest frame forwarded */

@@ -24,6 +24,7 @@
 #include "dp_port.h"
 #include "lemu_app.h"
 #include "lemu_droplog.h"
+#include "lemu_metrics.h"
 
 struct lemu_app lemu_app = {.ctl_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -319,7 +320,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 
-	/* 2. EAL */
+	/* 2. metrics (their threads before the EAL: the process's CPU mask), EAL */
+	if (lemu_metrics_start(app, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lossy-emu: %s\n", err);
+		return 2;
+	}
 	if (lemu_ctl_telemetry_register() != 0)
 		fprintf(stderr, "lossy-emu: warning: telemetry commands not registered\n");
 	if (dp_eal_start(eal_argc, argv, err, sizeof(err)) < 0) {
@@ -493,6 +498,7 @@ main(int argc, char **argv)
 	pthread_mutex_lock(&app->ctl_lock);
 	app->running = true;
 	pthread_mutex_unlock(&app->ctl_lock);
+	lemu_metrics_ready();
 
 	/* 5. lcores (lcore_plan): W = 1: one per direction with >= 3, else one worker (or
 	 * main) for both */
@@ -561,6 +567,7 @@ main(int argc, char **argv)
 	}
 	fflush(stdout);
 out:
+	lemu_metrics_stop(); /* the final values, before the directions are freed */
 	/* one reverse-order cleanup path */
 	memif = dp_memif_quiesce(); /* before the first stop */
 	for (unsigned d = 0; d < LEMU_NDIR; d++)

@@ -66,6 +66,14 @@ static const struct rw_opt opts[] = {
      "rewrite FILE with the same document every --stats-interval while running"},
     {"stats-interval", T_TIME, OFF(stats_interval_ns), 0, "1s", 1000000, 3600000000000ull, "TIME",
      "period of --stats-json"},
+    {"metrics", T_STR, OFF(metrics), SZ(metrics), "", 0, 0, "ADDR:PORT",
+     "serve Prometheus metrics (text format 0.0.4) at http://ADDR:PORT/metrics while running, "
+     "e.g. 0.0.0.0:9103 (docs/metrics.md); default: off"},
+    {"metrics-file", T_STR, OFF(metrics_file), SZ(metrics_file), "", 0, 0, "PATH",
+     "write the same metrics to PATH every --metrics-interval and at exit (replaced by rename, "
+     "for node_exporter's textfile collector); default: off"},
+    {"metrics-interval", T_TIME, OFF(metrics_every_ns), 0, "1s", 10000000, 3600000000000ull, "TIME",
+     "rewrite period of --metrics-file"},
     {"busy-poll", T_FLAG, OFF(busy_poll), 0, "false", 0, 0, NULL,
      "never sleep when idle (benchmarks, latency); default: idle back-off"},
     {"idle-max", T_TIME, OFF(idle_max_ns), 0, "100us", 10000, 10000000, "TIME",

@@ -46,6 +46,9 @@ struct relay_params {
 	enum pfc_wd_action wd_action;
 	char json[256];
 	char stats_json[256];
+	char metrics[64];	   /**< --metrics ADDR:PORT, "" = off */
+	char metrics_file[256];	   /**< --metrics-file PATH, "" = off */
+	uint64_t metrics_every_ns; /**< --metrics-interval */
 	uint64_t stats_interval_ns;
 	bool busy_poll;
 	uint64_t idle_max_ns; /**< longest idle sleep (bounds the PFC relay delay) */

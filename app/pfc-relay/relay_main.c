@@ -18,6 +18,7 @@
 #include "dp_port.h"
 #include "emu_units.h"
 #include "relay_app.h"
+#include "relay_metrics.h"
 
 struct relay_app relay_app;
 
@@ -96,7 +97,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 
-	/* 2. EAL */
+	/* 2. metrics (their threads before the EAL: the process's CPU mask), EAL */
+	if (relay_metrics_start(app, err, sizeof(err)) < 0) {
+		fprintf(stderr, "pfc-relay: %s\n", err);
+		return 2;
+	}
 	if (relay_ctl_telemetry_register() != 0)
 		fprintf(stderr, "pfc-relay: warning: telemetry command not registered\n");
 	if (dp_eal_start(eal_argc, argv, err, sizeof(err)) < 0) {
@@ -167,6 +172,7 @@ main(int argc, char **argv)
 	       prm->busy_poll ? "busy polling" : "idle back-off");
 	fflush(stdout);
 	app->running = true;
+	relay_metrics_ready();
 
 	/* 4. one lcore polls both ports (the machine has two shared cores) */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -209,6 +215,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "pfc-relay: %s\n", err);
 	fflush(stdout);
 out:
+	relay_metrics_stop(); /* the final values, before the paths are freed */
 	/* one reverse-order cleanup path */
 	memif = dp_memif_quiesce(); /* before the first stop */
 	for (unsigned i = 0; i < RELAY_NPORT; i++)

@@ -127,6 +127,14 @@ static const struct rw_opt opts[] = {
     {"trace", T_STR, OFF(trace), SZ(trace), "", 0, 0, "FILE",
      "write each retransmitted PSN and, at the receiver, each missing PSN that arrived to FILE "
      "(CSV, CLOCK_MONOTONIC ns, as lossy-emu's --drop-log); default: off"},
+    {"metrics", T_STR, OFF(metrics), SZ(metrics), "", 0, 0, "ADDR:PORT",
+     "serve Prometheus metrics (text format 0.0.4) at http://ADDR:PORT/metrics while running, "
+     "e.g. 0.0.0.0:9101 (docs/metrics.md); default: off"},
+    {"metrics-file", T_STR, OFF(metrics_file), SZ(metrics_file), "", 0, 0, "PATH",
+     "write the same metrics to PATH every --metrics-interval and at exit (replaced by rename, "
+     "for node_exporter's textfile collector); default: off"},
+    {"metrics-interval", T_STR, OFF(metrics_interval), SZ(metrics_interval), "1s", 0, 0, "TIME",
+     "rewrite period of --metrics-file, a time (ms, s) from 10ms to 3600s"},
     {"recovery", T_CHOICE, OFF(recovery), SZ(recovery), "gbn", 0, 0,
      "gbn|gbone|irn|vrp|fec+gbn|fec+gbone|fec+irn",
      "loss recovery: gbn (IBTA Go-Back-N), gbone (Go-Back-ONE: RACK + receiver bitmap), "
@@ -880,6 +888,16 @@ rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 		return -EINVAL;
 	if (parse_rto(p, err, errlen) < 0)
 		return -EINVAL;
+	uint64_t mi_ns;
+
+	if (emu_parse_time(p->metrics_interval, &mi_ns) < 0 || mi_ns < 10000000ull ||
+	    mi_ns > 3600000000000ull) {
+		snprintf(err, errlen,
+			 "option --metrics-interval: \"%s\" is not a time from 10ms to 3600s",
+			 p->metrics_interval);
+		return -EINVAL;
+	}
+	p->metrics_interval_ms = (uint32_t)(mi_ns / 1000000u);
 	p->pfc_link_gbps = p->link_gbps; /* only an explicit --link-rate times PFC quanta */
 	if (p->link_gbps == 0)
 		p->link_gbps = p->rate_gbps;

@@ -86,10 +86,14 @@ struct rnic_params {
 	uint32_t inline_size; /**< -I */
 	char atomic_type[16]; /**< -A CMP_AND_SWAP | FETCH_AND_ADD */
 	/* project options */
-	char json[256];		/**< --json (alias --out_json_file) */
-	char trace[256];	/**< --trace FILE: loss-recovery events ("" = off) */
-	char recovery[16];	/**< --recovery (may carry the "fec+" prefix) */
-	char recovery_base[16]; /**< --recovery without "fec+": the mode the engine runs */
+	char json[256];		   /**< --json (alias --out_json_file) */
+	char trace[256];	   /**< --trace FILE: loss-recovery events ("" = off) */
+	char metrics[64];	   /**< --metrics ADDR:PORT: Prometheus over HTTP ("" = off) */
+	char metrics_file[256];	   /**< --metrics-file PATH: the same text, rewritten ("" = off) */
+	char metrics_interval[24]; /**< --metrics-interval as given (a time: 1s) */
+	uint32_t metrics_interval_ms; /**< parsed: rewrite period of --metrics-file */
+	char recovery[16];	      /**< --recovery (may carry the "fec+" prefix) */
+	char recovery_base[16];	      /**< --recovery without "fec+": the mode the engine runs */
 	bool fec_on;	   /**< --recovery fec+MODE: FEC asked for (negotiated with the peer) */
 	char fec[24];	   /**< --fec xor:K,D | rs:K,R (docs/fec.md) */
 	char fec_hold[16]; /**< --fec-hold TIME */

@@ -35,6 +35,7 @@
 #include "rnic_bench.h"
 #include "rnic_config.h"
 #include "rnic_lcores.h"
+#include "rnic_metrics.h"
 #include "rnic_oob.h"
 #include "rnic_port.h"
 #include "rnic_setup.h"
@@ -229,6 +230,7 @@ setup_objects(struct rnic_ctx *c)
 			die("cannot create QP %u of %u (send depth %u, receive depth %u)", i + 1,
 			    p->num_qps, p->tx_depth, p->rx_depth);
 		rnic_tel_add_qp(c->qp[i], ia.qp_type);
+		rnic_metrics_add_qp(c->qp[i], ia.qp_type);
 		c->psn[i] = rnic_initial_psn(p, i);
 		memset(d, 0, sizeof(*d));
 		d->qpn = roce_qp_num(c->qp[i]);
@@ -890,6 +892,10 @@ main(int argc, char **argv)
 			"(rnic <EAL args> -- --ip A.B.C.D/N <mode> [server]; see -- --help)\n");
 		return 2;
 	}
+	if (rnic_metrics_start(&c.prm, err, sizeof(err)) < 0) {
+		fprintf(stderr, "rnic: %s\n", err);
+		return 2;
+	}
 	if (rte_eal_init(n, argv) < 0)
 		die("EAL initialisation failed: %s", rte_strerror(rte_errno));
 	if (rte_lcore_count() < c.prm.lcores)
@@ -901,7 +907,9 @@ main(int argc, char **argv)
 	setup_port(&c);
 	if (rnic_tel_register(&c.port) < 0)
 		fprintf(stderr, "rnic: warning: telemetry commands not registered\n");
+	rnic_metrics_set_port(&c.port);
 	setup_objects(&c);
+	rnic_metrics_ready();
 
 	/* out-of-band: perftest's TCP exchange (kernel network stack), then the traffic */
 	c.run.bench = (struct rnic_bench){.port = &c.port,
@@ -953,6 +961,7 @@ main(int argc, char **argv)
 		print_counters(&c, &st);
 		if (c.prm.json[0])
 			write_json(&c, &st, err);
+		rnic_metrics_stop();
 		rnic_trace_close();
 		return 1;
 	}
@@ -1041,6 +1050,7 @@ main(int argc, char **argv)
 	}
 	if (c.prm.json[0])
 		write_json(&c, &st, NULL);
+	rnic_metrics_stop();
 	if (rnic_trace_close() < 0)
 		fprintf(stderr, "rnic: --trace %s: write failed\n", c.prm.trace);
 	/* every port stopped before cleanup, no cleanup after memif (dp_eal_cleanup()) */
