@@ -104,16 +104,13 @@ lemu_metrics_start(struct lemu_app *app, char *err, size_t errlen)
 				     .file = app->prm.metrics_file,
 				     .interval_ms =
 					 (unsigned)(app->prm.metrics_every_ns / 1000000u),
-				     .fill = fill};
+				     .fill = fill,
+				     .prog = "lossy-emu"};
 
 	mx_app = app;
 	mx = rw_metrics_start(&cfg, err, errlen);
 	if (!mx)
 		return err[0] ? -1 : 0;
-	if (app->prm.metrics[0])
-		printf("lossy-emu: metrics at http://%.*s:%u/metrics\n",
-		       (int)(strrchr(app->prm.metrics, ':') - app->prm.metrics), app->prm.metrics,
-		       rw_metrics_port(mx));
 	return 0;
 }
 

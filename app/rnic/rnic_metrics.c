@@ -271,15 +271,12 @@ rnic_metrics_start(const struct rnic_params *p, char *err, size_t errlen)
 	struct rw_metrics_cfg cfg = {.listen = p->metrics,
 				     .file = p->metrics_file,
 				     .interval_ms = p->metrics_interval_ms,
-				     .fill = fill};
+				     .fill = fill,
+				     .prog = "rnic"};
 
 	mx = rw_metrics_start(&cfg, err, errlen);
 	if (!mx)
 		return err[0] ? -1 : 0;
-	if (p->metrics[0])
-		printf("rnic: metrics at http://%.*s:%u/metrics\n",
-		       (int)(strrchr(p->metrics, ':') - p->metrics), p->metrics,
-		       rw_metrics_port(mx));
 	return 0;
 }
 

@@ -471,6 +471,10 @@ rw_metrics_start(const struct rw_metrics_cfg *cfg, char *err, size_t errlen)
 		}
 		m->file_thr_on = 1;
 	}
+	if (http && cfg->prog)
+		printf("%s: metrics at http://%.*s:%u/metrics\n", cfg->prog,
+		       (int)(strrchr(cfg->listen, ':') - cfg->listen), cfg->listen,
+		       rw_metrics_port(m));
 	return m;
 fail:
 	if (m->mhd)

@@ -64,6 +64,8 @@ struct rw_metrics_cfg {
 	unsigned int interval_ms; /**< file rewrite interval (0: RW_METRICS_DEFAULT_INTERVAL_MS) */
 	rw_metrics_fill_fn fill;
 	void *arg;
+	/** program name: with a server, "PROG: metrics at http://ADDR:PORT/metrics" on stdout */
+	const char *prog;
 };
 
 struct rw_metrics;
