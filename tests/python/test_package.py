@@ -44,7 +44,7 @@ def test_the_rocewan_and_scapy_under_test():
 
 
 BIND_CHECK = r"""
-import glob, sys
+import glob, os, sys
 from scapy.all import rdpcap
 from scapy.contrib.roce import BTH
 from scapy.packet import Raw
@@ -60,7 +60,7 @@ for path in sorted(glob.glob(sys.argv[1] + "/*.pcap")):
         info = ops.lookup(op)
         if op in fec:
             n_fec += 1
-            print("fec", op, type(nxt).__name__)
+            print("fec", op, type(nxt).__name__, os.path.basename(path))
         elif info is not None and info.exts and op != ops.CNP_OPCODE:
             n_ext += 1
             print("ext", op, type(nxt).__name__, info.exts[0])
@@ -79,11 +79,13 @@ def _bind_run(imports):
 
 def test_import_layers_alone_binds_every_extension_fec_included():
     """A user's rdpcap() after `import rocewan.layers` and nothing else from
-    rocewan: every FEC frame of tests/golden has FRH after its BTH (20 in
-    fec-xor-rs.pcap: 16 repairs, 4 negotiations), every opcode with extension
+    rocewan: every FEC frame of tests/golden has FRH after its BTH (20 of them in
+    fec-xor-rs.pcap: 16 repairs, 4 negotiations; the run captures add theirs), every opcode with extension
     headers its first one, never Raw."""
     rows, counts = _bind_run("import rocewan.layers")
-    assert counts[1:] == ["20", str(len([r for r in rows if r[0] == "ext"]))]
+    fec_rows = [r for r in rows if r[0] == "fec"]
+    assert len([r for r in fec_rows if r[3] == "fec-xor-rs.pcap"]) == 20
+    assert counts[1:] == [str(len(fec_rows)), str(len([r for r in rows if r[0] == "ext"]))]
     assert int(counts[2]) > 100
     for r in rows:
         if r[0] == "fec":
@@ -96,7 +98,7 @@ def test_without_rocewan_those_frames_are_raw():
     """Negative control: scapy.contrib.roce alone dissects the FEC frames and
     every extension but AETH as Raw."""
     rows, counts = _bind_run("import scapy.contrib.roce")
-    assert counts[1] == "20"
+    assert len([r for r in rows if r[0] == "fec" and r[3] == "fec-xor-rs.pcap"]) == 20
     assert {r[2] for r in rows if r[0] == "fec"} == {"Raw"}
     assert {r[2] for r in rows if r[0] == "ext" and r[3] != "AETH"} == {"Raw"}
 
