@@ -56,3 +56,5 @@ echo "== congestion control: TIMELY with and without 10 ms of added RTT, datacen
 /usr/bin/python3 bench/cc/timely.py "$b" "${CC_ROUNDS:-${BENCH_ROUNDS:-10}}"
 echo "== congestion control: the loss window's slow-start cost, 1 Gb/s x 40 ms lossless (bench/cc/slowstart.py; root)"
 /usr/bin/python3 bench/cc/slowstart.py "$b" "${CC_ROUNDS:-${BENCH_ROUNDS:-10}}"
+echo "== claim: unmodified ib_write_bw >= 0.9x and ib_send_lat <= 1.2x the built-in rnic, memif (bench/verbs/perftest_memif.py; root)"
+/usr/bin/python3 bench/verbs/perftest_memif.py "$b"
