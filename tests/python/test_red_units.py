@@ -19,6 +19,14 @@ DCQCNP_PMAX_PCT = 10.0
 RED = re.compile(r"\bred kmin (\S+) kmax (\S+) pmax (\S+)%")
 
 
+@pytest.fixture(autouse=True)
+def checkout_configs(monkeypatch):
+    """The shipped files are the checkout's: an installed package (the venv run, no
+    ROCEWAN_ROOT) finds no checkout of its own, so point the testbed's config at this one."""
+    monkeypatch.setattr(config, "ROOT", REPO)
+    monkeypatch.setattr(config, "CDF_DIR", os.path.join(REPO, "configs", "cdf"))
+
+
 def red_of(text):
     """(kmin, kmax, pmax in %) of a SPEC, from the emulator's effective SPEC; None without red."""
     m = RED.search(spec.parse(text)["spec"])
