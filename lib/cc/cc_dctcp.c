@@ -14,11 +14,18 @@
 #include "cc.h"
 #include "roce_params.h"
 
-/* Packets of one observation window: one RTT's worth, i.e. in flight, at most cwnd. */
+/*
+ * Packets of one observation window: what was in flight when it began (one RTT's
+ * worth), at most cwnd. As Linux's tcp_dctcp (the window ends when snd_una passes the
+ * snd_nxt it started at), nothing in flight makes the next ACK end it: falling back to
+ * cwnd instead, which starts uncapped (ROCE_MAX_WINDOW_PKTS), left a QP whose first ACK
+ * found an empty pipe observing 2^21 packets before its first reaction, so a run full
+ * of echoed marks made no cut at all.
+ */
 static uint32_t
 window_pkts(const struct cc_dctcp_state *s)
 {
-	double w = s->flight && s->flight < s->cwnd ? s->flight : s->cwnd;
+	double w = s->flight < s->cwnd ? s->flight : s->cwnd;
 
 	return w < 1 ? 1 : (uint32_t)w;
 }

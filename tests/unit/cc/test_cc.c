@@ -277,6 +277,7 @@ test_dctcp(void)
 	p.init_cwnd = 100;
 	cc_dctcp_init(&s, &p, 1000);
 	CHECK(NEAR(s.cwnd, 100) && NEAR(s.alpha, 1.0));
+	s.flight = 100; /* what the transmit gate saw in flight */
 	/* a window of 100 ACKed packets, 50 echoed CE: F = 0.5 */
 	cc_dctcp_ack(&s, &p, 60, 30, 1000);
 	CHECK(NEAR(s.cwnd, 100)); /* the window is not over yet */
@@ -294,6 +295,24 @@ test_dctcp(void)
 		cc_dctcp_ack(&s, &p, 1000, 1000, 1000);
 	CHECK(NEAR(s.cwnd, p.min_cwnd));
 	CHECK(s.alpha > 0.99);
+
+	/* uncapped (the engine's start) and nothing in flight when the first ACK came: that
+	 * ACK ends the window (Linux tcp_dctcp), it is not 2^21 packets long */
+	p.init_cwnd = 0;
+	cc_dctcp_init(&s, &p, 1u << 21);
+	s.flight = 0;
+	cc_dctcp_ack(&s, &p, 8, 8, 1u << 21);
+	CHECK_EQ(s.decreases, 1);
+	/* a window is fixed when it begins: still nothing in flight, so one ACK again */
+	s.flight = 10;
+	cc_dctcp_ack(&s, &p, 1, 1, 1u << 21);
+	CHECK_EQ(s.decreases, 2);
+	CHECK(NEAR(s.cwnd, 5)); /* the flight cut in half (alpha stays 1: every packet marked) */
+	/* this one began with 10 in flight, capped by cwnd 5: it ends at the 5th packet */
+	cc_dctcp_ack(&s, &p, 4, 4, 1u << 21);
+	CHECK_EQ(s.decreases, 2);
+	cc_dctcp_ack(&s, &p, 1, 1, 1u << 21);
+	CHECK_EQ(s.decreases, 3);
 }
 
 static void
