@@ -16,6 +16,10 @@
  * max CM retries times. An MRA replaces the wait by 2 x PLT + its service timeout. On
  * exhaustion the REQ/REP side sends REJ (Timeout, 4) and reports CM_EV_TIMEOUT; the DREQ
  * side enters TIMEWAIT. TIMEWAIT lasts 2 x PLT + the local ACK timeout, then IDLE (freed).
+ *
+ * Lifetime: after CM_EV_REJ_RCVD, CM_EV_TIMEOUT, CM_EV_SIDR_REP_RCVD and
+ * CM_EV_TIMEWAIT_EXIT the ID is already free (state IDLE) when the event is delivered: its
+ * fields may be read during the callback, not after. After cm_destroy() no event names it.
  */
 #ifndef RW_CM_H
 #define RW_CM_H
@@ -110,10 +114,12 @@ enum cm_drop {
 	CM_DROP_ATTR,               /* unknown attribute ID */
 	CM_DROP_MALFORMED,          /* a length field out of range */
 	CM_DROP_NO_LISTENER,        /* REQ/SIDR_REQ for no listened service: REJ/SIDR_REP sent */
-	CM_DROP_STALE_ID,           /* REP/RTU/DREP/MRA/REJ naming no ID of ours */
+	CM_DROP_STALE_ID,           /* REP/RTU/DREP/MRA/REJ/SIDR_REP naming no ID of ours;
+				     * a DREQ naming none is counted here and answered by DREP */
 	CM_DROP_OUT_OF_STATE,       /* a known ID, a message its state does not take */
 	CM_DROP_NO_RESOURCES,       /* REQ beyond capacity: REJ (No resources) sent */
-	CM_DROP_UNSUPPORTED,        /* LAP/APR: refused (APR "unsupported" / REJ) */
+	CM_DROP_UNSUPPORTED,        /* LAP/APR: refused (APR "unsupported") */
+	CM_DROP_DUPLICATE,          /* a duplicate that needs no resend (e.g. REQ in REQ_RCVD) */
 	CM_DROP_COUNT
 };
 
