@@ -238,6 +238,8 @@ cm_msg_parse(const uint8_t *p, size_t len, struct cm_msg *m)
 		m->u.apr.remote_comm_id = net_get_be32(d + 4);
 		m->u.apr.info_length = d[8];
 		m->u.apr.status = d[9];
+		if (m->u.apr.info_length > CM_APR_INFO)
+			return -CM_MSG_E_FIELD;
 		break;
 	default:
 		return -CM_MSG_E_ATTR;

@@ -5,7 +5,8 @@
  * docs/wire.md included, their NTETH/SPETH round-tripped), PFC/PAUSE, ARP,
  * ICMP echo, IPv6 ND, ICMPv6 echo, the frame classifier every receive path
  * starts with, and lib/fec's decoder (a hostile repair or negotiation frame
- * into a block with a hole). Built with
+ * into a block with a hole), QP1's MADs (lib/cm: the common header, every CM message
+ * round-tripped, and a CM state machine fed the input as a MAD sequence). Built with
  * clang -fsanitize=fuzzer,address,undefined by scripts/fuzz.sh; the seed corpus
  * is the golden pcaps' frames.
  */
@@ -13,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm.h"
+#include "cm_msg.h"
 #include "fec.h"
+#include "mad.h"
 #include "net_arp.h"
 #include "net_frame.h"
 #include "net_nd.h"
@@ -167,6 +171,81 @@ fuzz_fec(const uint8_t *data, size_t size)
 	fec_dec_free(d);
 }
 
+/* lib/cm: a CM MAD that parses rebuilds into one that parses to the same message */
+static uint64_t fz_cm_now;
+
+static int
+fz_cm_send(void *ctx, const struct cm_dest *dst, const uint8_t mad[MAD_SIZE])
+{
+	struct cm_msg m;
+
+	(void)ctx;
+	(void)dst;
+	/* everything the CM sends is a well-formed CM MAD */
+	if (cm_msg_parse(mad, MAD_SIZE, &m) != 0)
+		abort();
+	return 0;
+}
+
+static void
+fz_cm_event(void *ctx, struct cm_id *id, const struct cm_event *ev)
+{
+	struct cm *cm = ctx;
+	struct cm_rep rep = {.local_qpn = 0x12, .starting_psn = 1};
+
+	/* accept every REQ, RTU every REP, answer every SIDR_REQ */
+	if (ev->type == CM_EV_REQ_RCVD)
+		cm_accept(cm, id, &rep);
+	else if (ev->type == CM_EV_REP_RCVD)
+		cm_rtu(cm, id, NULL, 0);
+	else if (ev->type == CM_EV_SIDR_REQ_RCVD)
+		cm_sidr_rep(cm, id, &(struct cm_sidr_rep){.qpn = 0x13});
+}
+
+static uint64_t
+fz_cm_clock(void *ctx)
+{
+	(void)ctx;
+	return fz_cm_now;
+}
+
+static void
+fuzz_cm(const uint8_t *data, size_t size)
+{
+	static const struct cm_ops ops = {.send_mad = fz_cm_send, .event = fz_cm_event,
+					  .now = fz_cm_clock};
+	static struct cm cm;
+	static struct cm_msg m, r;
+	struct cm_config cfg = {.local_ca_guid = 1, .seed = 7, .max_ids = 8};
+	struct cm_dest src = {.qpn = MAD_GSI_QPN, .qkey = MAD_GSI_QKEY, .pkey = MAD_DEFAULT_PKEY};
+	struct mad_hdr h;
+	uint8_t out[MAD_SIZE];
+	uint64_t used;
+
+	mad_hdr_parse(data, size, &h);
+	memset(&m, 0, sizeof(m));
+	if (cm_msg_parse(data, size, &m) == 0) {
+		memset(&r, 0, sizeof(r));
+		if (cm_msg_build(out, &m) != 0 || cm_msg_parse(out, sizeof(out), &r) != 0 ||
+		    memcmp(&m.u, &r.u, sizeof(m.u)) != 0 || r.hdr.tid != m.hdr.tid)
+			abort();
+	}
+	/* the state machine: the input as a sequence of MADs, the clock moving between */
+	cm_init(&cm, &cfg, &ops, &cm);
+	cm_listen(&cm, 0, 0, NULL);
+	fz_cm_now = 1;
+	for (size_t off = 0; off < size; off += MAD_SIZE) {
+		size_t n = size - off < MAD_SIZE ? size - off : MAD_SIZE;
+
+		cm_rx(&cm, &src, data + off, n);
+		fz_cm_now += (uint64_t)data[off] << 12;
+		cm_tick(&cm);
+	}
+	used = cm.cnt.ids_alloc - cm.cnt.ids_free;
+	if (used != cm_ids_in_use(&cm) || used > cfg.max_ids)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -199,10 +278,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		free(out);
 	}
-	roce_parse(data, size, &p,
-		   ROCE_PARSE_NO_ICRC | ROCE_PARSE_ANY_PORT | ROCE_PARSE_NO_IP_CSUM);
+	if (roce_parse(data, size, &p,
+		       ROCE_PARSE_NO_ICRC | ROCE_PARSE_ANY_PORT | ROCE_PARSE_NO_IP_CSUM) == 0 &&
+	    p.payload_len >= MAD_SIZE && (size_t)p.payload_off + p.payload_len <= size)
+		fuzz_cm(data + p.payload_off, p.payload_len); /* a MAD in a UD SEND to QP1 */
 	fuzz_classify(data, size);
 	fuzz_fec(data, size);
+	fuzz_cm(data, size);
 	pfc_parse(data, size, &f);
 	net_arp_parse(data, size, &a);
 	copy = malloc(size ? size : 1);
