@@ -24,16 +24,18 @@ ACKNOWLEDGE); ``pkt[scapy.contrib.roce.AETH]`` finds it too, and building
 from scapy.contrib import roce as _scapy_roce
 from scapy.contrib.roce import BTH, CNPPadding
 from scapy.fields import (BitField, ByteEnumField, ByteField, IntField,
-                          ShortField, XByteField, XIntField, XLongField,
-                          XShortField)
-from scapy.packet import Packet, Raw, bind_top_down
+                          ShortField, StrFixedLenField, XByteField, XIntField,
+                          XLongField, XShortField)
+from scapy.packet import Packet, Raw, bind_layers, bind_top_down
 
 from . import opcodes as ops
 
 __all__ = ["BTH", "CNPPadding", "DETH", "RETH", "AtomicETH", "AETH",
            "AtomicAckETH", "ImmDt", "IETH", "SPETH", "NTETH", "VTETH",
            "VTETH_CRIT", "VLETH", "VLETH_HOLES", "FRH", "FEC_OPCODES",
-           "EXT_CLASSES", "ext_headers"]
+           "EXT_CLASSES", "ext_headers", "MAD", "CM_REQ", "CM_MRA", "CM_REJ",
+           "CM_REP", "CM_RTU", "CM_DREQ", "CM_DREP", "CM_SIDR_REQ",
+           "CM_SIDR_REP"]
 
 
 class _ExtHeader(Packet):
@@ -49,6 +51,10 @@ class _ExtHeader(Packet):
             idx = op.exts.index(self.name)
             if idx + 1 < len(op.exts):
                 return EXT_CLASSES[op.exts[idx + 1]]
+        # a UD SEND to QP1 carries one 256-byte MAD (IBTA Vol. 1 13.5.1)
+        if (self.name == ops.DETH and bth is not None and bth.dqpn == 1
+                and len(payload) >= 256):
+            return MAD
         return Raw
 
 
@@ -256,6 +262,165 @@ def _bind_first(lower, upper, **fval):
     lower.payload_guess = [entry] + [e for e in lower.payload_guess if e != entry]
 
 
+class MAD(Packet):
+    """The common MAD header (IBTA Vol. 1 13.4.2) of a MAD to QP1; the CM
+    messages (class 0x07) follow by attribute ID (docs/wire.md)."""
+    name = "MAD"
+    fields_desc = [
+        ByteField("base_version", 1),
+        XByteField("mgmt_class", 0x07),
+        ByteField("class_version", 2),
+        XByteField("method", 0x03),
+        XShortField("status", 0),
+        XShortField("class_specific", 0),
+        XLongField("tid", 0),
+        XShortField("attr_id", 0),
+        XShortField("reserved", 0),
+        XIntField("attr_mod", 0),
+    ]
+
+
+def _path(prefix):
+    return [
+        XShortField(prefix + "local_lid", 0),
+        XShortField(prefix + "remote_lid", 0),
+        StrFixedLenField(prefix + "local_gid", b"\0" * 16, 16),
+        StrFixedLenField(prefix + "remote_gid", b"\0" * 16, 16),
+        BitField(prefix + "flow_label", 0, 20),
+        BitField(prefix + "reserved0", 0, 6),
+        BitField(prefix + "packet_rate", 0, 6),
+        XByteField(prefix + "traffic_class", 0),
+        ByteField(prefix + "hop_limit", 0),
+        BitField(prefix + "sl", 0, 4),
+        BitField(prefix + "subnet_local", 0, 1),
+        BitField(prefix + "reserved1", 0, 3),
+        BitField(prefix + "local_ack_timeout", 0, 5),
+        BitField(prefix + "reserved2", 0, 3),
+    ]
+
+
+class CM_REQ(Packet):
+    """CM REQ (IBTA Vol. 1 12.6.5)."""
+    name = "CM_REQ"
+    fields_desc = [
+        XIntField("local_comm_id", 0),
+        XIntField("reserved0", 0),
+        XLongField("service_id", 0),
+        XLongField("local_ca_guid", 0),
+        XIntField("reserved1", 0),
+        XIntField("local_qkey", 0),
+        BitField("local_qpn", 0, 24),
+        ByteField("responder_resources", 0),
+        BitField("local_eecn", 0, 24),
+        ByteField("initiator_depth", 0),
+        BitField("remote_eecn", 0, 24),
+        BitField("remote_cm_response_timeout", 0, 5),
+        BitField("transport", 0, 2),
+        BitField("flow_control", 0, 1),
+        BitField("starting_psn", 0, 24),
+        BitField("local_cm_response_timeout", 0, 5),
+        BitField("retry_count", 0, 3),
+        XShortField("pkey", 0xffff),
+        BitField("path_mtu", 0, 4),
+        BitField("rdc_exists", 0, 1),
+        BitField("rnr_retry_count", 0, 3),
+        BitField("max_cm_retries", 0, 4),
+        BitField("srq", 0, 1),
+        BitField("ext_transport", 0, 3),
+    ] + _path("primary_") + _path("alt_") + [
+        StrFixedLenField("private_data", b"\0" * 92, 92),
+    ]
+
+
+def _ids():
+    return [XIntField("local_comm_id", 0), XIntField("remote_comm_id", 0)]
+
+
+class CM_MRA(Packet):
+    """CM MRA (12.6.6)."""
+    name = "CM_MRA"
+    fields_desc = _ids() + [
+        BitField("msg_mraed", 0, 2), BitField("reserved0", 0, 6),
+        BitField("service_timeout", 0, 5), BitField("reserved1", 0, 3),
+        StrFixedLenField("private_data", b"\0" * 222, 222)]
+
+
+class CM_REJ(Packet):
+    """CM REJ (12.6.7)."""
+    name = "CM_REJ"
+    fields_desc = _ids() + [
+        BitField("msg_rejected", 0, 2), BitField("reserved0", 0, 6),
+        BitField("ari_length", 0, 7), BitField("reserved1", 0, 1),
+        ShortField("reason", 0),
+        StrFixedLenField("ari", b"\0" * 72, 72),
+        StrFixedLenField("private_data", b"\0" * 148, 148)]
+
+
+class CM_REP(Packet):
+    """CM REP (12.6.8)."""
+    name = "CM_REP"
+    fields_desc = _ids() + [
+        XIntField("local_qkey", 0),
+        BitField("local_qpn", 0, 24), ByteField("reserved0", 0),
+        BitField("local_eecn", 0, 24), ByteField("reserved1", 0),
+        BitField("starting_psn", 0, 24), ByteField("reserved2", 0),
+        ByteField("responder_resources", 0),
+        ByteField("initiator_depth", 0),
+        BitField("target_ack_delay", 0, 5),
+        BitField("failover_accepted", 0, 2),
+        BitField("flow_control", 0, 1),
+        BitField("rnr_retry_count", 0, 3), BitField("srq", 0, 1),
+        BitField("reserved3", 0, 4),
+        XLongField("local_ca_guid", 0),
+        StrFixedLenField("private_data", b"\0" * 196, 196)]
+
+
+class CM_RTU(Packet):
+    """CM RTU (12.6.9)."""
+    name = "CM_RTU"
+    fields_desc = _ids() + [StrFixedLenField("private_data", b"\0" * 224, 224)]
+
+
+class CM_DREQ(Packet):
+    """CM DREQ (12.6.10)."""
+    name = "CM_DREQ"
+    fields_desc = _ids() + [
+        BitField("remote_qpn", 0, 24), ByteField("reserved0", 0),
+        StrFixedLenField("private_data", b"\0" * 220, 220)]
+
+
+class CM_DREP(Packet):
+    """CM DREP (12.6.11)."""
+    name = "CM_DREP"
+    fields_desc = _ids() + [StrFixedLenField("private_data", b"\0" * 224, 224)]
+
+
+class CM_SIDR_REQ(Packet):
+    """CM SIDR_REQ (12.11.2)."""
+    name = "CM_SIDR_REQ"
+    fields_desc = [
+        XIntField("request_id", 0), XShortField("pkey", 0xffff),
+        XShortField("reserved0", 0), XLongField("service_id", 0),
+        StrFixedLenField("private_data", b"\0" * 216, 216)]
+
+
+class CM_SIDR_REP(Packet):
+    """CM SIDR_REP (12.11.3)."""
+    name = "CM_SIDR_REP"
+    fields_desc = [
+        XIntField("request_id", 0), ByteField("status", 0),
+        ByteField("info_length", 0), XShortField("reserved0", 0),
+        BitField("qpn", 0, 24), ByteField("reserved1", 0),
+        XLongField("service_id", 0), XIntField("qkey", 0),
+        StrFixedLenField("info", b"\0" * 72, 72),
+        StrFixedLenField("private_data", b"\0" * 136, 136)]
+
+
+CM_CLASSES = {0x10: CM_REQ, 0x11: CM_MRA, 0x12: CM_REJ, 0x13: CM_REP,
+              0x14: CM_RTU, 0x15: CM_DREQ, 0x16: CM_DREP, 0x17: CM_SIDR_REQ,
+              0x18: CM_SIDR_REP}
+
+
 def _bind():
     """One binding per opcode to the opcode's first extension header, and
     lib/fec's two opcodes to FRH, beside contrib.roce's bindings."""
@@ -264,6 +429,8 @@ def _bind():
     for op in ops.OPCODES.values():
         if op.exts and op.code != ops.CNP_OPCODE:
             _bind_first(BTH, EXT_CLASSES[op.exts[0]], opcode=op.code)
+    for attr, cls in CM_CLASSES.items():
+        bind_layers(MAD, cls, mgmt_class=0x07, attr_id=attr)
 
 
 _bind()
