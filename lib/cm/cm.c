@@ -7,10 +7,9 @@
 #include <string.h>
 
 static const char *const state_names[CM_STATE_COUNT] = {
-	"IDLE",     "LISTEN",       "REQ_SENT",     "REQ_RCVD",      "MRA_REQ_SENT",
-	"MRA_REQ_RCVD", "REP_SENT", "REP_RCVD",     "MRA_REP_SENT",  "MRA_REP_RCVD",
-	"ESTABLISHED", "DREQ_SENT", "DREQ_RCVD",    "TIMEWAIT",      "SIDR_REQ_SENT",
-	"SIDR_REQ_RCVD"};
+    "IDLE",	 "LISTEN",   "REQ_SENT",      "REQ_RCVD",     "MRA_REQ_SENT", "MRA_REQ_RCVD",
+    "REP_SENT",	 "REP_RCVD", "MRA_REP_SENT",  "MRA_REP_RCVD", "ESTABLISHED",  "DREQ_SENT",
+    "DREQ_RCVD", "TIMEWAIT", "SIDR_REQ_SENT", "SIDR_REQ_RCVD"};
 
 const char *
 cm_state_name(enum cm_state s)
@@ -21,9 +20,10 @@ cm_state_name(enum cm_state s)
 const char *
 cm_event_name(enum cm_event_type e)
 {
-	static const char *const n[] = {"?", "REQ_RCVD", "MRA_RCVD", "REP_RCVD", "ESTABLISHED",
-					"REJ_RCVD", "DREQ_RCVD", "DREP_RCVD", "TIMEWAIT_EXIT",
-					"TIMEOUT", "SIDR_REQ_RCVD", "SIDR_REP_RCVD"};
+	static const char *const n[] = {"?",	     "REQ_RCVD",      "MRA_RCVD",
+					"REP_RCVD",  "ESTABLISHED",   "REJ_RCVD",
+					"DREQ_RCVD", "DREP_RCVD",     "TIMEWAIT_EXIT",
+					"TIMEOUT",   "SIDR_REQ_RCVD", "SIDR_REP_RCVD"};
 	return (unsigned)e < sizeof(n) / sizeof(n[0]) ? n[e] : "?";
 }
 
@@ -31,9 +31,9 @@ const char *
 cm_drop_name(enum cm_drop d)
 {
 	static const char *const n[CM_DROP_COUNT] = {
-		"short",        "base_version", "class",        "class_version", "method",
-		"attr",         "malformed",    "no_listener",  "stale_id",      "out_of_state",
-		"no_resources", "unsupported",  "duplicate"};
+	    "short",	    "base_version", "class",	   "class_version", "method",
+	    "attr",	    "malformed",    "no_listener", "stale_id",	    "out_of_state",
+	    "no_resources", "unsupported",  "duplicate"};
 	return (unsigned)d < CM_DROP_COUNT ? n[d] : "?";
 }
 
@@ -645,7 +645,8 @@ rx_rej(struct cm *cm, const struct cm_dest *src, const struct cm_msg *m)
 	if (!id && r->remote_comm_id == 0)
 		id = find_remote(cm, r->local_comm_id, src->gid, 0);
 
-	if (!id || (id->remote_comm_id && r->local_comm_id && id->remote_comm_id != r->local_comm_id))
+	if (!id ||
+	    (id->remote_comm_id && r->local_comm_id && id->remote_comm_id != r->local_comm_id))
 		return DROP(CM_DROP_STALE_ID);
 	switch (id->state) {
 	case CM_REQ_SENT:
@@ -926,8 +927,8 @@ timer_fire(struct cm *cm, struct cm_id *id)
 			/* REJ Timeout, the ARI carrying our CA GUID (12.6.7 table 103) */
 			for (int i = 0; i < 8; i++)
 				ari[i] = (uint8_t)(guid >> (56 - 8 * i));
-			send_rej(cm, id, req ? CM_MSG_REF_REQ : CM_MSG_REF_REP, CM_REJ_TIMEOUT,
-				 ari, 8, NULL, 0);
+			send_rej(cm, id, req ? CM_MSG_REF_REQ : CM_MSG_REF_REP, CM_REJ_TIMEOUT, ari,
+				 8, NULL, 0);
 		}
 		id_free(cm, id, "timer: retries exhausted");
 		emit(cm, id, CM_EV_TIMEOUT, NULL, NULL);

@@ -29,7 +29,7 @@
 
 #include "cm_msg.h"
 
-#define CM_MAX_IDS 256u       /* connection IDs in one CM (table size) */
+#define CM_MAX_IDS 256u /* connection IDs in one CM (table size) */
 #define CM_MAX_LISTENS 16u
 
 /** States of a connection ID (IBTA Vol. 1 12.9, figures 93-95; 12.11 for SIDR). */
@@ -55,25 +55,25 @@ enum cm_state {
 
 /** Events reported through cm_ops.event. */
 enum cm_event_type {
-	CM_EV_REQ_RCVD = 1,   /* a new passive ID (from a listener); msg = the REQ */
-	CM_EV_MRA_RCVD,       /* informational; msg = the MRA */
-	CM_EV_REP_RCVD,       /* active side; answer with cm_rtu() (or cm_reject()) */
-	CM_EV_ESTABLISHED,    /* passive side got the RTU; msg = the RTU */
-	CM_EV_REJ_RCVD,       /* msg = the REJ; the ID is back in IDLE */
-	CM_EV_DREQ_RCVD,      /* the DREP was sent automatically; the ID is in TIMEWAIT */
-	CM_EV_DREP_RCVD,      /* the ID is in TIMEWAIT */
-	CM_EV_TIMEWAIT_EXIT,  /* the ID is IDLE; it is freed unless held (see cm_destroy) */
-	CM_EV_TIMEOUT,        /* retries exhausted (REQ, REP or SIDR_REQ); REJ sent if any */
-	CM_EV_SIDR_REQ_RCVD,  /* a new passive SIDR ID; answer with cm_sidr_rep() */
-	CM_EV_SIDR_REP_RCVD,  /* msg = the SIDR_REP; the ID is freed after the event */
+	CM_EV_REQ_RCVD = 1,  /* a new passive ID (from a listener); msg = the REQ */
+	CM_EV_MRA_RCVD,	     /* informational; msg = the MRA */
+	CM_EV_REP_RCVD,	     /* active side; answer with cm_rtu() (or cm_reject()) */
+	CM_EV_ESTABLISHED,   /* passive side got the RTU; msg = the RTU */
+	CM_EV_REJ_RCVD,	     /* msg = the REJ; the ID is back in IDLE */
+	CM_EV_DREQ_RCVD,     /* the DREP was sent automatically; the ID is in TIMEWAIT */
+	CM_EV_DREP_RCVD,     /* the ID is in TIMEWAIT */
+	CM_EV_TIMEWAIT_EXIT, /* the ID is IDLE; it is freed unless held (see cm_destroy) */
+	CM_EV_TIMEOUT,	     /* retries exhausted (REQ, REP or SIDR_REQ); REJ sent if any */
+	CM_EV_SIDR_REQ_RCVD, /* a new passive SIDR ID; answer with cm_sidr_rep() */
+	CM_EV_SIDR_REP_RCVD, /* msg = the SIDR_REP; the ID is freed after the event */
 };
 
 /** Where a MAD goes / came from: the peer's QP1 (remote QPN 1, Q_Key 0x80010000). */
 struct cm_dest {
-	uint8_t gid[16];      /* the peer port's GID (IPv4-mapped for RoCEv2 over IPv4) */
-	uint32_t qpn;         /* MAD_GSI_QPN */
-	uint32_t qkey;        /* MAD_GSI_QKEY */
-	uint16_t pkey;        /* MAD_DEFAULT_PKEY */
+	uint8_t gid[16]; /* the peer port's GID (IPv4-mapped for RoCEv2 over IPv4) */
+	uint32_t qpn;	 /* MAD_GSI_QPN */
+	uint32_t qkey;	 /* MAD_GSI_QKEY */
+	uint16_t pkey;	 /* MAD_DEFAULT_PKEY */
 };
 
 struct cm_id;
@@ -82,7 +82,7 @@ struct cm_id;
 struct cm_event {
 	enum cm_event_type type;
 	const struct cm_msg *msg;
-	void *listen_ctx;     /* for REQ_RCVD/SIDR_REQ_RCVD: cm_listen's ctx */
+	void *listen_ctx; /* for REQ_RCVD/SIDR_REQ_RCVD: cm_listen's ctx */
 };
 
 struct cm_ops {
@@ -99,27 +99,27 @@ struct cm_ops {
 
 struct cm_config {
 	uint64_t local_ca_guid;
-	uint64_t seed;              /* comm IDs and TIDs derive from it (--seed determinism) */
-	uint8_t packet_life_time;   /* IB time encoding; 0 is allowed */
-	uint32_t max_ids;           /* 0 or > CM_MAX_IDS: CM_MAX_IDS */
+	uint64_t seed;		  /* comm IDs and TIDs derive from it (--seed determinism) */
+	uint8_t packet_life_time; /* IB time encoding; 0 is allowed */
+	uint32_t max_ids;	  /* 0 or > CM_MAX_IDS: CM_MAX_IDS */
 };
 
 /* Drop causes (counters.drop[]) */
 enum cm_drop {
-	CM_DROP_SHORT = 0,          /* truncated MAD */
+	CM_DROP_SHORT = 0, /* truncated MAD */
 	CM_DROP_BASE_VERSION,
-	CM_DROP_CLASS,              /* not the CM class */
+	CM_DROP_CLASS, /* not the CM class */
 	CM_DROP_CLASS_VERSION,
 	CM_DROP_METHOD,
-	CM_DROP_ATTR,               /* unknown attribute ID */
-	CM_DROP_MALFORMED,          /* a length field out of range */
-	CM_DROP_NO_LISTENER,        /* REQ/SIDR_REQ for no listened service: REJ/SIDR_REP sent */
-	CM_DROP_STALE_ID,           /* REP/RTU/DREP/MRA/REJ/SIDR_REP naming no ID of ours;
-				     * a DREQ naming none is counted here and answered by DREP */
-	CM_DROP_OUT_OF_STATE,       /* a known ID, a message its state does not take */
-	CM_DROP_NO_RESOURCES,       /* REQ beyond capacity: REJ (No resources) sent */
-	CM_DROP_UNSUPPORTED,        /* LAP/APR: refused (APR "unsupported") */
-	CM_DROP_DUPLICATE,          /* a duplicate that needs no resend (e.g. REQ in REQ_RCVD) */
+	CM_DROP_ATTR,	      /* unknown attribute ID */
+	CM_DROP_MALFORMED,    /* a length field out of range */
+	CM_DROP_NO_LISTENER,  /* REQ/SIDR_REQ for no listened service: REJ/SIDR_REP sent */
+	CM_DROP_STALE_ID,     /* REP/RTU/DREP/MRA/REJ/SIDR_REP naming no ID of ours;
+			       * a DREQ naming none is counted here and answered by DREP */
+	CM_DROP_OUT_OF_STATE, /* a known ID, a message its state does not take */
+	CM_DROP_NO_RESOURCES, /* REQ beyond capacity: REJ (No resources) sent */
+	CM_DROP_UNSUPPORTED,  /* LAP/APR: refused (APR "unsupported") */
+	CM_DROP_DUPLICATE,    /* a duplicate that needs no resend (e.g. REQ in REQ_RCVD) */
 	CM_DROP_COUNT
 };
 
@@ -127,12 +127,12 @@ enum cm_drop {
 #define CM_ATTR_COUNT 11u
 
 struct cm_counters {
-	uint64_t rx[CM_ATTR_COUNT];   /* parsed CM MADs by attribute */
-	uint64_t tx[CM_ATTR_COUNT];   /* sent, retries included */
-	uint64_t tx_err;              /* send_mad returned < 0 */
-	uint64_t retries;             /* resends on a timer (REQ, REP, DREQ, SIDR_REQ) */
-	uint64_t timeouts;            /* retries exhausted */
-	uint64_t dup_resends;         /* MRA/REP/RTU/DREP resent for a duplicate */
+	uint64_t rx[CM_ATTR_COUNT]; /* parsed CM MADs by attribute */
+	uint64_t tx[CM_ATTR_COUNT]; /* sent, retries included */
+	uint64_t tx_err;	    /* send_mad returned < 0 */
+	uint64_t retries;	    /* resends on a timer (REQ, REP, DREQ, SIDR_REQ) */
+	uint64_t timeouts;	    /* retries exhausted */
+	uint64_t dup_resends;	    /* MRA/REP/RTU/DREP resent for a duplicate */
 	uint64_t drop[CM_DROP_COUNT];
 	uint64_t ids_alloc, ids_free; /* ids in use = alloc - free */
 	uint64_t established;
@@ -151,11 +151,11 @@ struct cm_id {
 	uint8_t max_cm_retries, local_resp_timeout, remote_resp_timeout, ack_timeout;
 	uint32_t remote_qpn;
 	uint64_t remote_ca_guid;
-	uint64_t tid;                 /* TID of the exchange (REQ's, or DREQ's) */
-	uint64_t deadline;            /* 0: no timer */
-	uint64_t wait_ns;             /* the current wait per attempt */
-	uint8_t last_mad[MAD_SIZE];   /* last REQ/REP/DREQ/SIDR_REQ, for retries/duplicates */
-	uint8_t reply_mad[MAD_SIZE];  /* last MRA/RTU/DREP/REJ, for duplicates */
+	uint64_t tid;		     /* TID of the exchange (REQ's, or DREQ's) */
+	uint64_t deadline;	     /* 0: no timer */
+	uint64_t wait_ns;	     /* the current wait per attempt */
+	uint8_t last_mad[MAD_SIZE];  /* last REQ/REP/DREQ/SIDR_REQ, for retries/duplicates */
+	uint8_t reply_mad[MAD_SIZE]; /* last MRA/RTU/DREP/REJ, for duplicates */
 	uint8_t has_reply;
 };
 

@@ -10,8 +10,8 @@
 const char *
 cm_msg_err_name(int err)
 {
-	static const char *const n[CM_MSG_E_COUNT] = {"ok", "short", "base_version", "class",
-						      "class_version", "method", "attr", "field"};
+	static const char *const n[CM_MSG_E_COUNT] = {
+	    "ok", "short", "base_version", "class", "class_version", "method", "attr", "field"};
 	if (err < 0)
 		err = -err;
 	return err < CM_MSG_E_COUNT ? n[err] : "?";
@@ -20,7 +20,7 @@ cm_msg_err_name(int err)
 const char *
 cm_attr_name(uint16_t a)
 {
-	static const char *const n[] = {"REQ", "MRA", "REJ", "REP", "RTU", "DREQ",
+	static const char *const n[] = {"REQ",	"MRA",	    "REJ",	"REP", "RTU", "DREQ",
 					"DREP", "SIDR_REQ", "SIDR_REP", "LAP", "APR"};
 	if (a < MAD_ATTR_CM_REQ || a > MAD_ATTR_CM_APR)
 		return "?";
@@ -108,8 +108,8 @@ req_build(uint8_t *d, const struct cm_req *r)
 	net_put_be16(d + 48, r->pkey);
 	d[50] = (uint8_t)((r->path_mtu & 0xf) << 4 | (r->rdc_exists & 1) << 3 |
 			  (r->rnr_retry_count & 7));
-	d[51] = (uint8_t)((r->max_cm_retries & 0xf) << 4 | (r->srq & 1) << 3 |
-			  (r->ext_transport & 7));
+	d[51] =
+	    (uint8_t)((r->max_cm_retries & 0xf) << 4 | (r->srq & 1) << 3 | (r->ext_transport & 7));
 	path_build(d + 52, &r->primary);
 	path_build(d + 96, &r->alternate);
 	memcpy(d + 140, r->private_data, CM_REQ_PD);
@@ -251,9 +251,12 @@ int
 cm_msg_build(uint8_t mad[MAD_SIZE], const struct cm_msg *m)
 {
 	uint8_t *d = mad + MAD_HDR_SIZE;
-	struct mad_hdr h = {.base_version = MAD_BASE_VERSION, .mgmt_class = MAD_CLASS_CM,
-			    .class_version = MAD_CLASS_CM_VERSION, .method = MAD_METHOD_SEND,
-			    .tid = m->hdr.tid, .attr_id = m->hdr.attr_id};
+	struct mad_hdr h = {.base_version = MAD_BASE_VERSION,
+			    .mgmt_class = MAD_CLASS_CM,
+			    .class_version = MAD_CLASS_CM_VERSION,
+			    .method = MAD_METHOD_SEND,
+			    .tid = m->hdr.tid,
+			    .attr_id = m->hdr.attr_id};
 
 	if (m->hdr.attr_id < MAD_ATTR_CM_REQ || m->hdr.attr_id > MAD_ATTR_CM_APR)
 		return -CM_MSG_E_ATTR;

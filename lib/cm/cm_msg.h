@@ -81,12 +81,12 @@ struct cm_path {
 	uint16_t remote_lid;
 	uint8_t local_gid[16];
 	uint8_t remote_gid[16];
-	uint32_t flow_label;     /* 20 bits */
-	uint8_t packet_rate;     /* 6 bits */
+	uint32_t flow_label; /* 20 bits */
+	uint8_t packet_rate; /* 6 bits */
 	uint8_t traffic_class;
 	uint8_t hop_limit;
-	uint8_t sl;              /* 4 bits */
-	uint8_t subnet_local;    /* 1 bit */
+	uint8_t sl;		   /* 4 bits */
+	uint8_t subnet_local;	   /* 1 bit */
 	uint8_t local_ack_timeout; /* 5 bits */
 };
 
@@ -96,26 +96,26 @@ struct cm_req {
 	uint64_t service_id;
 	uint64_t local_ca_guid;
 	uint32_t local_qkey;
-	uint32_t local_qpn;            /* 24 bits */
+	uint32_t local_qpn; /* 24 bits */
 	uint8_t responder_resources;
-	uint32_t local_eecn;           /* 24 bits */
+	uint32_t local_eecn; /* 24 bits */
 	uint8_t initiator_depth;
-	uint32_t remote_eecn;          /* 24 bits */
+	uint32_t remote_eecn;		    /* 24 bits */
 	uint8_t remote_cm_response_timeout; /* 5 bits */
-	uint8_t transport;             /* 2 bits, enum cm_transport */
-	uint8_t flow_control;          /* 1 bit */
-	uint32_t starting_psn;         /* 24 bits */
-	uint8_t local_cm_response_timeout; /* 5 bits */
-	uint8_t retry_count;           /* 3 bits */
+	uint8_t transport;		    /* 2 bits, enum cm_transport */
+	uint8_t flow_control;		    /* 1 bit */
+	uint32_t starting_psn;		    /* 24 bits */
+	uint8_t local_cm_response_timeout;  /* 5 bits */
+	uint8_t retry_count;		    /* 3 bits */
 	uint16_t pkey;
-	uint8_t path_mtu;              /* 4 bits, IB MTU enum (1=256 ... 5=4096) */
-	uint8_t rdc_exists;            /* 1 bit */
-	uint8_t rnr_retry_count;       /* 3 bits */
-	uint8_t max_cm_retries;        /* 4 bits */
-	uint8_t srq;                   /* 1 bit */
-	uint8_t ext_transport;         /* 3 bits */
+	uint8_t path_mtu;	 /* 4 bits, IB MTU enum (1=256 ... 5=4096) */
+	uint8_t rdc_exists;	 /* 1 bit */
+	uint8_t rnr_retry_count; /* 3 bits */
+	uint8_t max_cm_retries;	 /* 4 bits */
+	uint8_t srq;		 /* 1 bit */
+	uint8_t ext_transport;	 /* 3 bits */
 	struct cm_path primary;
-	struct cm_path alternate;      /* all zero: none (alternate local LID 0 and GID 0) */
+	struct cm_path alternate; /* all zero: none (alternate local LID 0 and GID 0) */
 	uint8_t private_data[CM_REQ_PD];
 };
 
@@ -123,8 +123,8 @@ struct cm_req {
 struct cm_mra {
 	uint32_t local_comm_id;
 	uint32_t remote_comm_id;
-	uint8_t msg_mraed;             /* 2 bits, enum cm_msg_ref */
-	uint8_t service_timeout;       /* 5 bits */
+	uint8_t msg_mraed;	 /* 2 bits, enum cm_msg_ref */
+	uint8_t service_timeout; /* 5 bits */
 	uint8_t private_data[CM_MRA_PD];
 };
 
@@ -132,9 +132,9 @@ struct cm_mra {
 struct cm_rej {
 	uint32_t local_comm_id;
 	uint32_t remote_comm_id;
-	uint8_t msg_rejected;          /* 2 bits, enum cm_msg_ref */
-	uint8_t ari_length;            /* 7 bits, at most CM_REJ_ARI */
-	uint16_t reason;               /* enum cm_rej_reason */
+	uint8_t msg_rejected; /* 2 bits, enum cm_msg_ref */
+	uint8_t ari_length;   /* 7 bits, at most CM_REJ_ARI */
+	uint16_t reason;      /* enum cm_rej_reason */
 	uint8_t ari[CM_REJ_ARI];
 	uint8_t private_data[CM_REJ_PD];
 };
@@ -144,16 +144,16 @@ struct cm_rep {
 	uint32_t local_comm_id;
 	uint32_t remote_comm_id;
 	uint32_t local_qkey;
-	uint32_t local_qpn;            /* 24 bits */
-	uint32_t local_eecn;           /* 24 bits */
-	uint32_t starting_psn;         /* 24 bits */
+	uint32_t local_qpn;    /* 24 bits */
+	uint32_t local_eecn;   /* 24 bits */
+	uint32_t starting_psn; /* 24 bits */
 	uint8_t responder_resources;
 	uint8_t initiator_depth;
-	uint8_t target_ack_delay;      /* 5 bits */
-	uint8_t failover_accepted;     /* 2 bits */
-	uint8_t flow_control;          /* 1 bit */
-	uint8_t rnr_retry_count;       /* 3 bits */
-	uint8_t srq;                   /* 1 bit */
+	uint8_t target_ack_delay;  /* 5 bits */
+	uint8_t failover_accepted; /* 2 bits */
+	uint8_t flow_control;	   /* 1 bit */
+	uint8_t rnr_retry_count;   /* 3 bits */
+	uint8_t srq;		   /* 1 bit */
 	uint64_t local_ca_guid;
 	uint8_t private_data[CM_REP_PD];
 };
@@ -169,7 +169,7 @@ struct cm_rtu {
 struct cm_dreq {
 	uint32_t local_comm_id;
 	uint32_t remote_comm_id;
-	uint32_t remote_qpn;           /* 24 bits: the receiver's QPN/EECN */
+	uint32_t remote_qpn; /* 24 bits: the receiver's QPN/EECN */
 	uint8_t private_data[CM_DREQ_PD];
 };
 
@@ -191,9 +191,9 @@ struct cm_sidr_req {
 /** SIDR_REP (12.11.3). */
 struct cm_sidr_rep {
 	uint32_t request_id;
-	uint8_t status;                /* enum cm_sidr_status */
-	uint8_t info_length;           /* at most CM_SIDR_REP_INFO */
-	uint32_t qpn;                  /* 24 bits */
+	uint8_t status;	     /* enum cm_sidr_status */
+	uint8_t info_length; /* at most CM_SIDR_REP_INFO */
+	uint32_t qpn;	     /* 24 bits */
 	uint64_t service_id;
 	uint32_t qkey;
 	uint8_t info[CM_SIDR_REP_INFO];
@@ -214,7 +214,7 @@ struct cm_apr {
 
 /** A parsed CM MAD: the common header plus the message its attribute ID names. */
 struct cm_msg {
-	struct mad_hdr hdr;           /* hdr.attr_id selects the member of u */
+	struct mad_hdr hdr; /* hdr.attr_id selects the member of u */
 	union {
 		struct cm_req req;
 		struct cm_mra mra;
@@ -233,13 +233,13 @@ struct cm_msg {
 /* Parse errors, one per drop cause (values continue enum mad_err). */
 enum cm_msg_err {
 	CM_MSG_OK = 0,
-	CM_MSG_E_SHORT = MAD_E_SHORT,             /* fewer than 256 bytes */
+	CM_MSG_E_SHORT = MAD_E_SHORT, /* fewer than 256 bytes */
 	CM_MSG_E_BASE_VERSION = MAD_E_BASE_VERSION,
-	CM_MSG_E_CLASS = 3,                       /* management class is not CM */
-	CM_MSG_E_CLASS_VERSION = 4,               /* CM class version is not 2 */
-	CM_MSG_E_METHOD = 5,                      /* not SEND (CM MADs are unsolicited sends) */
-	CM_MSG_E_ATTR = 6,                        /* unknown attribute ID */
-	CM_MSG_E_FIELD = 7,                       /* a length field out of range */
+	CM_MSG_E_CLASS = 3,	    /* management class is not CM */
+	CM_MSG_E_CLASS_VERSION = 4, /* CM class version is not 2 */
+	CM_MSG_E_METHOD = 5,	    /* not SEND (CM MADs are unsolicited sends) */
+	CM_MSG_E_ATTR = 6,	    /* unknown attribute ID */
+	CM_MSG_E_FIELD = 7,	    /* a length field out of range */
 	CM_MSG_E_COUNT
 };
 

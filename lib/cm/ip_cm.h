@@ -35,19 +35,19 @@
 
 /** The IP CM private-data header, host order. Addresses are 16 bytes as on the wire. */
 struct ip_cm_hdr {
-	uint8_t cma_version;  /* IP_CM_VERSION */
-	uint8_t ip_version;   /* 4 or 6 */
+	uint8_t cma_version; /* IP_CM_VERSION */
+	uint8_t ip_version;  /* 4 or 6 */
 	uint16_t src_port;
-	uint8_t src_ip[16];   /* IPv4: bytes 12-15, 0-11 zero */
+	uint8_t src_ip[16]; /* IPv4: bytes 12-15, 0-11 zero */
 	uint8_t dst_ip[16];
 };
 
 enum ip_cm_err {
 	IP_CM_OK = 0,
-	IP_CM_E_SHORT = 1,       /* private data shorter than 36 bytes */
-	IP_CM_E_VERSION = 2,     /* CMA version not 0 */
-	IP_CM_E_IP_VERSION = 3,  /* IP version neither 4 nor 6 */
-	IP_CM_E_SID = 4,         /* service ID not of the IP CM service */
+	IP_CM_E_SHORT = 1,	/* private data shorter than 36 bytes */
+	IP_CM_E_VERSION = 2,	/* CMA version not 0 */
+	IP_CM_E_IP_VERSION = 3, /* IP version neither 4 nor 6 */
+	IP_CM_E_SID = 4,	/* service ID not of the IP CM service */
 };
 
 /** Service ID of @p port in @p port_space. */

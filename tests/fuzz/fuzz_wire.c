@@ -212,8 +212,8 @@ fz_cm_clock(void *ctx)
 static void
 fuzz_cm(const uint8_t *data, size_t size)
 {
-	static const struct cm_ops ops = {.send_mad = fz_cm_send, .event = fz_cm_event,
-					  .now = fz_cm_clock};
+	static const struct cm_ops ops = {
+	    .send_mad = fz_cm_send, .event = fz_cm_event, .now = fz_cm_clock};
 	static struct cm cm;
 	static struct cm_msg m, r;
 	struct cm_config cfg = {.local_ca_guid = 1, .seed = 7, .max_ids = 8};

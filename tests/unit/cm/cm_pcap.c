@@ -94,13 +94,23 @@ main(int argc, char **argv)
 	memset(&m, 0, sizeof(m));
 	m.hdr.attr_id = MAD_ATTR_CM_REQ;
 	m.hdr.tid = 0x0102030405060708ull;
-	m.u.req = (struct cm_req){
-		.local_comm_id = 0x11223344, .service_id = ip_cm_service_id(IP_CM_PS_TCP, 18515),
-		.local_ca_guid = 0x0002c9fffe000001ull, .local_qpn = 0x000123,
-		.responder_resources = 16, .initiator_depth = 8, .remote_cm_response_timeout = 20,
-		.transport = CM_TRANSPORT_RC, .flow_control = 1, .starting_psn = 0x00abcd,
-		.local_cm_response_timeout = 18, .retry_count = 7, .pkey = 0xffff, .path_mtu = 3,
-		.rnr_retry_count = 6, .max_cm_retries = 15, .srq = 0};
+	m.u.req = (struct cm_req){.local_comm_id = 0x11223344,
+				  .service_id = ip_cm_service_id(IP_CM_PS_TCP, 18515),
+				  .local_ca_guid = 0x0002c9fffe000001ull,
+				  .local_qpn = 0x000123,
+				  .responder_resources = 16,
+				  .initiator_depth = 8,
+				  .remote_cm_response_timeout = 20,
+				  .transport = CM_TRANSPORT_RC,
+				  .flow_control = 1,
+				  .starting_psn = 0x00abcd,
+				  .local_cm_response_timeout = 18,
+				  .retry_count = 7,
+				  .pkey = 0xffff,
+				  .path_mtu = 3,
+				  .rnr_retry_count = 6,
+				  .max_cm_retries = 15,
+				  .srq = 0};
 	m.u.req.primary.local_lid = 0xffff;
 	m.u.req.primary.remote_lid = 0xffff;
 	ip_cm_set_ipv4(m.u.req.primary.local_gid, s4);
@@ -132,11 +142,18 @@ main(int argc, char **argv)
 	memset(&m, 0, sizeof(m));
 	m.hdr.attr_id = MAD_ATTR_CM_REP;
 	m.hdr.tid = 0x0102030405060708ull;
-	m.u.rep = (struct cm_rep){.local_comm_id = 0x55667788, .remote_comm_id = 0x11223344,
-				  .local_qkey = 0, .local_qpn = 0x000456, .starting_psn = 0x00dcba,
-				  .responder_resources = 4, .initiator_depth = 2,
-				  .target_ack_delay = 15, .failover_accepted = 0, .flow_control = 1,
-				  .rnr_retry_count = 7, .srq = 0,
+	m.u.rep = (struct cm_rep){.local_comm_id = 0x55667788,
+				  .remote_comm_id = 0x11223344,
+				  .local_qkey = 0,
+				  .local_qpn = 0x000456,
+				  .starting_psn = 0x00dcba,
+				  .responder_resources = 4,
+				  .initiator_depth = 2,
+				  .target_ack_delay = 15,
+				  .failover_accepted = 0,
+				  .flow_control = 1,
+				  .rnr_retry_count = 7,
+				  .srq = 0,
 				  .local_ca_guid = 0x0002c9fffe000002ull};
 	rc |= frame(f, &m, psn++);
 

@@ -82,15 +82,58 @@ test_req_bytes(void)
 	CHECK_EQ(m[8], 0x11);
 	CHECK_EQ(m[15], 0x88);
 	/* 12.6.5 */
-	static const uint8_t head[52] = {
-		0xa1, 0xb2, 0xc3, 0xd4, 0, 0, 0, 0,                   /* comm ID, rsvd */
-		0, 0, 0, 0, 0x01, 0x06, 0x48, 0x53,                   /* service ID */
-		0x00, 0x02, 0xc9, 0xff, 0xfe, 0x00, 0x00, 0x01,       /* CA GUID */
-		0, 0, 0, 0, 0x80, 0x01, 0x00, 0x00,                   /* rsvd, Q_Key */
-		0x12, 0x34, 0x56, 0x10, 0, 0, 0, 0x08,                /* QPN|RR, EECN|ID */
-		0, 0, 0, (20 << 3) | 1,                               /* rEECN|timeout|RC|FC */
-		0xab, 0xcd, 0xef, (18 << 3) | 7,                      /* PSN|timeout|retry */
-		0xff, 0xff, (3 << 4) | 6, (15 << 4) | (1 << 3)};      /* P_Key, MTU.., retries.. */
+	static const uint8_t head[52] = {0xa1,
+					 0xb2,
+					 0xc3,
+					 0xd4,
+					 0,
+					 0,
+					 0,
+					 0, /* comm ID, rsvd */
+					 0,
+					 0,
+					 0,
+					 0,
+					 0x01,
+					 0x06,
+					 0x48,
+					 0x53, /* service ID */
+					 0x00,
+					 0x02,
+					 0xc9,
+					 0xff,
+					 0xfe,
+					 0x00,
+					 0x00,
+					 0x01, /* CA GUID */
+					 0,
+					 0,
+					 0,
+					 0,
+					 0x80,
+					 0x01,
+					 0x00,
+					 0x00, /* rsvd, Q_Key */
+					 0x12,
+					 0x34,
+					 0x56,
+					 0x10,
+					 0,
+					 0,
+					 0,
+					 0x08, /* QPN|RR, EECN|ID */
+					 0,
+					 0,
+					 0,
+					 (20 << 3) | 1, /* rEECN|timeout|RC|FC */
+					 0xab,
+					 0xcd,
+					 0xef,
+					 (18 << 3) | 7, /* PSN|timeout|retry */
+					 0xff,
+					 0xff,
+					 (3 << 4) | 6,
+					 (15 << 4) | (1 << 3)}; /* P_Key, MTU.., retries.. */
 	CHECK_MEM(m + MAD_HDR_SIZE, head, sizeof(head));
 	CHECK_EQ(D(52), 0xff);
 	CHECK_EQ(D(55), 0xff);
@@ -125,12 +168,19 @@ test_small_msgs(void)
 	/* REP 12.6.8 */
 	memset(&a, 0, sizeof(a));
 	a.hdr.attr_id = MAD_ATTR_CM_REP;
-	a.u.rep = (struct cm_rep){.local_comm_id = 0x01020304, .remote_comm_id = 0x05060708,
-				  .local_qkey = 0x11111111, .local_qpn = 0xabcdef,
-				  .starting_psn = 0x123456, .responder_resources = 4,
-				  .initiator_depth = 3, .target_ack_delay = 15,
-				  .failover_accepted = 3, .flow_control = 1, .rnr_retry_count = 7,
-				  .srq = 1, .local_ca_guid = 0x0807060504030201ull};
+	a.u.rep = (struct cm_rep){.local_comm_id = 0x01020304,
+				  .remote_comm_id = 0x05060708,
+				  .local_qkey = 0x11111111,
+				  .local_qpn = 0xabcdef,
+				  .starting_psn = 0x123456,
+				  .responder_resources = 4,
+				  .initiator_depth = 3,
+				  .target_ack_delay = 15,
+				  .failover_accepted = 3,
+				  .flow_control = 1,
+				  .rnr_retry_count = 7,
+				  .srq = 1,
+				  .local_ca_guid = 0x0807060504030201ull};
 	fill_pd(a.u.rep.private_data, CM_REP_PD, 1);
 	CHECK_EQ(cm_msg_build(m, &a), 0);
 	CHECK_EQ(m[17], 0x13);
@@ -313,9 +363,9 @@ test_ip_cm(void)
 	fill_pd(app, sizeof(app), 0xa0);
 	CHECK_EQ(ip_cm_compose(pd, sizeof(pd), IP_CM_PS_TCP, &h, app, 57), -1); /* 56 max */
 	CHECK_EQ(ip_cm_compose(pd, sizeof(pd), IP_CM_PS_TCP, &h, app, 56), 56);
-	static const uint8_t want[36] = {0x00, 0x40, 0xc0, 0x01, 0, 0, 0, 0, 0, 0, 0, 0,
-					 0, 0, 0, 0, 10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,
-					 0, 0, 0, 0, 10, 0, 0, 2};
+	static const uint8_t want[36] = {0x00, 0x40, 0xc0, 0x01, 0,  0, 0, 0, 0,  0, 0, 0,
+					 0,    0,    0,	   0,	 10, 0, 0, 1, 0,  0, 0, 0,
+					 0,    0,    0,	   0,	 0,  0, 0, 0, 10, 0, 0, 2};
 	CHECK_MEM(pd, want, 36);
 	CHECK_MEM(pd + 36, app, 56); /* the application's bytes, untouched */
 	CHECK_EQ(ip_cm_hdr_parse(pd, sizeof(pd), &g), 0);

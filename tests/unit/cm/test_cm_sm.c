@@ -90,10 +90,13 @@ t_event(void *ctx, struct cm_id *id, const struct cm_event *ev)
 			CHECK_EQ(cm_mra(&s->cm, id, 20, NULL, 0), 0);
 		if (s->auto_reject) {
 			CHECK_EQ(cm_reject(&s->cm, id, CM_REJ_CONSUMER_DEFINED, NULL, 0,
-					   (const uint8_t *)"no", 2), 0);
+					   (const uint8_t *)"no", 2),
+				 0);
 		} else if (s->auto_accept) {
-			struct cm_rep rep = {.local_qpn = 0x22, .starting_psn = 0x2222,
-					     .responder_resources = 1, .initiator_depth = 1,
+			struct cm_rep rep = {.local_qpn = 0x22,
+					     .starting_psn = 0x2222,
+					     .responder_resources = 1,
+					     .initiator_depth = 1,
 					     .rnr_retry_count = 7};
 			CHECK_EQ(cm_accept(&s->cm, id, &rep), 0);
 		}
@@ -104,7 +107,8 @@ t_event(void *ctx, struct cm_id *id, const struct cm_event *ev)
 		break;
 	case CM_EV_SIDR_REQ_RCVD:
 		if (s->auto_sidr) {
-			struct cm_sidr_rep rep = {.status = CM_SIDR_SUCCESS, .qpn = 0x33,
+			struct cm_sidr_rep rep = {.status = CM_SIDR_SUCCESS,
+						  .qpn = 0x33,
 						  .qkey = 0x11223344,
 						  .service_id = ev->msg->u.sidr_req.service_id};
 			CHECK_EQ(cm_sidr_rep(&s->cm, id, &rep), 0);
@@ -127,16 +131,16 @@ t_trace(void *ctx, const struct cm_id *id, enum cm_state from, enum cm_state to,
 	s->traces++;
 }
 
-static const struct cm_ops ops = {.send_mad = t_send, .event = t_event, .now = t_now,
-				  .trace = t_trace};
+static const struct cm_ops ops = {
+    .send_mad = t_send, .event = t_event, .now = t_now, .trace = t_trace};
 
 static void
 setup(struct side *a, struct side *b, uint32_t max_ids)
 {
-	struct cm_config ca = {.local_ca_guid = 0xa, .seed = 1, .packet_life_time = 0,
-			       .max_ids = max_ids};
-	struct cm_config cb = {.local_ca_guid = 0xb, .seed = 2, .packet_life_time = 0,
-			       .max_ids = max_ids};
+	struct cm_config ca = {
+	    .local_ca_guid = 0xa, .seed = 1, .packet_life_time = 0, .max_ids = max_ids};
+	struct cm_config cb = {
+	    .local_ca_guid = 0xb, .seed = 2, .packet_life_time = 0, .max_ids = max_ids};
 
 	memset(&net, 0, sizeof(net));
 	net.now = 1000;
