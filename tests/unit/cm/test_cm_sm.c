@@ -38,6 +38,7 @@ struct side {
 	int nev;
 	struct cm_id *last;
 	unsigned traces;
+	uint8_t tr_from[EVMAX], tr_to[EVMAX];
 	uint8_t last_pd[CM_REQ_PD];
 };
 
@@ -125,9 +126,11 @@ t_trace(void *ctx, const struct cm_id *id, enum cm_state from, enum cm_state to,
 	struct side *s = ctx;
 
 	(void)id;
-	(void)from;
-	(void)to;
 	(void)why;
+	if (s->traces < EVMAX) {
+		s->tr_from[s->traces] = (uint8_t)from;
+		s->tr_to[s->traces] = (uint8_t)to;
+	}
 	s->traces++;
 }
 
@@ -617,7 +620,128 @@ test_storm_then_connect(void)
 	CHECK_EQ(B.cm.cnt.established, 1);
 }
 
-RW_TEST_MAIN(RW_TEST(test_connect_disconnect), RW_TEST(test_100_cycles),
+static void
+test_trace_order(void)
+{
+	struct cm_req r = mk_req(16, 3);
+	struct cm_dest d = peer_of(1);
+	struct cm_id *id;
+	static const uint8_t a_from[] = {CM_IDLE,	 CM_REQ_SENT,  CM_REP_RCVD,
+					 CM_ESTABLISHED, CM_DREQ_SENT, CM_TIMEWAIT};
+	static const uint8_t a_to[] = {CM_REQ_SENT,  CM_REP_RCVD, CM_ESTABLISHED,
+				       CM_DREQ_SENT, CM_TIMEWAIT, CM_IDLE};
+	static const uint8_t b_from[] = {CM_IDLE,	 CM_REQ_RCVD,  CM_REP_SENT,
+					 CM_ESTABLISHED, CM_DREQ_RCVD, CM_TIMEWAIT};
+	static const uint8_t b_to[] = {CM_REQ_RCVD,  CM_REP_SENT, CM_ESTABLISHED,
+				       CM_DREQ_RCVD, CM_TIMEWAIT, CM_IDLE};
+
+	setup(&A, &B, 0);
+	CHECK_EQ(cm_connect(&A.cm, &r, &d, NULL, &id), 0);
+	pump();
+	CHECK_EQ(cm_disconnect(&A.cm, id, NULL, 0), 0);
+	pump();
+	finish_timewait();
+	CHECK_EQ(A.traces, sizeof(a_from));
+	CHECK_EQ(B.traces, sizeof(b_from));
+	CHECK_MEM(A.tr_from, a_from, sizeof(a_from));
+	CHECK_MEM(A.tr_to, a_to, sizeof(a_to));
+	CHECK_MEM(B.tr_from, b_from, sizeof(b_from));
+	CHECK_MEM(B.tr_to, b_to, sizeof(b_to));
+	CHECK(strcmp(cm_state_name(CM_MRA_REP_RCVD), "MRA_REP_RCVD") == 0);
+	CHECK(strcmp(cm_drop_name(CM_DROP_STALE_ID), "stale_id") == 0);
+}
+
+static void
+test_seed_determinism(void)
+{
+	struct cm_req r = mk_req(16, 3);
+	struct cm_dest d = peer_of(1);
+	struct cm_id *id;
+	uint32_t ids[2][3];
+
+	for (int run = 0; run < 2; run++) {
+		setup(&A, &B, 0);
+		for (int i = 0; i < 3; i++) {
+			CHECK_EQ(cm_connect(&A.cm, &r, &d, NULL, &id), 0);
+			ids[run][i] = id->local_comm_id;
+		}
+	}
+	CHECK_MEM(ids[0], ids[1], sizeof(ids[0]));
+	CHECK(ids[0][0] != ids[0][1] && ids[0][1] != ids[0][2]);
+	/* another seed, other IDs */
+	{
+		struct cm_config c = {.local_ca_guid = 0xa, .seed = 99};
+
+		cm_init(&A.cm, &c, &ops, &A);
+		CHECK_EQ(cm_connect(&A.cm, &r, &d, NULL, &id), 0);
+		CHECK(id->local_comm_id != ids[0][0]);
+	}
+}
+
+static void
+test_dreq_lost_and_exhausted(void)
+{
+	struct cm_req r = mk_req(12, 1);
+	struct cm_dest d = peer_of(1);
+	struct cm_id *id;
+	uint64_t wait = 2 * cm_time_ns(0) + cm_time_ns(12), t0;
+
+	setup(&A, &B, 0);
+	CHECK_EQ(cm_connect(&A.cm, &r, &d, NULL, &id), 0);
+	pump();
+	net.drop_from = 0;
+	net.drop_attr = MAD_ATTR_CM_DREQ;
+	net.drop_nth = 1;
+	t0 = net.now;
+	CHECK_EQ(cm_disconnect(&A.cm, id, NULL, 0), 0);
+	CHECK_EQ(pump(), 0);
+	advance(t0 + wait);
+	CHECK_EQ(A.cm.cnt.retries, 1);
+	CHECK_EQ(pump(), 2); /* DREQ again, DREP */
+	CHECK_EQ(id->state, CM_TIMEWAIT);
+	CHECK_EQ(B.last->state, CM_TIMEWAIT);
+	finish_timewait();
+	CHECK_EQ(cm_ids_in_use(&A.cm) + cm_ids_in_use(&B.cm), 0);
+	/* the peer never answers: one retry, then TIMEWAIT anyway */
+	CHECK_EQ(cm_connect(&A.cm, &r, &d, NULL, &id), 0);
+	pump();
+	CHECK_EQ(cm_disconnect(&A.cm, id, NULL, 0), 0);
+	t0 = net.now;
+	net.qh = net.qt;
+	advance(t0 + wait);
+	net.qh = net.qt;
+	advance(t0 + 2 * wait);
+	CHECK_EQ(A.cm.cnt.retries, 2);
+	CHECK_EQ(A.cm.cnt.timeouts, 1);
+	CHECK_EQ(id->state, CM_TIMEWAIT);
+	finish_timewait();
+	CHECK_EQ(cm_ids_in_use(&A.cm), 0);
+}
+
+static void
+test_destroy_established(void)
+{
+	struct cm_req r = mk_req(16, 3);
+	struct cm_dest d = peer_of(1);
+	struct cm_id *id;
+	int nev;
+
+	setup(&A, &B, 0);
+	CHECK_EQ(cm_connect(&A.cm, &r, &d, NULL, &id), 0);
+	pump();
+	nev = A.nev;
+	cm_destroy(&A.cm, id); /* DREQ, then freed after TIMEWAIT, no event on A */
+	CHECK_EQ(id->state, CM_DREQ_SENT);
+	CHECK_EQ(pump(), 2);
+	finish_timewait();
+	CHECK_EQ(A.nev, nev);
+	CHECK_EQ(count_ev(&B, CM_EV_DREQ_RCVD), 1);
+	CHECK_EQ(cm_ids_in_use(&A.cm) + cm_ids_in_use(&B.cm), 0);
+}
+
+RW_TEST_MAIN(RW_TEST(test_connect_disconnect), RW_TEST(test_trace_order),
+	     RW_TEST(test_seed_determinism), RW_TEST(test_dreq_lost_and_exhausted),
+	     RW_TEST(test_destroy_established), RW_TEST(test_100_cycles),
 	     RW_TEST(test_req_lost_once), RW_TEST(test_rep_lost), RW_TEST(test_rtu_lost_dup_rep),
 	     RW_TEST(test_retries_exhausted), RW_TEST(test_mra), RW_TEST(test_reject),
 	     RW_TEST(test_sidr), RW_TEST(test_dreq_unknown), RW_TEST(test_storm_then_connect))
