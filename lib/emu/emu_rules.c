@@ -58,7 +58,8 @@ emu_rules_decide_mad(struct emu_rules *r, uint32_t dqpn, uint32_t psn, int mad_k
 			if (r->matched[i] < UINT32_MAX)
 				r->matched[i]++;
 			hit = r->matched[i] <= ru->times;
-		} else if (ru->kind == EMU_RULE_DROP_MAD && mad_kind >= 0 && ru->mad_kind == mad_kind) {
+		} else if (ru->kind == EMU_RULE_DROP_MAD && mad_kind >= 0 &&
+			   ru->mad_kind == mad_kind) {
 			if (r->matched[i] < UINT32_MAX)
 				r->matched[i]++;
 			hit = ord_listed(ru, r->matched[i]);
@@ -101,7 +102,8 @@ emu_rule_format(const struct emu_rule *ru, char *buf, size_t len)
 
 		for (uint32_t k = 0; k < ru->nords && k < EMU_RULES_MAX_ORDS && n >= 0; k++) {
 			size_t at = (size_t)n < len ? (size_t)n : len;
-			int m = snprintf(buf + at, len - at, "%s%" PRIu32, k ? "," : "", ru->ords[k]);
+			int m =
+			    snprintf(buf + at, len - at, "%s%" PRIu32, k ? "," : "", ru->ords[k]);
 
 			n = m < 0 ? m : n + m;
 		}

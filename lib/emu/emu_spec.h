@@ -17,8 +17,8 @@
  *
  * Units follow tc (emu_units.h). "latency" and "drop" are accepted as netem's
  * aliases of "delay" and "loss". Keywords may come in any order but only
- * once (drop-psn, drop-mad: up to EMU_RULES_MAX rules in all, with drop-nth). Not supported: slot, custom
- * distribution tables, rates in % of the device speed.
+ * once (drop-psn, drop-mad: up to EMU_RULES_MAX rules in all, with drop-nth). Not supported: slot,
+ * custom distribution tables, rates in % of the device speed.
  *
  * The parsed struct holds effective values: what the SPEC left unset has
  * netem's default (limit 1000, gemodel r = 1-p, 1-h = 100 %, 1-k = 0, state

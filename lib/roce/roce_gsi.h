@@ -26,11 +26,11 @@ struct roce_dev;
 
 /** Where a received MAD came from (everything a reply needs). */
 struct roce_gsi_src {
-	uint8_t gid[16];   /**< source GID (IPv4 as ::ffff:a.b.c.d) */
+	uint8_t gid[16];     /**< source GID (IPv4 as ::ffff:a.b.c.d) */
 	uint8_t dst_gid[16]; /**< the local GID it was sent to */
-	uint8_t mac[6];	   /**< source MAC */
-	uint32_t qpn;	   /**< source QPN (DETH) */
-	uint16_t pkey;	   /**< BTH P_Key */
+	uint8_t mac[6];	     /**< source MAC */
+	uint32_t qpn;	     /**< source QPN (DETH) */
+	uint16_t pkey;	     /**< BTH P_Key */
 	bool has_vlan;
 	uint16_t vlan_id;
 	uint8_t pcp;
@@ -76,7 +76,8 @@ struct roce_gsi_stats {
 	uint64_t rx_total;  /**< packets to QP 1 that passed the device's frame checks */
 	uint64_t delivered; /**< MADs taken by the handler */
 	uint64_t drop[ROCE_GSI_DROP__COUNT];
-	/** MADs by kind: RX counts those with a valid header (delivered or unclaimed), TX those sent */
+	/** MADs by kind: RX counts those with a valid header (delivered or unclaimed), TX those
+	 * sent */
 	uint64_t mad[2][MAD_KIND__COUNT];
 	uint64_t tx_total; /**< MADs sent */
 	uint64_t tx_err[ROCE_GSI_TX_ERR__COUNT];
@@ -84,13 +85,13 @@ struct roce_gsi_stats {
 
 /** A MAD's destination. */
 struct roce_gsi_dest {
-	uint8_t gid[16];     /**< destination GID */
+	uint8_t gid[16];	 /**< destination GID */
 	unsigned int sgid_index; /**< local GID to send from */
-	uint8_t mac[6];	     /**< destination MAC; all zero: the device's resolve_mac op */
-	uint32_t qpn;	     /**< remote QP (1 for the peer's GSI) */
-	uint32_t qkey;	     /**< remote Q_Key (0x80010000 for QP 1) */
-	uint16_t pkey;	     /**< 0: the default P_Key */
-	uint8_t traffic_class; /**< 0: the device's DSCP */
+	uint8_t mac[6];		 /**< destination MAC; all zero: the device's resolve_mac op */
+	uint32_t qpn;		 /**< remote QP (1 for the peer's GSI) */
+	uint32_t qkey;		 /**< remote Q_Key (0x80010000 for QP 1) */
+	uint16_t pkey;		 /**< 0: the default P_Key */
+	uint8_t traffic_class;	 /**< 0: the device's DSCP */
 };
 
 /** Internal state of QP1 (in struct roce_dev). */

@@ -419,7 +419,7 @@ struct roce_dev {
 	uint64_t log_window; /**< start of the current log-rate second */
 	uint32_t log_count;
 	struct roce_gsi gsi; /**< QP1 (roce_gsi.c) */
-	uint8_t *txcur; /**< ops->tx_buf()'s buffer for the frame being built, or NULL */
+	uint8_t *txcur;	     /**< ops->tx_buf()'s buffer for the frame being built, or NULL */
 	uint8_t txbuf[ROCE_MAX_FRAME];
 };
 

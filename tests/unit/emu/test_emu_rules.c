@@ -247,11 +247,14 @@ test_drop_mad(void)
 	struct emu_rules_params p = {
 	    .n = 3,
 	    .r = {{.kind = EMU_RULE_DROP_MAD, .mad_kind = MAD_KIND_CM_REQ, .nords = 1, .ords = {1}},
-		  {.kind = EMU_RULE_DROP_MAD, .mad_kind = MAD_KIND_CM_REP, .nords = 2, .ords = {1, 3}},
+		  {.kind = EMU_RULE_DROP_MAD,
+		   .mad_kind = MAD_KIND_CM_REP,
+		   .nords = 2,
+		   .ords = {1, 3}},
 		  {.kind = EMU_RULE_DROP_NTH, .nth = 1000}}};
-	int seq[] = {MAD_KIND_CM_REQ, MAD_KIND_CM_REQ, -1,		MAD_KIND_CM_REP,
-		     MAD_KIND_CM_RTU, MAD_KIND_CM_REP, MAD_KIND_CM_REP, MAD_KIND_CM_REP,
-		     MAD_KIND_CM_REQ};
+	int seq[] = {MAD_KIND_CM_REQ, MAD_KIND_CM_REQ, -1,
+		     MAD_KIND_CM_REP, MAD_KIND_CM_RTU, MAD_KIND_CM_REP,
+		     MAD_KIND_CM_REP, MAD_KIND_CM_REP, MAD_KIND_CM_REQ};
 	int want[] = {0, -1, -1, 1, -1, -1, 1, -1, -1};
 
 	emu_rules_init(&r, &p);
