@@ -106,7 +106,11 @@ struct roce_gsi {
 void roce_gsi_set_ops(struct roce_dev *dev, const struct roce_gsi_ops *ops, void *ctx);
 /** Set QP1's next send PSN (24 bits); the rnic derives it from --seed. */
 void roce_gsi_set_psn(struct roce_dev *dev, uint32_t psn);
-/** Send the 256-byte @p mad from QP 1 to @p d: 0, or -errno (counted in tx_err). */
+/**
+ * Send the 256-byte @p mad from QP 1 to @p d: 0, or -errno (counted in tx_err). A MAD
+ * the port refuses is not queued: the consumer's own retry timer (the CM's) resends
+ * it. May be called from roce_gsi_ops.on_mad (a reply).
+ */
 int roce_gsi_send(struct roce_dev *dev, const struct roce_gsi_dest *d, const uint8_t *mad);
 /** Snapshot of QP1's counters. */
 void roce_gsi_stats(const struct roce_dev *dev, struct roce_gsi_stats *out);
