@@ -52,6 +52,7 @@ seeds = [b"\0delay 10ms 2ms 25% distribution normal loss gemodel 0.02% 20% rate 
          b"\0rate 200mbit limit-bytes 2MB red kmin 100KB kmax 400KB pmax 0.1",
          b"\0loss 0.1% 25% duplicate 1% corrupt 0.1% reorder 25% 50% gap 5 slot 1ms",
          b"\0delay 5ms drop-psn 0x11:0x52e51e drop-psn 17:100:3 drop-nth 1000",
+         b"\0delay 5ms drop-mad cm-req 1 drop-mad cm-rep 1,3 drop-mad vendor 2,4,6",
          b"\2" + b"0000:0010:000123:abcdef:12345678:00007f0000001000:" + b"00:" * 10 + b"ff:ff:0a:09:00:03:" + b"00000000:\0",
          b"\3" + b"0000:0010:000123:abcdef:12345678:00007f0000001000:00000000\0",
          b"\4" + b"0000:000123:abcdef:" + b"00000000000000000000ffff0a090003" + b"\0",

@@ -56,8 +56,9 @@ static const struct rw_opt opts[] = {
      "impairment SPEC of both directions (tc-netem grammar, see docs/lossy-emu.md; extensions "
      "limit-bytes, red, pfc, jitter-no-reorder, corrupt-recompute, ctrl-delay, and the "
      "deterministic drops \"drop-psn QPN:PSN[:TIMES]\" (the RoCEv2 packets to QP QPN with PSN "
-     "PSN, their first TIMES arrivals, default 1; repeatable) and \"drop-nth N\" (every N-th "
-     "RoCEv2 packet))"},
+     "PSN, their first TIMES arrivals, default 1; repeatable), \"drop-nth N\" (every N-th "
+     "RoCEv2 packet) and \"drop-mad KIND ORD[,ORD]...\" (the ORD-th MADs of KIND to QP1, "
+     "e.g. cm-req 1 or cm-rep 1,3; repeatable))"},
     {"a2b", T_SPEC, LEMU_A2B, 0, "", 0, 0, "SPEC",
      "SPEC of port A -> port B; replaces what an earlier --both set"},
     {"b2a", T_SPEC, LEMU_B2A, 0, "", 0, 0, "SPEC",

@@ -692,7 +692,11 @@ drop_by_rule(struct lemu_dir *d, struct rte_mbuf *m, const struct net_frame *fr)
 
 	if (fr->kind != NET_FRAME_ROCE || !fr->has_bth || roce_opcode_is_fec(fr->bth_op))
 		return false;
-	r = emu_rules_decide(&d->rules, fr->bth_dqpn, fr->bth_psn);
+	/* drop-mad: the MAD kind of a UD SEND_ONLY to QP1 (emu_rules_mad_kind) */
+	r = emu_rules_decide_mad(
+	    &d->rules, fr->bth_dqpn, fr->bth_psn,
+	    fr->bth_dqpn == 1 ? emu_rules_mad_kind(rte_pktmbuf_mtod(m, uint8_t *), m->data_len, fr)
+			      : -1);
 	if (r < 0)
 		return false;
 	d->stat[LEMU_ST_DROP_RULE]++;

@@ -124,7 +124,7 @@ dir_json(const struct lemu_app *app, unsigned d, struct rw_json *w)
 	/* each rule of the SPEC in force: what it dropped since that SPEC was applied */
 	rw_arr_begin(w, "drop_rules");
 	for (uint32_t i = 0; c && i < c->spec.rules.n; i++) {
-		char t[64];
+		char t[128];
 
 		emu_rule_format(&c->spec.rules.r[i], t, sizeof(t));
 		rw_obj_begin(w, NULL);
@@ -235,7 +235,7 @@ lemu_report_table(const struct lemu_app *app, FILE *f)
 		fputc('\n', f);
 		const struct lemu_dir_cfg *c = lemu_dir_current(app->dir[d]);
 		for (uint32_t i = 0; c && i < c->spec.rules.n; i++) {
-			char t[64];
+			char t[128];
 
 			emu_rule_format(&c->spec.rules.r[i], t, sizeof(t));
 			fprintf(f, "  %s: rule %-32s dropped %" PRIu64 "\n", lemu_dir_name(d), t,

@@ -28,7 +28,8 @@
 	  "frames the input port cut (longer than its af_packet ring frame: the IP length says "   \
 	  "more than arrived); not forwarded")                                                     \
 	X(DROP_RULE, "drop_rule",                                                                  \
-	  "RoCEv2 frames dropped by the SPEC's drop-psn / drop-nth rules (per rule: drop_rules)")  \
+	  "RoCEv2 frames dropped by the SPEC's drop-psn / drop-nth / drop-mad rules (per rule: "   \
+	  "drop_rules)")                                                                           \
 	X(RX_MISSED, "rx_missed", "frames the input port dropped (imissed + rx_nombuf)")           \
 	X(RX_POOL_EMPTY, "rx_pool_empty",                                                          \
 	  "empty RX polls with fewer free mbufs than one burst: the port could not receive (null " \

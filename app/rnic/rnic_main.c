@@ -34,6 +34,7 @@
 #include "net_hdr.h"
 #include "rnic_bench.h"
 #include "rnic_config.h"
+#include "rnic_gsi.h"
 #include "rnic_lcores.h"
 #include "rnic_metrics.h"
 #include "rnic_oob.h"
@@ -158,6 +159,7 @@ setup_port(struct rnic_ctx *c)
 				lp->dev = roce_dev_create(&su.dc, &su.ops, lp);
 				if (!lp->dev)
 					die("cannot create the RoCE device of lcore %u", l);
+				rnic_gsi_attach(lp->dev, c->prm.seed);
 			}
 			snprintf(rn, sizeof(rn), "rnic_steer%u", l);
 			c->steer.ring[l] =
@@ -677,6 +679,15 @@ write_json(struct rnic_ctx *c, const struct roce_stats *st, const char *error)
 	for (int i = 0; i < ROCE_STAT__COUNT; i++)
 		rw_uint(&w, roce_stat_name((enum roce_stat)i), ds.v[i]);
 	rw_obj_end(&w);
+	{ /* QP1 (rnic_gsi.c) */
+		struct roce_dev *gd[RNIC_MAX_LCORES];
+		struct roce_gsi_stats gs;
+
+		for (unsigned int l = 0; l < c->nl; l++)
+			gd[l] = c->lport[l]->dev;
+		rnic_gsi_sum(gd, c->nl, &gs);
+		rnic_gsi_json(&w, &gs);
+	}
 	rw_obj_begin(&w, "port_counters");
 #define RNIC_CNT_JSON(name, help) rw_uint(&w, #name, pcs.name);
 	RNIC_PORT_COUNTERS(RNIC_CNT_JSON)

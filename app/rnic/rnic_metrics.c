@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rnic_gsi.h"
 #include "roce_cc.h"
 #include "roce_rtt.h"
 #include "roce_stats.h"
@@ -118,6 +119,22 @@ dev_counters(struct rw_prom *p, struct rnic_port *port)
 		rw_prom_head(p, name, is_gauge(id) ? "gauge" : "counter", help);
 		put_stat(p, name, NULL, st.v[i], sc);
 	}
+}
+
+/* QP1 of every lcore's device, summed (rnic_gsi.c) */
+static void
+gsi_counters(struct rw_prom *p, struct rnic_port *port)
+{
+	unsigned int nl = port->steer ? port->steer->n : 1;
+	struct roce_dev *devs[RNIC_MAX_LCORES];
+	struct roce_gsi_stats st;
+
+	if (nl > RNIC_MAX_LCORES)
+		nl = RNIC_MAX_LCORES;
+	for (unsigned int l = 0; l < nl; l++)
+		devs[l] = port->steer ? port->steer->port[l]->dev : port->dev;
+	rnic_gsi_sum(devs, nl, &st);
+	rnic_gsi_prom(p, &st);
 }
 
 static void
@@ -262,6 +279,7 @@ fill(struct rw_prom *p, void *arg)
 		return;
 	dev_counters(p, port);
 	port_counters(p, port);
+	gsi_counters(p, port);
 	qp_series(p, n);
 }
 

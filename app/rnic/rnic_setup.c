@@ -16,6 +16,7 @@
 #include "cc.h"
 #include "dp_port.h"
 #include "net_hdr.h"
+#include "rnic_gsi.h"
 #include "rnic_setup.h"
 #include "rnic_trace.h"
 
@@ -159,5 +160,6 @@ rnic_setup_port(struct rnic_port *port, const struct rnic_params *prm, struct rn
 	if (!port->dev)
 		FAIL("cannot create the RoCE device (MTU %u, window %u packets)", dc->mtu,
 		     dc->window_pkts);
+	rnic_gsi_attach(port->dev, prm->seed); /* QP1: PSN from --seed, the no-CM handler */
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "emu_units.h"
+#include "mad_kind.h"
 
 void
 emu_spec_init(struct emu_spec *s)
@@ -640,6 +641,54 @@ kw_drop_nth(struct cur *c, struct emu_spec *s)
 	return add_rule(c, s, "drop-nth", &r);
 }
 
+/* "drop-mad KIND ORD[,ORD]...": the ORD-th MADs of KIND to QP1 (lib/cm mad_kind names). */
+static int
+kw_drop_mad(struct cur *c, struct emu_spec *s)
+{
+	static const char usage[] = "KIND ORD[,ORD]..., e.g. cm-req 1 or cm-rep 1,3";
+	const char *kind = peek(c), *t, *p;
+	struct emu_rule r = {.kind = EMU_RULE_DROP_MAD};
+	int k;
+
+	if (kind == NULL)
+		return fail(c, -EMU_E_MISSING_ARG, "drop-mad: missing %s", usage);
+	k = mad_kind_from_name(kind);
+	if (k < 0)
+		return fail(c, -EMU_E_INVAL,
+			    "drop-mad: \"%s\" is not a MAD kind (cm-req, cm-mra, cm-rej, cm-rep, "
+			    "cm-rtu, cm-dreq, cm-drep, cm-sidr-req, cm-sidr-rep, cm-lap, cm-apr, "
+			    "cm-other, vendor, other)",
+			    kind);
+	r.mad_kind = k;
+	c->i++;
+	t = peek(c);
+	if (t == NULL)
+		return fail(c, -EMU_E_MISSING_ARG, "drop-mad %s: missing the ordinals (%s)", kind,
+			    usage);
+	for (p = t;;) {
+		const char *e = strchr(p, ',');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		uint64_t v = 0;
+
+		if (r.nords == EMU_RULES_MAX_ORDS)
+			return fail(c, -EMU_E_RANGE, "drop-mad: \"%s\" has more than %d ordinals",
+				    t, EMU_RULES_MAX_ORDS);
+		if (!num_part(p, n, EMU_RULES_MAX_TIMES, &v) || v == 0)
+			return fail(c, -EMU_E_RANGE,
+				    "drop-mad: \"%s\" is not a list of numbers in 1..%u (%s)", t,
+				    EMU_RULES_MAX_TIMES, usage);
+		if (r.nords && v <= r.ords[r.nords - 1])
+			return fail(c, -EMU_E_INVAL,
+				    "drop-mad: the ordinals in \"%s\" must ascend (%s)", t, usage);
+		r.ords[r.nords++] = (uint32_t)v;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	c->i++;
+	return add_rule(c, s, "drop-mad", &r);
+}
+
 /* ---- keyword table and driver ------------------------------------------- */
 
 struct keyword {
@@ -668,13 +717,14 @@ static const struct keyword keywords[] = {
     {"ctrl-delay", NULL, kw_ctrl_delay},
     {"drop-psn", NULL, kw_drop_psn}, /* repeatable */
     {"drop-nth", NULL, kw_drop_nth},
+    {"drop-mad", NULL, kw_drop_mad}, /* repeatable */
 };
 #define N_KEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
 
 static const char keyword_list[] =
     "delay, distribution, loss, ecn, duplicate, corrupt, reorder, gap, rate, limit, seed, "
     "limit-bytes, red, pfc, jitter-no-reorder, corrupt-recompute, ctrl-delay, drop-psn, "
-    "drop-nth";
+    "drop-nth, drop-mad";
 
 /* Levenshtein distance, capped: enough to suggest "delay" for "dealy". */
 static size_t
@@ -791,7 +841,7 @@ emu_spec_parse_argv(struct emu_spec *s, int argc, const char *const argv[], char
 				break;
 		if (k == N_KEYWORDS)
 			return unknown_keyword(&c, t);
-		if (seen[k] && keywords[k].fn != kw_drop_psn)
+		if (seen[k] && keywords[k].fn != kw_drop_psn && keywords[k].fn != kw_drop_mad)
 			return fail(&c, -EMU_E_DUPLICATE, "\"%s\" given more than once", t);
 		seen[k] = true;
 		c.i++;

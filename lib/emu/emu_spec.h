@@ -13,12 +13,12 @@
  *   extensions:
  *   [limit-bytes BYTES] [red kmin BYTES kmax BYTES pmax P%] [jitter-no-reorder]
  *   [corrupt-recompute] [pfc xoff BYTES xon BYTES [prio N]] [ctrl-delay]
- *   [drop-psn QPN:PSN[:TIMES]]... [drop-nth N]   (emu_rules.h)
+ *   [drop-psn QPN:PSN[:TIMES]]... [drop-nth N] [drop-mad KIND ORD[,ORD]...]...   (emu_rules.h)
  *
  * Units follow tc (emu_units.h). "latency" and "drop" are accepted as netem's
  * aliases of "delay" and "loss". Keywords may come in any order but only
- * once (drop-psn: up to EMU_RULES_MAX times, with drop-nth). Not supported: slot, custom
- * distribution tables, rates in % of the device speed.
+ * once (drop-psn, drop-mad: up to EMU_RULES_MAX rules in all, with drop-nth). Not supported: slot,
+ * custom distribution tables, rates in % of the device speed.
  *
  * The parsed struct holds effective values: what the SPEC left unset has
  * netem's default (limit 1000, gemodel r = 1-p, 1-h = 100 %, 1-k = 0, state

@@ -158,7 +158,7 @@ emu_spec_format(const struct emu_spec *s, char *buf, size_t len)
 		put(&o, " prio %u", (unsigned)s->pfc.prio);
 	}
 	for (uint32_t i = 0; i < s->rules.n && i < EMU_RULES_MAX; i++) {
-		char b[64];
+		char b[128];
 
 		emu_rule_format(&s->rules.r[i], b, sizeof(b));
 		put(&o, " %s", b);

@@ -25,6 +25,7 @@
 
 #include "roce_cc.h"
 #include "roce_fec.h"
+#include "roce_gsi.h"
 #include "roce_lwin.h"
 #include "roce_pkt.h"
 #include "roce_psn.h"
@@ -417,7 +418,8 @@ struct roce_dev {
 	uint32_t npd, ncq, nah;
 	uint64_t log_window; /**< start of the current log-rate second */
 	uint32_t log_count;
-	uint8_t *txcur; /**< ops->tx_buf()'s buffer for the frame being built, or NULL */
+	struct roce_gsi gsi; /**< QP1 (roce_gsi.c) */
+	uint8_t *txcur;	     /**< ops->tx_buf()'s buffer for the frame being built, or NULL */
 	uint8_t txbuf[ROCE_MAX_FRAME];
 };
 
@@ -573,6 +575,8 @@ bool roce_qp_can_send(const struct roce_qp *qp);
 void roce_qp_destroy_all(struct roce_dev *dev);
 /** P_Key match (IBTA partitioning): same key number, at least one full member. */
 bool roce_pkey_match(uint16_t a, uint16_t b);
+/** A frame to QP 1 (roce_gsi.c): checked, counted, delivered; returns 0. */
+int roce_gsi_rx(struct roce_dev *dev, const struct roce_rx *rx);
 /** Name of a QP state ("RTS"). */
 const char *roce_qp_state_name(enum ibv_qp_state s);
 

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "mad.h"
 #include "roce_int.h"
 
 static int
@@ -127,9 +128,11 @@ rx_one(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roce_qp **
 		return rc;
 	if (!rx_for_us(dev, &rx))
 		return rx_drop(dev, NULL, ROCE_STAT_RX_DROP_NOT_FOR_US);
+	if (rx.pkt.h.bth.dqpn == MAD_GSI_QPN) /* QP1, the GSI: its own checks and counters */
+		return roce_gsi_rx(dev, &rx);
 	qp = roce_qp_lookup(dev, rx.pkt.h.bth.dqpn);
 	if (!qp)
-		return rx_drop(dev, NULL, ROCE_STAT_RX_DROP_BAD_QPN); /* also QP1 (GSI): no MADs */
+		return rx_drop(dev, NULL, ROCE_STAT_RX_DROP_BAD_QPN);
 	qp->stats.v[ROCE_STAT_RX_PKTS]++;
 	qp->stats.v[ROCE_STAT_RX_BYTES] += len;
 	if (rx.op->transport == ROCE_TR_CNP) {

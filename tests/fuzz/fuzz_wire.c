@@ -6,7 +6,8 @@
  * ICMP echo, IPv6 ND, ICMPv6 echo, the frame classifier every receive path
  * starts with, and lib/fec's decoder (a hostile repair or negotiation frame
  * into a block with a hole), QP1's MADs (lib/cm: the common header, every CM message
- * round-tripped, and a CM state machine fed the input as a MAD sequence). Built with
+ * round-tripped, a CM state machine fed the input as a MAD sequence) and the lossy-emu's
+ * MAD classifier. Built with
  * clang -fsanitize=fuzzer,address,undefined by scripts/fuzz.sh; the seed corpus
  * is the golden pcaps' frames.
  */
@@ -16,8 +17,10 @@
 
 #include "cm.h"
 #include "cm_msg.h"
+#include "emu_rules.h"
 #include "fec.h"
 #include "mad.h"
+#include "mad_kind.h"
 #include "net_arp.h"
 #include "net_frame.h"
 #include "net_nd.h"
@@ -61,6 +64,25 @@ fuzz_classify(const uint8_t *data, size_t size)
 	    (k != NET_FRAME_ROCE || !net_frame_dot1q_only(&fr) || !fr.has_bth ||
 	     fr.l3_off != p.l3_off || fr.l4_off + 8u != p.bth_off || fr.bth_dqpn != p.h.bth.dqpn))
 		abort();
+	/*
+	 * QP1's MADs (lib/cm): the common header of whatever a UD SEND carries, and the
+	 * lossy-emu's drop-mad classifier, which finds the MAD from the classifier's offsets
+	 * only, agrees with the RoCE parser on the frames it takes whole
+	 */
+	if (roce_parse(data, size, &p, ROCE_PARSE_NO_ICRC | ROCE_PARSE_NO_IP_CSUM) == 0 &&
+	    p.h.bth.dqpn == MAD_GSI_QPN) {
+		struct mad_hdr mh;
+		int mk = emu_rules_mad_kind(data, size, &fr);
+
+		if (mad_hdr_parse(data + p.payload_off, p.payload_len, &mh) == 0 &&
+		    p.payload_len < MAD_SIZE)
+			abort();
+		if (p.h.bth.opcode == 0x64 && p.payload_len >= 18 &&
+		    mk != (int)mad_kind_of_bytes(data + p.payload_off, p.payload_len))
+			abort();
+		if (p.h.bth.opcode != 0x64 && mk != -1)
+			abort();
+	}
 	/*
 	 * the cut-frame test (lossy-emu drop_cut, pfc-relay rx_cut) stays inside the frame,
 	 * never judges a frame below its limit, and never one the RoCE parser takes whole

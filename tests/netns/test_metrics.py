@@ -182,6 +182,19 @@ def test_rnic_metrics_scraped_during_a_run(veth_pair, tmp_path):
             got = s[pnames[k]]
             assert (round(got * 1e9) if k.endswith("_ns") else got) == v, (k, got, v)
         assert doc["device_counters"]["rx_req_packets"] > 0 or doc["device_counters"]["tx_req_packets"] > 0
+        # QP1 (the GSI): a bounded set of series (43), each equal to --json's gsi
+        g = doc["gsi"]
+        gsi = {k: v for k, v in s.items() if k.startswith("rocewan_rnic_gsi_")}
+        assert len(gsi) == 3 + len(g["drops"]) + len(g["tx_errors"]) + 2 * len(g["rx_mads"]) == 43, gsi
+        for k, name in (("rx_total", "rx_total"), ("delivered", "delivered_total"),
+                        ("tx_total", "tx_total")):
+            assert gsi[f"rocewan_rnic_gsi_{name}"] == g[k], k
+        for cause, v in g["drops"].items():
+            assert gsi[f'rocewan_rnic_gsi_drops_total{{cause="{cause}"}}'] == v, cause
+        for d in ("rx", "tx"):
+            for kind, v in g[f"{d}_mads"].items():
+                cls, attr = kind.split("-", 1) if kind.startswith("cm-") else (kind, "any")
+                assert gsi[f'rocewan_rnic_gsi_mads_total{{dir="{d}",class="{cls}",attr="{attr}"}}'] == v, kind
 
 
 def test_rnic_per_qp_series_bounded(veth_pair, tmp_path):

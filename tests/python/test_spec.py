@@ -11,7 +11,8 @@ from rocewan.testbed import model, spec
 SPECS = ["", "loss 0.1%", "loss random 1% 25%", "loss gemodel 0.02% 20%", "loss gemodel 1% 30% 70% 0.1%",
          "loss state 1% 20% 5% 30% 0.5%", "delay 10ms 1ms 25% distribution normal loss 0.5% rate 1gbit",
          "limit 5000 limit-bytes 2000000b rate 500mbit pfc xoff 800000b xon 600000b prio 3",
-         "delay 20ms limit 5000 ctrl-delay loss gemodel 0.01%"]
+         "delay 20ms limit 5000 ctrl-delay loss gemodel 0.01%",
+         "delay 5ms drop-mad cm-req 1 drop-mad cm-rep 1,3 drop-nth 50"]
 
 
 def run(text):
@@ -26,6 +27,15 @@ def test_effective_spec_is_a_fixed_point(text):
     doc = json.loads(r.stdout)
     again = run(doc["spec"])
     assert again.returncode == 0 and json.loads(again.stdout) == doc
+
+
+def test_drop_mad_rules_are_printed_back_in_order():
+    r = run("drop-mad cm-rep 1,3 delay 5ms drop-psn 17:5 drop-mad cm-sidr-req 2")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["spec"].endswith(
+        "drop-mad cm-rep 1,3 drop-psn 0x11:0x5:1 drop-mad cm-sidr-req 2")
+    bad = run("drop-mad cm-req 3,1")
+    assert bad.returncode == 2 and "must ascend" in bad.stderr
 
 
 def test_netem_defaults_come_from_the_c_parser():

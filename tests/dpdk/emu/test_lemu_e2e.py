@@ -757,6 +757,73 @@ def t_drop_rules(c):
            % (spec, len(want_drop), n_psn, n_nth))
 
 
+def mad_frames():
+    """MADs to QP1 (UD SEND_ONLY, DETH Q_Key 0x80010000) of the given CM attributes, and
+    frames that look alike but are no MAD to QP1 (another QP, with immediate)."""
+    sys.path.insert(0, os.path.join(SRC, "python"))
+    from rocewan.build import build_bytes
+
+    def one(attr, psn, dqpn=1, opcode=0x64, cls=0x07):
+        mad = bytes([1, cls, 2, 3]) + bytes(12) + attr.to_bytes(2, "big") + bytes(238)
+        spec = {"eth_src": ln.MAC_A.hex(":"), "eth_dst": ln.MAC_B.hex(":"),
+                "ip": {"ver": 4, "src": "10.99.0.1", "dst": "10.99.0.2"},
+                "bth": {"opcode": opcode, "dqpn": dqpn, "psn": psn},
+                "deth": {"qkey": 0x80010000, "sqpn": 1}, "payload": mad}
+        if opcode == 0x65:
+            spec["immdt"] = 1
+        return build_bytes(spec)
+
+    REQ, REP, RTU = 0x10, 0x13, 0x14
+    plan = [("cm-req", one(REQ, 1)), ("cm-rep", one(REP, 2)), ("cm-req", one(REQ, 3)),
+            (None, one(REQ, 4, dqpn=2)), (None, one(REQ, 5, opcode=0x65)),
+            ("cm-rtu", one(RTU, 6)), ("cm-rep", one(REP, 7)), ("vendor", one(REQ, 8, cls=0x30)),
+            ("cm-rep", one(REP, 9)), ("cm-rep", one(REP, 10)), ("cm-req", one(REQ, 11))]
+    return plan
+
+
+def t_drop_mad(c):
+    """drop-mad KIND ORD,...: the ORD-th MADs of that kind to QP1 are dropped, nothing else."""
+    plan = mad_frames()
+    send = [f for _, f in plan]
+    spec = "drop-mad cm-req 1 drop-mad cm-rep 1,3"
+    rules = {"cm-req": {1}, "cm-rep": {1, 3}}
+    want_drop, nth = [], {}
+    for i, (kind, _) in enumerate(plan):
+        if kind is None:
+            continue
+        nth[kind] = nth.get(kind, 0) + 1
+        if nth[kind] in rules.get(kind, ()):
+            want_drop.append((i, kind))
+    check(len(want_drop) == 3, "test set-up: %d drops expected" % len(want_drop))
+    log = os.path.join(c.tmp, "mad-drops.csv")
+    js = os.path.join(c.tmp, "mad.json")
+    emu = ln.Emu(c.binary, c.topo, "lemu%s_m" % c.tag, c.tmp)
+    c.emu = emu
+    emu.start(["--a2b", spec, "--drop-log", log, "--json", js], lcores="0")
+    try:
+        c.quiet()
+        replay(c, c.a, send)
+        rx = [f for _, f in settle(c, "a2b", len(send))]
+    finally:
+        check(emu.stop() == 0, "exit status")
+    dropped = {i for i, _ in want_drop}
+    expect_rx = [f for i, f in enumerate(send) if i not in dropped]
+    check(rx == expect_rx, "received %d frames, expected %d (byte-exact, in order)"
+          % (len(rx), len(expect_rx)))
+    with open(js) as f:
+        a = json.load(f)["results"]["a2b"]
+    check(a["drop_rule"] == 3, "drop_rule %d, want 3" % a["drop_rule"])
+    check(a["drop_rules"] == [{"rule": "drop-mad cm-req 1", "dropped": 1},
+                              {"rule": "drop-mad cm-rep 1,3", "dropped": 2}],
+          "drop_rules %s" % a["drop_rules"])
+    with open(log) as f:
+        rows = [r.split(",") for r in f.read().splitlines()[2:]]
+    check([r[2] for r in rows] == ["drop-mad"] * 3, "drop log causes %s" % [r[2] for r in rows])
+    check([int(r[4]) for r in rows] == [bth_of(send[i])[1] for i, _ in want_drop],
+          "drop log PSNs %s" % [r[4] for r in rows])
+    c.note("drop-mad: %s -> frames %s dropped" % (spec, [i for i, _ in want_drop]))
+
+
 def one_error_line(p):
     lines = [x for x in p.stderr.splitlines() if x.strip()]
     return lines
@@ -807,7 +874,7 @@ MAIN_RUN = [t_loss_random, t_delay, t_gemodel, t_seed_same_run, t_seed_all_draws
             t_small_frames, t_rate,
             t_red, t_corrupt,
             t_pfc, t_mac_ctrl, t_telemetry, t_exit_json]
-OTHER = [t_config_seed, t_drop_rules, t_bad_spec, t_memory]
+OTHER = [t_config_seed, t_drop_rules, t_drop_mad, t_bad_spec, t_memory]
 
 
 def main():

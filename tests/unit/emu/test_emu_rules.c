@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Unit tests: deterministic drop rules (drop-psn, drop-nth): decisions, SPEC parse, format, errors.
- */
+/* Unit tests: deterministic drop rules (drop-psn, drop-nth, drop-mad): decisions, SPEC parse,
+ * format, errors. */
 #include "emu_rules.h"
 #include "emu_spec.h"
+#include "mad.h"
+#include "mad_kind.h"
+#include "net_bytes.h"
+#include "net_frame.h"
 #include "rw_test.h"
 
 static struct emu_spec s;
@@ -158,5 +162,162 @@ test_format_names(void)
 	CHECK(strcmp(emu_rule_kind_name(EMU_RULE_DROP_NTH), "drop-nth") == 0);
 }
 
+/*
+ * A RoCEv2 frame, IPv4 with @p vlan tag or not: Ethernet | [802.1Q] | IPv4 | UDP 4791 |
+ * BTH (opcode @p op, dest QP @p dqpn) | DETH | MAD (class @p cls, attribute @p attr).
+ * Returns its length (ICRC bytes included, zero: the emulator does not check them).
+ */
+static size_t
+mad_frame(uint8_t *f, bool vlan, uint8_t op, uint32_t dqpn, uint8_t cls, uint16_t attr)
+{
+	size_t o = 12, ip, mad;
+
+	memset(f, 0, 512);
+	f[0] = 0x02;
+	f[6] = 0x02;
+	if (vlan) {
+		net_put_be16(f + o, 0x8100);
+		net_put_be16(f + o + 2, 5);
+		o += 4;
+	}
+	net_put_be16(f + o, 0x0800);
+	ip = o + 2;
+	f[ip] = 0x45;
+	net_put_be16(f + ip + 2, 20 + 8 + 12 + 8 + MAD_SIZE + 4);
+	f[ip + 8] = 64;
+	f[ip + 9] = 17;
+	net_put_be32(f + ip + 12, 0x0a000001);
+	net_put_be32(f + ip + 16, 0x0a000002);
+	net_put_be16(f + ip + 20, 0xc001);
+	net_put_be16(f + ip + 22, 4791);
+	net_put_be16(f + ip + 24, 8 + 12 + 8 + MAD_SIZE + 4);
+	f[ip + 28] = op;
+	net_put_be16(f + ip + 30, 0xffff);
+	net_put_be32(f + ip + 32, dqpn & 0xffffff);
+	net_put_be32(f + ip + 36, 7);
+	net_put_be32(f + ip + 40, MAD_GSI_QKEY);
+	net_put_be32(f + ip + 44, 1);
+	mad = ip + 48;
+	f[mad] = MAD_BASE_VERSION;
+	f[mad + 1] = cls;
+	f[mad + 2] = 2;
+	net_put_be16(f + mad + 16, attr);
+	return mad + MAD_SIZE + 4;
+}
+
+static int
+kind_of(const uint8_t *f, size_t len)
+{
+	struct net_frame fr;
+
+	net_frame_classify(f, len, &fr);
+	return emu_rules_mad_kind(f, len, &fr);
+}
+
+static void
+test_mad_kind(void)
+{
+	uint8_t f[512];
+	size_t n;
+
+	n = mad_frame(f, false, 0x64, 1, MAD_CLASS_CM, MAD_ATTR_CM_REQ);
+	CHECK_EQ(kind_of(f, n), MAD_KIND_CM_REQ);
+	n = mad_frame(f, true, 0x64, 1, MAD_CLASS_CM, MAD_ATTR_CM_REP);
+	CHECK_EQ(kind_of(f, n), MAD_KIND_CM_REP);
+	n = mad_frame(f, false, 0x64, 1, 0x31, 0x10);
+	CHECK_EQ(kind_of(f, n), MAD_KIND_VENDOR);
+	/* not a MAD to QP1: another QP, an RC SEND, SEND with immediate */
+	n = mad_frame(f, false, 0x64, 2, MAD_CLASS_CM, MAD_ATTR_CM_REQ);
+	CHECK_EQ(kind_of(f, n), -1);
+	n = mad_frame(f, false, 0x04, 1, MAD_CLASS_CM, MAD_ATTR_CM_REQ);
+	CHECK_EQ(kind_of(f, n), -1);
+	n = mad_frame(f, false, 0x65, 1, MAD_CLASS_CM, MAD_ATTR_CM_REQ);
+	CHECK_EQ(kind_of(f, n), -1);
+	/* cut before the attribute: every length up to it is refused, none read past */
+	n = mad_frame(f, false, 0x64, 1, MAD_CLASS_CM, MAD_ATTR_CM_REQ);
+	for (size_t cut = 0; cut < 14 + 20 + 8 + 12 + 8 + 18; cut++)
+		CHECK_EQ(kind_of(f, cut), -1);
+	CHECK_EQ(kind_of(f, 14 + 20 + 8 + 12 + 8 + 18), MAD_KIND_CM_REQ);
+}
+
+static void
+test_drop_mad(void)
+{
+	struct emu_rules r;
+	struct emu_rules_params p = {
+	    .n = 3,
+	    .r = {{.kind = EMU_RULE_DROP_MAD, .mad_kind = MAD_KIND_CM_REQ, .nords = 1, .ords = {1}},
+		  {.kind = EMU_RULE_DROP_MAD,
+		   .mad_kind = MAD_KIND_CM_REP,
+		   .nords = 2,
+		   .ords = {1, 3}},
+		  {.kind = EMU_RULE_DROP_NTH, .nth = 1000}}};
+	int seq[] = {MAD_KIND_CM_REQ, MAD_KIND_CM_REQ, -1,
+		     MAD_KIND_CM_REP, MAD_KIND_CM_RTU, MAD_KIND_CM_REP,
+		     MAD_KIND_CM_REP, MAD_KIND_CM_REP, MAD_KIND_CM_REQ};
+	int want[] = {0, -1, -1, 1, -1, -1, 1, -1, -1};
+
+	emu_rules_init(&r, &p);
+	for (unsigned int i = 0; i < sizeof(seq) / sizeof(seq[0]); i++)
+		CHECK_EQ(emu_rules_decide_mad(&r, seq[i] < 0 ? 0x11 : 1, i, seq[i]), want[i]);
+	/* data packets (not MADs) never match a drop-mad rule */
+	for (unsigned int i = 0; i < 50; i++)
+		CHECK_EQ(emu_rules_decide(&r, 1, i), -1);
+	CHECK_EQ(r.dropped[0], 1);
+	CHECK_EQ(r.dropped[1], 2);
+	CHECK_EQ(r.dropped[2], 0);
+	CHECK_EQ(r.matched[0], 3);
+	CHECK_EQ(r.matched[1], 4);
+	CHECK_EQ(r.roce_seen, 59);
+	CHECK(emu_rules_have_mad(&p));
+	p.n = 0;
+	CHECK(!emu_rules_have_mad(&p));
+}
+
+static void
+test_drop_mad_spec(void)
+{
+	char f[1024], f2[1024], t[128];
+	struct emu_spec b;
+
+	CHECK_EQ(parse("delay 5ms drop-mad cm-req 1 drop-mad cm-rep 1,3 drop-nth 7"), 0);
+	CHECK_EQ(s.rules.n, 3);
+	CHECK_EQ(s.rules.r[0].kind, EMU_RULE_DROP_MAD);
+	CHECK_EQ(s.rules.r[0].mad_kind, MAD_KIND_CM_REQ);
+	CHECK_EQ(s.rules.r[0].nords, 1);
+	CHECK_EQ(s.rules.r[0].ords[0], 1);
+	CHECK_EQ(s.rules.r[1].mad_kind, MAD_KIND_CM_REP);
+	CHECK_EQ(s.rules.r[1].nords, 2);
+	CHECK_EQ(s.rules.r[1].ords[1], 3);
+	CHECK(emu_spec_format(&s, f, sizeof(f)) > 0);
+	CHECK(strstr(f, "drop-mad cm-req 1 drop-mad cm-rep 1,3 drop-nth 7") != NULL);
+	CHECK_EQ(emu_spec_parse(&b, f, msg, sizeof(msg)), 0);
+	CHECK(emu_spec_format(&b, f2, sizeof(f2)) > 0);
+	CHECK(strcmp(f, f2) == 0);
+	/* the longest rule fits the format buffer the emulator's report uses */
+	CHECK_EQ(parse("drop-mad cm-sidr-rep 999993,999994,999995,999996,999997,999998,999999,"
+		       "1000000"),
+		 0);
+	CHECK(emu_rule_format(&s.rules.r[0], t, sizeof(t)) < (int)sizeof(t));
+	CHECK(strcmp(t, "drop-mad cm-sidr-rep 999993,999994,999995,999996,999997,999998,999999,"
+			"1000000") == 0);
+	CHECK(strcmp(emu_rule_kind_name(EMU_RULE_DROP_MAD), "drop-mad") == 0);
+	/* errors, each naming the fix */
+	CHECK_EQ(parse("drop-mad"), -EMU_E_MISSING_ARG);
+	CHECK_EQ(parse("drop-mad cm-req"), -EMU_E_MISSING_ARG);
+	CHECK(strstr(msg, "ordinals") != NULL);
+	CHECK_EQ(parse("drop-mad cm-foo 1"), -EMU_E_INVAL);
+	CHECK(strstr(msg, "cm-sidr-req") != NULL);
+	CHECK_EQ(parse("drop-mad cm-req 0"), -EMU_E_RANGE);
+	CHECK_EQ(parse("drop-mad cm-req 1,"), -EMU_E_RANGE);
+	CHECK_EQ(parse("drop-mad cm-req 1000001"), -EMU_E_RANGE);
+	CHECK_EQ(parse("drop-mad cm-req 3,2"), -EMU_E_INVAL);
+	CHECK(strstr(msg, "ascend") != NULL);
+	CHECK_EQ(parse("drop-mad cm-req 2,2"), -EMU_E_INVAL);
+	CHECK_EQ(parse("drop-mad cm-req 1,2,3,4,5,6,7,8,9"), -EMU_E_RANGE);
+	CHECK_EQ(parse("drop-mad cm-req 1,2,3,4,5,6,7,8"), 0);
+}
+
 RW_TEST_MAIN(RW_TEST(test_drop_psn), RW_TEST(test_drop_nth), RW_TEST(test_spec),
-	     RW_TEST(test_errors), RW_TEST(test_format_names))
+	     RW_TEST(test_errors), RW_TEST(test_format_names), RW_TEST(test_mad_kind),
+	     RW_TEST(test_drop_mad), RW_TEST(test_drop_mad_spec))

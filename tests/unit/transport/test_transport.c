@@ -9,6 +9,7 @@
 
 #include "net_bytes.h"
 #include "roce_cc.h"
+#include "roce_gsi.h"
 #include "roce_icrc.h"
 #include "roce_pkt.h"
 #include "rw_test.h"
@@ -969,9 +970,16 @@ t_dispatch_drops(void)
 	p.h.bth.dqpn = 0x5555;
 	CHECK(roce_build(f, sizeof(f), &p, NULL, p.payload_len, 0) > 0);
 	CHECK_EQ(roce_dev_rx(B(&w)->dev, f, len), ROCE_STAT_RX_DROP_BAD_QPN);
-	p.h.bth.dqpn = ROCE_GSI_QPN;
+	p.h.bth.dqpn = ROCE_GSI_QPN; /* QP1 takes it, and counts an RC opcode as its own drop */
 	roce_build(f, sizeof(f), &p, NULL, p.payload_len, 0);
-	CHECK_EQ(roce_dev_rx(B(&w)->dev, f, len), ROCE_STAT_RX_DROP_BAD_QPN);
+	CHECK_EQ(roce_dev_rx(B(&w)->dev, f, len), 0);
+	{
+		struct roce_gsi_stats gs;
+
+		roce_gsi_stats(B(&w)->dev, &gs);
+		CHECK_EQ(gs.rx_total, 1);
+		CHECK_EQ(gs.drop[ROCE_GSI_DROP_BAD_OPCODE], 1);
+	}
 	/* another partition */
 	p.h.bth.dqpn = roce_qp_num(B(&w)->qp);
 	p.h.bth.pkey = 0x8001;
@@ -1004,7 +1012,7 @@ t_dispatch_drops(void)
 	CHECK_EQ(roce_dev_rx(B(&w)->dev, f, 30), ROCE_STAT_RX_DROP_MALFORMED);
 	CHECK_EQ(roce_dev_parse_errors(B(&w)->dev, NET_E_TRUNC_IP), 1);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DROP_ICRC), 1);
-	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DROP_BAD_QPN), 2);
+	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DROP_BAD_QPN), 1);
 	CHECK_EQ(tr_dev_stat(B(&w), ROCE_STAT_RX_DROP_BAD_PKEY), 1);
 	tr_fini(&w);
 }
