@@ -1003,3 +1003,44 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "pfc_quanta", p->pfc_quanta);
 	rw_uint(w, "slow_rx_us", p->slow_rx_us);
 }
+
+void
+rnic_params_dev_cfg(const struct rnic_params *p, const uint8_t mac[6], struct roce_dev_cfg *dc)
+{
+	roce_dev_cfg_init(dc);
+	memcpy(dc->mac, mac, 6);
+	net_ip4_to_mapped(p->ip, dc->gid[0].raw);
+	dc->gid_count = 1;
+	if (p->has_ip6) {
+		memcpy(dc->gid[1].raw, p->ip6, 16);
+		dc->gid_count = 2;
+	}
+	dc->vlan = p->vlan >= 0;
+	dc->vlan_id = (uint16_t)(p->vlan < 0 ? 0 : p->vlan);
+	dc->pcp = p->pcp;
+	dc->dscp = p->tclass ? (uint8_t)(p->tclass >> 2) : p->dscp;
+	dc->mtu = p->mtu;
+	dc->window_pkts = p->max_inflight;
+	dc->loss_window = strcmp(p->loss_window, "on") == 0;
+	dc->loss_window_init = p->loss_window_init;
+	snprintf(dc->recovery, sizeof(dc->recovery), "%s", p->recovery_base);
+	dc->fec_hold_ns = p->fec_hold_ns;
+	dc->fec_adapt = p->fec_adapt;
+	dc->max_ooo = p->max_ooo;
+	dc->vrp = p->vrp;
+	dc->rto_low_ns = (uint64_t)p->rto_low_us * 1000u;
+	dc->rto_high_ns = (uint64_t)p->rto_high_us * 1000u;
+	/*
+	 * IRN's one-BDP cap: only an explicit --link-rate (as PFC's quanta), not
+	 * the --rate_limit fallback. Capped at one BDP of the pacer's own rate,
+	 * every loss stalls new data for about a round trip until its repair is
+	 * acknowledged: 0.65 of the lossless goodput at 0.1 % loss in the testbed
+	 * (docs/transport.md §5.1).
+	 */
+	dc->link_bps = (uint64_t)(p->pfc_link_gbps * 1e9);
+	snprintf(dc->cc, sizeof(dc->cc), "%s", p->cc);
+	dc->rto_mode = strcmp(p->rto, "fixed") == 0 ? ROCE_RTO_FIXED : ROCE_RTO_ADAPTIVE;
+	dc->rto_min_ns = p->rto_min_ns;
+	dc->rto_max_ns = p->rto_max_ns;
+	dc->rto_stall_ns = p->rto_stall_ns;
+}

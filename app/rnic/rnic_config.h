@@ -162,5 +162,11 @@ void rnic_params_defaults(struct rnic_params *p);
 void rnic_print_help(FILE *f);
 /** The full effective configuration, for the "config" object of --json. */
 void rnic_params_json(const struct rnic_params *p, struct rw_json *w);
+/**
+ * The RoCE device's configuration from the options (roce_dev_cfg_init() first), for
+ * a port of MAC @p mac; the log level and the ops are the caller's.
+ */
+void rnic_params_dev_cfg(const struct rnic_params *p, const uint8_t mac[6],
+			 struct roce_dev_cfg *dc);
 
 #endif /* RNIC_CONFIG_H */

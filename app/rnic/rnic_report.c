@@ -444,7 +444,8 @@ rnic_report_vrp(const struct rnic_ctx *c, const struct roce_stats *st)
 		/* VRP goodput: the bytes delivered intact, zero-filled ones excluded (docs/vrp.md)
 		 */
 		uint64_t total = st->v[ROCE_STAT_RX_REQ_BYTES] + st->v[ROCE_STAT_RX_VRP_ZERO_BYTES];
-		double lost = total ? (double)st->v[ROCE_STAT_RX_VRP_ZERO_BYTES] / (double)total : 0;
+		double lost =
+		    total ? (double)st->v[ROCE_STAT_RX_VRP_ZERO_BYTES] / (double)total : 0;
 
 		printf(" VRP received    : %" PRIu64 " WRITE messages, %" PRIu64
 		       " packets lost (%" PRIu64
