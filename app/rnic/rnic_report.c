@@ -18,6 +18,7 @@
 #include "rnic_bench.h"
 #include "rnic_metrics.h"
 #include "rnic_tel.h"
+#include "roce_recovery.h"
 #include "rw_json.h"
 
 /* A FEC code as --fec spells it ("xor:32,4"), or null if none. */
@@ -440,7 +441,10 @@ rnic_report_counters(struct rnic_ctx *c, struct roce_stats *st)
 void
 rnic_report_vrp(const struct rnic_ctx *c, const struct roce_stats *st)
 {
-	if (strcmp(c->run.caps.recovery, "vrp") == 0 && st->v[ROCE_STAT_RX_VRP_MSGS]) {
+	/* the negotiated mode gives up tolerated losses (VRP, ROCE_REC_F_TOLERATE) */
+	bool vrp = c->run.recovery && (c->run.recovery->flags & ROCE_REC_F_TOLERATE);
+
+	if (vrp && st->v[ROCE_STAT_RX_VRP_MSGS]) {
 		/* VRP goodput: the bytes delivered intact, zero-filled ones excluded (docs/vrp.md)
 		 */
 		uint64_t total = st->v[ROCE_STAT_RX_REQ_BYTES] + st->v[ROCE_STAT_RX_VRP_ZERO_BYTES];
@@ -460,8 +464,7 @@ rnic_report_vrp(const struct rnic_ctx *c, const struct roce_stats *st)
 				   (c->prm.report_gbits ? 8.0 * 1048576.0 / 1e9 : 1.0),
 			       c->prm.report_gbits ? "Gb/sec" : "MB/sec");
 	}
-	if (strcmp(c->run.caps.recovery, "vrp") == 0 &&
-	    (st->v[ROCE_STAT_RX_VRP_SUMMARIES] || st->v[ROCE_STAT_VRP_SUM_MISSING]))
+	if (vrp && (st->v[ROCE_STAT_RX_VRP_SUMMARIES] || st->v[ROCE_STAT_VRP_SUM_MISSING]))
 		/* the requester's view: the responder's VRP LOSS summaries (docs/vrp.md) */
 		printf(" VRP reported    : %" PRIu64 " WRITE summaries from the responder, %" PRIu64
 		       " packets lost (%" PRIu64 " bytes zero-filled), %" PRIu64
@@ -469,7 +472,7 @@ rnic_report_vrp(const struct rnic_ctx *c, const struct roce_stats *st)
 		       st->v[ROCE_STAT_RX_VRP_SUMMARIES] - st->v[ROCE_STAT_RX_VRP_SUM_DROP],
 		       st->v[ROCE_STAT_VRP_PEER_LOST_PKTS], st->v[ROCE_STAT_VRP_PEER_LOST_BYTES],
 		       st->v[ROCE_STAT_VRP_SUM_MISSING]);
-	if (strcmp(c->run.caps.recovery, "vrp") == 0 && c->qp[0]) {
+	if (vrp && c->qp[0]) {
 		/* the loss map of the last WRITE message received (docs/vrp.md) */
 		struct roce_vrp_loss l;
 
