@@ -46,6 +46,8 @@ LOAD = {
     # coalesced ACKs: how many requests one ACK covers depends on when the responder polls
     "rx_acks", "tx_acks", "rx_packets", "tx_packets", "rx_roce", "rtt_samples",
     "rtt_notice_samples", "karn_skipped", "retx_queue_hwm", "rx_dup_responses",
+    # the requester stopped by its in-flight window: when the ACKs come back
+    "window_full",
     # the loss window: a loss counts as a cut or as held by the RTT's queue signal
     "loss_window_cuts", "loss_window_held",
     # FEC: a partial block is flushed by a timer; the receiver holds what arrives meanwhile
@@ -53,10 +55,11 @@ LOAD = {
 }
 
 # Per case (a document's file name starts with it): vrp runs with -t 128 outstanding, so
-# how many packets the NACKed resends overtake depends on the timing
+# how many packets the NACKed resends overtake, and whether a message finds a free
+# tracking slot, depends on the timing
 CASE = {
     "vrp-": {"rx_ooo_placed", "rx_out_of_sequence", "rx_ooo_guarded_bytes", "vrp_acks_sent",
-             "vrp_acks_received"},
+             "vrp_acks_received", "vrp_untracked_msgs"},
 }
 
 
