@@ -372,7 +372,7 @@ main(int argc, char **argv)
 		if ((strcmp(argv[i], "--cc-param") == 0 && i + 1 < argc &&
 		     strcmp(argv[i + 1], "help") == 0) ||
 		    strcmp(argv[i], "--cc-param=help") == 0) {
-			rw_cc_params_help(stdout);
+			cc_params_help(stdout);
 			return 0;
 		}
 	}
@@ -385,9 +385,9 @@ main(int argc, char **argv)
 			return 2;
 		}
 		roce_fec_register(&fec_roce_codec); /* --recovery fec+MODE (docs/fec.md) */
-		if (rw_cc_register_all() < 0 ||
+		if (cc_register_all() < 0 ||
 		    (strcmp(c.prm.cc, "none") != 0 &&
-		     rw_cc_set_params(c.prm.cc, c.prm.cc_param, err, sizeof(err)) < 0)) {
+		     cc_set_params(c.prm.cc, c.prm.cc_param, err, sizeof(err)) < 0)) {
 			fprintf(stderr, "rnic: %s\n", err);
 			return 2;
 		}

@@ -98,7 +98,7 @@ rnic_setup_port(struct rnic_port *port, const struct rnic_params *prm, struct rn
 						  : 10000000000ull;
 	rnic_port_pfc_init(port, prm->pfc_on, prm->lossless_mask, pfc_bps, prm->own_prio);
 	/* lib/cc rates are fractions of the link: --link-rate, else the PMD's speed */
-	rw_cc_set_line_rate(pfc_bps);
+	cc_set_line_rate(pfc_bps);
 	port->slow_rx_us = prm->slow_rx_us;
 	if (prm->pfc_xoff &&
 	    rnic_port_pfc_send_init(port, prm->pfc_xoff, prm->pfc_xon, (uint16_t)prm->pfc_quanta,

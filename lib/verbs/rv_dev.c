@@ -135,9 +135,9 @@ rv_dev_config(void)
 		return rc;
 	}
 	roce_fec_register(&fec_roce_codec);
-	if (rw_cc_register_all() < 0 ||
+	if (cc_register_all() < 0 ||
 	    (strcmp(rv.prm.cc, "none") != 0 &&
-	     rw_cc_set_params(rv.prm.cc, rv.prm.cc_param, rv.err, sizeof(rv.err)) < 0)) {
+	     cc_set_params(rv.prm.cc, rv.prm.cc_param, rv.err, sizeof(rv.err)) < 0)) {
 		rc = EINVAL;
 		return rc;
 	}
