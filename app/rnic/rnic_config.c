@@ -13,6 +13,7 @@
 #include "net_nd.h"
 #include "pfc_tx.h"
 #include "roce_params.h"
+#include "roce_recovery.h"
 #include "roce_verbs.h"
 #include "rw_json.h"
 #include "rw_opts.h"
@@ -504,6 +505,32 @@ parse_gbps(const char *opt, const char *s, double *v, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * --recovery, resolved once: the "fec+" prefix off, the mode's ops from lib/roce's
+ * registry (the option's choices are its modes).
+ */
+static int
+resolve_recovery(struct rnic_params *p, char *err, size_t errlen)
+{
+	static const char pfx[] = "fec+";
+
+	p->rec.fec = strncmp(p->recovery, pfx, sizeof(pfx) - 1) == 0;
+	p->rec.ops = roce_recovery_find(p->recovery + (p->rec.fec ? sizeof(pfx) - 1 : 0));
+	if (!p->rec.ops) {
+		snprintf(err, errlen, "option --recovery: \"%s\": no such mode in lib/roce",
+			 p->recovery);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* VRP: the mode gives up tolerated losses (ROCE_REC_F_TOLERATE) */
+static bool
+recovery_is_vrp(const struct rnic_params *p)
+{
+	return (p->rec.ops->flags & ROCE_REC_F_TOLERATE) != 0;
+}
+
 /* --rto-min / --rto-max: times in the netem grammar's units, within the engine's limits. */
 static int
 parse_rto(struct rnic_params *p, char *err, size_t errlen)
@@ -583,7 +610,7 @@ parse_vrp(struct rnic_params *p, char *err, size_t errlen)
 		}
 		t->n_critical++;
 	}
-	if (strcmp(p->recovery, "vrp") != 0 &&
+	if (!recovery_is_vrp(p) &&
 	    (t->loss_bp || p->vrp_max_burst[0] || t->n_critical || p->vrp_window != 64)) {
 		snprintf(err, errlen, "options --vrp-*: need --recovery vrp");
 		return -EINVAL;
@@ -651,7 +678,7 @@ parse_vrp_wr(struct rnic_params *p, char *err, size_t errlen)
 	p->n_vrp_wr = 0;
 	if (!p->vrp_wr_spec[0])
 		return 0;
-	if (strcmp(p->recovery, "vrp") != 0) {
+	if (!recovery_is_vrp(p)) {
 		snprintf(err, errlen, "option --vrp-wr: needs --recovery vrp");
 		return -EINVAL;
 	}
@@ -754,17 +781,13 @@ configure_pfc(struct rnic_params *p, char *err, size_t errlen)
 	return 0;
 }
 
-/* --recovery fec+MODE and --fec: the base mode, and the code's parameters checked now. */
+/* --recovery fec+MODE and --fec: the code's parameters checked now. */
 static int
 configure_fec(struct rnic_params *p, char *err, size_t errlen)
 {
-	static const char pfx[] = "fec+";
 	struct fec_params fp;
 	char why[160];
 
-	p->fec_on = strncmp(p->recovery, pfx, sizeof(pfx) - 1) == 0;
-	snprintf(p->recovery_base, sizeof(p->recovery_base), "%s",
-		 p->recovery + (p->fec_on ? sizeof(pfx) - 1 : 0));
 	int bad = fec_params_parse(p->fec, &fp, why, sizeof(why)) < 0;
 
 	if (bad || fp.mode == FEC_MODE_OFF) { /* fp is not set when the parse failed */
@@ -780,7 +803,7 @@ configure_fec(struct rnic_params *p, char *err, size_t errlen)
 			 p->fec_hold);
 		return -EINVAL;
 	}
-	if (p->fec_on && p->conn != RNIC_CONN_RC) {
+	if (p->rec.fec && p->conn != RNIC_CONN_RC) {
 		snprintf(err, errlen, "--recovery %s needs -c RC (FEC rides on RC's PSNs)",
 			 p->recovery);
 		return -EINVAL;
@@ -791,6 +814,9 @@ configure_fec(struct rnic_params *p, char *err, size_t errlen)
 int
 rnic_configure(struct rnic_params *p, char *err, size_t errlen)
 {
+	p->loss_window_on = strcmp(p->loss_window, "on") == 0;
+	if (resolve_recovery(p, err, errlen) < 0)
+		return -EINVAL;
 	if (p->mode == RNIC_MODE_NONE) {
 		snprintf(err, errlen,
 			 "no mode given (write_bw, send_bw, read_bw, atomic_bw, write_lat, "
@@ -962,7 +988,7 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_str(w, "atomic_type", p->atomic_type);
 	rw_str(w, "trace", p->trace[0] ? p->trace : NULL);
 	rw_str(w, "recovery", p->recovery);
-	rw_str(w, "fec", p->fec_on ? p->fec : NULL);
+	rw_str(w, "fec", p->rec.fec ? p->fec : NULL);
 	rw_uint(w, "fec_hold_ns", p->fec_hold_ns);
 	rw_bool(w, "fec_adapt", p->fec_adapt);
 	rw_uint(w, "max_ooo", p->max_ooo);
@@ -980,7 +1006,7 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "rto_max_ns", p->rto_max_ns);
 	rw_uint(w, "rto_stall_ns", p->rto_stall_ns);
 	rw_uint(w, "max_inflight_pkts", p->max_inflight);
-	rw_bool(w, "loss_window", strcmp(p->loss_window, "on") == 0);
+	rw_bool(w, "loss_window", p->loss_window_on);
 	rw_uint(w, "loss_window_init_pkts", p->loss_window_init);
 	rw_bool(w, "busy_poll", p->busy_poll);
 	rw_bool(w, "own_mac", p->own_mac);
@@ -1002,4 +1028,45 @@ rnic_params_json(const struct rnic_params *p, struct rw_json *w)
 	rw_uint(w, "pfc_xon", p->pfc_xon);
 	rw_uint(w, "pfc_quanta", p->pfc_quanta);
 	rw_uint(w, "slow_rx_us", p->slow_rx_us);
+}
+
+void
+rnic_params_dev_cfg(const struct rnic_params *p, const uint8_t mac[6], struct roce_dev_cfg *dc)
+{
+	roce_dev_cfg_init(dc);
+	memcpy(dc->mac, mac, 6);
+	net_ip4_to_mapped(p->ip, dc->gid[0].raw);
+	dc->gid_count = 1;
+	if (p->has_ip6) {
+		memcpy(dc->gid[1].raw, p->ip6, 16);
+		dc->gid_count = 2;
+	}
+	dc->vlan = p->vlan >= 0;
+	dc->vlan_id = (uint16_t)(p->vlan < 0 ? 0 : p->vlan);
+	dc->pcp = p->pcp;
+	dc->dscp = p->tclass ? (uint8_t)(p->tclass >> 2) : p->dscp;
+	dc->mtu = p->mtu;
+	dc->window_pkts = p->max_inflight;
+	dc->loss_window = p->loss_window_on;
+	dc->loss_window_init = p->loss_window_init;
+	snprintf(dc->recovery, sizeof(dc->recovery), "%s", p->rec.ops->name);
+	dc->fec_hold_ns = p->fec_hold_ns;
+	dc->fec_adapt = p->fec_adapt;
+	dc->max_ooo = p->max_ooo;
+	dc->vrp = p->vrp;
+	dc->rto_low_ns = (uint64_t)p->rto_low_us * 1000u;
+	dc->rto_high_ns = (uint64_t)p->rto_high_us * 1000u;
+	/*
+	 * IRN's one-BDP cap: only an explicit --link-rate (as PFC's quanta), not
+	 * the --rate_limit fallback. Capped at one BDP of the pacer's own rate,
+	 * every loss stalls new data for about a round trip until its repair is
+	 * acknowledged: 0.65 of the lossless goodput at 0.1 % loss in the testbed
+	 * (docs/transport.md §5.1).
+	 */
+	dc->link_bps = (uint64_t)(p->pfc_link_gbps * 1e9);
+	snprintf(dc->cc, sizeof(dc->cc), "%s", p->cc);
+	dc->rto_mode = strcmp(p->rto, "fixed") == 0 ? ROCE_RTO_FIXED : ROCE_RTO_ADAPTIVE;
+	dc->rto_min_ns = p->rto_min_ns;
+	dc->rto_max_ns = p->rto_max_ns;
+	dc->rto_stall_ns = p->rto_stall_ns;
 }

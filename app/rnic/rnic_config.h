@@ -51,6 +51,17 @@ uint32_t rnic_initial_psn(const struct rnic_params *p, unsigned int qp);
 enum rnic_conn { RNIC_CONN_RC, RNIC_CONN_UC, RNIC_CONN_UD };
 
 /** Every setting of one rnic run, defaults from the option table. */
+/**
+ * --recovery resolved once (rnic_configure()): the mode's ops (roce_recovery_find,
+ * without the "fec+" prefix) and whether FEC codes over it. Everything downstream
+ * (the device, the capability negotiation, the report) takes this value.
+ */
+struct roce_recovery_ops;
+struct rnic_recovery {
+	const struct roce_recovery_ops *ops; /**< the mode the engine runs */
+	bool fec; /**< --recovery fec+MODE: FEC asked for (negotiated with the peer) */
+};
+
 struct rnic_params {
 	enum rnic_mode mode;
 	char server[256]; /**< empty: run as server */
@@ -93,10 +104,9 @@ struct rnic_params {
 	char metrics_interval[24]; /**< --metrics-interval as given (a time: 1s) */
 	uint32_t metrics_interval_ms; /**< parsed: rewrite period of --metrics-file */
 	char recovery[16];	      /**< --recovery (may carry the "fec+" prefix) */
-	char recovery_base[16];	      /**< --recovery without "fec+": the mode the engine runs */
-	bool fec_on;	   /**< --recovery fec+MODE: FEC asked for (negotiated with the peer) */
-	char fec[24];	   /**< --fec xor:K,D | rs:K,R (docs/fec.md) */
-	char fec_hold[16]; /**< --fec-hold TIME */
+	struct rnic_recovery rec;     /**< --recovery resolved once, by rnic_configure() */
+	char fec[24];		      /**< --fec xor:K,D | rs:K,R (docs/fec.md) */
+	char fec_hold[16];	      /**< --fec-hold TIME */
 	uint64_t fec_hold_ns;
 	bool fec_adapt;		/**< --fec-adapt: the receiver's policy proposes the peer's code */
 	uint32_t max_ooo;	/**< --max-ooo (gbone/irn), 0 = the window */
@@ -121,7 +131,8 @@ struct rnic_params {
 	uint64_t rto_stall_ns;			    /**< parsed --rto-stall-memory (0: off) */
 	char cc_param[256];			    /**< --cc-param name=value,... */
 	uint32_t max_inflight;			    /**< --max-inflight packets per QP */
-	char loss_window[4];			    /**< --loss-window on|off */
+	bool loss_window_on;	   /**< --loss-window resolved by rnic_configure() */
+	char loss_window[4];	   /**< --loss-window on|off */
 	uint32_t loss_window_init; /**< --loss-window-init packets (0: start at --max-inflight) */
 	bool busy_poll;
 	bool own_mac;	     /**< --own-mac: a MAC apart from the kernel interface's */
@@ -162,5 +173,11 @@ void rnic_params_defaults(struct rnic_params *p);
 void rnic_print_help(FILE *f);
 /** The full effective configuration, for the "config" object of --json. */
 void rnic_params_json(const struct rnic_params *p, struct rw_json *w);
+/**
+ * The RoCE device's configuration from the options (roce_dev_cfg_init() first), for
+ * a port of MAC @p mac; the log level and the ops are the caller's.
+ */
+void rnic_params_dev_cfg(const struct rnic_params *p, const uint8_t mac[6],
+			 struct roce_dev_cfg *dc);
 
 #endif /* RNIC_CONFIG_H */

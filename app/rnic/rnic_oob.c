@@ -12,6 +12,7 @@
 
 #include "dp_port.h"
 #include "pingpong_xchg.h"
+#include "roce_recovery.h"
 
 #define ACCEPT_TIMEOUT_MS 120000
 #define WAIT_TIMEOUT_MS 120000
@@ -297,12 +298,13 @@ negotiate(struct rnic_run *run, const struct rnic_params *p, const struct perfte
 	struct perftest_caps local;
 	char line[320];
 
-	perftest_caps_local(&local, p->recovery, p->cc);
+	perftest_caps_local(&local, p->rec.ops, p->rec.fec, p->cc);
 	if (perftest_caps_negotiate(&local, remote, peer, why, &run->caps, line, sizeof(line)) <
 	    0) {
 		snprintf(err, errlen, "%s", line);
 		return -1;
 	}
+	run->recovery = roce_recovery_find(run->caps.recovery);
 	if (line[0]) {
 		printf("rnic: %s\n", line);
 		fflush(stdout);
@@ -465,7 +467,8 @@ rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, size_
 	pp.size = p->size;
 	pp.mtu = mtu_enum(p->mtu);
 	pp.wait_timeout_ms = WAIT_TIMEOUT_MS;
-	perftest_caps_local(&caps, p->recovery, p->cc); /* into the version's NUL padding */
+	/* into the version's NUL padding */
+	perftest_caps_local(&caps, p->rec.ops, p->rec.fec, p->cc);
 	pp.caps = &caps;
 	s = calloc(1, sizeof(*s));
 	if (!s) {

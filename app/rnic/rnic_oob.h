@@ -28,6 +28,8 @@ struct rnic_run {
 	struct perftest_report peer_report;
 	/** Negotiated in the version step (perftest_caps.h): the recovery every QP uses. */
 	struct perftest_caps_result caps;
+	/** caps.recovery's ops (lib/roce), NULL before the negotiation */
+	const struct roce_recovery_ops *recovery;
 	/** Bring QP @p qi of bench.q[] to RTS towards @p remote. */
 	int (*connect_qp)(void *arg, unsigned int qi, const struct perftest_dest *remote,
 			  int mtu_enum);

@@ -99,45 +99,14 @@ rnic_setup_port(struct rnic_port *port, const struct rnic_params *prm, struct rn
 						  : 10000000000ull;
 	rnic_port_pfc_init(port, prm->pfc_on, prm->lossless_mask, pfc_bps, prm->own_prio);
 	/* lib/cc rates are fractions of the link: --link-rate, else the PMD's speed */
-	rw_cc_set_line_rate(pfc_bps);
+	cc_set_line_rate(pfc_bps);
 	port->slow_rx_us = prm->slow_rx_us;
 	if (prm->pfc_xoff &&
 	    rnic_port_pfc_send_init(port, prm->pfc_xoff, prm->pfc_xon, (uint16_t)prm->pfc_quanta,
 				    pfc_bps, prm->lossless_mask) < 0)
 		FAIL("--pfc-xon %u must be below --pfc-xoff %u", prm->pfc_xon, prm->pfc_xoff);
 
-	roce_dev_cfg_init(dc);
-	memcpy(dc->mac, info->mac.addr_bytes, 6);
-	net_ip4_to_mapped(prm->ip, dc->gid[0].raw);
-	dc->gid_count = 1;
-	if (prm->has_ip6) {
-		memcpy(dc->gid[1].raw, prm->ip6, 16);
-		dc->gid_count = 2;
-	}
-	dc->vlan = prm->vlan >= 0;
-	dc->vlan_id = (uint16_t)(prm->vlan < 0 ? 0 : prm->vlan);
-	dc->pcp = prm->pcp;
-	dc->dscp = prm->tclass ? (uint8_t)(prm->tclass >> 2) : prm->dscp;
-	dc->mtu = prm->mtu;
-	dc->window_pkts = prm->max_inflight;
-	dc->loss_window = strcmp(prm->loss_window, "on") == 0;
-	dc->loss_window_init = prm->loss_window_init;
-	snprintf(dc->recovery, sizeof(dc->recovery), "%s", prm->recovery_base);
-	dc->fec_hold_ns = prm->fec_hold_ns;
-	dc->fec_adapt = prm->fec_adapt;
-	dc->max_ooo = prm->max_ooo;
-	dc->vrp = prm->vrp;
-	dc->rto_low_ns = (uint64_t)prm->rto_low_us * 1000u;
-	dc->rto_high_ns = (uint64_t)prm->rto_high_us * 1000u;
-	/*
-	 * IRN's one-BDP cap: only an explicit --link-rate (as PFC's quanta), not
-	 * the --rate_limit fallback. Capped at one BDP of the pacer's own rate,
-	 * every loss stalls new data for about a round trip until its repair is
-	 * acknowledged: 0.65 of the lossless goodput at 0.1 % loss in the testbed
-	 * (docs/transport.md §5.1).
-	 */
-	dc->link_bps = (uint64_t)(prm->pfc_link_gbps * 1e9);
-	snprintf(dc->cc, sizeof(dc->cc), "%s", prm->cc);
+	rnic_params_dev_cfg(prm, info->mac.addr_bytes, dc);
 	/* EAL --log-level=rnic.roce:debug: every responder / completer transition (ROCE_LOG_TRACE)
 	 */
 	int roce_lt = rte_log_register_type_and_pick_level("rnic.roce", RTE_LOG_INFO);
@@ -145,10 +114,6 @@ rnic_setup_port(struct rnic_port *port, const struct rnic_params *prm, struct rn
 	out->ops = rnic_port_ops;
 	if (roce_lt >= 0 && rte_log_can_log((uint32_t)roce_lt, RTE_LOG_DEBUG))
 		dc->log_level = ROCE_LOG_TRACE;
-	dc->rto_mode = strcmp(prm->rto, "fixed") == 0 ? ROCE_RTO_FIXED : ROCE_RTO_ADAPTIVE;
-	dc->rto_min_ns = prm->rto_min_ns;
-	dc->rto_max_ns = prm->rto_max_ns;
-	dc->rto_stall_ns = prm->rto_stall_ns;
 	if (prm->trace[0]) { /* --trace: the engine's loss-recovery events */
 		if (rnic_trace_open(prm->trace, msg, sizeof(msg)) < 0)
 			FAIL("%s", msg);

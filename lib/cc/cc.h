@@ -11,8 +11,8 @@
  *   dctcp     DCTCP window with ECN-echo fraction, g = 1/16 (Alizadeh et al. 2010)
  *   timely    TIMELY RTT gradient (Mittal et al., SIGCOMM 2015)
  *
- * Start-up only (not thread safe): rw_cc_register_all(), then
- * rw_cc_set_params() per algorithm and rw_cc_set_line_rate(), then QPs.
+ * Start-up only (not thread safe): cc_register_all(), then
+ * cc_set_params() per algorithm and cc_set_line_rate(), then QPs.
  */
 #ifndef RW_CC_H
 #define RW_CC_H
@@ -25,23 +25,23 @@
 #include "roce_cc.h"
 
 /** Register every lib/cc algorithm with the engine. 0 or a negative errno. */
-int rw_cc_register_all(void);
+int cc_register_all(void);
 
 /**
  * Set parameters of @p algo from "name=value,name=value" (profile=wan first,
  * whatever its place). 0, or -EINVAL with one line in @p err.
  */
-int rw_cc_set_params(const char *algo, const char *spec, char *err, size_t errlen);
+int cc_set_params(const char *algo, const char *spec, char *err, size_t errlen);
 
 /** The line rate rates are fractions of (bit/s; default 10 Gb/s). */
-void rw_cc_set_line_rate(uint64_t bps);
-uint64_t rw_cc_line_rate(void);
+void cc_set_line_rate(uint64_t bps);
+uint64_t cc_line_rate(void);
 
 /** Print every parameter of every algorithm with default and source. */
-void rw_cc_params_help(FILE *f);
+void cc_params_help(FILE *f);
 
 /** The algorithms, for tests and the option table ("dcqcn|dcqcn-p|dctcp|timely"). */
-extern struct roce_cc_ops rw_cc_dcqcn, rw_cc_dcqcn_p, rw_cc_dctcp, rw_cc_timely;
+extern struct roce_cc_ops cc_dcqcn, cc_dcqcn_p, cc_dctcp, cc_timely;
 #define RW_CC_NAMES "none|dcqcn|dcqcn-p|dctcp|timely"
 
 /* ------------------------------------------------------------------------- */

@@ -29,13 +29,13 @@
 static double
 frac(const struct cc_dcqcn_params *p, double v)
 {
-	return p->ratios ? v : v * 1e6 / (double)rw_cc_line_rate();
+	return p->ratios ? v : v * 1e6 / (double)cc_line_rate();
 }
 
 static double
 min_rate(const struct cc_dcqcn_params *p)
 {
-	return p->min_rate_mbps * 1e6 / (double)rw_cc_line_rate();
+	return p->min_rate_mbps * 1e6 / (double)cc_line_rate();
 }
 
 static void
@@ -289,7 +289,7 @@ dqp_init(struct roce_qp *qp, void *priv)
 static double
 dq_rate_bps(const struct dcqcn_priv *d)
 {
-	return d->s.active ? d->s.rc * (double)rw_cc_line_rate() : 0;
+	return d->s.active ? d->s.rc * (double)cc_line_rate() : 0;
 }
 
 static uint64_t
@@ -408,12 +408,12 @@ dq_info(const struct roce_qp *qp, const void *priv, struct roce_cc_info *out)
 	const struct dcqcn_priv *d = priv;
 
 	(void)qp;
-	out->rate_bps = d->s.rc * (double)rw_cc_line_rate();
-	out->target_bps = d->s.rt * (double)rw_cc_line_rate();
+	out->rate_bps = d->s.rc * (double)cc_line_rate();
+	out->target_bps = d->s.rt * (double)cc_line_rate();
 	out->alpha = d->s.alpha;
 }
 
-struct roce_cc_ops rw_cc_dcqcn = {
+struct roce_cc_ops cc_dcqcn = {
     .name = "dcqcn",
     .priv_size = sizeof(struct dcqcn_priv),
     .init = dq_init,
@@ -429,7 +429,7 @@ struct roce_cc_ops rw_cc_dcqcn = {
     .ecn = true,
 };
 
-struct roce_cc_ops rw_cc_dcqcn_p = {
+struct roce_cc_ops cc_dcqcn_p = {
     .name = "dcqcn-p",
     .priv_size = sizeof(struct dcqcn_priv),
     .init = dqp_init,

@@ -178,7 +178,7 @@ dt_info(const struct roce_qp *qp, const void *priv, struct roce_cc_info *out)
 	out->alpha = d->s.alpha;
 }
 
-struct roce_cc_ops rw_cc_dctcp = {
+struct roce_cc_ops cc_dctcp = {
     .name = "dctcp",
     .priv_size = sizeof(struct dctcp_priv),
     .init = dt_init,

@@ -13,7 +13,7 @@
 static bool
 unpaced(double rate_bps)
 {
-	return rate_bps <= 0 || rate_bps >= (double)rw_cc_line_rate();
+	return rate_bps <= 0 || rate_bps >= (double)cc_line_rate();
 }
 
 uint64_t

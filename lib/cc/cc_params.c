@@ -15,14 +15,14 @@
 static uint64_t line_bps = 10000000000ull;
 
 void
-rw_cc_set_line_rate(uint64_t bps)
+cc_set_line_rate(uint64_t bps)
 {
 	if (bps)
 		line_bps = bps;
 }
 
 uint64_t
-rw_cc_line_rate(void)
+cc_line_rate(void)
 {
 	return line_bps;
 }
@@ -194,7 +194,7 @@ profile_wan(int a)
 }
 
 int
-rw_cc_set_params(const char *algo, const char *spec, char *err, size_t errlen)
+cc_set_params(const char *algo, const char *spec, char *err, size_t errlen)
 {
 	char buf[512], *save = NULL, *tok;
 	int a = -1;
@@ -252,13 +252,13 @@ rw_cc_set_params(const char *algo, const char *spec, char *err, size_t errlen)
 		}
 		*(double *)(void *)((char *)algo_struct(a) + p->off) = v;
 	}
-	rw_cc_dcqcn.becn_ack = cc_dcqcn_prm.becn_ack != 0;
-	rw_cc_dcqcn_p.becn_ack = cc_dcqcnp_prm.becn_ack != 0;
+	cc_dcqcn.becn_ack = cc_dcqcn_prm.becn_ack != 0;
+	cc_dcqcn_p.becn_ack = cc_dcqcnp_prm.becn_ack != 0;
 	return 0;
 }
 
 void
-rw_cc_params_help(FILE *f)
+cc_params_help(FILE *f)
 {
 	fprintf(
 	    f,
@@ -272,9 +272,9 @@ rw_cc_params_help(FILE *f)
 }
 
 int
-rw_cc_register_all(void)
+cc_register_all(void)
 {
-	struct roce_cc_ops *all[] = {&rw_cc_dcqcn, &rw_cc_dcqcn_p, &rw_cc_dctcp, &rw_cc_timely};
+	struct roce_cc_ops *all[] = {&cc_dcqcn, &cc_dcqcn_p, &cc_dctcp, &cc_timely};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		int rc = roce_cc_register(all[i]);

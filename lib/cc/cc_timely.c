@@ -29,7 +29,7 @@
 static double
 mbps(double v)
 {
-	return v * 1e6 / (double)rw_cc_line_rate();
+	return v * 1e6 / (double)cc_line_rate();
 }
 
 void
@@ -116,7 +116,7 @@ tm_init(struct roce_qp *qp, void *priv)
 static double
 tm_rate(const struct timely_priv *d)
 {
-	return d->s.rate * (double)rw_cc_line_rate();
+	return d->s.rate * (double)cc_line_rate();
 }
 
 static uint64_t
@@ -200,7 +200,7 @@ tm_info(const struct roce_qp *qp, const void *priv, struct roce_cc_info *out)
 	out->rtt_ns = d->s.last_rtt;
 }
 
-struct roce_cc_ops rw_cc_timely = {
+struct roce_cc_ops cc_timely = {
     .name = "timely",
     .priv_size = sizeof(struct timely_priv),
     .init = tm_init,

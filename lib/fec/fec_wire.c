@@ -12,7 +12,7 @@
  * whole BTH with a manufacturer-specific opcode (0xD0/0xD1) and the
  * destination QP in its usual place, and the RH (our FRH) after it.
  */
-#include "fec.h"
+#include "fec_wire.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,16 +12,6 @@
 
 #include "roce_int.h"
 
-static uint32_t
-pow2_at_least(uint32_t n)
-{
-	uint32_t p = 1;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
 struct roce_cq *
 roce_create_cq(struct roce_dev *dev, int cqe)
 {
@@ -40,7 +30,7 @@ roce_create_cq(struct roce_dev *dev, int cqe)
 		errno = ENOMEM;
 		return NULL;
 	}
-	cq->size = pow2_at_least((uint32_t)cqe);
+	cq->size = roce_pow2_at_least((uint32_t)cqe);
 	cq->ring = calloc(cq->size, sizeof(*cq->ring));
 	if (!cq->ring) {
 		free(cq);

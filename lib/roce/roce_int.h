@@ -463,6 +463,17 @@ void roce_trace(const struct roce_qp *qp, const char *machine, uint32_t psn, con
 /** Is the transition trace on (roce_dev_cfg.log_level ROCE_LOG_TRACE)? One load and compare. */
 #define roce_tracing(qp) roce_unlikely((qp)->dev->cfg.log_level >= ROCE_LOG_TRACE)
 
+/** The smallest power of two >= @p n (1 for 0): ring sizes of the queues and CQs. */
+static inline uint32_t
+roce_pow2_at_least(uint32_t n)
+{
+	uint32_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
 /** RC in-flight limit now: the QP window, lowered by the loss-reactive window. */
 static inline uint32_t
 roce_qp_window(const struct roce_qp *qp)

@@ -108,16 +108,6 @@ roce_qp_lookup(struct roce_dev *dev, uint32_t qpn)
 /* Creation and destruction                                                  */
 /* ------------------------------------------------------------------------- */
 
-static uint32_t
-pow2_at_least(uint32_t n)
-{
-	uint32_t p = 1;
-
-	while (p < n)
-		p <<= 1;
-	return p;
-}
-
 static int
 qp_cap_check(const struct ibv_qp_cap *cap)
 {
@@ -137,13 +127,13 @@ qp_queues_alloc(struct roce_qp *qp, const struct ibv_qp_cap *cap)
 	sq->max_wr = cap->max_send_wr;
 	sq->max_sge = cap->max_send_sge ? cap->max_send_sge : 1;
 	sq->max_inline = cap->max_inline_data;
-	sq->size = pow2_at_least(sq->max_wr ? sq->max_wr : 1);
+	sq->size = roce_pow2_at_least(sq->max_wr ? sq->max_wr : 1);
 	sq->wqe = calloc(sq->size, sizeof(*sq->wqe));
 	sq->sge = calloc((size_t)sq->size * sq->max_sge, sizeof(*sq->sge));
 	sq->inl = sq->max_inline ? calloc(sq->size, sq->max_inline) : NULL;
 	rq->max_wr = cap->max_recv_wr;
 	rq->max_sge = cap->max_recv_sge ? cap->max_recv_sge : 1;
-	rq->size = pow2_at_least(rq->max_wr ? rq->max_wr : 1);
+	rq->size = roce_pow2_at_least(rq->max_wr ? rq->max_wr : 1);
 	rq->wqe = calloc(rq->size, sizeof(*rq->wqe));
 	rq->sge = calloc((size_t)rq->size * rq->max_sge, sizeof(*rq->sge));
 	if (!sq->wqe || !sq->sge || (sq->max_inline && !sq->inl) || !rq->wqe || !rq->sge)

@@ -135,9 +135,9 @@ rv_dev_config(void)
 		return rc;
 	}
 	roce_fec_register(&fec_roce_codec);
-	if (rw_cc_register_all() < 0 ||
+	if (cc_register_all() < 0 ||
 	    (strcmp(rv.prm.cc, "none") != 0 &&
-	     rw_cc_set_params(rv.prm.cc, rv.prm.cc_param, rv.err, sizeof(rv.err)) < 0)) {
+	     cc_set_params(rv.prm.cc, rv.prm.cc_param, rv.err, sizeof(rv.err)) < 0)) {
 		rc = EINVAL;
 		return rc;
 	}
@@ -292,7 +292,7 @@ dev_thread(void *arg)
 static const char *
 recovery_mismatch(const struct roce_stats *ds, char *buf, size_t len)
 {
-	const char *mine = rv.prm.recovery_base, *peer = NULL;
+	const char *mine = rv.prm.rec.ops->name, *peer = NULL;
 
 	if (strcmp(mine, "gbn") != 0 && strcmp(mine, "vrp") != 0 && ds->v[ROCE_STAT_RX_NAK_SEQ])
 		peer = "gbn (sequence-error NAKs)";
@@ -331,7 +331,7 @@ write_json(void)
 	rw_str(&w, "cc", rv.prm.cc);
 	rw_doc_results(&w, true, rv.prm.seed);
 	/* no capability exchange: the mode each side was given (docs/verbs.md) */
-	rw_str(&w, "recovery_used", rv.prm.recovery_base);
+	rw_str(&w, "recovery_used", rv.prm.rec.ops->name);
 	rw_str(&w, "cc_used", rv.prm.cc);
 	rw_uint(&w, "pid", (uint64_t)getpid());
 	roce_dev_stats(rv.port.dev, &ds);

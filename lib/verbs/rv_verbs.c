@@ -1251,7 +1251,7 @@ create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia_in, uint64_t send_ops)
 	rv_lock();
 	q->r = roce_create_qp(p->r, &ia);
 	int e = errno;
-	if (q->r && ia.qp_type == IBV_QPT_RC && rv.prm.fec_on) {
+	if (q->r && ia.qp_type == IBV_QPT_RC && rv.prm.rec.fec) {
 		char why[160];
 
 		if (roce_qp_set_fec(q->r, rv.prm.fec, why, sizeof(why)) != 0)

@@ -73,7 +73,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "cc-replay: max_rounds must be 1..100000\n");
 		return 2;
 	}
-	rw_cc_set_line_rate(40000000000ull);
+	cc_set_line_rate(40000000000ull);
 	printf("[");
 	for (unsigned int i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
 		struct cc_dcqcn_params p = cc_dcqcnp_prm;

@@ -39,7 +39,6 @@
  * decoder learns the peer's parameters from its COMMIT and repair frames.
  */
 #define PERFTEST_CAPS_FEC 0x01
-#define PERFTEST_CAPS_FEC_PREFIX "fec+" /**< --recovery fec+MODE */
 
 /** Recovery mode names by bit ("gbn" = bit 0); NULL = unassigned. */
 extern const char *const perftest_caps_recovery_names[PERFTEST_CAPS_NAMES];
@@ -72,11 +71,13 @@ int perftest_caps_index(const char *const names[PERFTEST_CAPS_NAMES], const char
 
 /**
  * The local record: every name of the tables that lib/roce has registered,
- * and the requested @p recovery and @p cc (unknown names: no request). A
- * @p recovery "fec+MODE" requests MODE and sets the FEC bit if lib/roce has
- * a FEC codec registered (roce_fec_codec).
+ * and the requested @p recovery and @p cc (a mode or name outside the tables,
+ * or NULL: no request). @p fec (--recovery fec+MODE) sets the FEC bit if
+ * lib/roce has a FEC codec registered (roce_fec_codec).
  */
-void perftest_caps_local(struct perftest_caps *c, const char *recovery, const char *cc);
+struct roce_recovery_ops;
+void perftest_caps_local(struct perftest_caps *c, const struct roce_recovery_ops *recovery,
+			 bool fec, const char *cc);
 
 /** Writes the 11 record bytes (magic, version, fields, checksum). */
 void perftest_caps_encode(const struct perftest_caps *c, uint8_t out[PERFTEST_CAPS_LEN]);

@@ -13,7 +13,8 @@
 #include "roce_recovery.h"
 
 void
-perftest_caps_local(struct perftest_caps *c, const char *recovery, const char *cc)
+perftest_caps_local(struct perftest_caps *c, const struct roce_recovery_ops *recovery, bool fec,
+		    const char *cc)
 {
 	memset(c, 0, sizeof(*c));
 	c->version = PERFTEST_CAPS_VERSION;
@@ -25,14 +26,10 @@ perftest_caps_local(struct perftest_caps *c, const char *recovery, const char *c
 		if (cn && roce_cc_find(cn))
 			c->cc |= (uint8_t)(1u << i);
 	}
-	size_t np = strlen(PERFTEST_CAPS_FEC_PREFIX);
-
-	if (recovery && strncmp(recovery, PERFTEST_CAPS_FEC_PREFIX, np) == 0) {
-		recovery += np;
-		if (roce_fec_codec())
-			c->fec |= PERFTEST_CAPS_FEC;
-	}
-	int ri = perftest_caps_index(perftest_caps_recovery_names, recovery);
+	if (fec && roce_fec_codec())
+		c->fec |= PERFTEST_CAPS_FEC;
+	int ri =
+	    perftest_caps_index(perftest_caps_recovery_names, recovery ? recovery->name : NULL);
 	int ci = perftest_caps_index(perftest_caps_cc_names, cc);
 	c->recovery_req = ri >= 0 && (c->recovery >> ri & 1) ? (uint8_t)ri : PERFTEST_CAPS_NONE;
 	c->cc_req = ci >= 0 && (c->cc >> ci & 1) ? (uint8_t)ci : PERFTEST_CAPS_NONE;

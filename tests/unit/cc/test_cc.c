@@ -111,7 +111,7 @@ test_dcqcn_fig4_counts(void)
 
 	/* DCQCN at the paper's 40 Gb/s with R_ai = 40 Mb/s (Zhu et al.): hand-computed single event
 	 */
-	rw_cc_set_line_rate(40000000000ull);
+	cc_set_line_rate(40000000000ull);
 	p.alpha_timer_us = 0;
 	int full1 = replay(&s, &p, false, "..C", rc, 1100);
 
@@ -134,7 +134,7 @@ test_dcqcn_fig4_counts(void)
 	       full1, full2 - 4, full3 - 5, fdid - 5);
 	printf("dcqcn (R_ai read as 40 Gbit/s = 1.0): 2 -> %d rounds, 3 -> %d, d-i-d -> %d\n",
 	       l2 - 4, l3 - 5, ldid - 5);
-	rw_cc_set_line_rate(10000000000ull);
+	cc_set_line_rate(10000000000ull);
 }
 
 static void
@@ -175,7 +175,7 @@ test_dcqcn_hyper(void)
 	struct cc_dcqcn_params p = cc_dcqcn_prm;
 	struct cc_dcqcn_state s;
 
-	rw_cc_set_line_rate(10000000000ull);
+	cc_set_line_rate(10000000000ull);
 	cc_dcqcn_init(&s, &p);
 	cc_dcqcn_cnp(&s, &p, 1000 * US);
 	s.rc = 0.1; /* a low rate, so increases do not reach the line */
@@ -252,20 +252,20 @@ test_np_cnp_interval(void)
 	unsigned char priv[256];
 	int n = 0;
 
-	CHECK(rw_cc_dcqcn.priv_size <= sizeof(priv));
-	rw_cc_dcqcn.init(NULL, priv);
+	CHECK(cc_dcqcn.priv_size <= sizeof(priv));
+	cc_dcqcn.init(NULL, priv);
 	/* DCQCN NP: marks every 10 us for 200 us, at most one CNP per 50 us */
 	for (uint64_t t = 0; t < 200; t += 10)
-		n += rw_cc_dcqcn.on_ecn_ce(NULL, priv, 1000 * US + t * US);
+		n += cc_dcqcn.on_ecn_ce(NULL, priv, 1000 * US + t * US);
 	CHECK_EQ(n, 4); /* at 0, 50, 100, 150 us */
 	/* DCQCN-p: a CNP per marked packet */
-	rw_cc_dcqcn_p.init(NULL, priv);
+	cc_dcqcn_p.init(NULL, priv);
 	n = 0;
 	for (uint64_t t = 0; t < 200; t += 10)
-		n += rw_cc_dcqcn_p.on_ecn_ce(NULL, priv, 1000 * US + t * US);
+		n += cc_dcqcn_p.on_ecn_ce(NULL, priv, 1000 * US + t * US);
 	CHECK_EQ(n, 20);
-	CHECK(rw_cc_dcqcn.ecn && rw_cc_dcqcn_p.ecn && rw_cc_dctcp.ecn && !rw_cc_timely.ecn);
-	CHECK(!rw_cc_dcqcn.becn_ack && rw_cc_dcqcn_p.becn_ack && rw_cc_dctcp.becn_ack);
+	CHECK(cc_dcqcn.ecn && cc_dcqcn_p.ecn && cc_dctcp.ecn && !cc_timely.ecn);
+	CHECK(!cc_dcqcn.becn_ack && cc_dcqcn_p.becn_ack && cc_dctcp.becn_ack);
 }
 
 static void
@@ -321,7 +321,7 @@ test_timely(void)
 	struct cc_timely_params p = cc_timely_prm;
 	struct cc_timely_state s;
 
-	rw_cc_set_line_rate(10000000000ull); /* delta 10 Mb/s = 0.001 */
+	cc_set_line_rate(10000000000ull); /* delta 10 Mb/s = 0.001 */
 	cc_timely_init(&s, &p);
 	s.rate = 0.5;
 	cc_timely_rtt(&s, &p, 30 * US); /* the first sample only seeds */
@@ -383,8 +383,8 @@ test_timely_wan(void)
 	double cut;
 	const double MS = 1e6;
 
-	rw_cc_set_line_rate(10000000000ull);
-	CHECK_EQ(rw_cc_set_params("timely", "profile=wan", err, sizeof(err)), 0);
+	cc_set_line_rate(10000000000ull);
+	CHECK_EQ(cc_set_params("timely", "profile=wan", err, sizeof(err)), 0);
 	p = cc_timely_prm;
 	cc_timely_prm = save;
 	CHECK(NEAR(p.t_low_us, 5000) && NEAR(p.t_high_us, 25000));
@@ -447,7 +447,7 @@ test_pacer(void)
 	struct cc_pacer pc = {0};
 	uint64_t now = 1000000;
 
-	rw_cc_set_line_rate(10000000000ull);
+	cc_set_line_rate(10000000000ull);
 	/* 1 Gb/s: a 1000-byte packet + 62 bytes of headers is 8496 ns on the wire */
 	CHECK_EQ(cc_pace_gate(&pc, now, 1e9), now);
 	cc_pace_sent(&pc, now, 1000, 1e9);
@@ -477,26 +477,26 @@ test_params(void)
 	char err[160];
 	struct cc_dcqcn_params save = cc_dcqcn_prm;
 
-	CHECK_EQ(rw_cc_set_params("dcqcn", "timer_us=300,f=1", err, sizeof(err)), 0);
+	CHECK_EQ(cc_set_params("dcqcn", "timer_us=300,f=1", err, sizeof(err)), 0);
 	CHECK(NEAR(cc_dcqcn_prm.timer_us, 300) && NEAR(cc_dcqcn_prm.f, 1));
 	/* the profile applies first, explicit values win wherever they are written */
-	CHECK_EQ(rw_cc_set_params("dcqcn", "dec_interval_us=100,profile=wan", err, sizeof(err)), 0);
+	CHECK_EQ(cc_set_params("dcqcn", "dec_interval_us=100,profile=wan", err, sizeof(err)), 0);
 	CHECK(NEAR(cc_dcqcn_prm.timer_us, 5000) && NEAR(cc_dcqcn_prm.dec_interval_us, 100));
-	CHECK_EQ(rw_cc_set_params("dcqcn", "nope=1", err, sizeof(err)), -EINVAL);
+	CHECK_EQ(cc_set_params("dcqcn", "nope=1", err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "nope") != NULL);
-	CHECK_EQ(rw_cc_set_params("dcqcn", "g=2", err, sizeof(err)), -EINVAL);
-	CHECK_EQ(rw_cc_set_params("dcqcn", "g=x", err, sizeof(err)), -EINVAL);
-	CHECK_EQ(rw_cc_set_params("dcqcn", "g", err, sizeof(err)), -EINVAL);
-	CHECK_EQ(rw_cc_set_params("dcqcn", "profile=mars", err, sizeof(err)), -EINVAL);
-	CHECK_EQ(rw_cc_set_params("none", "g=0.1", err, sizeof(err)), -EINVAL);
-	CHECK_EQ(rw_cc_set_params("dcqcn", "becn_ack=1", err, sizeof(err)), 0);
-	CHECK(rw_cc_dcqcn.becn_ack);
+	CHECK_EQ(cc_set_params("dcqcn", "g=2", err, sizeof(err)), -EINVAL);
+	CHECK_EQ(cc_set_params("dcqcn", "g=x", err, sizeof(err)), -EINVAL);
+	CHECK_EQ(cc_set_params("dcqcn", "g", err, sizeof(err)), -EINVAL);
+	CHECK_EQ(cc_set_params("dcqcn", "profile=mars", err, sizeof(err)), -EINVAL);
+	CHECK_EQ(cc_set_params("none", "g=0.1", err, sizeof(err)), -EINVAL);
+	CHECK_EQ(cc_set_params("dcqcn", "becn_ack=1", err, sizeof(err)), 0);
+	CHECK(cc_dcqcn.becn_ack);
 	cc_dcqcn_prm = save;
-	CHECK_EQ(rw_cc_set_params("dcqcn", "", err, sizeof(err)), 0);
-	CHECK(!rw_cc_dcqcn.becn_ack);
-	CHECK_EQ(rw_cc_register_all(), 0);
-	CHECK(roce_cc_find("dcqcn-p") == &rw_cc_dcqcn_p);
-	CHECK_EQ(rw_cc_register_all(), 0); /* idempotent */
+	CHECK_EQ(cc_set_params("dcqcn", "", err, sizeof(err)), 0);
+	CHECK(!cc_dcqcn.becn_ack);
+	CHECK_EQ(cc_register_all(), 0);
+	CHECK(roce_cc_find("dcqcn-p") == &cc_dcqcn_p);
+	CHECK_EQ(cc_register_all(), 0); /* idempotent */
 }
 
 RW_TEST_MAIN(RW_TEST(test_dcqcnp_fig4_single), RW_TEST(test_dcqcnp_fig4_consecutive),

@@ -135,7 +135,7 @@ one_pair(const char *cc, const char *rec_name, const char *recovery, const char 
 static void
 t_every_cc_with_every_recovery(void)
 {
-	CHECK_EQ(rw_cc_register_all(), 0);
+	CHECK_EQ(cc_register_all(), 0);
 	roce_fec_register(&fec_roce_codec);
 	for (size_t r = 0; r < sizeof(recs) / sizeof(recs[0]); r++)
 		for (size_t c = 0; c < sizeof(ccs) / sizeof(ccs[0]); c++)

@@ -56,7 +56,7 @@ first_frame_ecn(const char *cc, bool cfg_ecn)
 static void
 test_ect0_when_ecn_cc(void)
 {
-	CHECK_EQ(rw_cc_register_all(), 0);
+	CHECK_EQ(cc_register_all(), 0);
 	CHECK_EQ(first_frame_ecn("none", false), NET_ECN_NOT_ECT);
 	CHECK_EQ(first_frame_ecn("dcqcn", false), NET_ECN_ECT0);
 	CHECK_EQ(first_frame_ecn("dcqcn-p", false), NET_ECN_ECT0);
@@ -88,7 +88,7 @@ test_dcqcn_cnp(void)
 	struct roce_cc_info ci;
 
 	CHECK_EQ(roce_qp_cc_info(A(&w)->qp, &ci), 0);
-	CHECK(ci.rate_bps > 0 && ci.rate_bps <= (double)rw_cc_line_rate());
+	CHECK(ci.rate_bps > 0 && ci.rate_bps <= (double)cc_line_rate());
 	printf("dcqcn: %llu CNP, %llu decreases, %llu increases, rate now %.3f Gb/s\n",
 	       (unsigned long long)tr_dev_stat(A(&w), ROCE_STAT_RX_CNPS),
 	       (unsigned long long)tr_dev_stat(A(&w), ROCE_STAT_CC_DECREASES),
@@ -244,7 +244,7 @@ test_timely_rtt_through_engine(void)
 	struct ibv_wc wc;
 	const unsigned int n = sizeof(rtt_us) / sizeof(rtt_us[0]);
 
-	CHECK_EQ(rw_cc_register_all(), 0);
+	CHECK_EQ(cc_register_all(), 0);
 	tr_init(&w, &o);
 	w.capture_only = true;
 	tr_fill(A(&w), 0, n * 1024, 99);
@@ -265,7 +265,7 @@ test_timely_rtt_through_engine(void)
 		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 		CHECK_EQ(roce_qp_cc_info(A(&w)->qp, &ci), 0);
 		CHECK_EQ(ci.rtt_ns, (uint64_t)rtt_us[i] * 1000);
-		CHECK(fabs(ci.rate_bps / (double)rw_cc_line_rate() - want[i]) < 1e-12);
+		CHECK(fabs(ci.rate_bps / (double)cc_line_rate() - want[i]) < 1e-12);
 	}
 	CHECK_MEM(A(&w)->buf, B(&w)->buf, n * 1024);
 	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_RTT_SAMPLES), n);
@@ -310,8 +310,8 @@ test_timely_wan_through_engine(void)
 	char err[160];
 	const unsigned int n = sizeof(rtt_ms) / sizeof(rtt_ms[0]);
 
-	CHECK_EQ(rw_cc_register_all(), 0);
-	CHECK_EQ(rw_cc_set_params("timely", "profile=wan,queue_signal=2", err, sizeof(err)), 0);
+	CHECK_EQ(cc_register_all(), 0);
+	CHECK_EQ(cc_set_params("timely", "profile=wan,queue_signal=2", err, sizeof(err)), 0);
 	tr_init(&w, &o);
 	w.capture_only = true;
 	CHECK_EQ(A(&w)->qp->lwin.cwnd, 10);
@@ -334,7 +334,7 @@ test_timely_wan_through_engine(void)
 		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 		CHECK_EQ(roce_qp_cc_info(A(&w)->qp, &ci), 0);
 		CHECK_EQ(ci.rtt_ns, (uint64_t)rtt_ms[i] * 1000000);
-		CHECK(fabs(ci.rate_bps / (double)rw_cc_line_rate() - want[i]) < 1e-12);
+		CHECK(fabs(ci.rate_bps / (double)cc_line_rate() - want[i]) < 1e-12);
 		/* slow start until the second queueing delay in a row above T_low (i = 4) */
 		CHECK_EQ(A(&w)->qp->lwin.ssthresh, i < 4 ? UINT32_MAX : 10u);
 		CHECK_EQ(A(&w)->qp->lwin.cwnd, 10); /* one packet in flight: never window-limited */
@@ -380,7 +380,7 @@ test_timely_paces(void)
 	struct roce_cc_info ci;
 	uint64_t t0;
 
-	CHECK_EQ(rw_cc_register_all(), 0);
+	CHECK_EQ(cc_register_all(), 0);
 	tr_init(&w, &o);
 	w.capture_only = true;
 	/* two single-packet rounds: RTT 100 us, then 1000 us: rate 0.6 of the line */
@@ -395,7 +395,7 @@ test_timely_paces(void)
 		tr_poll(&w);
 	}
 	CHECK_EQ(roce_qp_cc_info(A(&w)->qp, &ci), 0);
-	CHECK(fabs(ci.rate_bps / (double)rw_cc_line_rate() - 0.6) < 1e-12);
+	CHECK(fabs(ci.rate_bps / (double)cc_line_rate() - 0.6) < 1e-12);
 	/*
 	 * 100 packets of 1 KiB at 6 Gb/s: a gap of (1024 + 62) x 8 / 6e9 s = 1448 ns
 	 * each (cc_pace.c). The bucket was idle, so it starts CC_PACE_BURST_NS

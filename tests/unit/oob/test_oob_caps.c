@@ -125,6 +125,25 @@ t_table(void)
 	CHECK_EQ(perftest_caps_index(perftest_caps_cc_names, "none"), 0);
 }
 
+/*
+ * --recovery as rnic_configure() resolves it (the "fec+" prefix off, the mode's ops),
+ * then the local record; a name lib/roce lacks becomes a stand-in of that name.
+ */
+static void
+caps_local(struct perftest_caps *c, const char *rec, const char *cc)
+{
+	static struct roce_recovery_ops unknown;
+	bool fec = rec && strncmp(rec, "fec+", 4) == 0;
+	const char *base = rec ? rec + (fec ? 4 : 0) : NULL;
+	const struct roce_recovery_ops *ops = roce_recovery_find(base);
+
+	if (!ops && base) {
+		unknown.name = base;
+		ops = &unknown;
+	}
+	perftest_caps_local(c, ops, fec, cc);
+}
+
 static void
 t_local_from_registry(void)
 {
@@ -132,7 +151,7 @@ t_local_from_registry(void)
 	int irn = perftest_caps_index(perftest_caps_recovery_names, "irn");
 	int had_irn = roce_recovery_find("irn") != NULL;
 
-	perftest_caps_local(&c, "gbn", "none");
+	caps_local(&c, "gbn", "none");
 	CHECK_EQ(c.version, PERFTEST_CAPS_VERSION);
 	CHECK_EQ(c.recovery, registered_bits());
 	CHECK(c.recovery & 1); /* gbn is always there */
@@ -142,11 +161,11 @@ t_local_from_registry(void)
 	CHECK_EQ(c.fec, 0);
 	CHECK_EQ(c.vrp, 0);
 	/* a request lib/roce cannot serve is no request */
-	perftest_caps_local(&c, had_irn ? "nope" : "irn", "none");
+	caps_local(&c, had_irn ? "nope" : "irn", "none");
 	CHECK_EQ(c.recovery_req, PERFTEST_CAPS_NONE);
 	/* registering a mode under a table name is all it takes to offer it */
 	register_all_table_modes();
-	perftest_caps_local(&c, "irn", "none");
+	caps_local(&c, "irn", "none");
 	CHECK(c.recovery >> irn & 1);
 	CHECK(c.recovery >> 1 & 1); /* gbone */
 	CHECK_EQ(c.recovery, registered_bits());
@@ -225,7 +244,7 @@ t_hostile_records(void)
 	uint8_t msg[16];
 	char err[256];
 
-	perftest_caps_local(&c, "gbn", "none");
+	caps_local(&c, "gbn", "none");
 	/* garbage in the padding, no magic */
 	static const uint8_t junk[16] = {'6', '.', '0', '6', 0, 'x', 'y', 'z'};
 	CHECK_EQ(decode_bytes(junk, err, sizeof(err)), -1);
@@ -289,7 +308,7 @@ t_negotiate(void)
 
 	register_all_table_modes();
 	/* a standard peer, gbn asked: nothing to say */
-	perftest_caps_local(&a, "gbn", "none");
+	caps_local(&a, "gbn", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, NULL, "10.0.0.2", "a standard perftest", &r, line,
 					 sizeof(line)),
 		 0);
@@ -297,7 +316,7 @@ t_negotiate(void)
 	CHECK(!r.fell_back && !r.extensions && !r.peer_has_caps);
 	CHECK_EQ(line[0], '\0');
 	/* a standard peer, gbone asked: gbn, one line */
-	perftest_caps_local(&a, "gbone", "none");
+	caps_local(&a, "gbone", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, NULL, "10.0.0.2", "a standard perftest", &r, line,
 					 sizeof(line)),
 		 0);
@@ -306,18 +325,18 @@ t_negotiate(void)
 	CHECK(strstr(line, "falling back from --recovery gbone to Go-Back-N (gbn)") != NULL);
 	CHECK(strchr(line, '\n') == NULL);
 	/* two rnics asking for the same mode, both have it */
-	perftest_caps_local(&b, "gbone", "none");
+	caps_local(&b, "gbone", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "10.0.0.2", "", &r, line, sizeof(line)), 0);
 	CHECK(strcmp(r.recovery, "gbone") == 0);
 	CHECK(r.extensions && r.peer_has_caps && !r.fell_back);
 	CHECK_EQ(line[0], '\0');
 	/* both ask gbn: gbn, no extensions */
-	perftest_caps_local(&a, "gbn", "none");
-	perftest_caps_local(&b, "gbn", "none");
+	caps_local(&a, "gbn", "none");
+	caps_local(&b, "gbn", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "p", "", &r, line, sizeof(line)), 0);
 	CHECK(strcmp(r.recovery, "gbn") == 0 && !r.extensions && !r.fell_back);
 	/* the same request, but the peer (an older build) lacks it: gbn, one line, both sides */
-	perftest_caps_local(&a, "irn", "none");
+	caps_local(&a, "irn", "none");
 	b = a;
 	b.recovery &= (uint8_t) ~(1u << 2);
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "p", "", &r, line, sizeof(line)), 0);
@@ -326,13 +345,13 @@ t_negotiate(void)
 	CHECK_EQ(perftest_caps_negotiate(&b, &a, "p", "", &r, line, sizeof(line)), 0);
 	CHECK(strcmp(r.recovery, "gbn") == 0 && r.fell_back);
 	/* different requests: refused on both sides, one clear line */
-	perftest_caps_local(&a, "gbone", "none");
-	perftest_caps_local(&b, "irn", "none");
+	caps_local(&a, "gbone", "none");
+	caps_local(&b, "irn", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "10.0.0.2", "", &r, line, sizeof(line)), -1);
 	CHECK(
 	    strstr(line, "recovery mismatch: this rnic asks for gbone, the peer 10.0.0.2 for irn"));
 	CHECK_EQ(perftest_caps_negotiate(&b, &a, "10.0.0.1", "", &r, line, sizeof(line)), -1);
-	perftest_caps_local(&b, "gbn", "none");
+	caps_local(&b, "gbn", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "p", "", &r, line, sizeof(line)), -1);
 }
 
@@ -395,28 +414,28 @@ t_negotiate_fec(void)
 	register_all_table_modes();
 	/* without a codec registered, fec+ asks for nothing */
 	if (!roce_fec_codec()) {
-		perftest_caps_local(&a, "fec+gbone", "none");
+		caps_local(&a, "fec+gbone", "none");
 		CHECK_EQ(a.fec, 0);
 		CHECK_EQ(a.recovery_req, 1);
 	}
 	CHECK_EQ(roce_fec_register(&dummy), 0);
-	perftest_caps_local(&a, "fec+gbone", "none");
+	caps_local(&a, "fec+gbone", "none");
 	CHECK_EQ(a.fec, PERFTEST_CAPS_FEC);
 	CHECK_EQ(a.recovery_req, 1); /* the base mode is what the recovery nibble asks */
 	perftest_caps_encode(&a, enc);
 	CHECK_EQ(enc[11 - PERFTEST_CAPS_OFF], PERFTEST_CAPS_FEC);
 	/* both ask: FEC on, extensions on */
-	perftest_caps_local(&b, "fec+gbone", "none");
+	caps_local(&b, "fec+gbone", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "p", "", &r, line, sizeof(line)), 0);
 	CHECK(r.fec && r.extensions && strcmp(r.recovery, "gbone") == 0);
 	CHECK_EQ(line[0], '\0');
 	/* fec+gbn both sides: gbn with FEC, FEC frames are extension packets */
-	perftest_caps_local(&a, "fec+gbn", "none");
-	perftest_caps_local(&b, "fec+gbn", "none");
+	caps_local(&a, "fec+gbn", "none");
+	caps_local(&b, "fec+gbn", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "p", "", &r, line, sizeof(line)), 0);
 	CHECK(r.fec && r.extensions && strcmp(r.recovery, "gbn") == 0);
 	/* the peer does not ask: the base mode without FEC, one line on the asking side */
-	perftest_caps_local(&b, "gbn", "none");
+	caps_local(&b, "gbn", "none");
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "10.0.0.2", "", &r, line, sizeof(line)), 0);
 	CHECK(!r.fec && strcmp(r.recovery, "gbn") == 0);
 	CHECK(strstr(line, "10.0.0.2: the peer does not ask for FEC") != NULL);
@@ -471,11 +490,11 @@ pair(const char *crec, const char *srec, struct side *cl, struct side *sv)
 	perftest_params_default(&sv->p, PERFTEST_WRITE_BW, PERFTEST_SERVER);
 	cl->p.wait_timeout_ms = sv->p.wait_timeout_ms = 5000;
 	if (crec) {
-		perftest_caps_local(&cl->caps, crec, "none");
+		caps_local(&cl->caps, crec, "none");
 		cl->p.caps = &cl->caps;
 	}
 	if (srec) {
-		perftest_caps_local(&sv->caps, srec, "none");
+		caps_local(&sv->caps, srec, "none");
 		sv->p.caps = &sv->caps;
 	}
 	cl->local.qpn = 0x11;
@@ -562,7 +581,7 @@ client_vs_version_mode(const uint8_t ver[16], const char *mode, struct side *cl,
 	if (!rc) {
 		perftest_params_default(&cl->p, PERFTEST_WRITE_BW, PERFTEST_CLIENT);
 		cl->p.wait_timeout_ms = 1000;
-		perftest_caps_local(&cl->caps, mode, "none");
+		caps_local(&cl->caps, mode, "none");
 		cl->p.caps = &cl->caps;
 		rc = perftest_session_init(&cl->s, &cl->c, &cl->p, &cl->local, &cl->remote);
 		/* just the version, page size, cache line and MTU */
@@ -589,7 +608,7 @@ t_garbled_over_tcp(void)
 	struct perftest_caps c;
 	char err[OOB_ERR_LEN];
 
-	perftest_caps_local(&c, "gbn", "none");
+	caps_local(&c, "gbn", "none");
 	perftest_caps_encode(&c, ver + PERFTEST_CAPS_OFF);
 	ver[15] ^= 0x80;
 	CHECK_EQ(client_vs_version(ver, &cl, err, sizeof(err)), OOB_ERR_PROTO);
@@ -659,7 +678,7 @@ t_negotiate_vrp(void)
 	register_all_table_modes();
 	CHECK_EQ(perftest_caps_index(perftest_caps_recovery_names, "vrp"), 3);
 	CHECK(roce_recovery_find("vrp") != NULL);
-	perftest_caps_local(&a, "vrp", "none");
+	caps_local(&a, "vrp", "none");
 	b = a;
 	b.recovery &= (uint8_t) ~(1u << 3);
 	CHECK_EQ(perftest_caps_negotiate(&a, &b, "10.0.0.2", "", &r, line, sizeof(line)), 0);

@@ -25,6 +25,7 @@
 #include "oob_test_util.h"
 #include "perftest_xchg.h"
 #include "pingpong_xchg.h"
+#include "roce_recovery.h"
 #include "rw_test.h"
 
 #ifndef FAKE_VERBS_SO
@@ -196,7 +197,7 @@ ours(struct oob_conn *c, const struct tcase *tc, enum perftest_role r)
 	perftest_params_default(&p, tc->t, r);
 	/* as the rnic: our capability record in the version padding, which
 	 * perftest's atof() must ignore; it answers with NUL padding */
-	perftest_caps_local(&caps, "gbn", "none");
+	perftest_caps_local(&caps, roce_recovery_find("gbn"), false, "none");
 	p.caps = &caps;
 	p.num_qps = tc->q;
 	p.duplex = tc->duplex;

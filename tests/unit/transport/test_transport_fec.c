@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * FEC in the engine (roce_fec.c + lib/fec behind roce_fec.h) through the
+ * FEC in the engine (roce_fec.c, roce_fec_hold.c + lib/fec behind roce_fec.h) through the
  * transport harness with deterministic drops: LoWAR's XOR code with
  * interleaving and the Reed-Solomon mode, each under fec+gbn, fec+gbone and
  * fec+irn. Every transfer is compared byte for byte; the counters that say

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file roce_mbuf.h
- * The thin adapter between rte_mbuf and the DPDK-free wire layer: the only
- * place lib/roce meets DPDK. Frames are single-segment (the RNIC allocates
- * MTU-sized mbufs); a chained mbuf is refused with -NET_E_INVAL.
+ * A test's adapter between rte_mbuf and the DPDK-free wire layer
+ * (test_dp_ring.c builds and parses RoCE frames in mbufs with it). Frames are
+ * single-segment; a chained mbuf is refused with -NET_E_INVAL.
  */
 #ifndef ROCE_MBUF_H
 #define ROCE_MBUF_H
