@@ -247,6 +247,8 @@ dev_thread(void *arg)
 	opterr = save_opterr;
 	optopt = save_optopt;
 	optarg = save_optarg;
+	if (rc >= 0)
+		dp_pdump_init(); /* dpdk-dumpcap can attach (docs/capture.md) */
 	if (rc < 0) {
 		snprintf(rv.err, sizeof(rv.err), "EAL initialisation failed: %s",
 			 rte_strerror(rte_errno));

@@ -38,7 +38,7 @@ def cmd_sweep(a):
 
 
 def cmd_up(a):
-    return live.up(a.config, sets=a.set, prefix=a.prefix)
+    return live.up(a.config, sets=a.set, prefix=a.prefix, capturable=a.capturable)
 
 
 def cmd_down(a):
@@ -98,11 +98,15 @@ def parser(prog="testbed"):
     u = sub.add_parser("up", help="build the topology and leave lossy-emu running")
     u.add_argument("config", nargs="?")
     u.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE")
+    u.add_argument("--capturable", action="store_true",
+                   help="memif links: run lossy-emu as a shared-config primary on hugepages, so "
+                        "`testbed capture` (dpdk-dumpcap) can attach (docs/capture.md)")
     u.set_defaults(func=cmd_up)
     sub.add_parser("down", help="remove the topology and its processes").set_defaults(func=cmd_down)
     c = sub.add_parser("capture", help="pcap of a running topology's link, then rocewan validate")
     c.add_argument("--side", choices=["A", "B", "both"], default="both",
-                   help="whose received frames (af_packet TX bypasses taps): A, B or both merged")
+                   help="veth: whose received frames (af_packet TX bypasses taps): A, B or both "
+                        "merged; memif: the link to rnic A, to rnic B, or both (each frame twice)")
     c.add_argument("--seconds", type=int, default=5,
                    help="how long (default 5); 0: until interrupted (Ctrl-C, SIGINT, SIGTERM), then validate")
     c.add_argument("--out")
