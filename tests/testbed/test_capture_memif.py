@@ -24,7 +24,8 @@ NTH = 53      # lossy-emu drop-nth on A->B: every 53rd RoCEv2 packet
 ITERS = 100   # write_bw messages of 64 KiB: 16 packets of 4 KiB each
 MAC = {"A": bytes.fromhex("02770000000a"), "B": bytes.fromhex("02770000000b")}
 UP = ("--set", 'link.transport="memif"', "--set", 'link.rtt="2ms"', "--set", 'link.rate="1gbit"',
-      "--set", f'link.a2b_extra="drop-nth {NTH}"')
+      "--set", f'link.a2b_extra="drop-nth {NTH}"', "--set", "workload.size=\"64K\"",
+      "--set", f"workload.iters={ITERS}")
 
 
 def tb(*args, timeout=120):
@@ -48,10 +49,10 @@ def root_build_hugepages():
 
 
 def rnic_lines(out, json_a, json_b):
-    """The two rnic command lines `up` printed (B first), shortened, with --json."""
+    """The two rnic command lines `up` printed (B first), with --json."""
     lines = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("ip netns exec")]
-    assert len(lines) == 2, out
-    return [ln.replace("write_bw", f"-s 65536 -n {ITERS} --json {js} write_bw")
+    assert len(lines) == 2 and "-s 65536" in lines[0] and f"-n {ITERS}" in lines[0], out
+    return [ln.replace("write_bw", f"--json {js} write_bw")
             for ln, js in zip(lines, (json_b, json_a))]
 
 

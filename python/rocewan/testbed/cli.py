@@ -50,7 +50,9 @@ def cmd_capture(a):
 
 
 def cmd_lab(a):
-    return lab.print_commands(a.config, sets=a.set)
+    if a.print:
+        return lab.print_commands(a.config, sets=a.set)
+    return lab.run_lab(a.config, sets=a.set, out=a.out)
 
 
 def cmd_reduce(a):
@@ -111,9 +113,12 @@ def parser(prog="testbed"):
                    help="how long (default 5); 0: until interrupted (Ctrl-C, SIGINT, SIGTERM), then validate")
     c.add_argument("--out")
     c.set_defaults(func=cmd_capture)
-    lb = sub.add_parser("lab", help="lab mode: print the per-host (ssh) commands of a config's [lab] topology")
+    lb = sub.add_parser("lab", help="lab mode: run the experiment on the config's [lab] hosts over ssh, "
+                        "collect and reduce their JSON (docs/lab.md)")
     lb.add_argument("config")
     lb.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE")
+    lb.add_argument("--print", action="store_true", help="only print the per-host ssh commands")
+    lb.add_argument("--out", help="results directory (default results/NAME-lab)")
     lb.set_defaults(func=cmd_lab)
     rd = sub.add_parser("reduce", help="lab mode: combine the JSON of lossy-emu and both rnics into a result row")
     rd.add_argument("config")
@@ -172,6 +177,9 @@ def main(argv=None, prog="testbed"):
     except topo.TopoError as e:
         print(f"testbed: {e}", file=sys.stderr)
         topo.cleanup(a.prefix)
+        return 1
+    except lab.LabError as e:  # the lab run stopped what it started (lab.run_lab)
+        print(f"testbed: lab: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         topo.cleanup(a.prefix)

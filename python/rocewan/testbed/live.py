@@ -98,9 +98,11 @@ def capture_memif(sides, seconds, out, prefix):
     """dpdk-dumpcap on lossy-emu's memif ports (side A: port 0, the link to rnic A, both
     directions; B: port 1), and tcpdump on the control veth for perftest's TCP exchange,
     merged into one pcap (docs/capture.md)."""
-    if not os.path.exists(f"/var/run/dpdk/{prefix}E/config"):
-        raise topo.TopoError(f"lossy-emu of topology '{prefix}' runs without a shared configuration "
-                             f"(--no-huge): dpdk-dumpcap cannot attach; bring it up with "
+    # a shared-config primary on hugepages leaves its hugepage_info beside its config; a
+    # --no-huge one (today's mode) has a config a secondary still cannot use
+    if not os.path.exists(f"/var/run/dpdk/{prefix}E/hugepage_info"):
+        raise topo.TopoError(f"lossy-emu of topology '{prefix}' runs with a private --no-huge heap: "
+                             f"dpdk-dumpcap cannot attach; bring it up with "
                              f"`testbed up CFG --capturable --prefix {prefix}` (docs/capture.md)")
     ns = {r: f"{prefix}{r}" for r in "AEB"}
     cap = topo.DumpCapture(prefix, ns, out, sides)

@@ -393,6 +393,20 @@ def dumpcap_cmd(file_prefix, port, path, ns=None):
     return (["ip", "netns", "exec", ns] if ns else []) + cmd
 
 
+PCAP_NSEC_LE, PCAP_USEC_LE = bytes.fromhex("4d3cb2a1"), bytes.fromhex("d4c3b2a1")
+
+
+def fix_dumpcap_times(path):
+    """DPDK 22.11's dumpcap -P opens a nanosecond pcap (pcap_open_dead_with_tstamp_precision
+    NANO) but stamps each burst with gettimeofday(): the fraction field holds microseconds,
+    read as nanoseconds (a frame at .958462 s shows at .000958462). Marking the file as the
+    microsecond pcap it is fixes every timestamp, and with them the merge by time."""
+    with open(path, "r+b") as f:
+        if f.read(4) == PCAP_NSEC_LE:
+            f.seek(0)
+            f.write(PCAP_USEC_LE)
+
+
 class DumpCaptureProc:
     """A dpdk-dumpcap process: started, ready once pdump is enabled in the primary, stopped
     once its count of written frames stopped moving."""
@@ -526,6 +540,8 @@ class DumpCapture:
         for side, d in self.dumps.items():
             d.stop()
             self.report[side] = {"captured": d.count(), "dropped": d.dropped()}
+            if os.path.exists(f"{self.path}.{side}"):
+                fix_dumpcap_times(f"{self.path}.{side}")
         if self.tcpdump.poll() is None:
             self.tcpdump.terminate()
         self.tcpdump.communicate()
