@@ -130,3 +130,21 @@ def test_capture_refuses_a_private_memif_topology(tmp_path):
     assert rc == 1, cout
     assert "--capturable" in cout and "dpdk-dumpcap cannot attach" in cout, cout
     assert not os.path.exists(tmp_path / "x.pcap")
+
+
+def test_run_capture_over_memif_holds_a_side_link_exactly(tmp_path):
+    """[run] capture = true over memif: lossy-emu in the shared mode for the run, its port 0
+    (the link to rnic A) captured: every frame rnic A sent and received, once."""
+    r = subprocess.run([TESTBED, "--prefix", PREFIX, "run", os.path.join(ROOT, "configs", "gbn-lossless.toml"),
+                        "--quick", *UP[:6], "--set", "run.capture=true", *UP[8:], "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "RESULT: OK" in r.stdout, r.stdout
+    pcap = tmp_path / "gbn-lossless-0.pcap"
+    a = json.load(open(tmp_path / "gbn-lossless-0-rnicA.json"))["results"]["port_counters"]
+    by_src = {"A": 0, "B": 0}
+    for _, buf, _ in pcapio.read_frames(str(pcap)):
+        for side, mac in MAC.items():
+            by_src[side] += buf[6:12] == mac
+    assert by_src == {"A": a["tx_frames"], "B": a["rx_frames"]}, (by_src, a)
+    assert a["tx_frames"] > ITERS * 16, a
