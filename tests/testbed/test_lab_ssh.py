@@ -8,6 +8,7 @@ fails to start) fails the run naming the host with nothing left running.
 """
 import json
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -221,5 +222,33 @@ def test_lab_box_failing_to_start_stops_the_others(lab, tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     assert "labB: rnicB did not start" in r.stderr, r.stderr
     assert "labE: emu started" in r.stdout, r.stdout  # the emulator had been running
+    assert not ours(t), ours(t)
+    assert os.listdir(work) == [], os.listdir(work)
+
+
+def test_lab_ctrl_c_stops_every_host(lab, tmp_path):
+    """SIGINT (Ctrl-C) while rnic A runs a long transfer: the run ends with 130 and every
+    box on every host is stopped, the run directories removed."""
+    t, d = lab
+    work = tmp_path / "remote"
+    work.mkdir()
+    p = subprocess.Popen([TESTBED, "--prefix", PREFIX, "lab", CFG, *lab_sets(t, d, work),
+                          "--set", "workload.iters=100000", "--out", str(tmp_path / "o")],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+    seen = []
+    for line in p.stdout:
+        seen.append(line)
+        if "rnicB started" in line:
+            break
+    assert seen and "rnicB started" in seen[-1], "".join(seen) + p.stdout.read()
+    # rnic A is started right after that line: wait until it runs on host A (hang guard only)
+    for _ in range(600):
+        if any(s == "A" for s, _, _ in ours(t)):
+            break
+        time.sleep(0.05)
+    assert any(s == "A" for s, _, _ in ours(t)), ours(t)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=120)
+    assert p.returncode == 130, "".join(seen) + out
     assert not ours(t), ours(t)
     assert os.listdir(work) == [], os.listdir(work)

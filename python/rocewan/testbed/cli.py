@@ -182,7 +182,8 @@ def main(argv=None, prog="testbed"):
         print(f"testbed: lab: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        topo.cleanup(a.prefix)
+        if a.cmd != "lab":  # a lab run stopped its remote processes itself (lab.run_lab)
+            topo.cleanup(a.prefix)
         return 130
 
 

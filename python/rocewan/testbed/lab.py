@@ -149,8 +149,12 @@ def _stop_remote(ssh, rdir, role, timeout_s=10):
                    f"kill -KILL $p 2>/dev/null; true", timeout=timeout_s + 30)
 
 
+def _log(msg):
+    print(msg, flush=True)  # progress lines as they happen, also into a pipe
+
+
 def run_lab(cfg_path: str, sets: list[str] | None = None, out: str | None = None,
-            log=print) -> int:
+            log=_log) -> int:
     """`testbed lab`: run the experiment on the [lab] hosts over ssh, collect the three JSON
     documents, reduce them into the result row `testbed run` makes. Everything it started
     is stopped on the way out, also on an error or Ctrl-C."""
