@@ -457,19 +457,18 @@ class DumpCaptureProc:
         self.kill()
         raise TopoError(f"{DUMPCAP} on {self.what} did not start within {timeout} s: {self.text()[-800:]}")
 
-    def stop(self, settle=0.3):
-        """SIGINT once the written count held still for @settle s (dumpcap leaves what is
-        still in its ring unwritten when it quits); its report (received/dropped)."""
-        last, t_last = None, time.monotonic()
-        t0 = time.monotonic()
-        while self.p.poll() is None and time.monotonic() - t0 < 20:
-            self._read()
-            n = self.count()
-            if n != last:
-                last, t_last = n, time.monotonic()
-            elif time.monotonic() - t_last >= settle:
-                break
-            time.sleep(0.05)
+    def settled(self, since, settle):
+        """True once the written count has not moved for @settle s; @since holds the last
+        count and when it was seen (updated here)."""
+        self._read()
+        n = self.count()
+        if n != since.get("n") or "t" not in since:
+            since.update(n=n, t=time.monotonic())
+        return self.p.poll() is not None or time.monotonic() - since["t"] >= settle
+
+    def stop(self):
+        """SIGINT (see settled(): dumpcap leaves what is still in its ring unwritten when it
+        quits), then its exit report."""
         if self.p.poll() is None:
             os.killpg(self.p.pid, signal.SIGINT)
         try:
@@ -480,12 +479,20 @@ class DumpCaptureProc:
         self.err += self.p.stderr.read() or b""
         return self.text()
 
-    def dropped(self):
-        """The frames pdump could not hand to the ring ("received/dropped" at exit), or None."""
+    def _stats(self):
         for line in self.text().splitlines():
             if "received/dropped" in line:
-                return int(line.split(":")[-1].split("(")[0].split("/")[1])
-        return None
+                rx, drop = line.split(":")[-1].split("(")[0].split("/")
+                return int(rx), int(drop)
+        return None, None
+
+    def dropped(self):
+        """The frames pdump could not hand to the ring ("received/dropped" at exit), or None."""
+        return self._stats()[1]
+
+    def received(self):
+        """The frames pdump handed to the ring (with none dropped: what the file must hold)."""
+        return self._stats()[0]
 
     def kill(self):
         if self.p.poll() is None:
@@ -536,10 +543,19 @@ class DumpCapture:
             if os.path.exists(f):
                 os.unlink(f)
 
+    SETTLE_S = 1.0  # a written count that held still this long: the rings are drained
+
     def stop(self):
+        since = {side: {} for side in self.dumps}
+        t0 = time.monotonic()
+        while not all(d.settled(since[side], self.SETTLE_S) for side, d in self.dumps.items()):
+            if time.monotonic() - t0 > 60:
+                break
+            time.sleep(0.05)
         for side, d in self.dumps.items():
             d.stop()
-            self.report[side] = {"captured": d.count(), "dropped": d.dropped()}
+            self.report[side] = {"captured": d.count(), "dropped": d.dropped(),
+                                 "received": d.received()}
             if os.path.exists(f"{self.path}.{side}"):
                 fix_dumpcap_times(f"{self.path}.{side}")
         if self.tcpdump.poll() is None:
@@ -555,6 +571,10 @@ class DumpCapture:
             if rep["dropped"]:
                 raise TopoError(f"{DUMPCAP} on the link to rnic {side} dropped {rep['dropped']} frames "
                                 f"(its ring of {DUMPCAP_RING} was full): {self.path} misses them")
+            if rep["received"] is not None and rep["captured"] != rep["received"]:
+                raise TopoError(f"{DUMPCAP} on the link to rnic {side} wrote {rep['captured']} of the "
+                                f"{rep['received']} frames its ring got (it quit with the rest in "
+                                f"the ring): {self.path} misses them")
         return self.path
 
 
