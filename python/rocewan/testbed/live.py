@@ -29,7 +29,11 @@ def up(cfg_path: str | None = None, sets: list[str] | None = None, prefix: str =
           f"{runner.rnic_opts(cfg)} write_bw")
     print(f"    ip netns exec {t.ns['A']} {topo.binary('rnic')} {t._eal_rnic('A')} -- --ip {t.rip['A']}/24 "
           f"{runner.rnic_opts(cfg)} write_bw {t.kip['B']}")
-    print(f"  capture: testbed capture --prefix {prefix} --seconds 5;  remove: testbed down --prefix {prefix}")
+    if transport == "memif" and not capturable:
+        print(f"  capture: needs `testbed up ... --capturable` on memif links (docs/capture.md);  "
+              f"remove: testbed down --prefix {prefix}")
+    else:
+        print(f"  capture: testbed capture --prefix {prefix} --seconds 5;  remove: testbed down --prefix {prefix}")
     return 0
 
 
