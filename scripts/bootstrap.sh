@@ -11,7 +11,7 @@ PKGS=(
   libbenchmark-dev
   clang-format
   python3-scapy python3-pytest python3-matplotlib python3-numpy python3-flake8 python3-venv
-  iproute2 ethtool iperf3 tcpdump tshark iputils-ping procps psmisc
+  iproute2 ethtool iperf3 tcpdump tshark iputils-ping procps psmisc openssh-client openssh-server
   libmicrohttpd-dev prometheus curl
   qemu-system-x86 busybox-static cpio kmod
 )

@@ -446,6 +446,7 @@ main(int argc, char **argv)
 	}
 	if (rte_eal_init(n, argv) < 0)
 		die("EAL initialisation failed: %s", rte_strerror(rte_errno));
+	dp_pdump_init(); /* dpdk-dumpcap can attach (docs/capture.md) */
 	if (rte_lcore_count() < c.prm.lcores)
 		die("--lcores %u needs %u EAL lcores, the EAL has %u (give e.g. -l 0-%u)",
 		    c.prm.lcores, c.prm.lcores, rte_lcore_count(), c.prm.lcores - 1);

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* program_invocation_short_name */
+#endif
 #include "dp_port.h"
 
 #include <errno.h>
@@ -18,6 +21,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_pdump.h>
 
 volatile bool dp_quit;
 
@@ -74,6 +78,41 @@ dp_signals_install(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+static bool dp_pdump_on;
+
+static int
+dp_mp_probe(const struct rte_mp_msg *msg, const void *peer)
+{
+	(void)msg;
+	(void)peer;
+	return 0;
+}
+
+bool
+dp_pdump_init(void)
+{
+	const char *prog = program_invocation_short_name;
+	bool shared;
+
+	/*
+	 * rte_pdump_init() succeeds without a multi-process channel too (it ignores
+	 * ENOTSUP), so whether a capture can attach is asked of the channel itself:
+	 * --no-shconf (and --in-memory, which implies it) refuse every action. A
+	 * --no-huge heap is anonymous memory a secondary cannot map.
+	 */
+	shared = rte_mp_action_register("rw_pdump_probe", dp_mp_probe) == 0;
+	if (shared)
+		rte_mp_action_unregister("rw_pdump_probe");
+	shared = shared && rte_eal_has_hugepages();
+	if (rte_pdump_init() < 0) {
+		fprintf(stderr, "%s: warning: packet capture unavailable (rte_pdump_init: %s)\n",
+			prog, rte_strerror(rte_errno));
+		return false;
+	}
+	dp_pdump_on = true;
+	return shared;
+}
+
 int
 dp_eal_start(int eal_argc, char **argv, char *err, size_t errlen)
 {
@@ -81,6 +120,7 @@ dp_eal_start(int eal_argc, char **argv, char *err, size_t errlen)
 		snprintf(err, errlen, "EAL initialisation failed: %s", rte_strerror(rte_errno));
 		return -1;
 	}
+	dp_pdump_init();
 	dp_signals_install();
 	return 0;
 }
@@ -263,6 +303,10 @@ dp_memif_quiesce(void)
 void
 dp_eal_finish(bool memif)
 {
+	if (dp_pdump_on) {
+		rte_pdump_uninit();
+		dp_pdump_on = false;
+	}
 	if (!memif)
 		rte_eal_cleanup();
 }

@@ -144,10 +144,23 @@ extern volatile bool dp_quit;
 void dp_signals_install(void);
 
 /**
- * rte_eal_init() on an app's arguments before its "--", then
- * dp_signals_install(). Returns 0, or -1 with "EAL initialisation failed:
+ * rte_eal_init() on an app's arguments before its "--", then dp_pdump_init()
+ * and dp_signals_install(). Returns 0, or -1 with "EAL initialisation failed:
  * REASON" in @p err.
  */
 int dp_eal_start(int eal_argc, char **argv, char *err, size_t errlen);
+
+/**
+ * DPDK's packet-capture framework (rte_pdump_init), right after rte_eal_init():
+ * a secondary process (Debian's dpdk-dumpcap --file-prefix=PREFIX) can then
+ * capture this process's ports, RX and TX, while it runs. It works only in a
+ * primary with a shared configuration: hugepages, and neither --in-memory nor
+ * --no-huge nor --no-shconf (docs/capture.md). Without one, the EAL has no
+ * multi-process channel (rte_mp_action_register says ENOTSUP) and this does
+ * nothing; it returns true when a capture can attach. A failure (no memory for
+ * the framework's statistics) is a warning on stderr, never fatal: the program
+ * runs, only uncapturable. dp_eal_finish() undoes it.
+ */
+bool dp_pdump_init(void);
 
 #endif /* DP_PORT_H */

@@ -40,6 +40,7 @@
 #include "dp_port.h"
 #include "fec_roce.h"
 #include "net_hdr.h"
+#include "rnic_metrics.h"
 #include "rnic_setup.h"
 #include "rnic_trace.h"
 #include "rv_int.h"
@@ -247,6 +248,8 @@ dev_thread(void *arg)
 	opterr = save_opterr;
 	optopt = save_optopt;
 	optarg = save_optarg;
+	if (rc >= 0)
+		dp_pdump_init(); /* dpdk-dumpcap can attach (docs/capture.md) */
 	if (rc < 0) {
 		snprintf(rv.err, sizeof(rv.err), "EAL initialisation failed: %s",
 			 rte_strerror(rte_errno));
@@ -268,6 +271,8 @@ dev_thread(void *arg)
 		rv.guid = 0;
 		for (int i = 0; i < 8; i++)
 			rv.guid = (rv.guid << 8) | g[i];
+		rnic_metrics_set_port(&rv.port);
+		rnic_metrics_ready();
 		rv.up = true;
 	}
 	in_eal = false;
@@ -378,6 +383,7 @@ dev_release_locked(void)
 	if (recovery_mismatch(&ds, why, sizeof(why)))
 		fprintf(stderr, "rnic0: %s\n", why);
 	write_json();
+	rnic_metrics_stop(); /* the file's final values, before the port goes */
 	rnic_trace_close();
 	dp_eal_cleanup();
 	/* EAL leaves its (empty) runtime directory behind: no trace of the prefix after exit */
@@ -456,6 +462,16 @@ rv_dev_start(void)
 	int rc = rv_dev_config();
 	if (rc)
 		return rc;
+	/*
+	 * --metrics / --metrics-file (docs/metrics.md): the server's threads start before
+	 * the EAL's, so they keep the process's CPU mask, as in the rnic. The device's and
+	 * the port's counters only: the program destroys its QPs while a scrape could read
+	 * them, so no per-QP series here.
+	 */
+	if (rnic_metrics_start(&rv.prm, rv.err, sizeof(rv.err)) < 0) {
+		rv.start_err = EINVAL;
+		return rv.start_err;
+	}
 	const char *eal = getenv("ROCEWAN_VERBS_EAL");
 	const char *shconf = getenv("ROCEWAN_VERBS_SHCONF");
 
@@ -483,6 +499,7 @@ rv_dev_start(void)
 	argv[argc] = NULL;
 	if (pthread_create(&rv.thread, NULL, dev_thread, argv) != 0) {
 		snprintf(rv.err, sizeof(rv.err), "cannot start the device thread");
+		rnic_metrics_stop();
 		rv.start_err = EAGAIN;
 		return rv.start_err;
 	}
@@ -492,6 +509,7 @@ rv_dev_start(void)
 	pthread_mutex_unlock(&start_mu);
 	if (!rv.up) {
 		pthread_join(rv.thread, NULL);
+		rnic_metrics_stop();
 		if (!rv.start_err)
 			rv.start_err = ENODEV;
 		return rv.start_err;

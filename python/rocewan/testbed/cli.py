@@ -38,7 +38,7 @@ def cmd_sweep(a):
 
 
 def cmd_up(a):
-    return live.up(a.config, sets=a.set, prefix=a.prefix)
+    return live.up(a.config, sets=a.set, prefix=a.prefix, capturable=a.capturable)
 
 
 def cmd_down(a):
@@ -50,7 +50,9 @@ def cmd_capture(a):
 
 
 def cmd_lab(a):
-    return lab.print_commands(a.config, sets=a.set)
+    if a.print:
+        return lab.print_commands(a.config, sets=a.set)
+    return lab.run_lab(a.config, sets=a.set, out=a.out)
 
 
 def cmd_reduce(a):
@@ -98,18 +100,25 @@ def parser(prog="testbed"):
     u = sub.add_parser("up", help="build the topology and leave lossy-emu running")
     u.add_argument("config", nargs="?")
     u.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE")
+    u.add_argument("--capturable", action="store_true",
+                   help="memif links: run lossy-emu as a shared-config primary on hugepages, so "
+                        "`testbed capture` (dpdk-dumpcap) can attach (docs/capture.md)")
     u.set_defaults(func=cmd_up)
     sub.add_parser("down", help="remove the topology and its processes").set_defaults(func=cmd_down)
     c = sub.add_parser("capture", help="pcap of a running topology's link, then rocewan validate")
     c.add_argument("--side", choices=["A", "B", "both"], default="both",
-                   help="whose received frames (af_packet TX bypasses taps): A, B or both merged")
+                   help="veth: whose received frames (af_packet TX bypasses taps): A, B or both "
+                        "merged; memif: the link to rnic A, to rnic B, or both (each frame twice)")
     c.add_argument("--seconds", type=int, default=5,
                    help="how long (default 5); 0: until interrupted (Ctrl-C, SIGINT, SIGTERM), then validate")
     c.add_argument("--out")
     c.set_defaults(func=cmd_capture)
-    lb = sub.add_parser("lab", help="lab mode: print the per-host (ssh) commands of a config's [lab] topology")
+    lb = sub.add_parser("lab", help="lab mode: run the experiment on the config's [lab] hosts over ssh, "
+                        "collect and reduce their JSON (docs/lab.md)")
     lb.add_argument("config")
     lb.add_argument("--set", action="append", metavar="SECTION.KEY=VALUE")
+    lb.add_argument("--print", action="store_true", help="only print the per-host ssh commands")
+    lb.add_argument("--out", help="results directory (default results/NAME-lab)")
     lb.set_defaults(func=cmd_lab)
     rd = sub.add_parser("reduce", help="lab mode: combine the JSON of lossy-emu and both rnics into a result row")
     rd.add_argument("config")
@@ -169,8 +178,12 @@ def main(argv=None, prog="testbed"):
         print(f"testbed: {e}", file=sys.stderr)
         topo.cleanup(a.prefix)
         return 1
+    except lab.LabError as e:  # the lab run stopped what it started (lab.run_lab)
+        print(f"testbed: lab: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
-        topo.cleanup(a.prefix)
+        if a.cmd != "lab":  # a lab run stopped its remote processes itself (lab.run_lab)
+            topo.cleanup(a.prefix)
         return 130
 
 

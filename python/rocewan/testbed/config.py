@@ -231,6 +231,13 @@ SCHEMA = {
         "emu_host": ("", _str, "lab mode: ssh destination of lossy-emu"),
         "emu_ports": ("", _str, "lab mode: lossy-emu's two DPDK ports, side A first (P0,P1)"),
         "bin_dir": ("/opt/rocewan/build", _str, "lab mode: the build directory on every host"),
+        "rnic_eal": ("-l 0 --in-memory", _str, "lab mode: the rnics' EAL options (lcores, memory)"),
+        "emu_eal": ("-l 0-2 --in-memory", _str, "lab mode: lossy-emu's EAL options (lcores, memory)"),
+        "emu_extra": ("--busy-poll", _str, "lab mode: more lossy-emu options (--busy-poll for line rate)"),
+        "ssh_config": ("", _str, "lab mode: an ssh_config file for every ssh call (ssh -F; empty: the "
+                       "user's ~/.ssh/config and agent)"),
+        "workdir": ("/tmp", _str, "lab mode: where each host keeps a run's JSON (a fresh directory "
+                    "under it, removed after the run)"),
     },
     "run": {
         "repetitions": (1, _int_range(1, 100), "repeat the experiment, results appended"),

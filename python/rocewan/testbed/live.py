@@ -8,10 +8,15 @@ from . import report, runner, topo
 from .experiments import load_cfg, validate
 
 
-def up(cfg_path: str | None = None, sets: list[str] | None = None, prefix: str = "tb") -> int:
-    """Build the topology, start lossy-emu with the config's link, print how to run the rnics."""
+def up(cfg_path: str | None = None, sets: list[str] | None = None, prefix: str = "tb",
+       capturable: bool = False) -> int:
+    """Build the topology, start lossy-emu with the config's link, print how to run the rnics.
+    capturable: on memif links, lossy-emu runs in the shared EAL mode `testbed capture`
+    attaches to (docs/capture.md); veth links are always capturable (tcpdump)."""
     cfg = load_cfg(cfg_path, sets, False)  # --set applies to the defaults too
-    t = topo.Topology(prefix, cfg["rnic"]["mtu"]).up()
+    transport = cfg["link"]["transport"]
+    t = topo.Topology(prefix, cfg["rnic"]["mtu"], transport,
+                      shared=capturable and transport == "memif").up()
     spec = runner.link_specs(cfg)
     os.makedirs(report.RESULTS, exist_ok=True)
     t.start_emu(spec["a2b"], spec["b2a"], cfg["run"]["seed"], os.path.join(report.RESULTS, "up-emu.json"))
@@ -24,7 +29,11 @@ def up(cfg_path: str | None = None, sets: list[str] | None = None, prefix: str =
           f"{runner.rnic_opts(cfg)} write_bw")
     print(f"    ip netns exec {t.ns['A']} {topo.binary('rnic')} {t._eal_rnic('A')} -- --ip {t.rip['A']}/24 "
           f"{runner.rnic_opts(cfg)} write_bw {t.kip['B']}")
-    print(f"  capture: testbed capture --prefix {prefix} --seconds 5;  remove: testbed down --prefix {prefix}")
+    if transport == "memif" and not capturable:
+        print(f"  capture: needs `testbed up ... --capturable` on memif links (docs/capture.md);  "
+              f"remove: testbed down --prefix {prefix}")
+    else:
+        print(f"  capture: testbed capture --prefix {prefix} --seconds 5;  remove: testbed down --prefix {prefix}")
     return 0
 
 
@@ -46,6 +55,8 @@ def capture(side: str = "both", seconds: int = 5, out: str | None = None, prefix
                                  f"`testbed up --prefix {prefix}`")
     out = out or os.path.join(report.RESULTS, f"capture-{side}.pcap")
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    if os.path.exists(os.path.join(topo.memif_dir(prefix), "A.sock")):
+        return capture_memif(sides, seconds, out, prefix)
     parts = {sd: (out if len(sides) == 1 else f"{out}.{sd}") for sd in sides}
     procs = [subprocess.Popen(["ip", "netns", "exec", f"{prefix}{sd}", "tcpdump", "-i", f"{prefix}v{sd}",
                                "-Q", "in", "-s", "0", "-U", "-w", parts[sd],
@@ -60,11 +71,7 @@ def capture(side: str = "both", seconds: int = 5, out: str | None = None, prefix
                 q.kill()
             raise topo.TopoError(f"tcpdump on {prefix}v{sd}: {line.strip() or 'exited'} "
                                  f"(needs tcpdump, installed by scripts/bootstrap.sh)")
-    # SIGINT and SIGTERM end the capture. The handlers are set here, not inherited: a
-    # shell starts background jobs with SIGINT ignored, and Python keeps it ignored then
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    stop = _stop_on_signal()
     until = f"for {seconds} s" if seconds > 0 else "until interrupted (Ctrl-C, SIGINT or SIGTERM)"
     print(f"capturing RoCEv2 and MAC control received by rnic {' and '.join(sides)} {until} -> {out}",
           flush=True)
@@ -78,5 +85,39 @@ def capture(side: str = "both", seconds: int = 5, out: str | None = None, prefix
             raise topo.TopoError(f"mergecap: {r.stderr.strip()}")
         for f in parts.values():
             os.unlink(f)
+    res = validate(out)
+    return 1 if res["failed"] else 0
+
+
+def _stop_on_signal():
+    """SIGINT and SIGTERM end a capture. The handlers are set here, not inherited: a shell
+    starts background jobs with SIGINT ignored, and Python keeps it ignored then."""
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    return stop
+
+
+def capture_memif(sides, seconds, out, prefix):
+    """dpdk-dumpcap on lossy-emu's memif ports (side A: port 0, the link to rnic A, both
+    directions; B: port 1), and tcpdump on the control veth for perftest's TCP exchange,
+    merged into one pcap (docs/capture.md)."""
+    # a shared-config primary on hugepages leaves its hugepage_info beside its config; a
+    # --no-huge one (today's mode) has a config a secondary still cannot use
+    if not os.path.exists(f"/var/run/dpdk/{prefix}E/hugepage_info"):
+        raise topo.TopoError(f"lossy-emu of topology '{prefix}' runs with a private --no-huge heap: "
+                             f"dpdk-dumpcap cannot attach; bring it up with "
+                             f"`testbed up CFG --capturable --prefix {prefix}` (docs/capture.md)")
+    ns = {r: f"{prefix}{r}" for r in "AEB"}
+    cap = topo.DumpCapture(prefix, ns, out, sides)
+    stop = _stop_on_signal()
+    until = f"for {seconds} s" if seconds > 0 else "until interrupted (Ctrl-C, SIGINT or SIGTERM)"
+    links = " and ".join(f"lossy-emu - rnic {s}" for s in sides)
+    print(f"capturing the memif link(s) {links} (dpdk-dumpcap) and perftest's TCP exchange "
+          f"{until} -> {out}", flush=True)
+    stop.wait(seconds if seconds > 0 else None)
+    cap.stop()
+    for sd, rep in cap.report.items():
+        print(f"  link to rnic {sd}: {rep['captured']} frames captured, {rep['dropped']} dropped")
     res = validate(out)
     return 1 if res["failed"] else 0

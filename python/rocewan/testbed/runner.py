@@ -140,7 +140,9 @@ def run_once(cfg, outdir, tag="run", prefix="tb", log=print, capture=None):
         return run_chain(cfg, outdir, tag, prefix, spec, js, timeout, capture, t0)
     tr = ({k: os.path.join(outdir, f"{tag}-{k}.csv") for k in ("drops", "traceA", "traceB")}
           if cfg["run"].get("trace") else None)
-    with Topology(prefix, cfg["rnic"]["mtu"], cfg["link"]["transport"]) as topo:
+    # a capture on memif links attaches to lossy-emu, which then runs in the shared EAL mode
+    shared = bool(capture) and cfg["link"]["transport"] == "memif"
+    with Topology(prefix, cfg["rnic"]["mtu"], cfg["link"]["transport"], shared=shared) as topo:
         emu = topo.start_emu(spec["a2b"], spec["b2a"], cfg["run"]["seed"], js["emu"],
                              extra=f"--drop-log {tr['drops']}" if tr else "")
         cap = Capture(topo, capture) if capture else None

@@ -14,7 +14,9 @@ Every DPDK process gets its own --file-prefix. Everything this module creates
 carries the prefix (default "tb"), so `down` and every `up`/`run` can remove
 what an earlier, interrupted run left behind.
 """
+import fcntl
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -101,6 +103,58 @@ def wait_line(p, text, timeout=120):
                     + "".join(got)[-2000:])
 
 
+# A DPDK process a capture can attach to (docs/capture.md): a primary with a shared
+# configuration (no --no-shconf / --in-memory), on hugepages (a --no-huge heap is
+# anonymous memory no secondary can map), its memory at a fixed virtual address the
+# secondary (dpdk-dumpcap, started under `setarch -R`) maps at the same place. The
+# heap grows from the free hugepages on demand (no -m).
+SHARED_BASE_VA = "0x200000000"
+HUGE_DIR = "/dev/hugepages"
+
+
+def eal_mem(shared, mb):
+    """The EAL memory options: today's private --no-huge heap of @mb MB, or a shared
+    configuration on hugepages a capture can attach to."""
+    if shared:
+        return f"--base-virtaddr {SHARED_BASE_VA}"
+    return f"--no-huge -m {mb}"
+
+
+def free_hugepages():
+    try:
+        with open("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages") as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 0
+
+
+def remove_hugefiles(file_prefixes):
+    """The hugepage files (HUGE_DIR/<file-prefix>map_N) and runtime directories
+    (/var/run/dpdk/<file-prefix>) of dead shared-mode processes. A memif process exits
+    without rte_eal_cleanup() (dp_eal_cleanup), and a killed one never runs it: their
+    files would hold the pages until the next primary of the same prefix."""
+    if os.path.isdir(HUGE_DIR):
+        for f in os.listdir(HUGE_DIR):
+            if not any(f.startswith(fp + "map_") for fp in file_prefixes):
+                continue
+            path = os.path.join(HUGE_DIR, f)
+            try:  # a live process holds a shared lock on each of its files (as EAL's own cleanup checks)
+                fd = os.open(path, os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                os.unlink(path)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+    for fp in file_prefixes:
+        d = os.path.join("/var/run/dpdk", fp)
+        if os.path.isdir(d):
+            shutil.rmtree(d, ignore_errors=True)
+
+
 def eal_lcores(lcores="0"):
     """EAL lcores ("0", "0-1", "1") as --lcores with every lcore's thread free to run on
     any CPU this process may use. EAL's -l pins lcore N to CPU N: on a small shared host
@@ -147,9 +201,15 @@ def _check_transport(transport):
 
 
 class Topology:
-    def __init__(self, prefix="tb", mtu=4096, transport="veth"):
+    def __init__(self, prefix="tb", mtu=4096, transport="veth", shared=False):
         self.prefix = prefix
         self.transport = _check_transport(transport)
+        # shared: lossy-emu runs as a primary a capture can attach to (memif links only:
+        # dpdk-dumpcap on its two ports); the rnics keep their private --no-huge heaps
+        self.shared = shared
+        if shared and self.transport != "memif":
+            raise TopoError("the shared EAL mode is for memif links (veth links are captured "
+                            "with tcpdump)")
         self.ns = {r: f"{prefix}{r}" for r in "AEB"}
         self.ifs = {"A": f"{prefix}vA", "eA": f"{prefix}eA", "eB": f"{prefix}eB", "B": f"{prefix}vB"}
         self.kip = {"A": f"{SUBNET}.1", "B": f"{SUBNET}.2"}
@@ -216,7 +276,7 @@ class Topology:
     def _eal_emu(self):
         if self.transport == "memif":
             a, b = self.memif_socks()
-            return (f"{eal_lcores('0-1')} --no-huge -m {EMU_MEM_MB} --no-pci --file-prefix {self.prefix}E "
+            return (f"{eal_lcores('0-1')} {eal_mem(self.shared, EMU_MEM_MB)} --no-pci --file-prefix {self.prefix}E "
                     f"--log-level=lib.eal:error {memif_vdev(0, a, True, self.framesz, '02:77:00:00:00:e0')} "
                     f"{memif_vdev(1, b, True, self.framesz, '02:77:00:00:00:e1')}")
         v = f"framesz={self.framesz},blocksz={self.framesz * 2},framecnt=4096"
@@ -299,14 +359,230 @@ class Topology:
         return self.ifs[side]
 
 
-class Capture:
+def Capture(topo, path, sides="A"):
+    """The capture of a running topology's link into @path: tcpdump of both rnics' received
+    frames on veth links (VethCapture); dpdk-dumpcap on lossy-emu's memif port(s) of @sides
+    (DumpCapture: "A", the link to rnic A, holds every frame A sent and received)."""
+    if getattr(topo, "transport", "veth") == "memif":
+        if isinstance(topo, Chain):
+            raise TopoError("a capture on a memif chain (relays, switch) is not supported: capture "
+                            "the plain memif topology, or use the rnics' --trace")
+        if not getattr(topo, "shared", False):
+            raise TopoError("a capture on memif links needs lossy-emu in the shared EAL mode "
+                            "(Topology(shared=True); docs/capture.md)")
+        return DumpCapture(topo.prefix, topo.ns, path, sides)
+    return VethCapture(topo, path)
+
+
+DUMPCAP = "dpdk-dumpcap"
+# dpdk-dumpcap's snapshot length: a whole frame of the testbed's largest (the memif bsize,
+# 8192 B at MTU 4096). DPDK 22.11 sizes its copies as uint16_t data rooms, so -s 65535
+# overflows them and every copy fails (all frames counted as dropped).
+DUMPCAP_SNAPLEN = 8192
+DUMPCAP_RING = 8192  # frames between the primary's callbacks and the file (-N; default 2048)
+
+
+def dumpcap_cmd(file_prefix, port, path, ns=None):
+    """One dpdk-dumpcap (a DPDK secondary process) on one port of the primary started with
+    --file-prefix @file_prefix. It captures one interface (DPDK 22.11's takes the last -i);
+    pcap (-P): one wall-clock timestamp per burst, so it merges with a tcpdump capture
+    (22.11's pcapng timestamps are far off: year 2251). `setarch -R`: no address-space
+    randomisation, so nothing of the secondary's own lands where the primary's memory is."""
+    cmd = ["setarch", os.uname().machine, "-R", DUMPCAP, f"--file-prefix={file_prefix}", "-i", port,
+           "-s", str(DUMPCAP_SNAPLEN), "-N", str(DUMPCAP_RING), "-P", "-w", path]
+    return (["ip", "netns", "exec", ns] if ns else []) + cmd
+
+
+PCAP_NSEC_LE, PCAP_USEC_LE = bytes.fromhex("4d3cb2a1"), bytes.fromhex("d4c3b2a1")
+
+
+def fix_dumpcap_times(path):
+    """DPDK 22.11's dumpcap -P opens a nanosecond pcap (pcap_open_dead_with_tstamp_precision
+    NANO) but stamps each burst with gettimeofday(): the fraction field holds microseconds,
+    read as nanoseconds (a frame at .958462 s shows at .000958462). Marking the file as the
+    microsecond pcap it is fixes every timestamp, and with them the merge by time."""
+    with open(path, "r+b") as f:
+        if f.read(4) == PCAP_NSEC_LE:
+            f.seek(0)
+            f.write(PCAP_USEC_LE)
+
+
+class DumpCaptureProc:
+    """A dpdk-dumpcap process: started, ready once pdump is enabled in the primary, stopped
+    once its count of written frames stopped moving."""
+
+    def __init__(self, cmd, what):
+        self.what = what
+        self.p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  start_new_session=True)
+        self.err = b""
+        os.set_blocking(self.p.stderr.fileno(), False)
+
+    def _read(self):
+        try:
+            while True:
+                b = self.p.stderr.read()
+                if not b:
+                    break
+                self.err += b
+        except (BlockingIOError, TypeError):
+            pass
+
+    def text(self):
+        return self.err.decode(errors="replace").replace("\b", "")
+
+    def count(self):
+        """Frames written so far (its "Packets captured: N" counter, rewritten with backspaces)."""
+        t = self.err.decode(errors="replace")
+        if "Packets captured:" not in t:
+            return None
+        tail = t.rsplit("Packets captured:", 1)[1].split("\n")[0]
+        nums = [w for w in tail.replace("\b", " ").split() if w.isdigit()]
+        return int(nums[-1]) if nums else 0
+
+    def wait_ready(self, timeout=30):
+        """Until it prints "Packets captured:", which dumpcap does after rte_pdump_enable()
+        returned: from then on every frame of the port reaches its ring."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            self._read()
+            if "Packets captured:" in self.err.decode(errors="replace"):
+                return
+            if self.p.poll() is not None:
+                self._read()
+                raise TopoError(f"{DUMPCAP} on {self.what} exited ({self.p.returncode}): "
+                                f"{self.text().strip()[-800:]} (the primary must run in the shared "
+                                f"EAL mode, docs/capture.md)")
+            time.sleep(0.05)
+        self.kill()
+        raise TopoError(f"{DUMPCAP} on {self.what} did not start within {timeout} s: {self.text()[-800:]}")
+
+    def settled(self, since, settle):
+        """True once the written count has not moved for @settle s; @since holds the last
+        count and when it was seen (updated here)."""
+        self._read()
+        n = self.count()
+        if n != since.get("n") or "t" not in since:
+            since.update(n=n, t=time.monotonic())
+        return self.p.poll() is not None or time.monotonic() - since["t"] >= settle
+
+    def stop(self):
+        """SIGINT (see settled(): dumpcap leaves what is still in its ring unwritten when it
+        quits), then its exit report."""
+        if self.p.poll() is None:
+            os.killpg(self.p.pid, signal.SIGINT)
+        try:
+            self.p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        os.set_blocking(self.p.stderr.fileno(), True)
+        self.err += self.p.stderr.read() or b""
+        return self.text()
+
+    def _stats(self):
+        for line in self.text().splitlines():
+            if "received/dropped" in line:
+                rx, drop = line.split(":")[-1].split("(")[0].split("/")
+                return int(rx), int(drop)
+        return None, None
+
+    def dropped(self):
+        """The frames pdump could not hand to the ring ("received/dropped" at exit), or None."""
+        return self._stats()[1]
+
+    def received(self):
+        """The frames pdump handed to the ring (with none dropped: what the file must hold)."""
+        return self._stats()[0]
+
+    def kill(self):
+        if self.p.poll() is None:
+            os.killpg(self.p.pid, signal.SIGKILL)
+            self.p.wait()
+
+
+class DumpCapture:
+    """A memif topology's links: dpdk-dumpcap on lossy-emu's ports (port 0: the link to
+    rnic A, both directions; port 1: the link to rnic B), and tcpdump on the control veth
+    (perftest's TCP exchange, which crosses the kernel), merged by time into one pcap."""
+
+    def __init__(self, prefix, ns, path, sides="AB"):
+        self.path, self.parts, self.dumps = path, [], {}
+        self.sides = sides
+        for side in sides:
+            part = f"{path}.{side}"
+            self.parts.append(part)
+            port = "net_memif0" if side == "A" else "net_memif1"
+            d = DumpCaptureProc(dumpcap_cmd(f"{prefix}E", port, part, ns["E"]),
+                                f"lossy-emu's {port} (the link to rnic {side})")
+            self.dumps[side] = d
+            try:
+                d.wait_ready()
+            except TopoError:
+                self.abort()
+                raise
+        self.tcp = f"{path}.tcp"
+        self.parts.append(self.tcp)
+        self.tcpdump = subprocess.Popen(["ip", "netns", "exec", ns["A"], "tcpdump", "-i", f"{prefix}vA",
+                                         "-s", "0", "-U", "-w", self.tcp, "tcp port 18515"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                        start_new_session=True)
+        line = self.tcpdump.stderr.readline()
+        if "listening on" not in line:
+            self.abort()
+            raise TopoError(f"tcpdump on {prefix}vA: {line.strip() or 'exited'}")
+        self.report = {}
+
+    def abort(self):
+        for d in self.dumps.values():
+            d.kill()
+        t = getattr(self, "tcpdump", None)
+        if t and t.poll() is None:
+            os.killpg(t.pid, signal.SIGKILL)
+            t.wait()
+        for f in self.parts:
+            if os.path.exists(f):
+                os.unlink(f)
+
+    SETTLE_S = 1.0  # a written count that held still this long: the rings are drained
+
+    def stop(self):
+        since = {side: {} for side in self.dumps}
+        t0 = time.monotonic()
+        while not all(d.settled(since[side], self.SETTLE_S) for side, d in self.dumps.items()):
+            if time.monotonic() - t0 > 60:
+                break
+            time.sleep(0.05)
+        for side, d in self.dumps.items():
+            d.stop()
+            self.report[side] = {"captured": d.count(), "dropped": d.dropped(),
+                                 "received": d.received()}
+            if os.path.exists(f"{self.path}.{side}"):
+                fix_dumpcap_times(f"{self.path}.{side}")
+        if self.tcpdump.poll() is None:
+            self.tcpdump.terminate()
+        self.tcpdump.communicate()
+        r = subprocess.run(["mergecap", "-F", "pcap", "-w", self.path] + self.parts,
+                           capture_output=True, text=True)
+        if r.returncode:
+            raise TopoError(f"mergecap: {r.stderr.strip()}")
+        for f in self.parts:
+            os.unlink(f)
+        for side, rep in self.report.items():
+            if rep["dropped"]:
+                raise TopoError(f"{DUMPCAP} on the link to rnic {side} dropped {rep['dropped']} frames "
+                                f"(its ring of {DUMPCAP_RING} was full): {self.path} misses them")
+            if rep["received"] is not None and rep["captured"] != rep["received"]:
+                raise TopoError(f"{DUMPCAP} on the link to rnic {side} wrote {rep['captured']} of the "
+                                f"{rep['received']} frames its ring got (it quit with the rest in "
+                                f"the ring): {self.path} misses them")
+        return self.path
+
+
+class VethCapture:
     """tcpdump of what each rnic *receives* (the af_packet PMD transmits with
     PACKET_QDISC_BYPASS, so its own frames never reach a tap), merged by time."""
 
     def __init__(self, topo, path):
-        if getattr(topo, "transport", "veth") != "veth":
-            raise TopoError("capture needs [link] transport = \"veth\": memif frames never reach "
-                            "the kernel (use the rnics' --trace and lossy-emu's --drop-log instead)")
         self.path, self.parts, self.procs = path, [], []
         for side in "AB":
             part = f"{path}.{side}"
@@ -522,4 +798,5 @@ def cleanup_names(prefix, names):
         for f in os.listdir(d):
             if f.endswith(".sock"):
                 os.unlink(os.path.join(d, f))
+    remove_hugefiles([prefix + n for n in names])
     return ours
