@@ -10,6 +10,7 @@ See docs/rdma-cm.md, "perftest -R on the wire".
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -39,19 +40,23 @@ class CmRun:
     server_lines: tuple = ()
     timeout: float = 180.0
     perftest: bool = False
+    req_delay_ms: int = 0          # delay the client's REQs (see delay_client_reqs)
     app: Optional[str] = None       # rocewan.cmtrace.normalise's payload decoder
 
 
 PERF = "-d rxe0 -R -n 5 -s 4096"
+# perftest's server listens for the test QP only after the channel exchange;
+# holding the client's REQs back this long lets it (see PERFTEST_REJECTED)
+PERF_REQ_DELAY_MS = 500
 
 # The goldens: small fixed runs (docs/rdma-cm.md lists them with their commands).
 GOLDEN_RUNS = {
     "ib_write_bw": CmRun("ib_write_bw", f"ib_write_bw {PERF}", f"ib_write_bw {PERF} {{srv}}",
-                         18515, perftest=True, app="perftest"),
+                         18515, perftest=True, app="perftest", req_delay_ms=PERF_REQ_DELAY_MS),
     "ib_send_bw": CmRun("ib_send_bw", f"ib_send_bw {PERF}", f"ib_send_bw {PERF} {{srv}}",
-                        18515, perftest=True, app="perftest"),
+                        18515, perftest=True, app="perftest", req_delay_ms=PERF_REQ_DELAY_MS),
     "ib_read_bw": CmRun("ib_read_bw", f"ib_read_bw {PERF}", f"ib_read_bw {PERF} {{srv}}",
-                        18515, perftest=True, app="perftest"),
+                        18515, perftest=True, app="perftest", req_delay_ms=PERF_REQ_DELAY_MS),
     "rping": CmRun("rping", "rping -s -a {srv} -V -C 10", "rping -c -a {srv} -V -C 10", 7174, app="rping",
                    server_lines=("server DISCONNECT EVENT",)),
     "udaddy": CmRun("udaddy", "udaddy", "udaddy -s {srv}", 7174,
@@ -78,6 +83,30 @@ def wait_cm_listen(vm, port: int, timeout: float = 60.0) -> None:
                              f"{timeout:.0f} s; cm_ids:\n{out}")
 
 
+def delay_client_reqs(vm, ms: int) -> None:
+    """netem-delay the CM REQs VM sends; everything else leaves undelayed
+    (a delayed DREQ/DREP changes how perftest's two connections close).
+    In an option-free IPv4 packet to UDP 4791: the BTH's destination QP (1)
+    is the low 24 bits of the word at byte 32, the MAD's attribute ID
+    (0x0010, REQ) the 16 bits at byte 64 (IP 20 + UDP 8 + BTH 12 + DETH 8 +
+    16 into the MAD). ms=0 removes it."""
+    if not ms:
+        rc, out = vm.run("tc -s qdisc show dev eth0 | grep -A1 '^qdisc netem 30:'")
+        sent = re.search(r"Sent \d+ bytes (\d+) pkt", out)
+        if sent:
+            print(f"\n[interop] {vm.name}: {sent.group(1)} CM REQs went through the delay")
+    vm.run("tc qdisc del dev eth0 root 2>/dev/null; true")
+    if not ms:
+        return
+    rc, out = vm.run(
+        "tc qdisc add dev eth0 root handle 1: prio && "
+        f"tc qdisc add dev eth0 parent 1:3 handle 30: netem delay {ms}ms && "
+        "tc filter add dev eth0 parent 1:0 protocol ip prio 1 u32 "
+        "match ip protocol 17 0xff match ip dport 4791 0xffff "
+        "match u32 0x00000001 0x00ffffff at 32 match u16 0x0010 0xffff at 64 flowid 1:3")
+    assert rc == 0, f"{vm.name}: cannot delay the REQs:\n{out}"
+
+
 def perftest_repeat(crc: int, cout: str, sout: str) -> str:
     """Why a perftest -R pair deserves its one repeat, or ''."""
     if any(all(m in o for m in PERFTEST_CLOCK) for o in (cout, sout)):
@@ -92,26 +121,31 @@ def run_cm_pair(srv, cli, run: CmRun, attempts: int = 3) -> tuple[int, str, int,
     (client rc, client output, server rc, server output). A server that does
     not exit by itself is killed after the client has finished (rc 143), as
     is one still running 60 s after its client (10 s after a failed one)."""
-    for attempt in range(attempts):
-        job = srv.run_bg(run.server.format(srv=srv.addr))
-        try:
-            wait_cm_listen(srv, run.port)
-            crc, cout = cli.run(run.client.format(srv=srv.addr), timeout=run.timeout)
-            src, sout = None, ""
-            if run.server_exits:
-                try:
-                    src, sout = job.wait(60 if crc == 0 else 10)
-                except VMTimeout:
-                    pass
-            if src is None:
-                src, sout = job.kill()
-        finally:
-            if job.rc is None:
-                job.kill()
-        why = perftest_repeat(crc, cout, sout) if run.perftest else ""
-        if not why:
-            break
-        print(f"\n[interop] {run.name}: {why}: run again")
+    delay_client_reqs(cli, run.req_delay_ms)
+    try:
+        for attempt in range(attempts):
+            job = srv.run_bg(run.server.format(srv=srv.addr))
+            try:
+                wait_cm_listen(srv, run.port)
+                crc, cout = cli.run(run.client.format(srv=srv.addr), timeout=run.timeout)
+                src, sout = None, ""
+                if run.server_exits:
+                    try:
+                        src, sout = job.wait(60 if crc == 0 else 10)
+                    except VMTimeout:
+                        pass
+                if src is None:
+                    src, sout = job.kill()
+            finally:
+                if job.rc is None:
+                    job.kill()
+            why = perftest_repeat(crc, cout, sout) if run.perftest else ""
+            if not why:
+                break
+            print(f"\n[interop] {run.name}: {why}: run again")
+    finally:
+        if run.req_delay_ms:
+            delay_client_reqs(cli, 0)
     return crc, cout, src, sout
 
 

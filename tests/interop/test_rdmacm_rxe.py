@@ -145,7 +145,10 @@ def test_perftest_rdma_cm(cm_pair, tool):
     cout, sout = _pair(cm_pair, GOLDEN_RUNS[tool])
     for out in (cout, sout):
         assert "Data ex. method : rdma_cm" in out, out
-        res = parse_perftest_bw(out)
+        try:
+            res = parse_perftest_bw(out)
+        except (ValueError, IndexError) as e:
+            raise AssertionError(f"{tool}: no result line ({e}):\n{out}")
         assert res["bytes"] == 4096 and res["iterations"] == 5, out
 
 
