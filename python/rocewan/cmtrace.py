@@ -14,6 +14,7 @@ symbol         random field
 ``tid<n>``     MAD transaction IDs
 ``qpn<n>``     QP numbers (REQ/REP local QPN, BTH destination QP, SIDR QPN)
 ``psn<n>``     starting PSNs (REQ/REP); BTH PSNs become ``psn<n>+k``
+``random``     the BTH PSN of QP1's sends (one per MAD, in send order)
 ``gid<n>``     GIDs and IP addresses (the cma header's, the REQ path's)
 ``flow<n>``    the REQ's primary flow label (rdma_cm derives it from ports)
 ``port<n>``    the active side's source port in the cma header
@@ -351,7 +352,7 @@ def normalise(packets, app=None):
             m["dir"] = d
             m["bth"] = {"opcode": p["opcode"], "pkey": p["pkey"], "dest_qp": p["dest_qp"],
                         "qkey": p.get("qkey"), "src_qp": p.get("src_qp"),
-                        "psn": syms("madpsn", p["psn"], me), "se": p["se"], "pad": p["pad"]}
+                        "psn": "random", "se": p["se"], "pad": p["pad"]}
             m["tid"] = syms("tid", m["tid"])
             for k, side in (("local_comm_id", me), ("remote_comm_id", peer),
                             ("request_id", "c")):
@@ -402,6 +403,30 @@ def without_acks(seq):
     on timing (two runs of the same programs differ there), so comparisons
     of two implementations leave them out."""
     return [m for m in seq if m.get("opcode") != "RC_ACKNOWLEDGE"]
+
+
+def _flow_key(m):
+    """The connection a CM message belongs to (its active side's comm ID or
+    SIDR request ID), or the QP a packet goes to."""
+    if "mad" in m:
+        for k in ("local_comm_id", "remote_comm_id", "request_id"):
+            v = m.get(k)
+            if isinstance(v, str) and v.startswith("c."):
+                return f"cm {v}"
+        return "cm ?"
+    return f"qp {m['dest_qp']}"
+
+
+def by_flow(seq):
+    """A normalised sequence without ACKs, split into flows: the CM messages
+    of each connection, and the packets to each QP, each in its own order.
+    Two runs of the same programs interleave independent flows differently
+    (perftest's two DREQ/DREP pairs, ucmatose's connections); per flow they
+    are equal."""
+    flows = {}
+    for m in without_acks(seq):
+        flows.setdefault(_flow_key(m), []).append(m)
+    return flows
 
 
 def cm_messages(seq):

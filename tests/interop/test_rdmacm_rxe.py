@@ -203,3 +203,22 @@ def test_normalise_negative_controls():
             if "cm" in p and p["cm"].get(k):
                 p["cm"][k] ^= 0x11111111
     assert cmtrace.normalise(pkts, app="perftest") == ref
+
+
+def test_by_flow_ignores_the_interleaving_only():
+    """ucmatose's two connections interleave differently from run to run:
+    by_flow takes them apart, and still sees a change inside one flow."""
+    seq = json.loads((GOLDEN / "ucmatose.json").read_text())
+    flows = cmtrace.by_flow(seq)
+    assert sorted(flows) == ["cm c.cid0", "cm c.cid1", "qp c.qpn0", "qp c.qpn1",
+                             "qp s.qpn0", "qp s.qpn1"], sorted(flows)
+    assert [len(flows[f"qp {q}"]) for q in ("c.qpn0", "c.qpn1", "s.qpn0", "s.qpn1")] == [10] * 4
+    moved = [m for m in seq if m.get("dest_qp") != "s.qpn1"] + \
+        [m for m in seq if m.get("dest_qp") == "s.qpn1"]
+    assert moved != seq and cmtrace.by_flow(moved) == flows
+    swapped = list(seq)
+    i, j = [k for k, m in enumerate(seq) if m.get("dest_qp") == "s.qpn0" and m["opcode"] == "RC_SEND_ONLY"][:2]
+    swapped[i], swapped[j] = dict(seq[j], psn=seq[i]["psn"]), dict(seq[i], psn=seq[j]["psn"])
+    assert cmtrace.by_flow(swapped) == flows       # same packets, PSNs in order
+    swapped[i] = dict(swapped[i], len=99)
+    assert cmtrace.by_flow(swapped) != flows
