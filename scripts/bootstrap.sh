@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
   build-essential meson ninja-build pkg-config clang llvm lld libclang-rt-14-dev
   dpdk dpdk-dev libdpdk-dev
-  libibverbs-dev rdma-core ibverbs-utils ibverbs-providers perftest librdmacm-dev
+  libibverbs-dev rdma-core ibverbs-utils ibverbs-providers perftest librdmacm-dev rdmacm-utils qperf
   libisal-dev libbpf-dev libxdp-dev libelf-dev zlib1g-dev libpcap-dev
   libbenchmark-dev
   clang-format

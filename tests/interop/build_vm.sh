@@ -26,22 +26,27 @@ export LC_ALL=C
 # --- what goes into the image ----------------------------------------------
 # Top-level modules loaded at boot (in dependency order, deps resolved from
 # modules.dep).  Missing ones are an error unless built into the kernel.
-BOOT_MODULES="virtio_pci virtio_net virtio_console crc32_generic rdma_rxe ib_uverbs sch_netem"
+# The connection manager stack (ib_cm, iw_cm, rdma_cm and rdma_ucm, which makes
+# /dev/infiniband/rdma_cm) is loaded at boot too: librdmacm needs it.
+BOOT_MODULES="virtio_pci virtio_net virtio_console crc32_generic rdma_rxe ib_uverbs sch_netem \
+  ib_cm iw_cm rdma_cm rdma_ucm"
 # Optional modules copied into the image, loaded on demand (modprobe, or the
 # kernel's auto-loading through busybox modprobe, or rw.mods= on the cmdline).
 EXTRA_MODULES="crc32_pclmul crc32c_generic ifb act_mirred act_gact sch_ingress cls_u32 cls_matchall \
-  sch_tbf sch_htb sch_prio sch_red sch_fq_codel veth bridge 8021q rdma_ucm"
+  sch_tbf sch_htb sch_prio sch_red sch_fq_codel veth bridge 8021q"
 # Programs (host paths are looked up with command -v, copied with their libs).
 REQUIRED_PROGS="ip tc rdma ping ibv_devinfo ibv_devices ibv_rc_pingpong \
-  ib_write_bw ib_send_bw ib_read_bw ib_atomic_bw ib_write_lat ib_send_lat ib_read_lat ib_atomic_lat"
+  ib_write_bw ib_send_bw ib_read_bw ib_atomic_bw ib_write_lat ib_send_lat ib_read_lat ib_atomic_lat \
+  rping udaddy ucmatose rdma_server rdma_client cmtime qperf"
 OPTIONAL_PROGS="ss bridge ethtool tcpdump iperf3 ibv_uc_pingpong ibv_ud_pingpong ibv_srq_pingpong \
-  ibv_xsrq_pingpong ibv_asyncwatch rping ucmatose"
+  ibv_xsrq_pingpong ibv_asyncwatch mckey riostream rdma_xserver rdma_xclient"
 # Debian's busybox prefers its own applets when one applet execs another
 # program by name (timeout sh -> busybox sh, which then runs busybox tc...):
 # use the real tools for the applets that exec programs.
 OVERRIDE_PROGS="timeout setsid xargs env nohup nice taskset chroot flock"
 HOST_PKGS="busybox-static iproute2 rdma-core ibverbs-utils ibverbs-providers libibverbs1 perftest \
-  iputils-ping ethtool tcpdump iperf3 libc6 dash bash coreutils util-linux findutils"
+  rdmacm-utils librdmacm1 qperf \
+  iputils-ping ethtool tcpdump iperf3 libc6 libgcc-s1 dash bash coreutils util-linux findutils"
 
 # --- inputs hash --------------------------------------------------------------
 input_hash() {
@@ -235,7 +240,7 @@ copy_elf() {
 }
 
 for p in $REQUIRED_PROGS; do
-  hp=$(command -v "$p") || die "required program $p not found on the host"
+  hp=$(command -v "$p") || die "required program $p not found on the host (scripts/bootstrap.sh installs its package)"
   [ -e "$R$hp" ] && [ ! -L "$R$hp" ] && continue
   rm -f "$R$hp"
   copy_elf "$hp"
@@ -252,6 +257,12 @@ for p in $REQUIRED_PROGS; do
   hp=$(command -v "$p")
   [ "$hp" = "/usr/bin/$p" ] || { rm -f "$R/usr/bin/$p"; ln -s "$hp" "$R/usr/bin/$p"; }
 done
+
+# glibc dlopens libgcc_s.so.1 for pthread_exit and pthread_cancel (rping's
+# threads, qperf): no ldd lists it, so copy it by name.
+LIBGCC=$(ldconfig -p 2>/dev/null | awk '/libgcc_s\.so\.1 .*x86-64/ {print $NF; exit}')
+[ -n "$LIBGCC" ] || die "libgcc_s.so.1 not found on the host (apt-get install libgcc-s1)"
+copy_elf "$LIBGCC"
 
 # Debian's busybox-static prefers its own applets inside "busybox sh" (so `tc`
 # would be busybox's tc even with iproute2's first in PATH): use dash as /bin/sh
