@@ -85,14 +85,10 @@ wqe_fill_inline(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_
 static int
 wqe_fill_sges(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_send_wr *wr)
 {
-	bool rd = wr->opcode == IBV_WR_RDMA_READ || wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-		  wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
-	/* READ and atomic results are written into the local SGEs */
-	unsigned int access = rd ? IBV_ACCESS_LOCAL_WRITE : 0;
-
+	/* the keys are checked as the WQE executes (a bad one: IBV_WC_LOC_PROT_ERR) */
 	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
 		return -EINVAL;
-	if (roce_sge_check(qp->pd, wr->sg_list, (uint32_t)wr->num_sge, access, &wqe->length) < 0)
+	if (roce_sge_total(wr->sg_list, (uint32_t)wr->num_sge, &wqe->length) < 0)
 		return -EINVAL;
 	memcpy(wqe->sge, wr->sg_list, sizeof(*wr->sg_list) * (size_t)wr->num_sge);
 	wqe->num_sge = (uint32_t)wr->num_sge;

@@ -97,8 +97,7 @@ roce_post_recv(struct roce_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **
 			break;
 		}
 		wqe = &qp->rq.wqe[qp->rq.prod & (qp->rq.size - 1)];
-		if (roce_sge_check(qp->pd, wr->sg_list, (uint32_t)wr->num_sge,
-				   IBV_ACCESS_LOCAL_WRITE, &wqe->length) < 0) {
+		if (roce_sge_total(wr->sg_list, (uint32_t)wr->num_sge, &wqe->length) < 0) {
 			rc = -EINVAL;
 			break;
 		}

@@ -348,7 +348,7 @@ fill_device_attr(struct ibv_device_attr *a)
 	a->max_mr = (int)ROCE_DEFAULT_MAX_MR;
 	a->max_pd = (int)ROCE_DEFAULT_MAX_PD;
 	a->max_qp_rd_atom = (int)ROCE_MAX_RD_ATOMIC;
-	a->max_qp_init_rd_atom = (int)ROCE_MAX_RD_ATOMIC;
+	a->max_qp_init_rd_atom = (int)ROCE_MAX_INIT_RD_ATOMIC;
 	a->max_res_rd_atom = (int)(ROCE_MAX_RD_ATOMIC * ROCE_DEFAULT_MAX_QP);
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_ah = (int)ROCE_DEFAULT_MAX_AH;
