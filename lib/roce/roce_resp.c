@@ -1047,7 +1047,9 @@ resp_exec_send(struct resp_ctx *c)
 		if (ROCE_UD_GRH_LEN + c->rx->len > c->rwqe->length)
 			return resp_recv_error(c, IBV_WC_LOC_LEN_ERR);
 		if (ud_place_grh(c) < 0)
-			return resp_recv_error(c, IBV_WC_LOC_PROT_ERR);
+			return resp_recv_error(c, roce_sge_fault(qp->pd, c->rwqe->sge,
+								 c->rwqe->num_sge,
+								 IBV_ACCESS_LOCAL_WRITE));
 		qp->resp.recv_off = ROCE_UD_GRH_LEN;
 	}
 	off = qp->resp.recv_off;
@@ -1058,7 +1060,8 @@ resp_exec_send(struct resp_ctx *c)
 		return resp_recv_error(c, IBV_WC_LOC_LEN_ERR);
 	if (roce_sge_scatter(qp->pd, c->rwqe->sge, c->rwqe->num_sge, off, c->rx->payload,
 			     c->rx->len) < 0)
-		return resp_recv_error(c, IBV_WC_LOC_PROT_ERR);
+		return resp_recv_error(c, roce_sge_fault(qp->pd, c->rwqe->sge, c->rwqe->num_sge,
+							 IBV_ACCESS_LOCAL_WRITE));
 	qp->resp.recv_off = off + c->rx->len;
 	return RESP_COMPLETE;
 }

@@ -23,7 +23,9 @@
  * Differences from verbs worth knowing
  *  - Local keys and SGE bounds are checked when the work request executes, as
  *    rxe checks them: a bad lkey or an SGE outside its MR is posted (0) and
- *    completes with IBV_WC_LOC_PROT_ERR (the QP then goes to the error state;
+ *    completes with IBV_WC_LOC_QP_OP_ERR (a key that names no MR of the PD, or
+ *    lacks the right) or IBV_WC_LOC_PROT_ERR (a range outside the MR), the
+ *    statuses rxe gives (roce_sge_fault; the QP then goes to the error state;
  *    a receive's sender gets a NAK remote operational error). roce_post_send /
  *    roce_post_recv refuse (-EINVAL, *bad_wr) only what verbs refuses at post:
  *    the state, num_sge past the QP's max, a message past 2^31 bytes.

@@ -9,8 +9,10 @@ both sides: each tool's exit code and result line, rnic0's device counters (exac
 opcode, as check_counts does for the rnic binary: WRITE and SEND one request packet per
 MTU, READ one request and one response per MTU), the error counters of both, and that
 /proc/PID/exe of the host side is the Debian binary."""
+import base64
 import json
 import os
+import sys
 import subprocess
 import time
 
@@ -22,6 +24,9 @@ from test_rnic_rxe import (HOST_IP, KIB, PORT, RNIC_IP, VM_IP, Run,  # noqa: F40
                            rxe_counters, rxe_vm, wait_tool_listens)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "verbs"))
+from harness import BADINPUT, BADINPUT_EXPECT, badinput_outcomes  # noqa: E402
+
 BUILD = os.environ.get("ROCEWAN_BUILD", os.path.join(ROOT, "build"))
 RNIC_EXEC = os.path.join(BUILD, "app", "rnic", "rnic-exec")
 # perftest's local ACK timeout (-u): 4.096 us * 2^16 = 268 ms, the TCG guest is slow
@@ -177,3 +182,35 @@ def test_rc_pingpong_rnic_exec_against_rxe(rxe_vm, tmp_path, rnic_is_server):
         f"rnic0 counters {got} for {iters} round trips of {size} B{run.both()}")
     check_packet_totals(run)
     check_retransmits_explained(run)
+
+
+def copy_to_vm(vm, path, dest):
+    """Put a host file into the guest (base64 over the command channel, in chunks)."""
+    data = base64.b64encode(open(path, "rb").read()).decode()
+    rc, out = vm.run(f": > {dest}.b64")
+    assert rc == 0, out
+    for i in range(0, len(data), 60000):
+        rc, out = vm.run(f"printf %s '{data[i:i + 60000]}' >> {dest}.b64")
+        assert rc == 0, out
+    rc, out = vm.run(f"base64 -d {dest}.b64 > {dest} && chmod +x {dest} && rm {dest}.b64")
+    assert rc == 0, out
+
+
+def test_badinput_same_on_rxe(rxe_vm):
+    """The bad-input cases of rv_badinput on rxe0 (server and client in the guest, rxe's
+    own loopback): each outcome is the one rnic0 gives (tests/netns/test_verbs_badinput.py
+    checks rnic0 against the same table), and nothing crashes."""
+    vm = rxe_vm
+    copy_to_vm(vm, BADINPUT, "/tmp/rv_badinput")
+    job = vm.run_bg("/tmp/rv_badinput rxe0 1 server 18620")
+    try:
+        rc, cout = vm.run("sleep 1; /tmp/rv_badinput rxe0 1 client 127.0.0.1 18620", timeout=120)
+        src, sout = job.wait(timeout=60)
+    finally:
+        if job.poll() is None:
+            job.kill("KILL")
+    both = f"\n--- client (exit {rc}):\n{cout}\n--- server (exit {src}):\n{sout}"
+    print(both)
+    assert rc == 0 and src == 0, both
+    got = {**badinput_outcomes(cout), **badinput_outcomes(sout)}
+    assert got == BADINPUT_EXPECT, f"{sorted(set(got.items()) ^ set(BADINPUT_EXPECT.items()))}{both}"
