@@ -143,6 +143,12 @@ ours_ctx(const struct ibv_context *c)
 	return c && c->device == &rv_device;
 }
 
+bool
+rv_is_rnic0(const struct ibv_context *c)
+{
+	return ours_ctx(c);
+}
+
 #define CTX(c) ((struct rv_ctx *)(void *)verbs_get_ctx((struct ibv_context *)(c)))
 
 /* In a child of fork() the device stayed in the parent (rv_dev.c): every verb on it fails. */
@@ -1210,8 +1216,8 @@ srq_polled_locked(const struct ibv_wc *wc, int n)
 
 static void wr_ops_init(struct ibv_qp_ex *qx);
 
-static struct ibv_qp *
-create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia_in, uint64_t send_ops)
+struct ibv_qp *
+rv_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *ia_in, uint64_t send_ops)
 {
 	if (forked())
 		return NULL;
@@ -1306,7 +1312,7 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
 	if (!ours_ctx(pd->context)) {
 		REAL(ibv_create_qp, "IBVERBS_1.1", pd, ia);
 	}
-	return create_qp(pd, ia, 0);
+	return rv_qp_create(pd, ia, 0);
 }
 
 static struct ibv_qp *
@@ -1330,7 +1336,7 @@ rv_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *ix)
 	ia.cap = ix->cap;
 	ia.qp_type = ix->qp_type;
 	ia.sq_sig_all = ix->sq_sig_all;
-	struct ibv_qp *qp = create_qp(
+	struct ibv_qp *qp = rv_qp_create(
 	    ix->pd, &ia, ix->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS ? ix->send_ops_flags : 0);
 
 	if (qp)
@@ -1353,6 +1359,12 @@ ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	if (!ours_ctx(qp->context)) {
 		REAL(ibv_modify_qp, "IBVERBS_1.1", qp, a, mask);
 	}
+	return rv_qp_modify(qp, a, mask);
+}
+
+int
+rv_qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
 	if (forked())
 		return ENODEV;
 	struct rv_qp *q = (struct rv_qp *)qp;
