@@ -51,11 +51,6 @@ struct rv_dev rv = {.lock = PTHREAD_MUTEX_INITIALIZER};
 #define RV_NAP_MIN_US 8
 #define RV_NAP_MAX_US 1000
 #define RV_APP_ACTIVE_NS 20000 /* an application call advanced the engine this recently */
-/* The engine moved frames, or the program called a verb, this recently: the program is
- * likely waiting for an answer (ib_write_lat spins on memory, calling no verb), so the
- * progress thread polls without napping (yielding the CPU between polls); past it the
- * naps grow as an idle device's. */
-#define RV_HOT_NS 2000000
 
 static __thread bool in_eal;
 static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -187,16 +182,14 @@ nap(uint64_t us)
 
 /*
  * Drive the engine while the application does not: RX, timers (retransmit,
- * ACK, pacing, FEC hold) and TX. A busy engine (roce_dev_busy) is polled again
- * at once; within RV_HOT_NS of the last frame or verb call it is polled after a
- * yield, no nap (a program spinning on memory for its answer); idle past that,
- * the naps grow from 8 us to 1 ms but end by the engine's next timer. While the
- * program's own calls advance the engine, the thread naps the shortest nap.
+ * ACK, pacing, FEC hold) and TX. Idle, the naps grow from 8 us to 1 ms but end
+ * by the engine's next timer; a busy engine (roce_dev_busy) is polled again
+ * at once.
  */
 static void
 progress_loop(void)
 {
-	uint64_t sleep_us = RV_NAP_MIN_US, last_work = 0;
+	uint64_t sleep_us = RV_NAP_MIN_US;
 
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0); /* this thread's sleeps end on time */
 	while (!rv.stop) {
@@ -212,8 +205,6 @@ progress_loop(void)
 				d = roce_dev_next_deadline(rv.port.dev);
 			rv_unlock();
 		}
-		if (work)
-			last_work = now;
 		if (work || busy || rv.prm.busy_poll) {
 			rv.progress_polls += work != 0;
 			sleep_us = RV_NAP_MIN_US;
@@ -222,18 +213,6 @@ progress_loop(void)
 			continue;
 		}
 		now = rnic_now_ns(&rv.port);
-		uint64_t app = rv.app_poll_ns;
-
-		if (now - app > RV_APP_ACTIVE_NS &&
-		    (now - last_work < RV_HOT_NS || now - app < RV_HOT_NS)) {
-			/* hot, and the program calls no verb: poll again after a yield */
-			rv.progress_hot_polls++;
-			sleep_us = RV_NAP_MIN_US;
-			sched_yield();
-			continue;
-		}
-		if (now - app <= RV_APP_ACTIVE_NS)
-			sleep_us = RV_NAP_MIN_US; /* take over promptly once the calls stop */
 		uint64_t us = sleep_us;
 
 		if (d != UINT64_MAX)
@@ -378,7 +357,6 @@ write_json(void)
 	rw_obj_begin(&w, "progress");
 	rw_uint(&w, "polls_with_work", rv.progress_polls);
 	rw_uint(&w, "idle_sleeps", rv.progress_sleeps);
-	rw_uint(&w, "hot_polls", rv.progress_hot_polls);
 	rw_obj_end(&w);
 	rw_obj_begin(&w, "mempool");
 	rw_uint(&w, "size", rv.port.pool->size);

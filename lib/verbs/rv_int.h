@@ -35,7 +35,6 @@ struct rv_dev {
 	volatile uint64_t app_poll_ns; /**< last time an application call advanced the engine */
 	uint64_t progress_polls;       /**< the progress thread's polls that moved frames */
 	uint64_t progress_sleeps;      /**< its idle sleeps */
-	uint64_t progress_hot_polls;   /**< its polls without a nap, within RV_HOT_NS of work */
 	/* which entry points the program used (--json "verbs_calls"), counted under the lock */
 	uint64_t calls_post_send;   /**< ibv_post_send (context ops) */
 	uint64_t calls_wr_complete; /**< ibv_wr_complete (struct ibv_qp_ex) */
@@ -72,6 +71,11 @@ struct ibv_qp *rv_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *ia, uint
  * IBV_QP_AV on RC/UC it first resolves the peer's MAC (ARP / ND, up to 3 s: EHOSTUNREACH).
  * 0 or a positive errno. */
 int rv_qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask);
+
+/** An address vector without a GRH but with a DLID becomes the GRH of the peer at that
+ * host part of rnic0's /16 (the port's LID is the low 16 bits of --ip). false: left as
+ * it was (no DLID, a multicast LID, or rnic0 has no LID). */
+bool rv_av_from_lid(struct ibv_ah_attr *ah);
 
 /** True while the calling thread is inside EAL's initialisation (plugins may call verbs). */
 bool rv_in_eal(void);
