@@ -149,7 +149,7 @@ CASES = [
 @pytest.mark.parametrize("rnic_is_server", [False, True], ids=["rnic-client", "rnic-server"])
 @pytest.mark.parametrize("mode,size,iters,mtu", CASES,
                          ids=[f"{m}-{s}B-mtu{u}" for m, s, n, u in CASES])
-def test_perftest_rnic_exec_against_rxe(rxe_vm, tmp_path, mode, size, iters, mtu,
+def test_perftest_rnic_exec_against_rxe(rxe_vm, tmp_path, mode, size, iters, mtu,  # noqa: F811
                                         rnic_is_server):
     opts = ["-m", str(mtu), "-s", str(size), "-n", str(iters), "-u", str(PERFTEST_TIMEOUT)]
     host = [f"/usr/bin/ib_{mode}", "-d", "rnic0", "-x", "0"] + opts
@@ -162,7 +162,7 @@ def test_perftest_rnic_exec_against_rxe(rxe_vm, tmp_path, mode, size, iters, mtu
 
 
 @pytest.mark.parametrize("rnic_is_server", [False, True], ids=["rnic-client", "rnic-server"])
-def test_rc_pingpong_rnic_exec_against_rxe(rxe_vm, tmp_path, rnic_is_server):
+def test_rc_pingpong_rnic_exec_against_rxe(rxe_vm, tmp_path, rnic_is_server):  # noqa: F811
     """ibv_rc_pingpong --chk at both ends: each checks the page starts of every message."""
     size, iters, mtu = 4096, 20, 1024
     opts = ["--chk", "-m", str(mtu), "-s", str(size), "-n", str(iters)]
@@ -196,7 +196,7 @@ def copy_to_vm(vm, path, dest):
     assert rc == 0, out
 
 
-def test_badinput_same_on_rxe(rxe_vm):
+def test_badinput_same_on_rxe(rxe_vm):  # noqa: F811
     """The bad-input cases of rv_badinput on rxe0 (server and client in the guest, rxe's
     own loopback): each outcome is the one rnic0 gives (tests/netns/test_verbs_badinput.py
     checks rnic0 against the same table), and nothing crashes."""
