@@ -69,7 +69,8 @@ asan_dpdk() {
 			>/dev/null || return 1
 	fi
 	ninja -C $b app/rnic/rnic app/lossy-emu/lossy-emu app/pfc-relay/pfc-relay \
-		tools/rocewire/rocewire >/dev/null || return 1
+		tools/rocewire/rocewire app/rnic/rnic-exec lib/verbs/librocewan-verbs.so \
+		tests/verbs/rv_badinput >/dev/null || return 1
 	logs=$(mktemp -d /tmp/rw-asan-dpdk.XXXXXX)
 	local env=(ROCEWAN_BUILD="$PWD/$b"
 		ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:log_path=$logs/asan"
@@ -79,7 +80,8 @@ asan_dpdk() {
 	env "${env[@]}" $PY -m pytest -q -p no:cacheprovider tests/netns/test_recovery_e2e.py \
 		"tests/netns/test_rnic_netns.py::test_modes" \
 		tests/netns/test_pfc_relay.py::test_remote_pause_stops_only_prio3_and_local_xoff \
-		tests/netns/test_pfc_relay.py::test_local_pfc_relayed_in_order_with_quanta_conversion || rc=1
+		tests/netns/test_pfc_relay.py::test_local_pfc_relayed_in_order_with_quanta_conversion \
+		tests/netns/test_verbs_badinput.py || rc=1
 	if [ -n "$(ls -A "$logs")" ]; then
 		echo "sanitizer reports ($(ls "$logs" | wc -l) file(s)):"
 		head -n 60 "$logs"/*

@@ -11,6 +11,8 @@
  * (ROCEWAN_VERBS_EAL, ROCEWAN_VERBS_ARGS), adds the library to LD_PRELOAD and
  * execs COMMAND.
  */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -217,8 +219,18 @@ main(int argc, char **argv)
 		return 1;
 	}
 	const char *old = getenv("LD_PRELOAD");
+	const char *asan = "";
+#if defined(__SANITIZE_ADDRESS__)
+	/* an AddressSanitizer build: its library is instrumented, and ASan's runtime must come
+	 * first in the process, also in an uninstrumented COMMAND (Debian's perftest) */
+	Dl_info di;
+	extern void __asan_init(void);
 
-	snprintf(pre, sizeof(pre), "%s%s%s", real, old && old[0] ? " " : "", old ? old : "");
+	if (dladdr((void *)__asan_init, &di) && di.dli_fname && di.dli_fname[0] == '/')
+		asan = di.dli_fname;
+#endif
+	snprintf(pre, sizeof(pre), "%s%s%s%s%s", asan, asan[0] ? " " : "", real,
+		 old && old[0] ? " " : "", old ? old : "");
 	free(real);
 	if (setenv("LD_PRELOAD", pre, 1) || setenv("ROCEWAN_VERBS_EAL", eal, 1) ||
 	    setenv("ROCEWAN_VERBS_ARGS", dev, 1) ||

@@ -494,7 +494,7 @@ comp_read(struct comp_ctx *c)
 		return comp_bad_response(c, "READ response length or position mismatch");
 	if (roce_sge_scatter(qp->pd, wqe->sge, wqe->num_sge, idx * qp->mtu, c->rx->payload,
 			     c->rx->len) < 0) {
-		c->status = IBV_WC_LOC_PROT_ERR;
+		c->status = roce_sge_fault(qp->pd, wqe->sge, wqe->num_sge, IBV_ACCESS_LOCAL_WRITE);
 		return COMP_ERROR;
 	}
 	qp->comp.una = roce_psn_add(c->psn, 1);
@@ -524,7 +524,7 @@ comp_atomic(struct comp_ctx *c)
 	/* the original remote value lands in the local buffer in host order, as verbs does */
 	if (roce_sge_scatter(qp->pd, wqe->sge, wqe->num_sge, 0, (const uint8_t *)&orig,
 			     sizeof(orig)) < 0) {
-		c->status = IBV_WC_LOC_PROT_ERR;
+		c->status = roce_sge_fault(qp->pd, wqe->sge, wqe->num_sge, IBV_ACCESS_LOCAL_WRITE);
 		return COMP_ERROR;
 	}
 	qp->comp.una = roce_psn_add(c->psn, 1);

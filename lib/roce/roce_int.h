@@ -546,9 +546,13 @@ struct roce_mr *roce_mr_lookup(struct roce_dev *dev, uint32_t key);
  */
 uint8_t *roce_mr_remote(struct roce_pd *pd, uint32_t rkey, uint64_t va, uint32_t len,
 			unsigned int access);
-/** Check a local SGE list; *total gets the byte sum. -EINVAL on a bad key/range/access. */
-int roce_sge_check(struct roce_pd *pd, const struct ibv_sge *sge, uint32_t n, unsigned int access,
-		   uint32_t *total);
+/** The byte sum of a local SGE list in *total; -EINVAL past ROCE_MAX_MSG_SIZE. Keys are
+ * checked on use (roce_sge_gather / roce_sge_scatter: IBV_WC_LOC_PROT_ERR). */
+int roce_sge_total(const struct ibv_sge *sge, uint32_t n, uint32_t *total);
+/** The status for an SGE list gather/scatter refused: LOC_QP_OP_ERR (key, PD, right) or
+ * LOC_PROT_ERR (range), as rxe gives them. */
+enum ibv_wc_status roce_sge_fault(struct roce_pd *pd, const struct ibv_sge *sge, uint32_t n,
+				  unsigned int access);
 /** Copy @p len bytes at offset @p off of an SGE list to @p dst. -EACCES / -ENOSPC. */
 int roce_sge_gather(struct roce_pd *pd, const struct ibv_sge *sge, uint32_t n, uint32_t off,
 		    uint8_t *dst, uint32_t len);

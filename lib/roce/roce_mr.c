@@ -143,21 +143,41 @@ sge_ptr(struct roce_pd *pd, const struct ibv_sge *sge, unsigned int access)
 	return mr_ptr(mr, sge->addr);
 }
 
+/*
+ * The byte sum of a local SGE list at post time. Keys, PD, rights and bounds are
+ * checked on use (roce_sge_gather / roce_sge_scatter), where a bad one completes the
+ * work request in error (roce_sge_fault), as rxe does (its copy_data() fails when the
+ * WQE executes): the post itself succeeds.
+ */
 int
-roce_sge_check(struct roce_pd *pd, const struct ibv_sge *sge, uint32_t n, unsigned int access,
-	       uint32_t *total)
+roce_sge_total(const struct ibv_sge *sge, uint32_t n, uint32_t *total)
 {
 	uint64_t sum = 0;
 
-	for (uint32_t i = 0; i < n; i++) {
-		if (sge[i].length && !sge_ptr(pd, &sge[i], access))
-			return -EINVAL;
+	for (uint32_t i = 0; i < n; i++)
 		sum += sge[i].length;
-	}
 	if (sum > ROCE_MAX_MSG_SIZE)
 		return -EINVAL;
 	*total = (uint32_t)sum;
 	return 0;
+}
+
+/*
+ * The completion status of an SGE list that roce_sge_gather / roce_sge_scatter refused,
+ * as rxe reports it: a key that names no MR of the PD, or an MR without the right, fails
+ * rxe's MR lookup (IBV_WC_LOC_QP_OP_ERR); a good key with a range outside its MR fails
+ * the bounds check (IBV_WC_LOC_PROT_ERR).
+ */
+enum ibv_wc_status
+roce_sge_fault(struct roce_pd *pd, const struct ibv_sge *sge, uint32_t n, unsigned int access)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct roce_mr *mr = roce_mr_lookup(pd->dev, sge[i].lkey);
+
+		if (sge[i].length && (!mr || mr->pd != pd || (mr->access & access) != access))
+			return IBV_WC_LOC_QP_OP_ERR;
+	}
+	return IBV_WC_LOC_PROT_ERR;
 }
 
 /* Walk [off, off + len) of an SGE list, copying to or from @p buf. */

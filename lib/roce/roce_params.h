@@ -31,7 +31,12 @@
 #define ROCE_MAX_SGE 16u	/**< scatter/gather entries per WQE */
 #define ROCE_MAX_INLINE 1024u	/**< IBV_SEND_INLINE bytes per WQE */
 #define ROCE_MAX_CQE (1u << 22) /**< completions per CQ */
-#define ROCE_MAX_RD_ATOMIC 16u	/**< max_rd_atomic and max_dest_rd_atomic */
+#define ROCE_MAX_RD_ATOMIC 16u	/**< max_dest_rd_atomic: responder resources per QP */
+/** max_rd_atomic: READs / atomics a requester keeps outstanding (a counter, no state per
+ * slot). As rxe's max_qp_init_rd_atom: perftest gives its QP the peer's responder
+ * resources as max_rd_atomic, 128 against rxe (the initiator depth
+ * must not exceed the responder's resources, which is the peer's business). */
+#define ROCE_MAX_INIT_RD_ATOMIC 128u
 
 /* ---- messages and packets ---- */
 #define ROCE_MIN_MTU 256u

@@ -439,7 +439,7 @@ qp_attr_check(const struct roce_qp *qp, const struct ibv_qp_attr *a, uint32_t ma
 	if (((mask & IBV_QP_RQ_PSN) && a->rq_psn > ROCE_PSN_MASK) ||
 	    ((mask & IBV_QP_SQ_PSN) && a->sq_psn > ROCE_PSN_MASK))
 		return -EINVAL;
-	if (((mask & IBV_QP_MAX_QP_RD_ATOMIC) && a->max_rd_atomic > ROCE_MAX_RD_ATOMIC) ||
+	if (((mask & IBV_QP_MAX_QP_RD_ATOMIC) && a->max_rd_atomic > ROCE_MAX_INIT_RD_ATOMIC) ||
 	    ((mask & IBV_QP_MAX_DEST_RD_ATOMIC) && a->max_dest_rd_atomic > ROCE_MAX_RD_ATOMIC))
 		return -EINVAL;
 	if (((mask & IBV_QP_MIN_RNR_TIMER) && a->min_rnr_timer > ROCE_MAX_TIMER_CODE) ||

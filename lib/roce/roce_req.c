@@ -85,14 +85,10 @@ wqe_fill_inline(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_
 static int
 wqe_fill_sges(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_send_wr *wr)
 {
-	bool rd = wr->opcode == IBV_WR_RDMA_READ || wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-		  wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
-	/* READ and atomic results are written into the local SGEs */
-	unsigned int access = rd ? IBV_ACCESS_LOCAL_WRITE : 0;
-
+	/* the keys are checked as the WQE executes (a bad one completes in error: roce_sge_fault) */
 	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
 		return -EINVAL;
-	if (roce_sge_check(qp->pd, wr->sg_list, (uint32_t)wr->num_sge, access, &wqe->length) < 0)
+	if (roce_sge_total(wr->sg_list, (uint32_t)wr->num_sge, &wqe->length) < 0)
 		return -EINVAL;
 	memcpy(wqe->sge, wr->sg_list, sizeof(*wr->sg_list) * (size_t)wr->num_sge);
 	wqe->num_sge = (uint32_t)wr->num_sge;
@@ -450,17 +446,19 @@ req_xmit(struct roce_qp *qp, struct roce_send_wqe *wqe, uint32_t idx)
 	return roce_tx_pkt(qp, &p, len, true);
 }
 
-/* A local key went bad between post and transmit (MR deregistered). */
+/* A local SGE the payload cannot be gathered from (bad lkey, range, or MR deregistered). */
 static void
 req_local_error(struct roce_qp *qp, struct roce_send_wqe *wqe)
 {
-	qp_log(qp, ROCE_LOG_WARNING, "wr_id %llu: local protection error",
-	       (unsigned long long)wqe->wr_id);
+	enum ibv_wc_status st = roce_sge_fault(qp->pd, wqe->sge, wqe->num_sge, 0);
+
+	qp_log(qp, ROCE_LOG_WARNING, "wr_id %llu: %s", (unsigned long long)wqe->wr_id,
+	       roce_wc_status_str(st));
 	if (qp->type == IBV_QPT_RC) {
-		wqe->err = IBV_WC_LOC_PROT_ERR;
+		wqe->err = st;
 		roce_qp_to_err(qp);
 	} else {
-		roce_comp_complete_head(qp, IBV_WC_LOC_PROT_ERR);
+		roce_comp_complete_head(qp, st);
 		roce_qp_to_sqe(qp);
 	}
 }

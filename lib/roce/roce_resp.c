@@ -89,8 +89,7 @@ roce_post_recv(struct roce_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **
 			break;
 		}
 		wqe = &qp->rq.wqe[qp->rq.prod & (qp->rq.size - 1)];
-		if (roce_sge_check(qp->pd, wr->sg_list, (uint32_t)wr->num_sge,
-				   IBV_ACCESS_LOCAL_WRITE, &wqe->length) < 0) {
+		if (roce_sge_total(wr->sg_list, (uint32_t)wr->num_sge, &wqe->length) < 0) {
 			rc = -EINVAL;
 			break;
 		}
@@ -524,7 +523,9 @@ resp_exec_send(struct resp_ctx *c)
 		if (ROCE_UD_GRH_LEN + c->rx->len > c->rwqe->length)
 			return resp_recv_error(c, IBV_WC_LOC_LEN_ERR);
 		if (ud_place_grh(c) < 0)
-			return resp_recv_error(c, IBV_WC_LOC_PROT_ERR);
+			return resp_recv_error(c, roce_sge_fault(qp->pd, c->rwqe->sge,
+								 c->rwqe->num_sge,
+								 IBV_ACCESS_LOCAL_WRITE));
 		qp->resp.recv_off = ROCE_UD_GRH_LEN;
 	}
 	off = qp->resp.recv_off;
@@ -535,7 +536,8 @@ resp_exec_send(struct resp_ctx *c)
 		return resp_recv_error(c, IBV_WC_LOC_LEN_ERR);
 	if (roce_sge_scatter(qp->pd, c->rwqe->sge, c->rwqe->num_sge, off, c->rx->payload,
 			     c->rx->len) < 0)
-		return resp_recv_error(c, IBV_WC_LOC_PROT_ERR);
+		return resp_recv_error(c, roce_sge_fault(qp->pd, c->rwqe->sge, c->rwqe->num_sge,
+							 IBV_ACCESS_LOCAL_WRITE));
 	qp->resp.recv_off = off + c->rx->len;
 	return RESP_COMPLETE;
 }

@@ -21,10 +21,14 @@
  *  - Not thread safe: one thread drives a device (as a DPDK lcore would).
  *
  * Differences from verbs worth knowing
- *  - Local keys and SGE bounds are checked by roce_post_send/roce_post_recv
- *    (-EINVAL and *bad_wr), not reported later as IBV_WC_LOC_PROT_ERR. They
- *    are checked again on use, so an MR deregistered meanwhile gives
- *    IBV_WC_LOC_PROT_ERR instead of a stray access.
+ *  - Local keys and SGE bounds are checked when the work request executes, as
+ *    rxe checks them: a bad lkey or an SGE outside its MR is posted (0) and
+ *    completes with IBV_WC_LOC_QP_OP_ERR (a key that names no MR of the PD, or
+ *    lacks the right) or IBV_WC_LOC_PROT_ERR (a range outside the MR), the
+ *    statuses rxe gives (roce_sge_fault; the QP then goes to the error state;
+ *    a receive's sender gets a NAK remote operational error). roce_post_send /
+ *    roce_post_recv refuse (-EINVAL, *bad_wr) only what verbs refuses at post:
+ *    the state, num_sge past the QP's max, a message past 2^31 bytes.
  *  - A UD send longer than the port MTU is refused by roce_post_send.
  */
 #ifndef ROCE_VERBS_H

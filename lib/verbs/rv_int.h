@@ -57,6 +57,26 @@ int rv_dev_start(void);
 /** The engine's cq_event op (rv_verbs.c): a CQ armed by req_notify got a completion. */
 void rv_cq_event(void *ctx, struct roce_cq *cq);
 
+/*
+ * The QP seam of rnic0, for a connection layer in lib/verbs (a librdmacm interposer): the
+ * same code as ibv_create_qp / ibv_create_qp_ex and ibv_modify_qp on an rnic0 object,
+ * without the dispatch to the real libibverbs.
+ */
+/** True if @p c is rnic0's context (an object of it is rnic0's). */
+bool rv_is_rnic0(const struct ibv_context *c);
+/** Create an RC / UC / UD QP on rnic0's PD @p pd; @p send_ops: IBV_QP_EX_WITH_* (0: none).
+ * ia->cap gets the capacities granted. NULL with errno on failure. */
+struct ibv_qp *rv_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *ia, uint64_t send_ops);
+/** ibv_modify_qp on rnic0 (IBTA Vol. 1 10.3 transitions, lib/roce/roce_qp.c). To RTR with
+ * IBV_QP_AV on RC/UC it first resolves the peer's MAC (ARP / ND, up to 3 s: EHOSTUNREACH).
+ * 0 or a positive errno. */
+int rv_qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask);
+
+/** An address vector without a GRH but with a DLID becomes the GRH of the peer at that
+ * host part of rnic0's /16 (the port's LID is the low 16 bits of --ip). false: left as
+ * it was (no DLID, a multicast LID, or rnic0 has no LID). */
+bool rv_av_from_lid(struct ibv_ah_attr *ah);
+
 /** True while the calling thread is inside EAL's initialisation (plugins may call verbs). */
 bool rv_in_eal(void);
 

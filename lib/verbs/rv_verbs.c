@@ -143,6 +143,12 @@ ours_ctx(const struct ibv_context *c)
 	return c && c->device == &rv_device;
 }
 
+bool
+rv_is_rnic0(const struct ibv_context *c)
+{
+	return ours_ctx(c);
+}
+
 #define CTX(c) ((struct rv_ctx *)(void *)verbs_get_ctx((struct ibv_context *)(c)))
 
 /* In a child of fork() the device stayed in the parent (rv_dev.c): every verb on it fails. */
@@ -348,7 +354,7 @@ fill_device_attr(struct ibv_device_attr *a)
 	a->max_mr = (int)ROCE_DEFAULT_MAX_MR;
 	a->max_pd = (int)ROCE_DEFAULT_MAX_PD;
 	a->max_qp_rd_atom = (int)ROCE_MAX_RD_ATOMIC;
-	a->max_qp_init_rd_atom = (int)ROCE_MAX_RD_ATOMIC;
+	a->max_qp_init_rd_atom = (int)ROCE_MAX_INIT_RD_ATOMIC;
 	a->max_res_rd_atom = (int)(ROCE_MAX_RD_ATOMIC * ROCE_DEFAULT_MAX_QP);
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_ah = (int)ROCE_DEFAULT_MAX_AH;
@@ -403,6 +409,37 @@ mtu_enum(uint32_t mtu)
 			     : IBV_MTU_256;
 }
 
+/*
+ * A LID for programs that address by LID only (qperf without -cm1 exchanges LIDs, no
+ * GIDs). RoCE has no LIDs; rnic0's port gives the low 16 bits of its IPv4 address (0 if
+ * the --ip prefix is shorter than /16), and an address vector without a GRH
+ * (is_global 0) with a DLID names the peer at that host part of the same /16
+ * (rv_av_from_lid). A LID of 0 is what rxe and mlx5 report on RoCE.
+ */
+static uint16_t
+lid_of_ip(void)
+{
+	if (rv.prm.prefix < 16)
+		return 0;
+	return (uint16_t)(rv.prm.ip & 0xffff);
+}
+
+bool
+rv_av_from_lid(struct ibv_ah_attr *ah)
+{
+	uint16_t lid = lid_of_ip();
+
+	if (ah->is_global || !ah->dlid || !lid || ah->dlid >= 0xc000)
+		return false; /* 0xc000 and up: IB multicast LIDs */
+	net_ip4_to_mapped((rv.prm.ip & 0xffff0000u) | ah->dlid, ah->grh.dgid.raw);
+	ah->grh.sgid_index = 0;
+	ah->grh.hop_limit = 64;
+	ah->grh.flow_label = 0;
+	ah->grh.traffic_class = 0;
+	ah->is_global = 1;
+	return true;
+}
+
 static void
 fill_port_attr(struct ibv_port_attr *a)
 {
@@ -418,6 +455,7 @@ fill_port_attr(struct ibv_port_attr *a)
 	a->active_speed = 32; /* EDR: the engine has no line rate of its own */
 	a->phys_state = 5;    /* LinkUp */
 	a->link_layer = IBV_LINK_LAYER_ETHERNET;
+	a->lid = lid_of_ip();
 }
 
 static int
@@ -736,10 +774,15 @@ ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 		return NULL;
 	struct rv_pd *p = (struct rv_pd *)pd;
 	uint8_t mac[6];
+	struct ibv_ah_attr lid_av;
 
-	if (!attr->is_global) { /* RoCEv2 addresses by GID only */
-		errno = EINVAL;
-		return NULL;
+	if (!attr->is_global) { /* RoCEv2 addresses by GID: a LID only as rv_av_from_lid maps it */
+		lid_av = *attr;
+		if (!rv_av_from_lid(&lid_av)) {
+			errno = EINVAL;
+			return NULL;
+		}
+		attr = &lid_av;
 	}
 	struct rv_ah *a = calloc(1, sizeof(*a));
 
@@ -1210,8 +1253,8 @@ srq_polled_locked(const struct ibv_wc *wc, int n)
 
 static void wr_ops_init(struct ibv_qp_ex *qx);
 
-static struct ibv_qp *
-create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia_in, uint64_t send_ops)
+struct ibv_qp *
+rv_qp_create(struct ibv_pd *pd, struct ibv_qp_init_attr *ia_in, uint64_t send_ops)
 {
 	if (forked())
 		return NULL;
@@ -1306,7 +1349,7 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *ia)
 	if (!ours_ctx(pd->context)) {
 		REAL(ibv_create_qp, "IBVERBS_1.1", pd, ia);
 	}
-	return create_qp(pd, ia, 0);
+	return rv_qp_create(pd, ia, 0);
 }
 
 static struct ibv_qp *
@@ -1330,7 +1373,7 @@ rv_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *ix)
 	ia.cap = ix->cap;
 	ia.qp_type = ix->qp_type;
 	ia.sq_sig_all = ix->sq_sig_all;
-	struct ibv_qp *qp = create_qp(
+	struct ibv_qp *qp = rv_qp_create(
 	    ix->pd, &ia, ix->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS ? ix->send_ops_flags : 0);
 
 	if (qp)
@@ -1353,13 +1396,25 @@ ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	if (!ours_ctx(qp->context)) {
 		REAL(ibv_modify_qp, "IBVERBS_1.1", qp, a, mask);
 	}
+	return rv_qp_modify(qp, a, mask);
+}
+
+int
+rv_qp_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
 	if (forked())
 		return ENODEV;
 	struct rv_qp *q = (struct rv_qp *)qp;
 	uint8_t mac[6];
 	bool have_mac = false;
 	int rc;
+	struct ibv_qp_attr lid_attr;
 
+	if ((mask & IBV_QP_AV) && !a->ah_attr.is_global && qp->qp_type != IBV_QPT_UD) {
+		lid_attr = *a;
+		if (rv_av_from_lid(&lid_attr.ah_attr))
+			a = &lid_attr;
+	}
 	rv_lock();
 	/* RTR on RC/UC: the peer's MAC first (ARP / ND), then the IBTA transition */
 	if ((mask & IBV_QP_STATE) && a->qp_state == IBV_QPS_RTR && (mask & IBV_QP_AV) &&

@@ -126,3 +126,39 @@ def check_requests(r, req_side, n):
     retx = tx["tx_retransmits"]
     assert n <= rx["rx_req_packets"] <= n + retx, (rx["rx_req_packets"], n, retx, r.both())
     assert retx or rx["rx_req_packets"] == n
+
+
+BADINPUT = os.path.join(BUILD, "tests", "verbs", "rv_badinput")
+# rv_badinput's outcome of every case, as Linux rxe (Debian 12's kernel) gives them; rnic0
+# must give the same (tests/netns/test_verbs_badinput.py, tests/interop/test_verbs_rxe.py)
+BADINPUT_EXPECT = {
+    "reset_to_rts": "EINVAL",
+    "reset_to_rtr": "EINVAL",
+    "state_after_jumps": "RESET",
+    "post_send_reset": "EINVAL",
+    "post_recv_reset": "EINVAL",
+    "reset_to_init": "ok",
+    "init_to_rts": "EINVAL",
+    "recv_too_many_sge": "EINVAL",
+    "write_ok": "post ok, completion success",
+    "send_too_many_sge": "post EINVAL",
+    # rxe: an lkey that names no MR of the PD (or lacks the right) fails its lookup, a good
+    # key with a range outside the MR its bounds check
+    "write_wrong_lkey": "post ok, completion local QP operation error",
+    "write_sge_past_mr": "post ok, completion local protection error",
+    "write_wrong_rkey": "post ok, completion remote access error",
+    "write_past_remote_mr": "post ok, completion remote access error",
+    "cq_overrun": "the CQ's cqe completions, the rest lost",
+    "recv_wrong_lkey": "post ok, completion local QP operation error",
+    "recv_wrong_lkey_sender": "post ok, completion remote operation error",
+}
+
+
+def badinput_outcomes(out):
+    """{case: outcome} of rv_badinput's "case NAME: OUTCOME" lines."""
+    got = {}
+    for ln in out.splitlines():
+        if ln.startswith("case ") and ": " in ln:
+            name, what = ln[5:].split(": ", 1)
+            got[name] = what
+    return got

@@ -212,16 +212,17 @@ do_badinput(const char *peer)
 	rc = ibv_post_recv(qp, &rwr, &rbad);
 	CHECK("recv_negative_sge", rc == EINVAL, "rc %d", rc);
 	rwr.num_sge = 1;
-	/* an SGE past the end of its MR, and a wrong lkey */
+	/* an SGE past the end of its MR, and a wrong lkey: posted, as on rxe (the completion
+	 * status when a message lands: rv_badinput) */
 	struct ibv_sge past = {
 	    .addr = (uintptr_t)buf + sizeof(buf) - 8, .length = 64, .lkey = mr->lkey};
 	struct ibv_recv_wr pw = {.wr_id = 3, .sg_list = &past, .num_sge = 1};
 
 	rc = ibv_post_recv(qp, &pw, &rbad);
-	CHECK("recv_sge_past_mr", rc == EINVAL, "rc %d", rc);
+	CHECK("recv_sge_past_mr", rc == 0, "rc %d", rc);
 	past = (struct ibv_sge){.addr = (uintptr_t)buf, .length = 64, .lkey = mr->lkey ^ 0x5a5a00};
 	rc = ibv_post_recv(qp, &pw, &rbad);
-	CHECK("recv_wrong_lkey", rc == EINVAL, "rc %d", rc);
+	CHECK("recv_wrong_lkey", rc == 0, "rc %d", rc);
 	/* busy objects */
 	rc = ibv_destroy_cq(cq);
 	CHECK("destroy_cq_in_use", rc == EBUSY, "rc %d", rc);
