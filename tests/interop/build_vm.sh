@@ -260,7 +260,7 @@ done
 
 # glibc dlopens libgcc_s.so.1 for pthread_exit and pthread_cancel (rping's
 # threads, qperf): no ldd lists it, so copy it by name.
-LIBGCC=$(ldconfig -p 2>/dev/null | awk '/libgcc_s\.so\.1 .*x86-64/ {print $NF; exit}')
+LIBGCC=$(ldconfig -p 2>/dev/null | awk '/libgcc_s\.so\.1 .*x86-64/ && !f {print $NF; f = 1}')  # no early exit: ldconfig would die of SIGPIPE and pipefail end the build
 [ -n "$LIBGCC" ] || die "libgcc_s.so.1 not found on the host (apt-get install libgcc-s1)"
 copy_elf "$LIBGCC"
 
