@@ -276,8 +276,8 @@ roce_parse(const uint8_t *frame, size_t len, struct roce_pkt *p, unsigned flags)
 }
 
 int
-roce_parse_frame(const uint8_t *frame, size_t len, const struct net_frame *fr,
-		 struct roce_pkt *p, unsigned flags)
+roce_parse_frame(const uint8_t *frame, size_t len, const struct net_frame *fr, struct roce_pkt *p,
+		 unsigned flags)
 {
 	/* the classifier walked L2 and found UDP to 4791: only its tag rule is roce_parse's own */
 	if (fr->kind != NET_FRAME_ROCE || !net_frame_dot1q_only(fr))

@@ -185,8 +185,8 @@ roce_dev_rx_burst(struct roce_dev *dev, const uint8_t *const *frames, const size
 }
 
 void
-roce_dev_rx_burst_classified(struct roce_dev *dev, const uint8_t *const *frames,
-			     const size_t *lens, const struct net_frame *frs, unsigned int n)
+roce_dev_rx_burst_classified(struct roce_dev *dev, const uint8_t *const *frames, const size_t *lens,
+			     const struct net_frame *frs, unsigned int n)
 {
 	struct roce_qp *dirty = NULL;
 

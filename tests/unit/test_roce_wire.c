@@ -669,9 +669,15 @@ static void
 test_parse_frame_goldens(void)
 {
 	static const char *const files[] = {
-	    "rxe-ib_write_bw-4096.pcap", "scapy-rc-v4.pcap",	  "scapy-rc-v6.pcap",
-	    "scapy-ext-v4-v6.pcap",	 "scapy-psn-pfc-v4.pcap", "run-gbone.pcap",
-	    "run-irn.pcap",		 "run-vrp.pcap",	  "run-fec-gbn.pcap",
+	    "rxe-ib_write_bw-4096.pcap",
+	    "scapy-rc-v4.pcap",
+	    "scapy-rc-v6.pcap",
+	    "scapy-ext-v4-v6.pcap",
+	    "scapy-psn-pfc-v4.pcap",
+	    "run-gbone.pcap",
+	    "run-irn.pcap",
+	    "run-vrp.pcap",
+	    "run-fec-gbn.pcap",
 	    "fec-xor-rs.pcap",
 	};
 	const char *dir = getenv("RW_GOLDEN_DIR");
@@ -713,4 +719,5 @@ test_parse_frame_goldens(void)
 RW_TEST_MAIN(RW_TEST(test_psn), RW_TEST(test_opcode_table), RW_TEST(test_roundtrip_all),
 	     RW_TEST(test_vteth_bytes), RW_TEST(test_vleth_bytes), RW_TEST(test_build_in_place),
 	     RW_TEST(test_build_errors), RW_TEST(test_truncation), RW_TEST(test_malformed),
-	     RW_TEST(test_fuzz_mutations), RW_TEST(test_rxe_capture), RW_TEST(test_parse_frame_goldens))
+	     RW_TEST(test_fuzz_mutations), RW_TEST(test_rxe_capture),
+	     RW_TEST(test_parse_frame_goldens))
