@@ -8,6 +8,7 @@
 #include <vector>
 
 extern "C" {
+#include "net_frame.h"
 #include "roce_icrc.h"
 #include "roce_pkt.h"
 }
@@ -107,6 +108,35 @@ void BM_parse_verify(benchmark::State &st)
 	st.SetBytesProcessed(int64_t(st.iterations()) * f.size());
 }
 
+// The rnic's receive path per RoCE frame: net_frame_classify() for dispatch, then
+// the engine's parse. full: roce_parse() walks the headers again (the path before
+// the classification travelled with the frame); classified: roce_parse_frame().
+void BM_rx_classify_parse_full(benchmark::State &st)
+{
+	struct roce_pkt p, q;
+	struct net_frame fr;
+	auto f = make_frame(st.range(0), &p);
+	for (auto _ : st) {
+		benchmark::DoNotOptimize(net_frame_classify(f.data(), f.size(), &fr));
+		int rc = roce_parse(f.data(), f.size(), &q, 0);
+		benchmark::DoNotOptimize(rc);
+	}
+	st.SetItemsProcessed(st.iterations());
+}
+
+void BM_rx_classify_parse_classified(benchmark::State &st)
+{
+	struct roce_pkt p, q;
+	struct net_frame fr;
+	auto f = make_frame(st.range(0), &p);
+	for (auto _ : st) {
+		benchmark::DoNotOptimize(net_frame_classify(f.data(), f.size(), &fr));
+		int rc = roce_parse_frame(f.data(), f.size(), &fr, &q, 0);
+		benchmark::DoNotOptimize(rc);
+	}
+	st.SetItemsProcessed(st.iterations());
+}
+
 void BM_build(benchmark::State &st)
 {
 	struct roce_pkt p;
@@ -127,5 +157,7 @@ BENCHMARK(BM_crc_zlib)->Arg(64)->Arg(1024)->Arg(4096);
 BENCHMARK(BM_crc_table)->Arg(64)->Arg(1024)->Arg(4096);
 BENCHMARK(BM_parse_headers)->Arg(1024);
 BENCHMARK(BM_parse_verify)->Arg(64)->Arg(1024)->Arg(4096);
+BENCHMARK(BM_rx_classify_parse_full)->Arg(64)->Arg(4096);
+BENCHMARK(BM_rx_classify_parse_classified)->Arg(64)->Arg(4096);
 BENCHMARK(BM_build)->Arg(64)->Arg(1024)->Arg(4096);
 BENCHMARK_MAIN();

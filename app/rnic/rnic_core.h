@@ -48,6 +48,14 @@ enum net_frame_kind rnic_classify(const uint8_t *f, size_t len, struct net_frame
  */
 bool rnic_rx_frame(struct rnic_port *p, uint8_t *f, size_t len, uint64_t now);
 
+/**
+ * rnic_rx_frame() for a frame rnic_classify() already classified into @p fr:
+ * the poll loop classifies each frame once, and a RoCEv2 frame's @p fr goes on
+ * to the engine with it (roce_dev_rx_burst_classified).
+ */
+bool rnic_rx_classified(struct rnic_port *p, uint8_t *f, size_t len, const struct net_frame *fr,
+			uint64_t now);
+
 /* ---- neighbours: ARP, ND, echo (rnic_neigh.c) ---- */
 
 /** An ARP frame: answer a request for our address, learn (RFC 826 merge step), count. */

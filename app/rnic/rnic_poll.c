@@ -3,9 +3,10 @@
  * @file rnic_poll.c
  * The rnic's poll loop, the DPDK side of receiving: RX bursts (and the frames
  * the pre-TX RX check set aside), --lcores hand-off through the owners' rings,
- * each frame to the core's dispatcher (rnic_rx_frame) and RoCEv2 to the
- * engine, the engine's timers, the TX flush, the idle back-off bounded by the
- * next timer, and the resolve loops of the bring-up.
+ * each frame classified once and handed with its classification to the
+ * core's dispatcher (rnic_rx_classified) and RoCEv2 to the engine, the
+ * engine's timers, the TX flush, the idle back-off bounded by the next
+ * timer, and the resolve loops of the bring-up.
  */
 #include <errno.h>
 #include <string.h>
@@ -75,10 +76,11 @@ pfc_send_tick(struct rnic_port *p, uint64_t now)
 /*
  * --lcores: keep this lcore's frames among rx[0..n), hand the others to their
  * owner's ring (in order, one burst per owner would reorder nothing: a QP's
- * frames all go to one ring). Returns the frames kept.
+ * frames all go to one ring). Returns the frames kept; frs[i] is kept frame
+ * i's classification.
  */
 static unsigned int
-steer_dispatch(struct rnic_port *p, struct rte_mbuf **rx, unsigned int n)
+steer_dispatch(struct rnic_port *p, struct rte_mbuf **rx, struct net_frame *frs, unsigned int n)
 {
 	struct rnic_steer *s = p->steer;
 	unsigned int keep = 0;
@@ -95,8 +97,10 @@ steer_dispatch(struct rnic_port *p, struct rte_mbuf **rx, unsigned int n)
 		if (k == NET_FRAME_MAC_CTRL) {
 			/* PFC: applied here and by every other lcore */
 			rnic_port_pfc_fanout(p, m);
+			frs[keep] = fr;
 			rx[keep++] = m;
 		} else if (o == p->lcore_idx) {
+			frs[keep] = fr;
 			rx[keep++] = m;
 		} else if (rte_ring_mp_enqueue(s->ring[o], m) == 0) {
 			p->cnt.rx_handoff++;
@@ -131,7 +135,9 @@ poll_one(struct rnic_port *p)
 	struct rte_mbuf *rx[RNIC_RX_EARLY + 2 * RNIC_BURST];
 	const uint8_t *frames[RNIC_RX_EARLY + 2 * RNIC_BURST];
 	size_t lens[RNIC_RX_EARLY + 2 * RNIC_BURST];
-	unsigned int nroce = 0, n = p->nrx_early, fresh;
+	/* each frame's classification, made once: by the steering, else below */
+	struct net_frame frs[RNIC_RX_EARLY + 2 * RNIC_BURST];
+	unsigned int nroce = 0, n = p->nrx_early, fresh, nclassified = 0;
 	uint64_t now, tx0 = p->cnt.tx_frames;
 
 	/* frames the pre-TX RX check set aside come first, in arrival order */
@@ -142,7 +148,8 @@ poll_one(struct rnic_port *p)
 	rnic_port_rx_run_note(p, fresh, RNIC_BURST);
 	n += fresh;
 	if (p->steer) {
-		n = steer_dispatch(p, rx, n);
+		n = steer_dispatch(p, rx, frs, n);
+		nclassified = n;
 		unsigned int r = rte_ring_sc_dequeue_burst(p->steer->ring[p->lcore_idx],
 							   (void **)(rx + n), RNIC_BURST, NULL);
 		n += r;
@@ -163,7 +170,12 @@ poll_one(struct rnic_port *p)
 			p->cnt.rx_multiseg++;
 			continue;
 		}
-		if (rnic_rx_frame(p, f, len, now)) {
+		if (i >= nclassified)
+			rnic_classify(f, len, &frs[i]);
+		if (rnic_rx_classified(p, f, len, &frs[i], now)) {
+			/* the engine's frames, packed in place: nroce <= i */
+			if (nroce != i)
+				frs[nroce] = frs[i];
 			frames[nroce] = f;
 			lens[nroce++] = len;
 		}
@@ -172,7 +184,7 @@ poll_one(struct rnic_port *p)
 	if (p->pfc_send)
 		pfc_send_tick(p, now);
 	if (nroce) {
-		roce_dev_rx_burst(p->dev, frames, lens, nroce);
+		roce_dev_rx_burst_classified(p->dev, frames, lens, frs, nroce);
 		p->cnt.rx_roce += nroce;
 	}
 	if (n)

@@ -19,10 +19,19 @@ bool
 rnic_rx_frame(struct rnic_port *p, uint8_t *f, size_t len, uint64_t now)
 {
 	struct net_frame fr;
-	enum net_frame_kind k = rnic_classify(f, len, &fr);
+
+	rnic_classify(f, len, &fr);
+	return rnic_rx_classified(p, f, len, &fr, now);
+}
+
+bool
+rnic_rx_classified(struct rnic_port *p, uint8_t *f, size_t len, const struct net_frame *fr,
+		   uint64_t now)
+{
+	enum net_frame_kind k = fr->kind;
 
 	/* longer than the port's ring frame: cut on the way in (net_frame_rx_cut) */
-	if (p->rx_cut_len && len >= p->rx_cut_len && net_frame_rx_cut(f, len, &fr, p->rx_cut_len)) {
+	if (p->rx_cut_len && len >= p->rx_cut_len && net_frame_rx_cut(f, len, fr, p->rx_cut_len)) {
 		p->cnt.rx_cut++;
 		return false;
 	}
@@ -43,8 +52,8 @@ rnic_rx_frame(struct rnic_port *p, uint8_t *f, size_t len, uint64_t now)
 		return true; /* the engine checks everything else */
 	case NET_FRAME_IP:
 	case NET_FRAME_UDP:
-		if (!fr.ip || !fr.ip_version_ok || !fr.l4_off ||
-		    (fr.proto == NET_IPPROTO_UDP && !fr.udp))
+		if (!fr->ip || !fr->ip_version_ok || !fr->l4_off ||
+		    (fr->proto == NET_IPPROTO_UDP && !fr->udp))
 			p->cnt.rx_ip_malformed++;
 		else
 			p->cnt.rx_not_for_us++;

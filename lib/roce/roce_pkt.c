@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../net/net_bytes.h"
+#include "../net/net_frame.h"
 #include "roce_icrc.h"
 #include "roce_psn.h"
 
@@ -192,19 +193,16 @@ ext_write(uint8_t *b, uint16_t ext, const struct roce_hdrs *h)
 		memset(b, 0, ROCE_CNP_RSVD_LEN);
 }
 
-int
-roce_parse(const uint8_t *frame, size_t len, struct roce_pkt *p, unsigned flags)
+/*
+ * IP and UDP after the L2 header p->l2 describes (p->l2.hlen bytes, IPv4 or
+ * IPv6 EtherType): their lengths and the IPv4 checksum, then the BTH on.
+ */
+static int
+parse_ip_udp(const uint8_t *frame, size_t len, struct roce_pkt *p, unsigned flags)
 {
-	const struct roce_opcode_info *op;
-	const uint8_t *ip, *udp, *bth;
-	size_t udp_len, roce_len, body;
+	const uint8_t *ip;
 	int rc;
 
-	rc = net_l2_parse(frame, len, &p->l2);
-	if (rc < 0)
-		return rc;
-	if (p->l2.ethertype != NET_ETHERTYPE_IPV4 && p->l2.ethertype != NET_ETHERTYPE_IPV6)
-		return -NET_E_BAD_ETHERTYPE;
 	p->l3_off = p->l2.hlen;
 	ip = frame + p->l3_off;
 	rc = net_l3_parse(ip, len - p->l3_off, p->l2.ethertype, &p->l3);
@@ -214,20 +212,28 @@ roce_parse(const uint8_t *frame, size_t len, struct roce_pkt *p, unsigned flags)
 		return rc;
 	if (p->l3.proto != NET_IPPROTO_UDP)
 		return -NET_E_NOT_UDP;
-	udp = ip + p->l3.hlen;
-	rc = net_udp_parse(udp, p->l3.payload_len, &p->udp);
+	rc = net_udp_parse(ip + p->l3.hlen, p->l3.payload_len, &p->udp);
 	if (rc < 0)
 		return rc;
 	if (p->udp.len != p->l3.payload_len)
 		return -NET_E_BAD_UDP_LEN;
 	if (p->udp.dport != ROCE_UDP_DPORT && !(flags & ROCE_PARSE_ANY_PORT))
 		return -NET_E_NOT_ROCE_PORT;
-	udp_len = p->udp.len;
+	return roce_parse_payload(frame, p, flags);
+}
+
+int
+roce_parse_payload(const uint8_t *frame, struct roce_pkt *p, unsigned flags)
+{
+	const struct roce_opcode_info *op;
+	const uint8_t *bth;
+	size_t udp_len = p->udp.len, roce_len, body;
+
 	roce_len = udp_len - NET_UDP_HLEN; /* BTH .. ICRC */
 	if (roce_len < ROCE_BTH_LEN + ROCE_ICRC_LEN)
 		return -NET_E_TRUNC_BTH;
-	bth = udp + NET_UDP_HLEN;
-	p->bth_off = (uint16_t)(bth - frame);
+	p->bth_off = (uint16_t)(p->l3_off + p->l3.hlen + NET_UDP_HLEN);
+	bth = frame + p->bth_off;
 	bth_read(bth, &p->h.bth);
 	op = roce_opcode_info(p->h.bth.opcode);
 	if (op->transport == ROCE_TR_NONE)
@@ -251,9 +257,38 @@ roce_parse(const uint8_t *frame, size_t len, struct roce_pkt *p, unsigned flags)
 	p->frame_len = (uint32_t)(p->l3_off + p->l3.hlen + udp_len);
 	p->icrc = roce_icrc_get(frame + p->frame_len - ROCE_ICRC_LEN);
 	if (!(flags & ROCE_PARSE_NO_ICRC) &&
-	    roce_icrc_calc(ip, p->frame_len - ROCE_ICRC_LEN - p->l3_off, p->l3.version) != p->icrc)
+	    roce_icrc_calc(frame + p->l3_off, p->frame_len - ROCE_ICRC_LEN - p->l3_off,
+			   p->l3.version) != p->icrc)
 		return -NET_E_BAD_ICRC;
 	return 0;
+}
+
+int
+roce_parse(const uint8_t *frame, size_t len, struct roce_pkt *p, unsigned flags)
+{
+	int rc = net_l2_parse(frame, len, &p->l2);
+
+	if (rc < 0)
+		return rc;
+	if (p->l2.ethertype != NET_ETHERTYPE_IPV4 && p->l2.ethertype != NET_ETHERTYPE_IPV6)
+		return -NET_E_BAD_ETHERTYPE;
+	return parse_ip_udp(frame, len, p, flags);
+}
+
+int
+roce_parse_frame(const uint8_t *frame, size_t len, const struct net_frame *fr, struct roce_pkt *p,
+		 unsigned flags)
+{
+	/* the classifier walked L2 and found UDP to 4791: only its tag rule is roce_parse's own */
+	if (fr->kind != NET_FRAME_ROCE || !net_frame_dot1q_only(fr))
+		return roce_parse(frame, len, p, flags);
+	memcpy(p->l2.dst, frame, NET_ETH_ALEN);
+	memcpy(p->l2.src, frame + NET_ETH_ALEN, NET_ETH_ALEN);
+	p->l2.ethertype = fr->ethertype;
+	p->l2.has_vlan = fr->ntags == 1;
+	p->l2.vlan_tci = fr->ntags == 1 ? fr->tci[0] : 0;
+	p->l2.hlen = fr->l3_off;
+	return parse_ip_udp(frame, len, p, flags);
 }
 
 static size_t

@@ -45,6 +45,29 @@ enum roce_parse_flags {
  */
 int roce_parse(const uint8_t *frame, size_t len, struct roce_pkt *p, unsigned flags);
 
+struct net_frame;
+
+/**
+ * roce_parse() for a frame the receive path already classified: @p fr is
+ * net_frame_classify()'s result for these @p len bytes. A NET_FRAME_ROCE frame
+ * untagged or with one 802.1Q tag takes its L2 header (addresses, tag, where IP
+ * starts) from @p fr instead of walking it again; IP and UDP are then checked
+ * (lengths, IPv4 checksum, port) and roce_parse_payload() reads the rest. Any
+ * other classification is parsed by roce_parse(). The result, fields and return
+ * value, is roce_parse()'s for the same bytes.
+ */
+int roce_parse_frame(const uint8_t *frame, size_t len, const struct net_frame *fr,
+		     struct roce_pkt *p, unsigned flags);
+
+/**
+ * The RoCE part of roce_parse(), from the BTH (the UDP payload) on: opcode, TVer,
+ * extension headers, pad, payload and ICRC. @p p must hold the checked outer
+ * headers: l3 (version, hlen), l3_off and udp.len (at least 8, the UDP datagram
+ * lies whole in @p frame). Sets bth_off, h, payload_off, payload_len, frame_len
+ * and icrc. Returns 0 or a negative ::net_err, as roce_parse() does.
+ */
+int roce_parse_payload(const uint8_t *frame, struct roce_pkt *p, unsigned flags);
+
 /** Bytes from the start of the frame to the payload for the headers in @p p. */
 size_t roce_hdr_len(const struct roce_pkt *p);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mad.h"
+#include "net_frame.h"
 #include "roce_int.h"
 
 static int
@@ -23,10 +24,13 @@ rx_drop(struct roce_dev *dev, struct roce_qp *qp, enum roce_stat st)
 	return (int)st;
 }
 
-int
-roce_rx_parse(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roce_rx *rx)
+/* @p fr: the receive path's classification of the frame, or NULL (a full parse) */
+static int
+rx_parse(struct roce_dev *dev, const uint8_t *frame, size_t len, const struct net_frame *fr,
+	 struct roce_rx *rx)
 {
-	int rc = roce_parse(frame, len, &rx->pkt, dev->cfg.parse_flags);
+	int rc = fr ? roce_parse_frame(frame, len, fr, &rx->pkt, dev->cfg.parse_flags)
+		    : roce_parse(frame, len, &rx->pkt, dev->cfg.parse_flags);
 
 	if (rc < 0) {
 		dev->parse_err[rc > -NET_E__COUNT ? -rc : 0]++;
@@ -40,6 +44,12 @@ roce_rx_parse(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roc
 	rx->len = rx->pkt.payload_len;
 	rx->psn = rx->pkt.h.bth.psn;
 	return 0;
+}
+
+int
+roce_rx_parse(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roce_rx *rx)
+{
+	return rx_parse(dev, frame, len, NULL, rx);
 }
 
 /* Our MAC (unless disabled) and one of our GIDs. */
@@ -114,7 +124,8 @@ roce_rx_deliver(struct roce_qp *qp, const struct roce_rx *rx)
 
 /* One frame; *qpp gets the QP that took it (to run afterwards) or NULL. */
 static int
-rx_one(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roce_qp **qpp)
+rx_one(struct roce_dev *dev, const uint8_t *frame, size_t len, const struct net_frame *fr,
+       struct roce_qp **qpp)
 {
 	struct roce_qp *qp;
 	struct roce_rx rx;
@@ -123,7 +134,7 @@ rx_one(struct roce_dev *dev, const uint8_t *frame, size_t len, struct roce_qp **
 	*qpp = NULL;
 	roce_dev_stat(dev, ROCE_STAT_RX_PKTS, 1);
 	roce_dev_stat(dev, ROCE_STAT_RX_BYTES, len);
-	rc = roce_rx_parse(dev, frame, len, &rx);
+	rc = rx_parse(dev, frame, len, fr, &rx);
 	if (rc)
 		return rc;
 	if (!rx_for_us(dev, &rx))
@@ -160,7 +171,7 @@ roce_dev_rx(struct roce_dev *dev, const uint8_t *frame, size_t len)
 
 	dev->now = dev->ops.now_ns(dev->ctx);
 	dev->tx_blocked = false;
-	rc = rx_one(dev, frame, len, &qp);
+	rc = rx_one(dev, frame, len, NULL, &qp);
 	if (qp)
 		roce_qp_run(qp);
 	return rc;
@@ -170,6 +181,13 @@ void
 roce_dev_rx_burst(struct roce_dev *dev, const uint8_t *const *frames, const size_t *lens,
 		  unsigned int n)
 {
+	roce_dev_rx_burst_classified(dev, frames, lens, NULL, n);
+}
+
+void
+roce_dev_rx_burst_classified(struct roce_dev *dev, const uint8_t *const *frames, const size_t *lens,
+			     const struct net_frame *frs, unsigned int n)
+{
 	struct roce_qp *dirty = NULL;
 
 	dev->now = dev->ops.now_ns(dev->ctx);
@@ -177,7 +195,7 @@ roce_dev_rx_burst(struct roce_dev *dev, const uint8_t *const *frames, const size
 	for (unsigned int i = 0; i < n; i++) {
 		struct roce_qp *qp;
 
-		rx_one(dev, frames[i], lens[i], &qp);
+		rx_one(dev, frames[i], lens[i], frs ? &frs[i] : NULL, &qp);
 		if (qp && !qp->dirty) {
 			qp->dirty = true;
 			qp->dirty_next = dirty;

@@ -226,6 +226,17 @@ int roce_dev_rx(struct roce_dev *dev, const uint8_t *frame, size_t len);
 void roce_dev_rx_burst(struct roce_dev *dev, const uint8_t *const *frames, const size_t *lens,
 		       unsigned int n);
 
+struct net_frame;
+
+/**
+ * roce_dev_rx_burst() for frames the receive path classified: @p frs[i] is
+ * net_frame_classify()'s result for frame i (or @p frs is NULL), so the parse
+ * does not walk the headers the classifier walked (roce_parse_frame). Same
+ * result as roce_dev_rx_burst().
+ */
+void roce_dev_rx_burst_classified(struct roce_dev *dev, const uint8_t *const *frames,
+				  const size_t *lens, const struct net_frame *frs, unsigned int n);
+
 /**
  * Check every timer (retransmit, RNR, delayed ACK, pacing) against @p now_ns
  * and let each QP transmit up to tx_burst packets. Call it from the main loop.

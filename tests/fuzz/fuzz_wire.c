@@ -268,6 +268,31 @@ fuzz_cm(const uint8_t *data, size_t size)
 		abort();
 }
 
+/*
+ * The receive path's parse of a classified frame (roce_parse_frame) agrees with
+ * the full parse: the same return value, and the same fields when it parses.
+ */
+static void
+fuzz_parse_frame(const uint8_t *data, size_t size)
+{
+	static const unsigned int flags[] = {0, ROCE_PARSE_NO_ICRC | ROCE_PARSE_NO_IP_CSUM,
+					     ROCE_PARSE_ANY_PORT};
+	struct net_frame fr;
+
+	net_frame_classify(data, size, &fr);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		struct roce_pkt a, b;
+		int ra, rb;
+
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		ra = roce_parse(data, size, &a, flags[i]);
+		rb = roce_parse_frame(data, size, &fr, &b, flags[i]);
+		if (ra != rb || (ra == 0 && memcmp(&a, &b, sizeof(a)) != 0))
+			abort();
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -305,6 +330,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    p.payload_len >= MAD_SIZE && (size_t)p.payload_off + p.payload_len <= size)
 		fuzz_cm(data + p.payload_off, p.payload_len); /* a MAD in a UD SEND to QP1 */
 	fuzz_classify(data, size);
+	fuzz_parse_frame(data, size);
 	fuzz_fec(data, size);
 	fuzz_cm(data, size);
 	pfc_parse(data, size, &f);
