@@ -262,14 +262,32 @@ def check_error_counters(run):
     assert not bad, "transport errors:\n  " + "\n  ".join(bad) + run.both()
 
 
+def late_retransmits(run):
+    """Retransmissions that reached no QP at rxe (sent after rxe's QP was gone): the
+    rnic's tx_retransmits that rxe did not count as duplicate requests; never negative,
+    and only possible after a timer expiry (a retry round here starts only on one)."""
+    late = run.q["tx_retransmits"] - run.rxe.get("duplicate_request", 0)
+    assert late >= 0, f"rxe saw more duplicates than the rnic retransmitted{run.both()}"
+    assert late == 0 or run.q["timeouts"] > 0, (
+        f"{late} retransmissions never reached rxe, without a timer expiry{run.both()}")
+    return late
+
+
 def check_packet_totals(run):
     """Every frame one side sent reached the other, and nothing else (no loss path)."""
     if not run.dev:
         return
     tx, rx = run.dev["tx_packets"], run.dev["rx_packets"]
-    assert run.rxe.get("rcvd_pkts", 0) == tx, (
-        f"rxe accepted {run.rxe.get('rcvd_pkts', 0)} of the rnic's {tx} RoCE packets: rxe dropped "
-        f"the rest (ICRC, header or PSN checks){run.both()}")
+    # The one frame that may miss rxe's count: a retransmission the rnic's timer sent after
+    # rxe had completed the exchange and destroyed its QP (a spurious expiry on this slow,
+    # shared TCG guest). Such a frame is a retransmission rxe never saw as a duplicate, so
+    # the shortfall must equal exactly those (late_retransmits), and first transmissions
+    # and ACKs all arrived.
+    late = late_retransmits(run)
+    assert run.rxe.get("rcvd_pkts", 0) == tx - late, (
+        f"rxe accepted {run.rxe.get('rcvd_pkts', 0)} of the rnic's {tx} RoCE packets "
+        f"({late} of them late retransmissions): rxe dropped the rest (ICRC, header or PSN "
+        f"checks){run.both()}")
     # Without a --max-inflight cap the rnic keeps several 1 MiB READs
     # outstanding, and rxe's responses can outrun the rnic's af_packet ring (framecnt=512),
     # which drops them without a count this PMD reports (pmd_counters.imissed stays 0).
@@ -390,7 +408,7 @@ def check_retransmits_explained(run):
     gaps = {k: q[k] for k in ("rx_out_of_sequence", "tx_nak_seq_err", "rx_nak_seq_err")}
     gaps.update({f"rxe {k}": rxe[k] for k in ("out_of_seq_request", "rcvd_seq_err")})
     assert not any(gaps.values()), f"a PSN gap on a lossless path: {gaps}{run.both()}"
-    assert rxe["duplicate_request"] == q["tx_retransmits"], (
+    assert rxe["duplicate_request"] == q["tx_retransmits"] - late_retransmits(run), (
         f"rxe received {rxe['duplicate_request']} duplicate requests, the rnic retransmitted "
         f"{q['tx_retransmits']} (timeouts = {q['timeouts']}, retries = {q['retries']}){run.both()}")
     assert q["tx_retransmits"] == 0 or q["retries"] > 0, f"retransmissions without a retry round{run.both()}"
