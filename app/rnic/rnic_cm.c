@@ -115,12 +115,15 @@ rnic_cm_init(struct rnic_cm *ep, struct rnic_port *port, uint64_t seed,
 			    (uint64_t)m[4] << 8 | m[5];
 	cm_init(&ep->cm, &cfg, &ep_cm_ops, ep);
 	roce_gsi_set_ops(ep->dev, &ep_gsi_ops, ep);
+	port->cm = ep; /* rnic_port_poll() calls rnic_cm_poll() from here on */
 	return 0;
 }
 
 void
 rnic_cm_fini(struct rnic_cm *ep)
 {
+	if (ep->port->cm == ep)
+		ep->port->cm = NULL;
 	rnic_gsi_release(ep->dev);
 }
 

@@ -9,8 +9,9 @@
  *    the user's on_other_mad, else it is left unclaimed and QP1 counts it), the CM's
  *    send_mad goes out through roce_gsi_send() from the GID that matches the peer's
  *    family (index 0 IPv4, 1 IPv6);
- *  - the clock (rnic_now_ns of the port) and the timers: rnic_cm_poll() from the poll
- *    loop calls cm_tick() when a deadline is due (and at least every 1 ms);
+ *  - the clock (rnic_now_ns of the port) and the timers: rnic_cm_init() sets port->cm,
+ *    and rnic_port_poll() then calls rnic_cm_poll(), which calls cm_tick() when a
+ *    deadline is due (and at least every 1 ms);
  *  - address and route resolution (IBTA Vol. 1 Annex A11 for the IP addressing): the
  *    peer's IP is its GID (IPv4 as ::ffff:a.b.c.d), the next hop's MAC comes from the
  *    rnic's ARP / ND (rnic_neigh_resolve), the path MTU is the port's (-m) in the IB
