@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The rnic's CM endpoint (app/rnic/rnic_cm.h) without EAL: two ports, each with a real
+ * lib/roce device, wired back to back (each device's tx queues the frame for the other),
+ * the clock injected. A REQ/REP/RTU then DREQ/DREP over QP1 frames with exact counts on
+ * both sides; the route from the neighbour table with the port MTU's IB encoding; a
+ * dropped first REQ resent exactly once by the timer; a MAD of another class left
+ * unclaimed and counted; an IPv6 peer without --ip6 refused (no GID).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ip_cm.h"
+#include "mad.h"
+#include "rnic_cm.h"
+#include "rnic_core.h"
+#include "roce_verbs.h"
+#include "rw_test.h"
+
+/* ---- the shell's functions, as a test double ---- */
+
+static uint64_t fake_now = 1000000000ull;
+
+uint64_t
+rnic_now_ns(const struct rnic_port *p)
+{
+	(void)p;
+	return fake_now;
+}
+
+int
+rnic_port_tx_ctrl(struct rnic_port *p, const uint8_t *frame, size_t len)
+{
+	(void)p;
+	(void)frame;
+	(void)len;
+	return 0;
+}
+
+/* ---- two ports back to back ---- */
+
+#define QMAX 64
+struct wire {
+	uint8_t f[QMAX][512];
+	size_t len[QMAX];
+	unsigned int n;
+	unsigned int drop_next; /* drop this many frames still to come */
+	unsigned int dropped;
+};
+
+struct side {
+	struct rnic_port port;
+	struct rnic_cm ep;
+	struct wire out; /* frames this side sent */
+	int ev[16];	 /* events seen, by type */
+	struct cm_id *last;
+};
+
+static struct side A, B;
+
+static int
+dev_tx(void *ctx, const uint8_t *frame, size_t len)
+{
+	struct side *s = ctx;
+
+	if (s->out.drop_next) {
+		s->out.drop_next--;
+		s->out.dropped++;
+		return 0;
+	}
+	if (s->out.n >= QMAX || len > sizeof(s->out.f[0]))
+		return -ENOBUFS;
+	memcpy(s->out.f[s->out.n], frame, len);
+	s->out.len[s->out.n++] = len;
+	return 0;
+}
+
+static uint64_t
+dev_now(void *ctx)
+{
+	(void)ctx;
+	return fake_now;
+}
+
+static int
+dev_resolve(void *ctx, const union ibv_gid *gid, uint8_t mac[6])
+{
+	struct side *s = ctx;
+
+	return rnic_neigh_resolve(&s->port, gid->raw, mac);
+}
+
+static const struct roce_dev_ops dev_ops = {
+    .tx = dev_tx, .now_ns = dev_now, .resolve_mac = dev_resolve};
+
+static void
+user_event(void *ctx, struct rnic_cm *ep, struct cm_id *id, const struct cm_event *ev)
+{
+	struct side *s = ctx;
+
+	s->ev[ev->type]++;
+	s->last = id;
+	if (ev->type == CM_EV_REQ_RCVD) {
+		struct cm_rep rep = {.local_qpn = 0x22, .starting_psn = 0x222222,
+				     .rnr_retry_count = 7, .target_ack_delay = 15};
+		CHECK_EQ(cm_accept(&ep->cm, id, &rep), 0);
+	} else if (ev->type == CM_EV_REP_RCVD) {
+		CHECK_EQ(ev->msg->u.rep.local_qpn, 0x22);
+		CHECK_EQ(cm_rtu(&ep->cm, id, NULL, 0), 0);
+	}
+}
+
+static const struct rnic_cm_user user = {.event = user_event};
+
+static void
+side_init(struct side *s, uint8_t last, uint64_t seed)
+{
+	struct roce_dev_cfg dc;
+
+	memset(s, 0, sizeof(*s));
+	roce_dev_cfg_init(&dc);
+	uint8_t mac[6] = {0x02, 0, 0, 0, 0, last};
+	memcpy(dc.mac, mac, 6);
+	memcpy(s->port.mac, mac, 6);
+	s->port.ip = 0x0a000000u | last; /* 10.0.0.last */
+	s->port.prefix = 24;
+	s->port.vlan_tci = -1;
+	memset(dc.gid[0].raw, 0, 16);
+	dc.gid[0].raw[10] = dc.gid[0].raw[11] = 0xff;
+	dc.gid[0].raw[12] = 10;
+	dc.gid[0].raw[15] = last;
+	dc.gid_count = 1;
+	dc.mtu = 1024;
+	net_neigh_init(&s->port.neigh);
+	net_neigh6_init(&s->port.neigh6);
+	s->port.dev = roce_dev_create(&dc, &dev_ops, s);
+	CHECK(s->port.dev != NULL);
+	CHECK_EQ(rnic_cm_init(&s->ep, &s->port, seed, &user, s), 0);
+	CHECK(s->port.cm == &s->ep);
+}
+
+static void
+ip4(uint8_t out[16], uint8_t last)
+{
+	memset(out, 0, 16);
+	out[10] = out[11] = 0xff;
+	out[12] = 10;
+	out[15] = last;
+}
+
+/* deliver every queued frame to the other side, until quiet; returns frames moved */
+static unsigned int
+pump(void)
+{
+	unsigned int moved = 0, again = 1;
+
+	while (again) {
+		again = 0;
+		for (int k = 0; k < 2; k++) {
+			struct side *from = k ? &B : &A, *to = k ? &A : &B;
+			struct wire w = from->out;
+
+			from->out.n = 0;
+			for (unsigned int i = 0; i < w.n; i++)
+				roce_dev_rx(to->port.dev, w.f[i], w.len[i]);
+			moved += w.n;
+			again |= w.n != 0;
+		}
+	}
+	return moved;
+}
+
+static void
+two_sides(void)
+{
+	uint8_t mb[6] = {0x02, 0, 0, 0, 0, 2}, ma[6] = {0x02, 0, 0, 0, 0, 1};
+
+	side_init(&A, 1, 11);
+	side_init(&B, 2, 22);
+	net_neigh_learn(&A.port.neigh, 0x0a000002u, mb, fake_now);
+	net_neigh_learn(&B.port.neigh, 0x0a000001u, ma, fake_now);
+	CHECK(cm_listen(&B.ep.cm, ip_cm_service_id(IP_CM_PS_TCP, 18515), ~0ull, NULL) >= 0);
+}
+
+static void
+side_fini(struct side *s)
+{
+	rnic_cm_fini(&s->ep);
+	CHECK(s->port.cm == NULL);
+	roce_dev_destroy(s->port.dev);
+}
+
+static int
+connect_ab(struct cm_id **out)
+{
+	struct rnic_cm_route r;
+	struct cm_req req = {.service_id = ip_cm_service_id(IP_CM_PS_TCP, 18515),
+			     .local_qpn = 0x11, .starting_psn = 0x111111,
+			     .remote_cm_response_timeout = 20, .local_cm_response_timeout = 20,
+			     .retry_count = 7, .rnr_retry_count = 7, .max_cm_retries = 15,
+			     .pkey = MAD_DEFAULT_PKEY};
+	struct ip_cm_hdr h = {.cma_version = 0, .ip_version = 4, .src_port = 40000};
+	struct cm_dest d;
+	uint8_t peer[16];
+	const uint8_t a4[4] = {10, 0, 0, 1}, b4[4] = {10, 0, 0, 2};
+
+	ip4(peer, 2);
+	CHECK_EQ(rnic_cm_resolve(&A.ep, peer, &r), 0);
+	CHECK_EQ(r.sgid_index, 0);
+	CHECK_EQ(r.sgid[15], 1);
+	CHECK_EQ(r.mac[5], 2);
+	CHECK_EQ(r.path_mtu, 3); /* 1024 */
+	CHECK_EQ(r.mtu, 1024);
+	req.path_mtu = r.path_mtu;
+	rnic_cm_path(&r, 19, &req.primary);
+	CHECK_EQ(req.primary.local_lid, 0xffff);
+	CHECK_EQ(req.primary.hop_limit, 64);
+	ip_cm_set_ipv4(h.src_ip, a4);
+	ip_cm_set_ipv4(h.dst_ip, b4);
+	CHECK_EQ(ip_cm_compose(req.private_data, CM_REQ_PD, IP_CM_PS_TCP, &h, NULL, 0), 0);
+	rnic_cm_dest(&r, &d);
+	CHECK_EQ(d.qpn, 1);
+	CHECK_EQ(d.qkey, MAD_GSI_QKEY);
+	return cm_connect(&A.ep.cm, &req, &d, NULL, out);
+}
+
+static void
+test_connect_disconnect(void)
+{
+	struct cm_id *id = NULL;
+	struct roce_gsi_stats ga, gb;
+
+	two_sides();
+	CHECK_EQ(connect_ab(&id), 0);
+	pump();
+	CHECK_EQ(A.ev[CM_EV_REP_RCVD], 1);
+	CHECK_EQ(B.ev[CM_EV_REQ_RCVD], 1);
+	CHECK_EQ(B.ev[CM_EV_ESTABLISHED], 1);
+	CHECK_EQ(id->state, CM_ESTABLISHED);
+	CHECK_EQ(B.last->state, CM_ESTABLISHED);
+	CHECK_EQ(A.ep.cm.cnt.tx[0], 1); /* REQ */
+	CHECK_EQ(B.ep.cm.cnt.rx[0], 1);
+	CHECK_EQ(B.ep.cm.cnt.tx[3], 1); /* REP */
+	CHECK_EQ(A.ep.cm.cnt.tx[4], 1); /* RTU */
+	CHECK_EQ(B.ep.cm.cnt.rx[4], 1);
+	CHECK_EQ(A.ep.cnt.rx_cm, 1);
+	CHECK_EQ(B.ep.cnt.rx_cm, 2);
+
+	CHECK_EQ(cm_disconnect(&A.ep.cm, id, NULL, 0), 0);
+	pump();
+	CHECK_EQ(B.ev[CM_EV_DREQ_RCVD], 1);
+	CHECK_EQ(A.ev[CM_EV_DREP_RCVD], 1);
+	CHECK_EQ(A.ep.cm.cnt.tx[5], 1); /* DREQ */
+	CHECK_EQ(B.ep.cm.cnt.tx[6], 1); /* DREP */
+	CHECK_EQ(A.ep.cm.cnt.retries + B.ep.cm.cnt.retries, 0);
+
+	/* QP1 saw exactly those MADs, each delivered */
+	roce_gsi_stats(A.port.dev, &ga);
+	roce_gsi_stats(B.port.dev, &gb);
+	CHECK_EQ(ga.tx_total, 3); /* REQ RTU DREQ */
+	CHECK_EQ(gb.tx_total, 2); /* REP DREP */
+	CHECK_EQ(ga.delivered, 2);
+	CHECK_EQ(gb.delivered, 3);
+
+	/* TIMEWAIT ends on the timer that rnic_cm_poll fires; then nothing is left */
+	for (int i = 0; i < 200 && (cm_ids_in_use(&A.ep.cm) || cm_ids_in_use(&B.ep.cm)); i++) {
+		fake_now += 100000000ull; /* 100 ms */
+		rnic_cm_poll(&A.ep);
+		rnic_cm_poll(&B.ep);
+		pump();
+	}
+	CHECK_EQ(cm_ids_in_use(&A.ep.cm), 0);
+	CHECK_EQ(cm_ids_in_use(&B.ep.cm), 0);
+	CHECK_EQ(A.ev[CM_EV_TIMEWAIT_EXIT], 1);
+	CHECK_EQ(B.ev[CM_EV_TIMEWAIT_EXIT], 1);
+	CHECK(A.ep.cnt.ticks > 0);
+	side_fini(&A);
+	side_fini(&B);
+}
+
+static void
+test_req_lost_once(void)
+{
+	struct cm_id *id = NULL;
+
+	two_sides();
+	A.out.drop_next = 1; /* the first REQ */
+	CHECK_EQ(connect_ab(&id), 0);
+	CHECK_EQ(A.out.dropped, 1);
+	pump();
+	CHECK_EQ(B.ep.cm.cnt.rx[0], 0);
+	/* a poll before the deadline resends nothing */
+	rnic_cm_poll(&A.ep);
+	pump();
+	CHECK_EQ(A.ep.cm.cnt.retries, 0);
+	/* the REQ waits 2 x PLT + 4.096 us x 2^20 (about 4.3 s): step past it */
+	for (int i = 0; i < 60 && id->state != CM_ESTABLISHED; i++) {
+		fake_now += 100000000ull;
+		rnic_cm_poll(&A.ep);
+		rnic_cm_poll(&B.ep);
+		pump();
+	}
+	CHECK_EQ(id->state, CM_ESTABLISHED);
+	CHECK_EQ(A.ep.cm.cnt.retries, 1);
+	CHECK_EQ(A.ep.cm.cnt.tx[0], 2);
+	CHECK_EQ(B.ep.cm.cnt.rx[0], 1);
+	CHECK_EQ(B.ev[CM_EV_ESTABLISHED], 1);
+	side_fini(&A);
+	side_fini(&B);
+}
+
+static void
+test_other_class_and_no_gid(void)
+{
+	struct roce_gsi_dest d = {.qpn = 1, .qkey = MAD_GSI_QKEY};
+	uint8_t mad[MAD_SIZE] = {MAD_BASE_VERSION, 0x81 /* not CM */, 1, MAD_METHOD_GET};
+	struct roce_gsi_stats gb;
+	struct rnic_cm_route r;
+	struct cm_dest cd = {.qpn = 1, .qkey = MAD_GSI_QKEY, .pkey = MAD_DEFAULT_PKEY};
+	uint8_t v6[16] = {0xfd, 0, [15] = 2};
+	struct cm_req req = {.service_id = 1, .remote_cm_response_timeout = 1,
+			     .max_cm_retries = 0};
+	struct cm_id *id;
+
+	two_sides();
+	ip4(d.gid, 2);
+	CHECK_EQ(roce_gsi_send(A.port.dev, &d, mad), 0);
+	pump();
+	roce_gsi_stats(B.port.dev, &gb);
+	CHECK_EQ(B.ep.cnt.rx_other_unclaimed, 1);
+	CHECK_EQ(B.ep.cnt.rx_cm, 0);
+	CHECK_EQ(gb.drop[ROCE_GSI_DROP_UNCLAIMED], 1);
+
+	/* no --ip6: an IPv6 peer has no route and no MAD goes to it */
+	CHECK_EQ(rnic_cm_resolve(&A.ep, v6, &r), -EAFNOSUPPORT);
+	memcpy(cd.gid, v6, 16);
+	CHECK_EQ(cm_connect(&A.ep.cm, &req, &cd, NULL, &id), 0);
+	CHECK_EQ(A.ep.cnt.tx_no_gid, 1);
+	CHECK_EQ(A.ep.cm.cnt.tx_err, 1);
+	side_fini(&A);
+	side_fini(&B);
+}
+
+static void
+test_ib_mtu(void)
+{
+	CHECK_EQ(rnic_cm_ib_mtu(100), 1);
+	CHECK_EQ(rnic_cm_ib_mtu(256), 1);
+	CHECK_EQ(rnic_cm_ib_mtu(511), 1);
+	CHECK_EQ(rnic_cm_ib_mtu(512), 2);
+	CHECK_EQ(rnic_cm_ib_mtu(1024), 3);
+	CHECK_EQ(rnic_cm_ib_mtu(1500), 3);
+	CHECK_EQ(rnic_cm_ib_mtu(2048), 4);
+	CHECK_EQ(rnic_cm_ib_mtu(4096), 5);
+	CHECK_EQ(rnic_cm_ib_mtu(9000), 5);
+}
+
+RW_TEST_MAIN(RW_TEST(test_connect_disconnect), RW_TEST(test_req_lost_once),
+	     RW_TEST(test_other_class_and_no_gid), RW_TEST(test_ib_mtu))
