@@ -44,11 +44,11 @@ struct rnic_cm_user {
 
 /** The endpoint's own counters (the CM's are ep->cm.cnt). */
 struct rnic_cm_counters {
-	uint64_t rx_cm;		  /**< CM class MADs handed to cm_rx() */
-	uint64_t rx_other_taken;  /**< other classes taken by on_other_mad */
+	uint64_t rx_cm;		     /**< CM class MADs handed to cm_rx() */
+	uint64_t rx_other_taken;     /**< other classes taken by on_other_mad */
 	uint64_t rx_other_unclaimed; /**< other classes nobody took (QP1 counts "unclaimed") */
-	uint64_t tx_no_gid;	  /**< a MAD to a family without a local GID (no --ip6) */
-	uint64_t ticks;		  /**< cm_tick() calls */
+	uint64_t tx_no_gid;	     /**< a MAD to a family without a local GID (no --ip6) */
+	uint64_t ticks;		     /**< cm_tick() calls */
 };
 
 /** A resolved route to a peer. */

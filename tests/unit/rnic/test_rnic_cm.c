@@ -101,8 +101,10 @@ user_event(void *ctx, struct rnic_cm *ep, struct cm_id *id, const struct cm_even
 	s->ev[ev->type]++;
 	s->last = id;
 	if (ev->type == CM_EV_REQ_RCVD) {
-		struct cm_rep rep = {.local_qpn = 0x22, .starting_psn = 0x222222,
-				     .rnr_retry_count = 7, .target_ack_delay = 15};
+		struct cm_rep rep = {.local_qpn = 0x22,
+				     .starting_psn = 0x222222,
+				     .rnr_retry_count = 7,
+				     .target_ack_delay = 15};
 		CHECK_EQ(cm_accept(&ep->cm, id, &rep), 0);
 	} else if (ev->type == CM_EV_REP_RCVD) {
 		CHECK_EQ(ev->msg->u.rep.local_qpn, 0x22);
@@ -195,9 +197,13 @@ connect_ab(struct cm_id **out)
 {
 	struct rnic_cm_route r;
 	struct cm_req req = {.service_id = ip_cm_service_id(IP_CM_PS_TCP, 18515),
-			     .local_qpn = 0x11, .starting_psn = 0x111111,
-			     .remote_cm_response_timeout = 20, .local_cm_response_timeout = 20,
-			     .retry_count = 7, .rnr_retry_count = 7, .max_cm_retries = 15,
+			     .local_qpn = 0x11,
+			     .starting_psn = 0x111111,
+			     .remote_cm_response_timeout = 20,
+			     .local_cm_response_timeout = 20,
+			     .retry_count = 7,
+			     .rnr_retry_count = 7,
+			     .max_cm_retries = 15,
 			     .pkey = MAD_DEFAULT_PKEY};
 	struct ip_cm_hdr h = {.cma_version = 0, .ip_version = 4, .src_port = 40000};
 	struct cm_dest d;
@@ -318,8 +324,7 @@ test_other_class_and_no_gid(void)
 	struct rnic_cm_route r;
 	struct cm_dest cd = {.qpn = 1, .qkey = MAD_GSI_QKEY, .pkey = MAD_DEFAULT_PKEY};
 	uint8_t v6[16] = {0xfd, 0, [15] = 2};
-	struct cm_req req = {.service_id = 1, .remote_cm_response_timeout = 1,
-			     .max_cm_retries = 0};
+	struct cm_req req = {.service_id = 1, .remote_cm_response_timeout = 1, .max_cm_retries = 0};
 	struct cm_id *id;
 
 	two_sides();
