@@ -45,12 +45,12 @@
 
 #define PERFTEST_VERSION "6.06"
 #define PERFTEST_PORT 18515
-#define PERFTEST_VERSION_LEN 16	 /**< char version[16], zero-padded */
-#define PERFTEST_KEY_LEN_GID 108 /**< KEY_MSG_SIZE_GID: RoCE, or IB with -x */
-#define PERFTEST_KEY_LEN 59	 /**< KEY_MSG_SIZE: IB without a GID */
+#define PERFTEST_VERSION_LEN 16	     /**< char version[16], zero-padded */
+#define PERFTEST_KEY_LEN_GID 108     /**< KEY_MSG_SIZE_GID: RoCE, or IB with -x */
+#define PERFTEST_KEY_LEN 59	     /**< KEY_MSG_SIZE: IB without a GID */
 #define PERFTEST_KEY_MSG_BIN_LEN 56u /**< -R: the binary key message over rdma_cm */
-#define PERFTEST_MTU_LEN 2	 /**< "%d" of enum ibv_mtu plus NUL (peer >= 5.31) */
-#define PERFTEST_DONE_LEN 5	 /**< "done" plus NUL */
+#define PERFTEST_MTU_LEN 2	     /**< "%d" of enum ibv_mtu plus NUL (peer >= 5.31) */
+#define PERFTEST_DONE_LEN 5	     /**< "done" plus NUL */
 #define PERFTEST_MAX_QPS 64
 #define PERFTEST_RUN_ALL_MIN_LOG2 1 /**< -a: sizes 2^1 .. 2^23 */
 #define PERFTEST_RUN_ALL_MAX_LOG2 23
