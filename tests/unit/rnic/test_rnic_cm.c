@@ -172,6 +172,16 @@ pump(void)
 	return moved;
 }
 
+/* deliver A's frames to B; B's answers are dropped */
+static void
+pump_from_a_only(void)
+{
+	for (unsigned int i = 0; i < A.out.n; i++)
+		roce_dev_rx(B.port.dev, A.out.f[i], A.out.len[i]);
+	A.out.n = 0;
+	B.out.n = 0;
+}
+
 static void
 two_sides(void)
 {
@@ -346,6 +356,124 @@ test_other_class_and_no_gid(void)
 	side_fini(&B);
 }
 
+/* send one raw MAD from A's QP1 to B's, with Q_Key @p qkey */
+static void
+raw_mad(const uint8_t mad[MAD_SIZE], uint32_t qkey)
+{
+	struct roce_gsi_dest d = {.qpn = 1, .qkey = qkey};
+
+	ip4(d.gid, 2);
+	CHECK_EQ(roce_gsi_send(A.port.dev, &d, mad), 0);
+}
+
+static void
+cm_mad(uint16_t attr, uint32_t local_id, uint32_t remote_id, uint8_t mad[MAD_SIZE])
+{
+	struct cm_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.attr_id = attr;
+	m.hdr.tid = 0x5157;
+	switch (attr) {
+	case MAD_ATTR_CM_REP:
+		m.u.rep.local_comm_id = local_id;
+		m.u.rep.remote_comm_id = remote_id;
+		m.u.rep.local_qpn = 0x33;
+		break;
+	case MAD_ATTR_CM_DREQ:
+		m.u.dreq.local_comm_id = local_id;
+		m.u.dreq.remote_comm_id = remote_id;
+		break;
+	default:
+		break;
+	}
+	CHECK_EQ(cm_msg_build(mad, &m), 0);
+}
+
+/*
+ * A storm at B's QP1: the same REQ 50 times, a REP naming no REQ, DREQs for 10 unknown
+ * IDs, a CM MAD of a wrong class version and a wrong method, MADs with a wrong Q_Key and
+ * a wrong base version. Every one is counted where it stops; then a connection forms.
+ */
+static void
+test_hostile_storm(void)
+{
+	struct roce_gsi_stats gb;
+	struct cm_id *id = NULL;
+	uint8_t mad[MAD_SIZE], req_frame[512];
+	size_t req_len;
+	uint64_t drops0;
+
+	two_sides();
+	/* the REQ flood: A's first REQ, captured and replayed 50 times */
+	CHECK_EQ(connect_ab(&id), 0);
+	CHECK_EQ(A.out.n, 1);
+	req_len = A.out.len[0];
+	memcpy(req_frame, A.out.f[0], req_len);
+	A.out.n = 0;
+	for (int i = 0; i < 50; i++)
+		roce_dev_rx(B.port.dev, req_frame, req_len);
+	CHECK_EQ(B.ep.cm.cnt.rx[0], 50);
+	CHECK_EQ(B.ev[CM_EV_REQ_RCVD], 1); /* one passive ID, however many copies */
+	CHECK_EQ(cm_ids_in_use(&B.ep.cm), 1);
+	CHECK_EQ(B.ep.cm.cnt.drop[CM_DROP_DUPLICATE] + B.ep.cm.cnt.dup_resends, 49);
+	B.out.n = 0; /* its REPs are lost: A's REQ stays unanswered */
+	cm_destroy(&A.ep.cm, id);
+	A.out.n = 0;
+
+	/* a REP without a REQ, DREQs for unknown IDs */
+	drops0 = B.ep.cm.cnt.drop[CM_DROP_STALE_ID];
+	cm_mad(MAD_ATTR_CM_REP, 0xabcdef01, 0x12345678, mad);
+	raw_mad(mad, MAD_GSI_QKEY);
+	for (uint32_t i = 0; i < 10; i++) {
+		cm_mad(MAD_ATTR_CM_DREQ, 0x1000 + i, 0x77770000 + i, mad);
+		raw_mad(mad, MAD_GSI_QKEY);
+	}
+	pump_from_a_only();
+	CHECK_EQ(B.ep.cm.cnt.drop[CM_DROP_STALE_ID] - drops0, 11);
+	CHECK_EQ(B.ep.cm.cnt.tx[6], 10); /* each unknown DREQ answered by a DREP */
+
+	/* wrong class version, wrong method: lib/cm drops them by cause */
+	cm_mad(MAD_ATTR_CM_REP, 1, 2, mad);
+	mad[2] = 1;
+	raw_mad(mad, MAD_GSI_QKEY);
+	cm_mad(MAD_ATTR_CM_REP, 1, 2, mad);
+	mad[3] = MAD_METHOD_GET;
+	raw_mad(mad, MAD_GSI_QKEY);
+	pump_from_a_only();
+	CHECK_EQ(B.ep.cm.cnt.drop[CM_DROP_CLASS_VERSION], 1);
+	CHECK_EQ(B.ep.cm.cnt.drop[CM_DROP_METHOD], 1);
+
+	/* a wrong Q_Key and a wrong base version: QP1 drops them before the CM */
+	roce_gsi_stats(B.port.dev, &gb);
+	uint64_t qk0 = gb.drop[ROCE_GSI_DROP_BAD_QKEY], bv0 = gb.drop[ROCE_GSI_DROP_BASE_VERSION];
+	uint64_t rxcm0 = B.ep.cnt.rx_cm;
+	cm_mad(MAD_ATTR_CM_REP, 1, 2, mad);
+	raw_mad(mad, 0x12345678);
+	mad[0] = 2;
+	raw_mad(mad, MAD_GSI_QKEY);
+	pump_from_a_only();
+	roce_gsi_stats(B.port.dev, &gb);
+	CHECK_EQ(gb.drop[ROCE_GSI_DROP_BAD_QKEY] - qk0, 1);
+	CHECK_EQ(gb.drop[ROCE_GSI_DROP_BASE_VERSION] - bv0, 1);
+	CHECK_EQ(B.ep.cnt.rx_cm, rxcm0);
+	/* QP1's invariant holds through it all */
+	uint64_t sum = gb.delivered;
+	for (int i = 0; i < ROCE_GSI_DROP__COUNT; i++)
+		sum += gb.drop[i];
+	CHECK_EQ(gb.rx_total, sum);
+
+	/* and a connection still forms right after */
+	memset(A.ev, 0, sizeof(A.ev));
+	memset(B.ev, 0, sizeof(B.ev));
+	CHECK_EQ(connect_ab(&id), 0);
+	pump();
+	CHECK_EQ(id->state, CM_ESTABLISHED);
+	CHECK_EQ(B.ev[CM_EV_ESTABLISHED], 1);
+	side_fini(&A);
+	side_fini(&B);
+}
+
 static void
 test_ib_mtu(void)
 {
@@ -361,4 +489,5 @@ test_ib_mtu(void)
 }
 
 RW_TEST_MAIN(RW_TEST(test_connect_disconnect), RW_TEST(test_req_lost_once),
-	     RW_TEST(test_other_class_and_no_gid), RW_TEST(test_ib_mtu))
+	     RW_TEST(test_other_class_and_no_gid), RW_TEST(test_hostile_storm),
+	     RW_TEST(test_ib_mtu))
