@@ -6,6 +6,9 @@
  * both sides; the route from the neighbour table with the port MTU's IB encoding; a
  * dropped first REQ resent exactly once by the timer; a MAD of another class left
  * unclaimed and counted; an IPv6 peer without --ip6 refused (no GID).
+ *
+ * With RNIC_CM_PCAP=FILE set, the frames both sides send in the connect/disconnect case
+ * (REQ REP RTU DREQ DREP, in order) go to FILE (tests/python/test_rnic_cm_tshark.py).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 #include "rnic_cm.h"
 #include "rnic_core.h"
 #include "roce_verbs.h"
+#include "rw_pcap.h"
 #include "rw_test.h"
 
 /* ---- the shell's functions, as a test double ---- */
@@ -57,6 +61,8 @@ struct side {
 };
 
 static struct side A, B;
+static struct rw_pcap pcap;
+static int pcap_on;
 
 static int
 dev_tx(void *ctx, const uint8_t *frame, size_t len)
@@ -70,6 +76,8 @@ dev_tx(void *ctx, const uint8_t *frame, size_t len)
 	}
 	if (s->out.n >= QMAX || len > sizeof(s->out.f[0]))
 		return -ENOBUFS;
+	if (pcap_on)
+		rw_pcap_write(&pcap, frame, (uint32_t)len, fake_now);
 	memcpy(s->out.f[s->out.n], frame, len);
 	s->out.len[s->out.n++] = len;
 	return 0;
@@ -246,6 +254,12 @@ test_connect_disconnect(void)
 	struct cm_id *id = NULL;
 	struct roce_gsi_stats ga, gb;
 
+	const char *pc = getenv("RNIC_CM_PCAP");
+
+	if (pc && *pc) {
+		CHECK_EQ(rw_pcap_open_write(&pcap, pc), 0);
+		pcap_on = 1;
+	}
 	two_sides();
 	CHECK_EQ(connect_ab(&id), 0);
 	pump();
@@ -269,6 +283,10 @@ test_connect_disconnect(void)
 	CHECK_EQ(A.ep.cm.cnt.tx[5], 1); /* DREQ */
 	CHECK_EQ(B.ep.cm.cnt.tx[6], 1); /* DREP */
 	CHECK_EQ(A.ep.cm.cnt.retries + B.ep.cm.cnt.retries, 0);
+	if (pcap_on) {
+		pcap_on = 0;
+		CHECK_EQ(rw_pcap_close(&pcap), 0);
+	}
 
 	/* QP1 saw exactly those MADs, each delivered */
 	roce_gsi_stats(A.port.dev, &ga);
