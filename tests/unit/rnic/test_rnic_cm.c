@@ -16,6 +16,7 @@
 #include "ip_cm.h"
 #include "mad.h"
 #include "rnic_cm.h"
+#include "rnic_cm_chan.h"
 #include "rnic_core.h"
 #include "roce_verbs.h"
 #include "rw_pcap.h"
@@ -101,13 +102,23 @@ dev_resolve(void *ctx, const union ibv_gid *gid, uint8_t mac[6])
 static const struct roce_dev_ops dev_ops = {
     .tx = dev_tx, .now_ns = dev_now, .resolve_mac = dev_resolve};
 
+static struct rnic_cm_chan *chan_of[2]; /* A's, B's: channel mode when set */
+
 static void
 user_event(void *ctx, struct rnic_cm *ep, struct cm_id *id, const struct cm_event *ev)
 {
 	struct side *s = ctx;
+	struct rnic_cm_chan *ch = chan_of[s == &B];
 
 	s->ev[ev->type]++;
 	s->last = id;
+	if (ch) {
+		if (ev->type == CM_EV_REQ_RCVD)
+			CHECK_EQ(rnic_cm_chan_accept(ch, id, &ev->msg->u.req), 0);
+		else
+			rnic_cm_chan_event(ch, id, ev);
+		return;
+	}
 	if (ev->type == CM_EV_REQ_RCVD) {
 		struct cm_rep rep = {.local_qpn = 0x22,
 				     .starting_psn = 0x222222,
@@ -175,6 +186,8 @@ pump(void)
 				roce_dev_rx(to->port.dev, w.f[i], w.len[i]);
 			moved += w.n;
 			again |= w.n != 0;
+			roce_dev_poll(from->port.dev, fake_now); /* the QPs' transmit side */
+			again |= from->out.n != 0;
 		}
 	}
 	return moved;
@@ -492,6 +505,90 @@ test_hostile_storm(void)
 	side_fini(&B);
 }
 
+/* The -R channel: an RC QP through the CM, then messages both ways as SENDs. */
+static void
+test_channel(void)
+{
+	static struct rnic_cm_chan ca, cb;
+	static const uint8_t version[16] = "6.06";
+	static const uint8_t page[4] = {0, 0, 0x10, 0};
+	uint8_t got[64], peer[16];
+	struct rnic_cm_route r;
+	uint32_t sq, una, epsn;
+
+	two_sides();
+	CHECK_EQ(rnic_cm_chan_create(&ca, &A.ep, 0x0a0a0a), 0);
+	CHECK_EQ(rnic_cm_chan_create(&cb, &B.ep, 0x0b0b0b), 0);
+	chan_of[0] = &ca;
+	chan_of[1] = &cb;
+	ip4(peer, 2);
+	CHECK_EQ(rnic_cm_resolve(&A.ep, peer, &r), 0);
+	CHECK_EQ(rnic_cm_chan_send(&ca, version, 16), -ENOTCONN);
+	CHECK_EQ(rnic_cm_chan_connect(&ca, &r, 18515, 40001), 0);
+	CHECK_EQ(ca.state, RNIC_CHAN_CONNECTING);
+	pump();
+	CHECK_EQ(ca.state, RNIC_CHAN_UP);
+	CHECK_EQ(cb.state, RNIC_CHAN_UP);
+	CHECK_EQ(A.ep.cm.cnt.tx[0], 1);
+	CHECK_EQ(B.ep.cm.cnt.tx[3], 1);
+	CHECK_EQ(A.ep.cm.cnt.tx[4], 1);
+
+	/* client first, then the server, as perftest's exchange */
+	CHECK_EQ(rnic_cm_chan_send(&ca, version, 16), 0);
+	CHECK_EQ(rnic_cm_chan_send(&ca, version, 16), -EAGAIN); /* one in flight */
+	pump();
+	rnic_cm_chan_poll(&ca);
+	rnic_cm_chan_poll(&cb);
+	CHECK_EQ(rnic_cm_chan_recv(&cb, got, sizeof(got)), 16);
+	CHECK(memcmp(got, version, 16) == 0);
+	CHECK_EQ(rnic_cm_chan_recv(&cb, got, sizeof(got)), 0);
+	CHECK_EQ(rnic_cm_chan_send(&cb, page, 4), 0);
+	pump();
+	rnic_cm_chan_poll(&ca);
+	rnic_cm_chan_poll(&cb);
+	CHECK_EQ(rnic_cm_chan_recv(&ca, got, sizeof(got)), 4);
+	CHECK(memcmp(got, page, 4) == 0);
+	CHECK_EQ(ca.tx_msgs, 1);
+	CHECK_EQ(ca.rx_msgs, 1);
+	CHECK_EQ(cb.tx_msgs, 1);
+	CHECK_EQ(cb.rx_msgs, 1);
+	CHECK_EQ(ca.sends_out + cb.sends_out, 0);
+	/* each side sends at the PSN the other named: A at B's (REP), B at A's (REQ) */
+	roce_qp_psns(ca.qp, &sq, &una, &epsn);
+	CHECK_EQ(sq, 0x0b0b0b + 1);
+	CHECK_EQ(epsn, 0x0a0a0a + 1);
+	roce_qp_psns(cb.qp, &sq, &una, &epsn);
+	CHECK_EQ(sq, 0x0a0a0a + 1);
+	CHECK_EQ(epsn, 0x0b0b0b + 1);
+	/* too long for the receiver's buffer: dropped with -EMSGSIZE */
+	CHECK_EQ(rnic_cm_chan_send(&ca, version, 16), 0);
+	pump();
+	rnic_cm_chan_poll(&ca);
+	rnic_cm_chan_poll(&cb);
+	CHECK_EQ(rnic_cm_chan_recv(&cb, got, 8), -EMSGSIZE);
+	CHECK_EQ(rnic_cm_chan_recv(&cb, got, sizeof(got)), 0);
+
+	/* the server disconnects the channel (as perftest's does): DREQ, DREP */
+	CHECK_EQ(rnic_cm_chan_disconnect(&cb), 0);
+	pump();
+	CHECK_EQ(ca.state, RNIC_CHAN_CLOSED);
+	CHECK_EQ(cb.state, RNIC_CHAN_CLOSED);
+	CHECK_EQ(B.ep.cm.cnt.tx[5], 1);
+	CHECK_EQ(A.ep.cm.cnt.tx[6], 1);
+	for (int i = 0; i < 200 && (cm_ids_in_use(&A.ep.cm) || cm_ids_in_use(&B.ep.cm)); i++) {
+		fake_now += 100000000ull;
+		rnic_cm_poll(&A.ep);
+		rnic_cm_poll(&B.ep);
+		pump();
+	}
+	CHECK_EQ(cm_ids_in_use(&A.ep.cm) + cm_ids_in_use(&B.ep.cm), 0);
+	rnic_cm_chan_destroy(&ca);
+	rnic_cm_chan_destroy(&cb);
+	chan_of[0] = chan_of[1] = NULL;
+	side_fini(&A);
+	side_fini(&B);
+}
+
 static void
 test_ib_mtu(void)
 {
@@ -508,4 +605,4 @@ test_ib_mtu(void)
 
 RW_TEST_MAIN(RW_TEST(test_connect_disconnect), RW_TEST(test_req_lost_once),
 	     RW_TEST(test_other_class_and_no_gid), RW_TEST(test_hostile_storm),
-	     RW_TEST(test_ib_mtu))
+	     RW_TEST(test_channel), RW_TEST(test_ib_mtu))
