@@ -38,6 +38,12 @@ rnic_gsi_attach(struct roce_dev *dev, uint64_t seed)
 }
 
 void
+rnic_gsi_release(struct roce_dev *dev)
+{
+	roce_gsi_set_ops(dev, &no_cm_ops, NULL);
+}
+
+void
 rnic_gsi_sum(struct roce_dev *const *devs, unsigned int n, struct roce_gsi_stats *out)
 {
 	memset(out, 0, sizeof(*out));

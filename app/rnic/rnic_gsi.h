@@ -21,6 +21,8 @@ struct rw_prom;
 uint32_t rnic_gsi_psn(uint64_t seed);
 /** Give @p dev's QP1 its PSN and the no-CM handler. */
 void rnic_gsi_attach(struct roce_dev *dev, uint64_t seed);
+/** Give @p dev's QP1 the no-CM handler back (a CM endpoint let go of it, rnic_cm.h). */
+void rnic_gsi_release(struct roce_dev *dev);
 /** QP1's counters of @p n devices (one per lcore), summed. */
 void rnic_gsi_sum(struct roce_dev *const *devs, unsigned int n, struct roce_gsi_stats *out);
 /** The "gsi" object of --json. */

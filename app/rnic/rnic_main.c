@@ -342,7 +342,7 @@ connect_qp(void *arg, unsigned int qi, const struct perftest_dest *remote, int m
 	}
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = c->psn[qi];
+	a.sq_psn = c->run.cm_psns ? c->run.cm_sq_psn[qi] : c->psn[qi]; /* -R: the peer's */
 	a.timeout = (uint8_t)p->qp_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;

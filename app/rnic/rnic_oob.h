@@ -34,6 +34,9 @@ struct rnic_run {
 	int (*connect_qp)(void *arg, unsigned int qi, const struct perftest_dest *remote,
 			  int mtu_enum);
 	void *connect_arg;
+	/** -R: connect_qp sends at these PSNs (the peer named them in its REQ/REP) */
+	uint32_t cm_sq_psn[RNIC_MAX_QPS];
+	int cm_psns;
 	struct rnic_lcores *lc; /**< --lcores > 1, else NULL */
 	int lc_err;		/**< launching the workers failed */
 	uint64_t pre_posted;	/**< receives posted on each QP before the pre-run sync */
@@ -58,6 +61,9 @@ int rnic_oob_run(struct rnic_run *run, const struct rnic_params *p, char *err, s
  * QP up and receives posted before it answers), then the ping-pong loop;
  * prints rc_pingpong's address and result lines. 0 or a negative error.
  */
+/** perftest -R (rnic_oob_rcm.c): the exchange over rdma_cm, then the traffic. */
+int rnic_oob_run_rcm(struct rnic_run *run, const struct rnic_params *p, char *err, size_t errlen);
+
 int rnic_oob_run_pingpong(struct rnic_run *run, const struct rnic_params *p, char *err,
 			  size_t errlen);
 

@@ -17,6 +17,7 @@
 
 #include "dp_port.h"
 #include "pfc.h"
+#include "rnic_cm.h"
 #include "rnic_core.h"
 
 void
@@ -126,6 +127,8 @@ rnic_port_poll(struct rnic_port *p)
 	work += poll_one(p);
 	if (p->tick)
 		p->tick(p->tick_arg);
+	if (p->cm)
+		rnic_cm_poll(p->cm); /* the CM's retry and TIMEWAIT timers */
 	return work;
 }
 

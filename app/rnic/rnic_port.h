@@ -137,11 +137,15 @@ struct rnic_steer {
 	volatile bool running;
 };
 
+struct rnic_cm;
+
 struct rnic_port {
 	uint16_t port_id;
 	/** Called after every rnic_port_poll() when set (the --json CC trace, rnic_main.c). */
 	void (*tick)(void *arg);
 	void *tick_arg;
+	/** The port's CM endpoint (rnic_cm.h), its timers polled by rnic_port_poll(); NULL: none */
+	struct rnic_cm *cm;
 	struct rnic_steer *steer; /**< NULL with one lcore */
 	unsigned int lcore_idx;	  /**< index in steer */
 	uint16_t queue;

@@ -304,6 +304,8 @@ oob_write_full(struct oob_conn *c, const void *buf, size_t n, const char *what)
 {
 	const uint8_t *p = buf;
 	size_t done = 0;
+	if (c->msg)
+		return c->msg->write(c->msg_arg, c, buf, n, what);
 	if (c->fd < 0)
 		return oob_fail(c, OOB_ERR_ARG, "cannot send %s: not connected", what);
 	int64_t deadline = c->timeout_ms > 0 ? now_ms() + c->timeout_ms : -1;
@@ -341,6 +343,8 @@ oob_read_full_timeout(struct oob_conn *c, void *buf, size_t n, const char *what,
 {
 	uint8_t *p = buf;
 	c->got = 0;
+	if (c->msg)
+		return c->msg->read(c->msg_arg, c, buf, n, what, timeout_ms);
 	if (c->fd < 0)
 		return oob_fail(c, OOB_ERR_ARG, "cannot read %s: not connected", what);
 	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : -1;

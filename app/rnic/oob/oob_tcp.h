@@ -31,6 +31,20 @@ enum oob_rc {
 	OOB_ERR_STOPPED = -6, /**< the listener's wait hook asked to stop (e.g. Ctrl-C) */
 };
 
+struct oob_conn;
+
+/**
+ * A message transport in place of the TCP stream (perftest -R: RDMA SEND/RECV on a
+ * channel QP, app/rnic/rnic_cm_chan.h): each oob_write_full() is one message and each
+ * oob_read_full*() takes exactly one message of the size asked for (another size is a
+ * protocol error). Both return enum oob_rc and set the connection's error on failure.
+ */
+struct oob_msg_ops {
+	int (*write)(void *arg, struct oob_conn *c, const void *buf, size_t n, const char *what);
+	int (*read)(void *arg, struct oob_conn *c, void *buf, size_t n, const char *what,
+		    int timeout_ms);
+};
+
 /** One connected TCP stream to the peer. */
 struct oob_conn {
 	int fd;			 /**< -1 when closed */
@@ -48,6 +62,9 @@ struct oob_conn {
 	 */
 	int (*wait)(void *arg);
 	void *wait_arg;
+	/** Set: messages go through these instead of fd (which stays -1). */
+	const struct oob_msg_ops *msg;
+	void *msg_arg;
 };
 
 /** A listening socket waiting for one peer. */

@@ -45,11 +45,12 @@
 
 #define PERFTEST_VERSION "6.06"
 #define PERFTEST_PORT 18515
-#define PERFTEST_VERSION_LEN 16	 /**< char version[16], zero-padded */
-#define PERFTEST_KEY_LEN_GID 108 /**< KEY_MSG_SIZE_GID: RoCE, or IB with -x */
-#define PERFTEST_KEY_LEN 59	 /**< KEY_MSG_SIZE: IB without a GID */
-#define PERFTEST_MTU_LEN 2	 /**< "%d" of enum ibv_mtu plus NUL (peer >= 5.31) */
-#define PERFTEST_DONE_LEN 5	 /**< "done" plus NUL */
+#define PERFTEST_VERSION_LEN 16	     /**< char version[16], zero-padded */
+#define PERFTEST_KEY_LEN_GID 108     /**< KEY_MSG_SIZE_GID: RoCE, or IB with -x */
+#define PERFTEST_KEY_LEN 59	     /**< KEY_MSG_SIZE: IB without a GID */
+#define PERFTEST_KEY_MSG_BIN_LEN 56u /**< -R: the binary key message over rdma_cm */
+#define PERFTEST_MTU_LEN 2	     /**< "%d" of enum ibv_mtu plus NUL (peer >= 5.31) */
+#define PERFTEST_DONE_LEN 5	     /**< "done" plus NUL */
 #define PERFTEST_MAX_QPS 64
 #define PERFTEST_RUN_ALL_MIN_LOG2 1 /**< -a: sizes 2^1 .. 2^23 */
 #define PERFTEST_RUN_ALL_MAX_LOG2 23
@@ -219,6 +220,22 @@ int perftest_format_dest(const struct perftest_dest *d, int no_gid, uint8_t *out
  */
 int perftest_parse_dest(const uint8_t *msg, size_t len, int no_gid, struct perftest_dest *d,
 			char *err, size_t errlen);
+
+/**
+ * -R (rdma_cm): @p d and @p gid_index as perftest's 56-byte binary key message (every
+ * field big-endian, the padding at 20..23 zero). QPN or PSN over 24 bits is refused.
+ * @return 56 or OOB_ERR_ARG.
+ */
+int perftest_format_dest_bin(const struct perftest_dest *d, uint32_t gid_index,
+			     uint8_t out[PERFTEST_KEY_MSG_BIN_LEN], char *err, size_t errlen);
+
+/**
+ * Parses exactly one 56-byte binary key message (the padding, uninitialised in perftest,
+ * is ignored); @p gid_index may be NULL. LID over 16 bits or QPN/PSN over 24 bits is
+ * refused. @return OOB_OK or OOB_ERR_PROTO with @p err naming the problem.
+ */
+int perftest_parse_dest_bin(const uint8_t *msg, size_t len, struct perftest_dest *d,
+			    uint32_t *gid_index, char *err, size_t errlen);
 
 /* ---- single exchanges (client: write then read; server: read then write) ---- */
 
