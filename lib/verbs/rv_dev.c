@@ -370,7 +370,7 @@ write_json(void)
 	rv_cm_counts(&ids, &qps);
 	rw_obj_begin(&w, "rdma_cm"); /* librdmacm's entry points (rv_cm.c) and the CM under them */
 	rw_uint(&w, "ids_live", ids);
-	rw_uint(&w, "qps_live", qps);
+	rw_uint(&w, "qps_created", qps);
 	rw_uint(&w, "cm_ids_in_use", cm ? cm_ids_in_use(cm) : 0);
 	rw_uint(&w, "cm_ids_alloc", cm ? cm->cnt.ids_alloc : 0);
 	rw_uint(&w, "cm_ids_free", cm ? cm->cnt.ids_free : 0);
