@@ -701,6 +701,8 @@ rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr
 		return fail(EINVAL);
 	struct ibv_qp_init_attr a = *qia;
 
+	if (!a.qp_type) /* rdma_create_ep's callers leave it to the id (librdmacm does too) */
+		a.qp_type = id->qp_type;
 	if (make_cqs(id, &a)) {
 		drop_cqs(id);
 		return -1;
