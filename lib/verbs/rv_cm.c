@@ -1072,7 +1072,7 @@ on_cm_event(struct cm_id *cid, const struct cm_event *ev)
 		struct ip_cm_hdr h;
 
 		if (!l || ip_cm_hdr_parse(pd, pdl, &h) ||
-		    !(r = new_id(l->sync ? NULL : l->id.channel, l->id.context, l->id.ps,
+		    !(r = new_id(l->id.channel, l->id.context, l->id.ps,
 				 l->id.qp_type))) {
 			if (sidr) {
 				struct cm_sidr_rep s = {.status = CM_SIDR_REJECT};
@@ -1083,7 +1083,8 @@ on_cm_event(struct cm_id *cid, const struct cm_event *ev)
 			}
 			return;
 		}
-		r->sync = false; /* a child of a synchronous listener waits in rdma_get_request */
+		/* queued on the listener's channel: rdma_get_request gives a synchronous
+		 * listener's child a channel of its own */
 		r->id.pd = l->id.pd;
 		r->cm = cid;
 		cid->user_ctx = r;
