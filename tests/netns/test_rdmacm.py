@@ -78,8 +78,11 @@ def cm(r, side):
     return r.docs[side]["results"]["rdma_cm"]
 
 
-def check_cm(r, conns):
-    """@conns connections, each REQ / REP / RTU once, no retry, no timeout, no drop."""
+def check_cm(r, conns, crossed=0):
+    """@conns connections, each REQ / REP / RTU once, no retry, no timeout, no drop but
+    @crossed duplicates per side (both sides disconnecting at once: the DREQs cross, each
+    side answers the other's with a DREP, and the DREP to its own DREQ after that finds
+    the ID already in TIMEWAIT)."""
     s, c = cm(r, 0), cm(r, 1)
     assert c["tx_REQ"] == conns and s["rx_REQ"] == conns, (s, c)
     assert s["tx_REP"] == conns and c["rx_REP"] == conns, (s, c)
@@ -87,7 +90,9 @@ def check_cm(r, conns):
     for d in (s, c):
         assert d["cm_established"] == conns and d["cm_retries"] == 0, d
         assert d["cm_timeouts"] == 0 and d["cm_tx_err"] == 0, d
-        assert all(v == 0 for k, v in d.items() if k.startswith("drop_")), d
+        assert d["drop_duplicate"] <= crossed, d
+        assert all(v == 0 for k, v in d.items()
+                   if k.startswith("drop_") and k != "drop_duplicate"), d
 
 
 def test_rping(veth_pair, tmp_path):
@@ -129,7 +134,7 @@ def test_rdma_server_client(veth_pair, tmp_path):
                     ["/usr/bin/rdma_client", "-s", veth_pair.rip[1]])
     check_ok(r, ["/usr/bin/rdma_server", "/usr/bin/rdma_client"])
     assert "rdma_server: end 0" in r.out[0] and "rdma_client: end 0" in r.out[1], r.both()
-    check_cm(r, 1)
+    check_cm(r, 1, crossed=1)
     s, c = r.dev(0), r.dev(1)
     assert s["send_completions"] == 1 and c["send_completions"] == 1, (s, c)
     assert s["recv_completions"] == 1 and c["recv_completions"] == 1, (s, c)
@@ -144,8 +149,10 @@ def test_ib_write_bw_rdma_cm(veth_pair, tmp_path):
     check_ok(r, [tool, tool])
     check_cm(r, 2)
     s, c = r.dev(0), r.dev(1)
-    assert c["tx_retransmits"] == 0 and s["tx_retransmits"] == 0
     # the client's packets: 80 WRITEs plus the exchange's SENDs, as many as the server's
-    exch = s["tx_req_packets"]
+    # (tx_req_packets counts first sends; a loaded host's stall may fire a retransmit,
+    # which then arrives as a duplicate)
+    exch = s["send_completions"]
     assert c["tx_req_packets"] == 80 + exch, (s, c)
-    assert s["rx_req_packets"] == 80 + exch, (s, c)
+    retx = c["tx_retransmits"]
+    assert 80 + exch <= s["rx_req_packets"] <= 80 + exch + retx, (s, c)
