@@ -43,6 +43,8 @@
 #include "rnic_metrics.h"
 #include "rnic_setup.h"
 #include "rnic_trace.h"
+#include "mad.h"
+#include "rv_cmep.h"
 #include "rv_int.h"
 #include "rw_json.h"
 
@@ -159,7 +161,10 @@ unsigned int
 rv_progress_locked(void)
 {
 	rv.app_poll_ns = rnic_now_ns(&rv.port);
-	return rnic_port_poll(&rv.port);
+	unsigned int n = rnic_port_poll(&rv.port);
+
+	rv_cmep_tick_locked();
+	return n;
 }
 
 int
@@ -201,6 +206,7 @@ progress_loop(void)
 		if (rv.prm.busy_poll || now - rv.app_poll_ns > RV_APP_ACTIVE_NS) {
 			rv_lock();
 			work = rnic_port_poll(&rv.port);
+			rv_cmep_tick_locked(); /* the CM's resend and TIMEWAIT timers */
 			busy = roce_dev_busy(rv.port.dev);
 			if (!work && !busy)
 				d = roce_dev_next_deadline(rv.port.dev);
@@ -362,6 +368,35 @@ write_json(void)
 	rw_obj_begin(&w, "progress");
 	rw_uint(&w, "polls_with_work", rv.progress_polls);
 	rw_uint(&w, "idle_sleeps", rv.progress_sleeps);
+	rw_obj_end(&w);
+	struct cm *cm = rv_cmep();
+	uint64_t ids, qps;
+
+	rv_cm_counts(&ids, &qps);
+	rw_obj_begin(&w, "rdma_cm"); /* librdmacm's entry points (rv_cm.c) and the CM under them */
+	rw_uint(&w, "ids_live", ids);
+	rw_uint(&w, "qps_created", qps);
+	rw_uint(&w, "cm_ids_in_use", cm ? cm_ids_in_use(cm) : 0);
+	rw_uint(&w, "cm_ids_alloc", cm ? cm->cnt.ids_alloc : 0);
+	rw_uint(&w, "cm_ids_free", cm ? cm->cnt.ids_free : 0);
+	rw_uint(&w, "cm_established", cm ? cm->cnt.established : 0);
+	rw_uint(&w, "cm_retries", cm ? cm->cnt.retries : 0);
+	rw_uint(&w, "cm_timeouts", cm ? cm->cnt.timeouts : 0);
+	rw_uint(&w, "cm_tx_err", cm ? cm->cnt.tx_err : 0);
+	for (unsigned int i = 0; i < CM_ATTR_COUNT; i++) {
+		char k[32];
+
+		snprintf(k, sizeof(k), "rx_%s", cm_attr_name((uint16_t)(MAD_ATTR_CM_REQ + i)));
+		rw_uint(&w, k, cm ? cm->cnt.rx[i] : 0);
+		snprintf(k, sizeof(k), "tx_%s", cm_attr_name((uint16_t)(MAD_ATTR_CM_REQ + i)));
+		rw_uint(&w, k, cm ? cm->cnt.tx[i] : 0);
+	}
+	for (int i = 0; i < CM_DROP_COUNT; i++) {
+		char k[40];
+
+		snprintf(k, sizeof(k), "drop_%s", cm_drop_name((enum cm_drop)i));
+		rw_uint(&w, k, cm ? cm->cnt.drop[i] : 0);
+	}
 	rw_obj_end(&w);
 	rw_obj_begin(&w, "mempool");
 	rw_uint(&w, "size", rv.port.pool->size);
