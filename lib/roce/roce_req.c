@@ -85,7 +85,8 @@ wqe_fill_inline(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_
 static int
 wqe_fill_sges(struct roce_qp *qp, struct roce_send_wqe *wqe, const struct ibv_send_wr *wr)
 {
-	/* the keys are checked as the WQE executes (a bad one completes in error: roce_sge_fault) */
+	/* the keys are checked as the WQE executes (a bad one completes in error: roce_sge_fault)
+	 */
 	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
 		return -EINVAL;
 	if (roce_sge_total(wr->sg_list, (uint32_t)wr->num_sge, &wqe->length) < 0)

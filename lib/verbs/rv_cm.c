@@ -52,7 +52,7 @@
 struct rvc_ev {
 	struct rdma_cm_event ev;
 	struct rvc_ev *next;
-	int internal;	       /* CONNECT_RESPONSE to turn into ESTABLISHED */
+	int internal;		     /* CONNECT_RESPONSE to turn into ESTABLISHED */
 	uint8_t pd[CM_REQ_PD + 160]; /* a copy of the private data (at most 216 bytes) */
 };
 
@@ -232,7 +232,8 @@ rdma_create_id(struct rdma_event_channel *ch, struct rdma_cm_id **id, void *ctx,
 {
 	if (rvc_init())
 		return -1;
-	struct rvc_id *r = new_id(ch, ctx, ps, ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB ? IBV_QPT_UD : IBV_QPT_RC);
+	struct rvc_id *r =
+	    new_id(ch, ctx, ps, ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB ? IBV_QPT_UD : IBV_QPT_RC);
 
 	if (!r)
 		return fail(ENOMEM);
@@ -319,7 +320,8 @@ rdma_get_cm_event(struct rdma_event_channel *ch, struct rdma_cm_event **event)
 			e->ev.event = RDMA_CM_EVENT_ESTABLISHED;
 		} else {
 			if (r->cm)
-				cm_reject(rv_cmep(), r->cm, CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
+				cm_reject(rv_cmep(), r->cm, CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL,
+					  0);
 			r->cm = NULL;
 			e->ev.event = RDMA_CM_EVENT_CONNECT_ERROR;
 			e->ev.status = -EINVAL;
@@ -371,14 +373,14 @@ RV_EXPORT const char *
 rdma_event_str(enum rdma_cm_event_type e)
 {
 	static const char *const n[] = {
-	    "RDMA_CM_EVENT_ADDR_RESOLVED",    "RDMA_CM_EVENT_ADDR_ERROR",
-	    "RDMA_CM_EVENT_ROUTE_RESOLVED",   "RDMA_CM_EVENT_ROUTE_ERROR",
-	    "RDMA_CM_EVENT_CONNECT_REQUEST",  "RDMA_CM_EVENT_CONNECT_RESPONSE",
-	    "RDMA_CM_EVENT_CONNECT_ERROR",    "RDMA_CM_EVENT_UNREACHABLE",
-	    "RDMA_CM_EVENT_REJECTED",	      "RDMA_CM_EVENT_ESTABLISHED",
-	    "RDMA_CM_EVENT_DISCONNECTED",     "RDMA_CM_EVENT_DEVICE_REMOVAL",
-	    "RDMA_CM_EVENT_MULTICAST_JOIN",   "RDMA_CM_EVENT_MULTICAST_ERROR",
-	    "RDMA_CM_EVENT_ADDR_CHANGE",      "RDMA_CM_EVENT_TIMEWAIT_EXIT",
+	    "RDMA_CM_EVENT_ADDR_RESOLVED",   "RDMA_CM_EVENT_ADDR_ERROR",
+	    "RDMA_CM_EVENT_ROUTE_RESOLVED",  "RDMA_CM_EVENT_ROUTE_ERROR",
+	    "RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_CONNECT_RESPONSE",
+	    "RDMA_CM_EVENT_CONNECT_ERROR",   "RDMA_CM_EVENT_UNREACHABLE",
+	    "RDMA_CM_EVENT_REJECTED",	     "RDMA_CM_EVENT_ESTABLISHED",
+	    "RDMA_CM_EVENT_DISCONNECTED",    "RDMA_CM_EVENT_DEVICE_REMOVAL",
+	    "RDMA_CM_EVENT_MULTICAST_JOIN",  "RDMA_CM_EVENT_MULTICAST_ERROR",
+	    "RDMA_CM_EVENT_ADDR_CHANGE",     "RDMA_CM_EVENT_TIMEWAIT_EXIT",
 	};
 
 	return (unsigned)e < sizeof(n) / sizeof(n[0]) ? n[e] : "UNKNOWN EVENT";
@@ -390,7 +392,8 @@ static int
 sa_gid(const struct sockaddr *sa, uint8_t gid[16])
 {
 	if (sa->sa_family == AF_INET) {
-		net_ip4_to_mapped(ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr), gid);
+		net_ip4_to_mapped(
+		    ntohl(((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr), gid);
 		return 0;
 	}
 	if (sa->sa_family == AF_INET6) {
@@ -403,8 +406,9 @@ sa_gid(const struct sockaddr *sa, uint8_t gid[16])
 static uint16_t
 sa_port(const struct sockaddr *sa)
 {
-	return ntohs(sa->sa_family == AF_INET6 ? ((const struct sockaddr_in6 *)(const void *)sa)->sin6_port
-					       : ((const struct sockaddr_in *)(const void *)sa)->sin_port);
+	return ntohs(sa->sa_family == AF_INET6
+			 ? ((const struct sockaddr_in6 *)(const void *)sa)->sin6_port
+			 : ((const struct sockaddr_in *)(const void *)sa)->sin_port);
 }
 
 static void
@@ -611,7 +615,8 @@ qp_attr_for(struct rvc_id *r, enum ibv_qp_state s, struct ibv_qp_attr *a, int *m
 		a->retry_cnt = r->retry;
 		a->rnr_retry = r->rnr_retry;
 		a->max_rd_atomic = r->init_depth ? r->init_depth : 1;
-		*mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+		*mask |=
+		    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
 		return 0;
 	default:
 		return fail(EINVAL);
@@ -652,20 +657,24 @@ make_cqs(struct rdma_cm_id *id, struct ibv_qp_init_attr *a)
 {
 	if (!a->send_cq) {
 		id->send_cq_channel = ibv_create_comp_channel(id->verbs);
-		id->send_cq = id->send_cq_channel
-				  ? ibv_create_cq(id->verbs, (int)(a->cap.max_send_wr ? a->cap.max_send_wr : 1),
-						  id, id->send_cq_channel, 0)
-				  : NULL;
+		id->send_cq =
+		    id->send_cq_channel
+			? ibv_create_cq(id->verbs,
+					(int)(a->cap.max_send_wr ? a->cap.max_send_wr : 1), id,
+					id->send_cq_channel, 0)
+			: NULL;
 		if (!id->send_cq)
 			return -1;
 		a->send_cq = id->send_cq;
 	}
 	if (!a->recv_cq) {
 		id->recv_cq_channel = ibv_create_comp_channel(id->verbs);
-		id->recv_cq = id->recv_cq_channel
-				  ? ibv_create_cq(id->verbs, (int)(a->cap.max_recv_wr ? a->cap.max_recv_wr : 1),
-						  id, id->recv_cq_channel, 0)
-				  : NULL;
+		id->recv_cq =
+		    id->recv_cq_channel
+			? ibv_create_cq(id->verbs,
+					(int)(a->cap.max_recv_wr ? a->cap.max_recv_wr : 1), id,
+					id->recv_cq_channel, 0)
+			: NULL;
 		if (!id->recv_cq)
 			return -1;
 		a->recv_cq = id->recv_cq;
@@ -813,10 +822,12 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *cp)
 	if (r->is_ud) {
 		struct cm_sidr_req q = {.pkey = MAD_DEFAULT_PKEY, .service_id = sid};
 
-		if (ip_cm_compose(q.private_data, CM_SIDR_REQ_PD, (uint16_t)id->ps, &h, app, app_len) < 0)
+		if (ip_cm_compose(q.private_data, CM_SIDR_REQ_PD, (uint16_t)id->ps, &h, app,
+				  app_len) < 0)
 			return fail(EINVAL);
 		rv_lock();
-		rc = cm_sidr_req(rv_cmep(), &q, &d, RVC_RESP_TIMEOUT, RVC_MAX_CM_RETRIES, r, &r->cm);
+		rc =
+		    cm_sidr_req(rv_cmep(), &q, &d, RVC_RESP_TIMEOUT, RVC_MAX_CM_RETRIES, r, &r->cm);
 		rv_unlock();
 	} else {
 		if (!id->qp && !(cp && cp->qp_num))
@@ -851,7 +862,8 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *cp)
 		q.primary.subnet_local = 1;
 		q.primary.local_ack_timeout = RVC_ACK_TIMEOUT;
 		(void)ip;
-		if (ip_cm_compose(q.private_data, CM_REQ_PD, (uint16_t)id->ps, &h, app, app_len) < 0)
+		if (ip_cm_compose(q.private_data, CM_REQ_PD, (uint16_t)id->ps, &h, app, app_len) <
+		    0)
 			return fail(EINVAL);
 		rv_lock();
 		rc = cm_connect(rv_cmep(), &q, &d, r, &r->cm);
@@ -917,8 +929,10 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *cp)
 		return rc ? fail(-rc) : 0;
 	}
 	if (cp) {
-		r->resp_res = cp->responder_resources < r->resp_res ? cp->responder_resources : r->resp_res;
-		r->init_depth = cp->initiator_depth < r->init_depth ? cp->initiator_depth : r->init_depth;
+		r->resp_res =
+		    cp->responder_resources < r->resp_res ? cp->responder_resources : r->resp_res;
+		r->init_depth =
+		    cp->initiator_depth < r->init_depth ? cp->initiator_depth : r->init_depth;
 		r->rnr_retry = cp->rnr_retry_count > 7 ? 7 : cp->rnr_retry_count;
 	}
 	if (!id->qp && !(cp && cp->qp_num))
@@ -1072,14 +1086,14 @@ on_cm_event(struct cm_id *cid, const struct cm_event *ev)
 		struct ip_cm_hdr h;
 
 		if (!l || ip_cm_hdr_parse(pd, pdl, &h) ||
-		    !(r = new_id(l->id.channel, l->id.context, l->id.ps,
-				 l->id.qp_type))) {
+		    !(r = new_id(l->id.channel, l->id.context, l->id.ps, l->id.qp_type))) {
 			if (sidr) {
 				struct cm_sidr_rep s = {.status = CM_SIDR_REJECT};
 
 				cm_sidr_rep(rv_cmep(), cid, &s);
 			} else {
-				cm_reject(rv_cmep(), cid, CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL, 0);
+				cm_reject(rv_cmep(), cid, CM_REJ_CONSUMER_DEFINED, NULL, 0, NULL,
+					  0);
 			}
 			return;
 		}
@@ -1177,7 +1191,8 @@ on_cm_event(struct cm_id *cid, const struct cm_event *ev)
 		break;
 	case CM_EV_REJ_RCVD:
 		r->cm = NULL;
-		push(r, RDMA_CM_EVENT_REJECTED, m->u.rej.reason, m->u.rej.private_data, CM_REJ_PD, NULL, 0);
+		push(r, RDMA_CM_EVENT_REJECTED, m->u.rej.reason, m->u.rej.private_data, CM_REJ_PD,
+		     NULL, 0);
 		break;
 	case CM_EV_TIMEOUT:
 		r->cm = NULL;

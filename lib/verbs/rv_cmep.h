@@ -20,7 +20,8 @@ struct cm *rv_cmep(void);
 /** Fire due CM timers (the progress thread, under rv.lock). */
 void rv_cmep_tick_locked(void);
 
-/** Live rdma_cm ids, and QPs made by rdma_create_qp (a program may destroy them with ibv_destroy_qp) (rv_cm.c; --json "rdma_cm"). */
+/** Live rdma_cm ids, and QPs made by rdma_create_qp (a program may destroy them with
+ * ibv_destroy_qp) (rv_cm.c; --json "rdma_cm"). */
 void rv_cm_counts(uint64_t *ids, uint64_t *qps);
 
 #endif
