@@ -270,7 +270,10 @@ t_multi_sge(void)
 	rw = (struct ibv_recv_wr){.wr_id = 7, .sg_list = r, .num_sge = 1};
 	CHECK_EQ(roce_post_recv(B(&w)->qp, &rw, &rbad), 0);
 	s[0] = (struct ibv_sge){(uintptr_t)A(&w)->buf, 64, A(&w)->mr->lkey};
-	wr = (struct ibv_send_wr){.wr_id = 8, .sg_list = s, .num_sge = 1, .opcode = IBV_WR_SEND,
+	wr = (struct ibv_send_wr){.wr_id = 8,
+				  .sg_list = s,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED};
 	CHECK_EQ(roce_post_send(A(&w)->qp, &wr, &bad), 0);
 	RUN(&w);
@@ -283,7 +286,10 @@ t_multi_sge(void)
 	RUN(&w);
 	expect_wc(A(&w), false, 10, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
 	s[0] = (struct ibv_sge){(uintptr_t)A(&w)->buf + A(&w)->buf_size - 8, 64, A(&w)->mr->lkey};
-	wr = (struct ibv_send_wr){.wr_id = 9, .sg_list = s, .num_sge = 1, .opcode = IBV_WR_SEND,
+	wr = (struct ibv_send_wr){.wr_id = 9,
+				  .sg_list = s,
+				  .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED};
 	CHECK_EQ(roce_post_send(A(&w)->qp, &wr, &bad), 0);
 	RUN(&w);
