@@ -88,13 +88,13 @@ struct roce_lwin {
 	uint64_t min_rtt;	/**< least RTT sample (ns; 0: none yet) */
 	uint64_t rtt_round_min; /**< least RTT sample of the current round (0: none) */
 	uint64_t rtt_prev_min;	/**< ... of the last round that had samples */
-	uint32_t iw; /**< initial window (roce_lwin_slow_start; else ROCE_LWIN_IW) */
+	uint32_t iw;		/**< initial window (roce_lwin_slow_start; else ROCE_LWIN_IW) */
 	/* the state before the last timeout, for roce_lwin_undo (valid: undo_ok) */
 	bool undo_ok;
 	bool undo_cut;
-	bool undo_echo;	      /**< an ECN echo (CNP, BECN-flagged ACK) since the timeout */
-	bool undo_ack;	      /**< the ACK that undid it: no growth on it (roce_lwin_on_ack) */
-	uint32_t undo_pipe;   /**< RFC 4015's pipe_prev: max(FlightSize, ssthresh) at expiry */
+	bool undo_echo;	    /**< an ECN echo (CNP, BECN-flagged ACK) since the timeout */
+	bool undo_ack;	    /**< the ACK that undid it: no growth on it (roce_lwin_on_ack) */
+	uint32_t undo_pipe; /**< RFC 4015's pipe_prev: max(FlightSize, ssthresh) at expiry */
 	uint32_t undo_recover;
 };
 
@@ -153,8 +153,8 @@ int roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32
  * the ACK itself grows nothing more. The loss episode is restored too. Once per
  * timeout; a later loss report voids it.
  */
-int roce_lwin_undo(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt,
-		   uint32_t acked, bool echo);
+int roce_lwin_undo(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt, uint32_t acked,
+		   bool echo);
 /** The largest delivery of a recent clean round (the floor of a cut). */
 uint32_t roce_lwin_delivered(const struct roce_lwin *w);
 

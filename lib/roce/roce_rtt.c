@@ -312,8 +312,8 @@ rto_spurious_found(struct roce_qp *qp)
 static void
 rto_lwin_undo(struct roce_qp *qp, uint32_t n)
 {
-	int r = roce_lwin_undo(&qp->lwin, qp->window, qp->comp.una, qp->req.psn, n,
-			       qp->comp.rx_becn);
+	int r =
+	    roce_lwin_undo(&qp->lwin, qp->window, qp->comp.una, qp->req.psn, n, qp->comp.rx_becn);
 
 	if (r == ROCE_LWIN_UNDONE)
 		roce_qp_stat(qp, ROCE_STAT_LWIN_UNDONE, 1);

@@ -326,7 +326,9 @@ test_spurious_undo(void)
 			 echo ? ROCE_LWIN_UNDO_ECN : ROCE_LWIN_UNDONE);
 		roce_lwin_on_ack(&w, WIN, roce_psn_add(una, 5), roce_psn_add(una, 18), 5);
 		/* an echo: the restart stands (a CNP also ended slow start at 4) */
-		CHECK_EQ(roce_lwin_window(&w, WIN), echo == 1 ? ROCE_LWIN_MIN : echo ? ROCE_LWIN_MIN + 5 : 18u);
+		CHECK_EQ(roce_lwin_window(&w, WIN), echo == 1 ? ROCE_LWIN_MIN
+						    : echo    ? ROCE_LWIN_MIN + 5
+							      : 18u);
 		if (!echo)
 			CHECK_EQ(w.ssthresh, UINT32_MAX); /* pipe_prev: still in slow start */
 		/* once per timeout */
@@ -338,9 +340,9 @@ test_spurious_undo(void)
 	CHECK_EQ(roce_lwin_undo(&w, WIN, 10, 100, 10, false), ROCE_LWIN_NO_UNDO);
 }
 
-RW_TEST_MAIN(RW_TEST(test_spurious_undo), RW_TEST(test_lossless_never_binds), RW_TEST(test_first_cut_halves_without_history),
-	     RW_TEST(test_delivery_floor), RW_TEST(test_lossy_rounds_age_out),
-	     RW_TEST(test_additive_increase), RW_TEST(test_timeout_slow_start),
-	     RW_TEST(test_back_to_back_losses), RW_TEST(test_psn_wrap),
-	     RW_TEST(test_initial_slow_start), RW_TEST(test_ecn_ends_slow_start),
-	     RW_TEST(test_random_loss_held))
+RW_TEST_MAIN(RW_TEST(test_spurious_undo), RW_TEST(test_lossless_never_binds),
+	     RW_TEST(test_first_cut_halves_without_history), RW_TEST(test_delivery_floor),
+	     RW_TEST(test_lossy_rounds_age_out), RW_TEST(test_additive_increase),
+	     RW_TEST(test_timeout_slow_start), RW_TEST(test_back_to_back_losses),
+	     RW_TEST(test_psn_wrap), RW_TEST(test_initial_slow_start),
+	     RW_TEST(test_ecn_ends_slow_start), RW_TEST(test_random_loss_held))
