@@ -49,7 +49,7 @@ LOAD = {
     # the requester stopped by its in-flight window: when the ACKs come back
     "window_full",
     # the loss window: a loss counts as a cut or as held by the RTT's queue signal
-    "loss_window_cuts", "loss_window_held",
+    "loss_window_cuts", "loss_window_held", "loss_window_undone",
     # FEC: a partial block is flushed by a timer; the receiver holds what arrives meanwhile
     "fec_tx_flushes", "fec_tx_frames", "fec_tx_overhead_bytes", "fec_rx_frames", "fec_held_packets",
 }

@@ -794,8 +794,12 @@ roce_comp_rx(struct roce_qp *qp, const struct roce_rx *rx)
 		comp_vrp_summary(qp, rx);
 		return;
 	}
+	/* a spurious-expiry verdict on this ACK reads its echo (roce_lwin_undo, RFC 4015) */
+	qp->comp.rx_becn =
+	    rx->pkt.h.bth.becn && rx->pkt.h.bth.opcode == ROCE_OP_RC_BASE + ROCE_OP_ACK;
 	comp_run(&c, (rx->op->flags & ROCE_OPF_NOTICE) ? COMP_NOTICE : COMP_CHECK_PSN);
-	if (rx->pkt.h.bth.becn && rx->pkt.h.bth.opcode == ROCE_OP_RC_BASE + ROCE_OP_ACK) {
+	if (qp->comp.rx_becn) {
+		qp->comp.rx_becn = false;
 		/* ECN echo: DCTCP counts the packets it covers; rate CCs take it as a CNP */
 		int32_t acked = roce_psn_diff(qp->comp.una, old_una);
 

@@ -190,6 +190,7 @@ struct roce_comp_state {
 	uint32_t una;	    /**< oldest unacknowledged PSN (snd_una) */
 	uint8_t retry_left; /**< retries left before IBV_WC_RETRY_EXC_ERR */
 	uint8_t rnr_left;   /**< RNR retries left (ignored when rnr_retry == 7) */
+	bool rx_becn;	    /**< the response being processed is a BECN-flagged ACK */
 	/* --recovery vrp: the responder's LOSS summaries (0xE3) of our WRITEs */
 	struct roce_vrp_loss *vrp_sum;	    /**< per SQ slot, allocated at the first summary */
 	struct roce_vrp_loss vrp_peer_last; /**< the last summary taken */

@@ -16,19 +16,31 @@ roce_lwin_init(struct roce_lwin *w)
 	memset(w, 0, sizeof(*w));
 	w->cwnd = UINT32_MAX;
 	w->ssthresh = 0;
+	w->iw = ROCE_LWIN_IW;
 }
 
-void
-roce_lwin_undo(struct roce_lwin *w)
+int
+roce_lwin_undo(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt, uint32_t acked,
+	       bool echo)
 {
+	uint32_t flight = (uint32_t)roce_psn_diff(nxt, una), iw = w->iw ? w->iw : ROCE_LWIN_IW;
+	uint64_t cwnd;
+
 	if (!w->undo_ok)
-		return;
+		return ROCE_LWIN_NO_UNDO;
 	w->undo_ok = false;
-	w->cwnd = w->undo_cwnd;
-	w->ssthresh = w->undo_ssthresh;
+	if (echo || w->undo_echo || w->ecn_round)
+		return ROCE_LWIN_UNDO_ECN; /* RFC 4015 step (8): ECN-Echo set, keep the response */
+	cwnd = (uint64_t)flight + (acked < iw ? acked : iw);
+	if (cwnd < ROCE_LWIN_MIN)
+		cwnd = ROCE_LWIN_MIN;
+	w->ssthresh = w->undo_pipe;
+	w->cwnd = cwnd >= window ? UINT32_MAX : (uint32_t)cwnd;
 	w->cut = w->undo_cut;
 	w->recover = w->undo_recover;
 	w->ai_acc = 0;
+	w->undo_ack = true;
+	return ROCE_LWIN_UNDONE;
 }
 
 void
@@ -37,6 +49,7 @@ roce_lwin_slow_start(struct roce_lwin *w, uint32_t init)
 	if (!init)
 		return;
 	w->cwnd = init < ROCE_LWIN_MIN ? ROCE_LWIN_MIN : init;
+	w->iw = w->cwnd;
 	w->ssthresh = UINT32_MAX; /* until the QP window, a cut or a notification */
 }
 
@@ -44,6 +57,8 @@ void
 roce_lwin_on_ecn(struct roce_lwin *w)
 {
 	w->ecn_round = true;
+	if (w->undo_ok)
+		w->undo_echo = true; /* a spurious-expiry verdict now leaves the cut (RFC 4015) */
 	if (w->cwnd != UINT32_MAX && w->cwnd < w->ssthresh)
 		w->ssthresh = w->cwnd; /* slow start ends; the CC's rate decreases */
 }
@@ -124,6 +139,10 @@ roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nx
 			round_start(w, nxt);
 		}
 	}
+	if (w->undo_ack) {
+		w->undo_ack = false; /* roce_lwin_undo set the window for this ACK */
+		return;
+	}
 	if (w->cwnd == UINT32_MAX || !limited)
 		return;
 	if (w->cwnd < w->ssthresh && w->cwnd < window) {
@@ -155,11 +174,15 @@ roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t n
 	uint32_t in_flight = (uint32_t)roce_psn_diff(nxt, una), base, cut, floor;
 
 	w->undo_ok = timeout;
+	w->undo_ack = false;
 	if (timeout) {
-		w->undo_cwnd = w->cwnd;
-		w->undo_ssthresh = w->ssthresh;
+		/* RFC 4015 step (1): pipe_prev = max(FlightSize, ssthresh); uncut: the QP window */
+		uint32_t ss = w->cwnd == UINT32_MAX ? UINT32_MAX : w->ssthresh;
+
+		w->undo_pipe = in_flight > ss ? in_flight : ss;
 		w->undo_cut = w->cut;
 		w->undo_recover = w->recover;
+		w->undo_echo = false;
 	}
 	w->round_lossy = true;
 	if (w->cut && roce_psn_cmp(una, w->recover) < 0) {

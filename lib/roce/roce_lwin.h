@@ -67,6 +67,8 @@
 #define ROCE_LWIN_ROUNDS 8
 /** Smallest window a loss may leave (packets). */
 #define ROCE_LWIN_MIN 4
+/** IW of the Eifel response when the QP does not slow-start (RFC 6928's 10 packets). */
+#define ROCE_LWIN_IW 10
 
 struct roce_lwin {
 	uint32_t cwnd;	      /**< packets; UINT32_MAX: not cut yet (the QP window rules) */
@@ -86,10 +88,14 @@ struct roce_lwin {
 	uint64_t min_rtt;	/**< least RTT sample (ns; 0: none yet) */
 	uint64_t rtt_round_min; /**< least RTT sample of the current round (0: none) */
 	uint64_t rtt_prev_min;	/**< ... of the last round that had samples */
+	uint32_t iw;		/**< initial window (roce_lwin_slow_start; else ROCE_LWIN_IW) */
 	/* the state before the last timeout, for roce_lwin_undo (valid: undo_ok) */
 	bool undo_ok;
 	bool undo_cut;
-	uint32_t undo_cwnd, undo_ssthresh, undo_recover;
+	bool undo_echo;	    /**< an ECN echo (CNP, BECN-flagged ACK) since the timeout */
+	bool undo_ack;	    /**< the ACK that undid it: no growth on it (roce_lwin_on_ack) */
+	uint32_t undo_pipe; /**< RFC 4015's pipe_prev: max(FlightSize, ssthresh) at expiry */
+	uint32_t undo_recover;
 };
 
 /** roce_lwin_on_loss(): the loss belongs to the episode already handled. */
@@ -125,12 +131,30 @@ void roce_lwin_on_ack(struct roce_lwin *w, uint32_t window, uint32_t una, uint32
  */
 int roce_lwin_on_loss(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt,
 		      bool timeout);
+/** roce_lwin_undo(): the window was restored (count loss_window_undone). */
+#define ROCE_LWIN_UNDONE 1
+/** roce_lwin_undo(): nothing to undo (no timeout since, or already undone or voided). */
+#define ROCE_LWIN_NO_UNDO 0
+/** roce_lwin_undo(): the expiry was spurious but the path echoed ECN: the cut stands. */
+#define ROCE_LWIN_UNDO_ECN 2
 /**
  * The last timeout was spurious (roce_rtt.c found the resend's ACK too early to
- * answer it): restore the window as it was before that timeout (the Eifel
- * response, RFC 4015). Once per timeout; a later loss report voids it.
+ * answer it): the Eifel response, RFC 4015 §3.2 step (8). Unless an ECN echo
+ * came with it (@p echo: the ACK that shows the expiry spurious is BECN-flagged;
+ * or a CNP or BECN since the expiry, or in the current round trip), the window
+ * resumes at
+ *
+ *     cwnd = FlightSize + min(acked, IW),  ssthresh = pipe_prev
+ *
+ * with FlightSize = nxt - una after that ACK, @p acked the packets it newly
+ * acknowledged, IW the QP's initial window, and pipe_prev = max(FlightSize,
+ * ssthresh) at the expiry (an uncut window: the QP window), so cwnd slow-starts
+ * back to where it was instead of sending the whole pre-expiry window at once;
+ * the ACK itself grows nothing more. The loss episode is restored too. Once per
+ * timeout; a later loss report voids it.
  */
-void roce_lwin_undo(struct roce_lwin *w);
+int roce_lwin_undo(struct roce_lwin *w, uint32_t window, uint32_t una, uint32_t nxt, uint32_t acked,
+		   bool echo);
 /** The largest delivery of a recent clean round (the floor of a cut). */
 uint32_t roce_lwin_delivered(const struct roce_lwin *w);
 

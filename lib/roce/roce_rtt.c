@@ -306,6 +306,22 @@ rto_spurious_found(struct roce_qp *qp)
 }
 
 /*
+ * The Eifel response to the spurious expiry just found, on the ACK of @p n
+ * packets (roce_lwin_undo): counted as undone, or as left cut by an ECN echo.
+ */
+static void
+rto_lwin_undo(struct roce_qp *qp, uint32_t n)
+{
+	int r =
+	    roce_lwin_undo(&qp->lwin, qp->window, qp->comp.una, qp->req.psn, n, qp->comp.rx_becn);
+
+	if (r == ROCE_LWIN_UNDONE)
+		roce_qp_stat(qp, ROCE_STAT_LWIN_UNDONE, 1);
+	else if (r == ROCE_LWIN_UNDO_ECN)
+		roce_qp_stat(qp, ROCE_STAT_LWIN_UNDO_ECN, 1);
+}
+
+/*
  * One RTT sample: now minus @p sent, to the estimator and, unless @p timer_only,
  * to the loss window and the CC.
  */
@@ -385,7 +401,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 	if (frto && c->rto_mode == ROCE_RTO_ADAPTIVE && !qp->rto_spur_armed) {
 		/* found on the ACK after the head's (which ended the back-off) */
 		rto_spurious_found(qp);
-		roce_lwin_undo(&qp->lwin);
+		rto_lwin_undo(qp, n);
 		frto = false;
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -418,7 +434,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 			 * slow start (7 round trips to 440 packets at 10 ms) on a host
 			 * whose stalls outlast --rto-min.
 			 */
-			roce_lwin_undo(&qp->lwin);
+			rto_lwin_undo(qp, n);
 			if (adaptive && qp->rto_spur_orig) {
 				/*
 				 * The ACK answers the one send of the resent PSN before
@@ -449,7 +465,7 @@ roce_rtt_acked(struct roce_qp *qp, uint32_t old_una, uint32_t una, bool has_psn,
 			 * third of the fixed timer's goodput for a whole run.
 			 * No sample: the ACK may be the resend's duplicate's.
 			 */
-			roce_lwin_undo(&qp->lwin);
+			rto_lwin_undo(qp, n);
 		}
 		if (adaptive) {
 			/*

@@ -68,6 +68,10 @@
 	X(LWIN_CUTS, "loss_window_cuts", "loss episodes that cut the loss-reactive window")        \
 	X(LWIN_HELD, "loss_window_held",                                                           \
 	  "loss episodes without a queue signal (random): window held")                            \
+	X(LWIN_UNDONE, "loss_window_undone",                                                       \
+	  "timeouts found spurious whose window cut was undone (RFC 4015)")                        \
+	X(LWIN_UNDO_ECN, "loss_window_undo_ecn",                                                   \
+	  "timeouts found spurious but not undone: an ECN echo came with them")                    \
 	X(CC_BLOCKED, "cc_blocked", "requester stopped by congestion control")                     \
 	X(RATE_BLOCKED, "rate_blocked", "requester paced by the QP rate limit")                    \
 	X(RD_ATOMIC_BLOCKED, "rd_atomic_blocked", "requester stopped by max_rd_atomic")            \

@@ -297,9 +297,52 @@ test_random_loss_held(void)
 	CHECK(!roce_lwin_congested(&w));
 }
 
-RW_TEST_MAIN(RW_TEST(test_lossless_never_binds), RW_TEST(test_first_cut_halves_without_history),
-	     RW_TEST(test_delivery_floor), RW_TEST(test_lossy_rounds_age_out),
-	     RW_TEST(test_additive_increase), RW_TEST(test_timeout_slow_start),
-	     RW_TEST(test_back_to_back_losses), RW_TEST(test_psn_wrap),
-	     RW_TEST(test_initial_slow_start), RW_TEST(test_ecn_ends_slow_start),
-	     RW_TEST(test_random_loss_held))
+/*
+ * The Eifel response (RFC 4015 §3.2 (8)) to a spurious timeout: the window
+ * resumes at FlightSize + min(acked, IW) with ssthresh = pipe_prev, and the
+ * ACK that undid it grows nothing more; an ECN echo since the expiry (or on
+ * that ACK) leaves the timeout's restart; a real loss has nothing to undo.
+ */
+static void
+test_spurious_undo(void)
+{
+	struct roce_lwin w;
+	uint32_t una = 0;
+
+	for (int echo = 0; echo < 3; echo++) {
+		roce_lwin_init(&w);
+		roce_lwin_slow_start(&w, 10);
+		roce_lwin_on_rtt(&w, 10000000);
+		clean_round(&w, &una, 8);
+		/* cwnd 18 in slow start; the timer fires with 18 in flight */
+		CHECK_EQ(roce_lwin_window(&w, WIN), 18);
+		roce_lwin_on_loss(&w, WIN, una, roce_psn_add(una, 18), true);
+		CHECK_EQ(roce_lwin_window(&w, WIN), ROCE_LWIN_MIN);
+		if (echo == 1)
+			roce_lwin_on_ecn(&w); /* a CNP after the expiry */
+		/* the ACK of 5 packets shows it spurious: flight 13 + min(5, IW 10) */
+		CHECK_EQ(roce_lwin_undo(&w, WIN, roce_psn_add(una, 5), roce_psn_add(una, 18), 5,
+					echo == 2),
+			 echo ? ROCE_LWIN_UNDO_ECN : ROCE_LWIN_UNDONE);
+		roce_lwin_on_ack(&w, WIN, roce_psn_add(una, 5), roce_psn_add(una, 18), 5);
+		/* an echo: the restart stands (a CNP also ended slow start at 4) */
+		CHECK_EQ(roce_lwin_window(&w, WIN), echo == 1 ? ROCE_LWIN_MIN
+						    : echo    ? ROCE_LWIN_MIN + 5
+							      : 18u);
+		if (!echo)
+			CHECK_EQ(w.ssthresh, UINT32_MAX); /* pipe_prev: still in slow start */
+		/* once per timeout */
+		CHECK_EQ(roce_lwin_undo(&w, WIN, una, una, 0, false), ROCE_LWIN_NO_UNDO);
+	}
+	/* a NAK (a real loss) leaves nothing to undo */
+	roce_lwin_init(&w);
+	roce_lwin_on_loss(&w, WIN, 0, 100, false);
+	CHECK_EQ(roce_lwin_undo(&w, WIN, 10, 100, 10, false), ROCE_LWIN_NO_UNDO);
+}
+
+RW_TEST_MAIN(RW_TEST(test_spurious_undo), RW_TEST(test_lossless_never_binds),
+	     RW_TEST(test_first_cut_halves_without_history), RW_TEST(test_delivery_floor),
+	     RW_TEST(test_lossy_rounds_age_out), RW_TEST(test_additive_increase),
+	     RW_TEST(test_timeout_slow_start), RW_TEST(test_back_to_back_losses),
+	     RW_TEST(test_psn_wrap), RW_TEST(test_initial_slow_start),
+	     RW_TEST(test_ecn_ends_slow_start), RW_TEST(test_random_loss_held))

@@ -839,8 +839,8 @@ t_rto_spurious_sample(void)
  * it). The first covers the head alone; the second acknowledges the PSN
  * after it, sent once and before the resend, which B took only after the
  * head's original: the expiry was spurious. It is counted and the loss
- * window restored (the next 64-packet WRITE leaves at once, as in
- * t_rto_spurious_undo); without the test the window restarts from 4
+ * window restored (RFC 4015: the next 64-packet WRITE sends flight + IW, as in
+ * t_rto_spurious_undo, and slow-starts from there); without the test the window restarts from 4
  * packets in slow start.
  */
 static void
@@ -882,7 +882,11 @@ t_rto_frto(void)
 			      IBV_SEND_SIGNALED),
 		 0);
 	tr_poll(&w);
-	CHECK_EQ(w.q[TR_A].count, 64);
+	/* RFC 4015: FlightSize 0 + min(acked, IW 10), then slow start to pipe_prev */
+	CHECK_EQ(w.q[TR_A].count, 12);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_LWIN_UNDONE), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_LWIN_CUTS) + tr_dev_stat(A(&w), ROCE_STAT_LWIN_HELD),
+		 1);
 	tr_run(&w, 100000);
 	drain_send_cq(A(&w), 1);
 	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 10 * 1024);
@@ -894,9 +898,10 @@ t_rto_frto(void)
  * The Eifel response (RFC 4015): a timeout restarts the loss-reactive window
  * at ROCE_LWIN_MIN; when the expiry turns out spurious (the original's ACK
  * arrives within 3/4 of the least RTT after the resend), the window is
- * restored. Here, after a spurious expiry of a 10-packet WRITE, the next
- * 64-packet WRITE leaves at once, as before the expiry; without the undo the
- * slow start would let 4 + 10 packets go.
+ * restored as RFC 4015 §3.2 (8) gives it: cwnd = FlightSize + min(acked, IW),
+ * ssthresh = pipe_prev (here the uncut QP window). After a spurious expiry of
+ * a 10-packet WRITE whose ACK covers all 10, the next 64-packet WRITE sends
+ * 0 + min(10, IW 10) = 10 packets, not the whole pre-expiry window at once.
  */
 static void
 t_rto_spurious_undo(void)
@@ -932,7 +937,11 @@ t_rto_spurious_undo(void)
 			      IBV_SEND_SIGNALED),
 		 0);
 	tr_poll(&w);
-	CHECK_EQ(w.q[TR_A].count, 64);
+	/* RFC 4015: FlightSize 0 + min(acked, IW 10), then slow start to pipe_prev */
+	CHECK_EQ(w.q[TR_A].count, 10);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_LWIN_UNDONE), 1);
+	CHECK_EQ(tr_dev_stat(A(&w), ROCE_STAT_LWIN_CUTS) + tr_dev_stat(A(&w), ROCE_STAT_LWIN_HELD),
+		 1);
 	tr_run(&w, 100000);
 	drain_send_cq(A(&w), 1);
 	CHECK_MEM(B(&w)->buf + 1024, A(&w)->buf + 1024, 10 * 1024);
