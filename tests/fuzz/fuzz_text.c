@@ -10,6 +10,7 @@
  * promise is checked:
  *  - SPEC: what parses formats to a SPEC that parses again to the same text
  *    (emu_spec_format's "reads back to the same values");
+ *  - class (MATCH => SPEC): the same round trip through emu_class_format;
  *  - CDF: draws stay in [1, largest size] and grow with the uniform draw;
  *  - key lines: what parses formats back and parses to the same fields;
  *  - capability record: what decodes encodes back to the same 11 bytes, and
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu_class.h"
 #include "emu_spec.h"
 #include "oob_tcp.h"
 #include "perftest_caps.h"
@@ -137,6 +139,24 @@ caps_record(const uint8_t *d, size_t n)
 		abort(); /* a mode the peer does not offer is never used */
 }
 
+/* MATCH => SPEC: what parses formats, and the format parses back to the same text */
+static void
+class_text(const char *text)
+{
+	static struct emu_class a, b;
+	static char f1[2 * EMU_SPEC_MAX_LEN], f2[2 * EMU_SPEC_MAX_LEN];
+	char msg[256];
+
+	if (emu_class_parse(&a, text, msg, sizeof(msg)) != 0)
+		return;
+	if (emu_class_format(&a, f1, sizeof(f1)) < 0)
+		abort();
+	if (emu_class_parse(&b, f1, msg, sizeof(msg)) != 0)
+		abort();
+	if (emu_class_format(&b, f2, sizeof(f2)) < 0 || strcmp(f1, f2) != 0)
+		abort();
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -149,7 +169,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = malloc(size); /* the rest, NUL-terminated, for the string parsers */
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = 0;
-	switch (data[0] % 7) {
+	switch (data[0] % 8) {
 	case 0:
 		spec(text);
 		break;
@@ -167,6 +187,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 6:
 		caps_record(data + 1, size - 1);
+		break;
+	case 7:
+		class_text(text);
 		break;
 	default:
 		if (pfc_prio_list_parse(text, &mask, why, sizeof(why)) == 0 && mask == 0)
