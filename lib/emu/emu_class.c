@@ -119,11 +119,11 @@ static const struct {
 	const char *name;
 	uint32_t bit;
 } keys[] = {
-    {"src_ip", EMU_CK_SRC_IP},	       {"dst_ip", EMU_CK_DST_IP},
-    {"ip_proto", EMU_CK_IP_PROTO},     {"src_port", EMU_CK_SRC_PORT},
-    {"dst_port", EMU_CK_DST_PORT},     {"ip_tos", EMU_CK_IP_TOS},
-    {"vlan_id", EMU_CK_VLAN_ID},       {"vlan_prio", EMU_CK_VLAN_PRIO},
-    {"roce_dqp", EMU_CK_ROCE_DQP},     {"roce_opcode", EMU_CK_ROCE_OPCODE},
+    {"src_ip", EMU_CK_SRC_IP},	   {"dst_ip", EMU_CK_DST_IP},
+    {"ip_proto", EMU_CK_IP_PROTO}, {"src_port", EMU_CK_SRC_PORT},
+    {"dst_port", EMU_CK_DST_PORT}, {"ip_tos", EMU_CK_IP_TOS},
+    {"vlan_id", EMU_CK_VLAN_ID},   {"vlan_prio", EMU_CK_VLAN_PRIO},
+    {"roce_dqp", EMU_CK_ROCE_DQP}, {"roce_opcode", EMU_CK_ROCE_OPCODE},
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -178,8 +178,7 @@ key_value(struct emu_class_match *m, uint32_t bit, const char *k, const char *v,
 		if (slash != NULL)
 			*slash++ = 0;
 		y = 0xff;
-		if (num(buf, 255, &x) != 0 ||
-		    (slash != NULL && num(slash, 255, &y) != 0))
+		if (num(buf, 255, &x) != 0 || (slash != NULL && num(slash, 255, &y) != 0))
 			return fail(msg, msglen, EMU_E_RANGE,
 				    "class: ip_tos \"%s\": TOS[/MASK], each 0..255", v);
 		m->tos = (uint8_t)(x & y);
@@ -437,8 +436,8 @@ emu_class_match(const struct emu_class_match *m, const uint8_t *f, size_t len,
 		if (!fr->has_tclass || (fr->tclass & m->tos_mask) != m->tos)
 			return false;
 	}
-	if (k & (EMU_CK_SRC_IP | EMU_CK_DST_IP | EMU_CK_IP_PROTO | EMU_CK_SRC_PORT |
-		 EMU_CK_DST_PORT)) {
+	if (k &
+	    (EMU_CK_SRC_IP | EMU_CK_DST_IP | EMU_CK_IP_PROTO | EMU_CK_SRC_PORT | EMU_CK_DST_PORT)) {
 		bool v4 = fr->ethertype == 0x0800;
 		const uint8_t *ip = f + fr->l3_off;
 

@@ -82,8 +82,7 @@ struct emu_class {
 int emu_class_parse(struct emu_class *c, const char *text, char *msg, size_t msglen);
 
 /** MATCH alone ("ip_proto udp dst_port 4791"), for emu_class_parse() and tests. */
-int emu_class_match_parse(struct emu_class_match *m, const char *text, char *msg,
-			  size_t msglen);
+int emu_class_match_parse(struct emu_class_match *m, const char *text, char *msg, size_t msglen);
 
 /** "MATCH => SPEC" that emu_class_parse() reads back to the same values; the length. */
 int emu_class_format(const struct emu_class *c, char *buf, size_t len);

@@ -65,8 +65,9 @@ test_parse_and_format(void)
 	CHECK_EQ(emu_class_parse(&d, a, msg, sizeof(msg)), 0);
 	CHECK(emu_class_format(&d, b, sizeof(b)) > 0);
 	CHECK(strcmp(a, b) == 0);
-	CHECK_EQ(emu_class_parse(&c, "dst_ip 10.0.1.99/24 src_ip 10.0.0.1 ip_tos 0x20/0xfc "
-				     "vlan_id 5 vlan_prio 3 => corrupt 2%",
+	CHECK_EQ(emu_class_parse(&c,
+				 "dst_ip 10.0.1.99/24 src_ip 10.0.0.1 ip_tos 0x20/0xfc "
+				 "vlan_id 5 vlan_prio 3 => corrupt 2%",
 				 msg, sizeof(msg)),
 		 0);
 	CHECK_EQ(c.m.dst_ip.plen, 24);
@@ -95,8 +96,7 @@ test_refusals(void)
 	CHECK_EQ(emu_class_parse(&c, "dst_ip 10.0.0.0/33 => delay 1ms", msg, sizeof(msg)),
 		 -EMU_E_RANGE);
 	CHECK(strstr(msg, "dst_ip") != NULL);
-	CHECK_EQ(emu_class_parse(&c, "vlan_id 4096 => delay 1ms", msg, sizeof(msg)),
-		 -EMU_E_RANGE);
+	CHECK_EQ(emu_class_parse(&c, "vlan_id 4096 => delay 1ms", msg, sizeof(msg)), -EMU_E_RANGE);
 	CHECK_EQ(emu_class_parse(&c, "vlan_id 1 vlan_id 2 => delay 1ms", msg, sizeof(msg)),
 		 -EMU_E_DUPLICATE);
 	CHECK_EQ(emu_class_parse(&c, "vlan_id 1 => rate 1gbit", msg, sizeof(msg)),
@@ -104,8 +104,7 @@ test_refusals(void)
 	CHECK(strstr(msg, "rate") != NULL);
 	CHECK_EQ(emu_class_parse(&c, "vlan_id 1 => pfc xoff 10kb xon 5kb", msg, sizeof(msg)),
 		 -EMU_E_CONFLICT);
-	CHECK_EQ(emu_class_parse(&c, "vlan_id 1 => drop-nth 3", msg, sizeof(msg)),
-		 -EMU_E_CONFLICT);
+	CHECK_EQ(emu_class_parse(&c, "vlan_id 1 => drop-nth 3", msg, sizeof(msg)), -EMU_E_CONFLICT);
 	CHECK_EQ(emu_class_parse(&c, "vlan_id 1 => dealy 3ms", msg, sizeof(msg)),
 		 -EMU_E_UNKNOWN_KEYWORD);
 	CHECK(strstr(msg, "class SPEC") != NULL);
@@ -125,8 +124,9 @@ test_match_first_wins(void)
 		 0);
 	CHECK_EQ(emu_class_parse(&cs[1], "dst_ip 10.0.1.0/24 => loss 5%", msg, sizeof(msg)), 0);
 	CHECK_EQ(emu_class_parse(&cs[2], "vlan_prio 3 => corrupt 1%", msg, sizeof(msg)), 0);
-	CHECK_EQ(emu_class_parse(&cs[3], "ip_proto udp src_port 1000-1999 ip_tos 0x08/0xfc => "
-					 "delay 1ms",
+	CHECK_EQ(emu_class_parse(&cs[3],
+				 "ip_proto udp src_port 1000-1999 ip_tos 0x08/0xfc => "
+				 "delay 1ms",
 				 msg, sizeof(msg)),
 		 0);
 	/* dqp 0x11 to 10.0.1.7 matches classes 0 and 1: the first wins */
@@ -158,5 +158,5 @@ test_seeds(void)
 	CHECK_EQ(emu_class_seed(7, 3), emu_class_seed(7, 3));
 }
 
-RW_TEST_MAIN(RW_TEST(test_parse_and_format), RW_TEST(test_refusals),
-	     RW_TEST(test_match_first_wins), RW_TEST(test_seeds))
+RW_TEST_MAIN(RW_TEST(test_parse_and_format), RW_TEST(test_refusals), RW_TEST(test_match_first_wins),
+	     RW_TEST(test_seeds))
