@@ -82,7 +82,7 @@ RXE_INFO = ("sent_pkts", "rcvd_pkts", "duplicate_request", "out_of_seq_request",
 def rxe_vm(vm_image):
     if not os.path.exists(RNIC):
         pytest.fail(f"{RNIC} is not built (make build)")
-    # its own namespace: the session's (conftest.py, rwvm-<pid>) is in use by other modules,
+    # its own namespace: conftest.py's run-wide one (rwvm-<pid>) is in use by other modules,
     # and a second Netns() of that name would replace it; the pid keeps parallel runs apart
     with Netns(f"rwvm-rnic{os.getpid()}") as ns:
         with VM("rwrxe", f"{VM_IP}/24", host_ip=f"{HOST_IP}/24", netns=ns,
