@@ -70,7 +70,7 @@ struct mad_hdr {
 /* Parse errors; the GSI counts each one as its own drop cause. */
 enum mad_err {
 	MAD_OK = 0,
-	MAD_E_SHORT = 1,        /* fewer than 256 bytes */
+	MAD_E_SHORT = 1,	/* fewer than 256 bytes */
 	MAD_E_BASE_VERSION = 2, /* base version is not 1 */
 };
 

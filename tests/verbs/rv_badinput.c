@@ -79,8 +79,7 @@ errname(int rc)
 	}
 }
 
-static void __attribute__((format(printf, 2, 3)))
-outcome(const char *name, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) outcome(const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -110,13 +109,12 @@ xfer(void *p, size_t n, bool out)
 static struct ibv_qp *
 new_qp(struct ibv_cq *cq, struct ibv_qp_cap *cap)
 {
-	struct ibv_qp_init_attr ia = {.send_cq = cq,
-				      .recv_cq = cq,
-				      .qp_type = IBV_QPT_RC,
-				      .cap = {.max_send_wr = DEPTH,
-					      .max_recv_wr = DEPTH,
-					      .max_send_sge = 2,
-					      .max_recv_sge = 2}};
+	struct ibv_qp_init_attr ia = {
+	    .send_cq = cq,
+	    .recv_cq = cq,
+	    .qp_type = IBV_QPT_RC,
+	    .cap = {
+		.max_send_wr = DEPTH, .max_recv_wr = DEPTH, .max_send_sge = 2, .max_recv_sge = 2}};
 	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
 
 	if (!qp)
@@ -131,7 +129,8 @@ to_init(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a = {.qp_state = IBV_QPS_INIT,
 				.port_num = 1,
-				.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ};
+				.qp_access_flags =
+				    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ};
 
 	return ibv_modify_qp(qp, &a,
 			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
@@ -175,8 +174,8 @@ static struct ibv_qp *
 pair_up(struct ibv_cq *cq, const char *round, struct wire *peer, bool client)
 {
 	struct ibv_qp *qp = new_qp(cq, NULL);
-	struct wire me = {.qpn = qp->qp_num, .psn = 0x100, .rkey = mr->rkey,
-			  .addr = (uintptr_t)buf};
+	struct wire me = {
+	    .qpn = qp->qp_num, .psn = 0x100, .rkey = mr->rkey, .addr = (uintptr_t)buf};
 
 	memcpy(me.gid, my_gid.raw, 16);
 	snprintf(me.round, sizeof(me.round), "%s", round);
@@ -246,8 +245,11 @@ local_cases(struct ibv_cq *cq)
 	struct ibv_qp *qp = new_qp(cq, &cap);
 	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTS};
 	struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = 64, .lkey = mr->lkey};
-	struct ibv_send_wr wr = {.wr_id = 1, .sg_list = &sge, .num_sge = 1,
-				 .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_send_wr wr = {.wr_id = 1,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED};
 	struct ibv_send_wr *bad = NULL;
 	struct ibv_recv_wr rwr = {.wr_id = 2, .sg_list = &sge, .num_sge = 1}, *rbad = NULL;
 	int rc;
@@ -262,8 +264,10 @@ local_cases(struct ibv_cq *cq)
 	struct ibv_qp_init_attr qi;
 
 	rc = ibv_query_qp(qp, &q, IBV_QP_STATE, &qi);
-	outcome("state_after_jumps", "%s", rc ? errname(rc) : q.qp_state == IBV_QPS_RESET
-							 ? "RESET" : "not RESET");
+	outcome("state_after_jumps", "%s",
+		rc			      ? errname(rc)
+		: q.qp_state == IBV_QPS_RESET ? "RESET"
+					      : "not RESET");
 	/* posting on a RESET QP */
 	rc = ibv_post_send(qp, &wr, &bad);
 	outcome("post_send_reset", "%s", errname(rc));
@@ -304,8 +308,11 @@ client(const char *ip, int port)
 	local_cases(cq);
 
 	struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = 64, .lkey = mr->lkey};
-	struct ibv_send_wr wr = {.wr_id = 7, .sg_list = &sge, .num_sge = 1,
-				 .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED};
+	struct ibv_send_wr wr = {.wr_id = 7,
+				 .sg_list = &sge,
+				 .num_sge = 1,
+				 .opcode = IBV_WR_RDMA_WRITE,
+				 .send_flags = IBV_SEND_SIGNALED};
 	struct ibv_qp *qp;
 
 	/* a good WRITE first: the pair works (a negative control for the cases below) */
@@ -408,8 +415,10 @@ client(const char *ip, int port)
 	printf("# cq_overrun: cq->cqe %d, posted %d, polled %d (%d successful in order)\n", cqe,
 	       posted, got, ok);
 	outcome("cq_overrun", "%s",
-		posted == cqe + 4 && got == cqe && ok == cqe ? "the CQ's cqe completions, the rest lost"
-		: got == posted ? "every completion" : "other (see the # line)");
+		posted == cqe + 4 && got == cqe && ok == cqe
+		    ? "the CQ's cqe completions, the rest lost"
+		: got == posted ? "every completion"
+				: "other (see the # line)");
 	sync_peer();
 	ibv_destroy_qp(qp);
 	ibv_destroy_cq(small);
@@ -457,8 +466,8 @@ server(int port)
 	for (;;) {
 		struct wire peer;
 		struct ibv_qp *qp = new_qp(cq, NULL);
-		struct wire me = {.qpn = qp->qp_num, .psn = 0x100, .rkey = mr->rkey,
-				  .addr = (uintptr_t)buf};
+		struct wire me = {
+		    .qpn = qp->qp_num, .psn = 0x100, .rkey = mr->rkey, .addr = (uintptr_t)buf};
 
 		memcpy(me.gid, my_gid.raw, 16);
 		xfer(&peer, sizeof(peer), false);
@@ -476,8 +485,11 @@ server(int port)
 			char c;
 
 			xfer(&c, 1, false); /* the client's receive is posted */
-			struct ibv_sge sge = {.addr = (uintptr_t)buf, .length = 64, .lkey = mr->lkey};
-			struct ibv_send_wr wr = {.wr_id = 5, .sg_list = &sge, .num_sge = 1,
+			struct ibv_sge sge = {
+			    .addr = (uintptr_t)buf, .length = 64, .lkey = mr->lkey};
+			struct ibv_send_wr wr = {.wr_id = 5,
+						 .sg_list = &sge,
+						 .num_sge = 1,
 						 .opcode = IBV_WR_SEND,
 						 .send_flags = IBV_SEND_SIGNALED};
 

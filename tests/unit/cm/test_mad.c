@@ -7,9 +7,13 @@ static void
 test_hdr_roundtrip(void)
 {
 	uint8_t m[MAD_SIZE] = {0};
-	struct mad_hdr h = {.base_version = 1, .mgmt_class = MAD_CLASS_CM,
-			    .class_version = MAD_CLASS_CM_VERSION, .method = MAD_METHOD_SEND,
-			    .tid = 0x0102030405060708ull, .attr_id = MAD_ATTR_CM_REQ}, g;
+	struct mad_hdr h = {.base_version = 1,
+			    .mgmt_class = MAD_CLASS_CM,
+			    .class_version = MAD_CLASS_CM_VERSION,
+			    .method = MAD_METHOD_SEND,
+			    .tid = 0x0102030405060708ull,
+			    .attr_id = MAD_ATTR_CM_REQ},
+		       g;
 
 	mad_hdr_build(m, &h);
 	/* IBTA Vol. 1 figure 144: byte offsets of the fields */
